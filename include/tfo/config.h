@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: configuration (INI file, embedded default, overrides).
+ *
+ * The file has sections [eal], [server], [tcp], [tfo], any number of
+ * [port DEVICE] and [service NAME]. Every key is described by one entry of
+ * a table in config.c, which parses, range-checks and documents it; the
+ * same table serves the command-line overrides (--set SECTION.KEY=VALUE).
+ * Errors name the file, line, section, key and value in one line.
+ */
+#ifndef TFO_CONFIG_H
+#define TFO_CONFIG_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tfo/pkt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TFO_MAX_SERVICES 8
+#define TFO_SERVICE_MAX_KV 16
+#define TFO_CFG_STR 256
+#define TFO_CFG_ERR 512
+
+enum tfo_offload_mode {
+	TFO_OFFLOAD_AUTO = 0,	/**< use what the port offers */
+	TFO_OFFLOAD_OFF,	/**< software checksums only */
+};
+
+struct tfo_cfg_port {
+	char device[64];	/**< DPDK device name: net_tap0, 0000:01:00.0 */
+	char vdev[TFO_CFG_STR];	/**< --vdev argument that creates it, or "" */
+	uint16_t mtu;
+	uint16_t rx_desc;
+	uint16_t tx_desc;
+	uint8_t offload;	/**< enum tfo_offload_mode */
+	uint8_t nb_addrs;
+	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
+};
+
+struct tfo_cfg_service {
+	char name[32];
+	uint16_t port;
+	unsigned int nb_kv;
+	struct {
+		char key[32];
+		char value[TFO_CFG_STR];
+	} kv[TFO_SERVICE_MAX_KV];
+};
+
+struct tfo_config {
+	char source[PATH_MAX];		/**< file name, or "(embedded)" */
+	char base_dir[PATH_MAX];	/**< relative paths resolve from here */
+
+	/* [eal] */
+	char eal_args[1024];		/**< used when the command line has none */
+
+	/* [server] */
+	uint32_t stats_period;		/**< seconds, 0 = no stats line */
+	uint32_t burst;			/**< RX burst size */
+	uint32_t ring_size;		/**< worker -> control ring, per worker */
+	uint32_t mbufs;			/**< mbufs in the pool, 0 = computed */
+	uint32_t mbuf_cache;		/**< per-lcore mempool cache */
+	uint32_t idle_sleep_us;		/**< sleep when a poll finds nothing, 0 = spin */
+
+	/* [tcp] */
+	uint32_t max_conns;		/**< per worker, and for the control core */
+	uint32_t max_request;
+	uint16_t mss;			/**< 0 = MTU - 40 (IPv4) / - 60 (IPv6) */
+	uint8_t wscale;
+	uint32_t rcv_wnd;
+	uint32_t rto_init_ms;
+	uint32_t rto_min_ms;
+	uint32_t rto_max_ms;
+	uint32_t retries;
+	uint32_t synack_retries;
+	uint32_t idle_timeout_ms;
+	uint32_t time_wait_ms;
+	bool syncookies;
+
+	/* [tfo] */
+	bool tfo_enabled;
+	char cookie_algo[32];		/**< aes128 | siphash-linux */
+	char key_file[PATH_MAX];	/**< "" = random keys at start */
+	uint32_t rotate_period_s;	/**< 0 = no automatic rotation */
+	uint32_t pending_limit;		/**< per worker */
+	uint32_t pending_hold_ms;
+	bool cookie_not_required;	/**< TFO without cookies (trusted nets) */
+
+	unsigned int nb_ports;
+	struct tfo_cfg_port ports[TFO_MAX_PORTS];
+	unsigned int nb_services;
+	struct tfo_cfg_service services[TFO_MAX_SERVICES];
+};
+
+/** Set every key to its documented default; no ports, no services. */
+void tfo_config_defaults(struct tfo_config *c);
+
+/** The configuration compiled into the binary (config/tfo-server.ini). */
+const char *tfo_config_embedded(void);
+
+/**
+ * Parse INI @p text named @p source (for messages) into @p c, on top of
+ * what it holds. @return 0, or -EINVAL with one line in @p err.
+ */
+int tfo_config_parse_string(struct tfo_config *c, const char *text,
+			    const char *source, char *err, size_t errlen);
+
+/** Read and parse @p path; base_dir becomes the file's directory. */
+int tfo_config_parse_file(struct tfo_config *c, const char *path, char *err,
+			  size_t errlen);
+
+/**
+ * Set one key as the file would ("tfo", "pending_limit", "64"). Port and
+ * service sections are addressed as "port DEVICE" / "service NAME".
+ */
+int tfo_config_set(struct tfo_config *c, const char *section, const char *key,
+		   const char *value, char *err, size_t errlen);
+
+/**
+ * Cross-key checks that need no device (service keys known, ports have
+ * addresses, limits consistent). @return 0 or -EINVAL with @p err.
+ */
+int tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen);
+
+/** Print the effective configuration in INI form. */
+void tfo_config_dump(FILE *f, const struct tfo_config *c);
+
+/** Print every key with its default and description (for --help-config). */
+void tfo_config_help(FILE *f);
+
+/** Parse "198.18.0.2/24" or "fd00::2/64" (prefix optional). */
+int tfo_parse_addr(const char *s, struct tfo_local_addr *a);
+
+/** Format @p a (family @p family) without prefix into @p buf (>= 46 bytes). */
+const char *tfo_addr_str(int family, const struct tfo_addr *a, char *buf,
+			 size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_CONFIG_H */

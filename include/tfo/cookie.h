@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: TFO cookies (RFC 7413 section 4.1) and SYN cookies (RFC 4987).
+ *
+ * A key ring (primary + backup AES-128 keys, Linux's tcp_fastopen_key
+ * format) shared by all lcores and replaced only by the control core, and a
+ * per-lcore checker that validates or generates the cookies of a whole
+ * burst in one call (one multi-buffer ECB pass of ipsec-mb per key).
+ *
+ * Keys never leave this module except as fingerprints.
+ */
+#ifndef TFO_COOKIE_H
+#define TFO_COOKIE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tfo/pkt.h"
+#include "tfo/tcpopt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest burst one tfo_cookie_check_burst() call accepts. */
+#define TFO_COOKIE_BURST_MAX 64
+
+enum tfo_cookie_algo {
+	TFO_COOKIE_ALGO_AES128 = 0,	/**< Linux 3.7-5.1, AES-128 (default) */
+	TFO_COOKIE_ALGO_SIPHASH_LINUX,	/**< Linux 5.2+, SipHash-2-4 */
+};
+
+/** "aes128" / "siphash-linux"; -EINVAL for anything else. */
+int tfo_cookie_algo_parse(const char *s, enum tfo_cookie_algo *algo);
+const char *tfo_cookie_algo_name(enum tfo_cookie_algo algo);
+
+/** A raw key: the 16 bytes Linux stores for one tcp_fastopen_key. */
+struct tfo_key {
+	uint8_t b[16];
+};
+
+/**
+ * Parse Linux's key text: "xxxxxxxx-xxxxxxxx-xxxxxxxx-xxxxxxxx" (32 hex
+ * digits in four groups), optionally ",<backup in the same form>",
+ * surrounding white space ignored. Each group is a 32-bit word stored
+ * little-endian, as Linux does.
+ *
+ * @return 0, or -EINVAL (nothing written to the outputs).
+ */
+int tfo_key_parse(const char *text, struct tfo_key *primary,
+		  struct tfo_key *backup, bool *has_backup);
+
+/** Format @p k in the key-file form into @p buf (at least 36 bytes). */
+void tfo_key_format(const struct tfo_key *k, char *buf, size_t len);
+
+/** A fresh random key (getrandom). @return 0 or a negative errno. */
+int tfo_key_generate(struct tfo_key *k);
+
+/** Short, non-reversible fingerprint of a key: 16 hex digits + NUL. */
+void tfo_key_fingerprint(const struct tfo_key *k, char out[17]);
+
+/* ---- key ring ---------------------------------------------------------- */
+
+struct tfo_keyring;
+
+/**
+ * Create a key ring on @p socket_id. With @p primary NULL a random key is
+ * generated; @p backup may be NULL (no backup key).
+ * @return the ring, or NULL with rte_errno set.
+ */
+struct tfo_keyring *tfo_keyring_create(enum tfo_cookie_algo algo,
+				       const struct tfo_key *primary,
+				       const struct tfo_key *backup,
+				       int socket_id);
+void tfo_keyring_free(struct tfo_keyring *kr);
+
+enum tfo_cookie_algo tfo_keyring_algo(const struct tfo_keyring *kr);
+
+/**
+ * Install @p primary (and @p backup, or none when NULL). Writer side: call
+ * from one thread only (the control core). Readers on other lcores pick the
+ * new keys up at their next burst and never see a half-written key.
+ */
+int tfo_keyring_set(struct tfo_keyring *kr, const struct tfo_key *primary,
+		    const struct tfo_key *backup);
+
+/**
+ * Rotate: @p next (or a fresh random key when NULL) becomes the primary,
+ * the old primary becomes the backup, the old backup is retired.
+ */
+int tfo_keyring_rotate(struct tfo_keyring *kr, const struct tfo_key *next);
+
+/** Read a key file (Linux format, see tfo_key_parse) and install it. */
+int tfo_keyring_load_file(struct tfo_keyring *kr, const char *path);
+
+/** Fingerprints of the current keys; @p backup gets "" when there is none. */
+void tfo_keyring_fingerprints(const struct tfo_keyring *kr, char primary[17],
+			      char backup[17]);
+
+/** Number of key changes so far (starts at 1). */
+uint64_t tfo_keyring_generation(const struct tfo_keyring *kr);
+
+/* ---- per-lcore checker ------------------------------------------------- */
+
+struct tfo_cookie_ctx;
+
+/**
+ * A checker for one lcore: its own ipsec-mb manager and expanded keys on
+ * @p socket_id. Not thread-safe: one lcore uses it.
+ */
+struct tfo_cookie_ctx *tfo_cookie_ctx_create(struct tfo_keyring *kr,
+					     int socket_id);
+void tfo_cookie_ctx_free(struct tfo_cookie_ctx *c);
+
+/** One cookie of a batch. */
+struct tfo_cookie_req {
+	uint8_t family;			/**< AF_INET / AF_INET6 */
+	uint8_t cookie_len;		/**< length of @p cookie (check only) */
+	const struct tfo_addr *client;	/**< the SYN's source */
+	const struct tfo_addr *server;	/**< the SYN's destination */
+	const uint8_t *cookie;		/**< the cookie the client sent */
+};
+
+enum tfo_cookie_verdict {
+	TFO_COOKIE_BAD = 0,
+	TFO_COOKIE_OK_PRIMARY = 1,
+	TFO_COOKIE_OK_BACKUP = 2,	/**< count TCPFastOpenPassiveAltKey */
+};
+
+/**
+ * Check @p n (<= TFO_COOKIE_BURST_MAX) cookies: one batched pass with the
+ * primary key, a second one with the backup key over the misses only.
+ * A cookie whose length is not TFO_COOKIE_LEN is BAD. Comparison is
+ * constant-time. Picks up a key change at its start.
+ *
+ * @return 0 (verdicts in @p out[i]), or -EINVAL for bad arguments.
+ */
+int tfo_cookie_check_burst(struct tfo_cookie_ctx *c,
+			   const struct tfo_cookie_req *reqs, unsigned int n,
+			   uint8_t *out);
+
+/**
+ * Generate the primary-key cookies (TFO_COOKIE_LEN bytes each) of @p n
+ * requests in one pass (cookie/cookie_len of the requests are ignored).
+ */
+int tfo_cookie_gen_burst(struct tfo_cookie_ctx *c,
+			 const struct tfo_cookie_req *reqs, unsigned int n,
+			 uint8_t (*out)[TFO_COOKIE_LEN]);
+
+/**
+ * One cookie under an explicit key, no batching: the reference the batch
+ * is tested against, and what tfo-keytool prints.
+ */
+int tfo_cookie_compute(enum tfo_cookie_algo algo, const struct tfo_key *k,
+		       int family, const struct tfo_addr *client,
+		       const struct tfo_addr *server,
+		       uint8_t out[TFO_COOKIE_LEN]);
+
+/* ---- SYN cookies (RFC 4987), used by the control core ------------------ */
+
+/** What a SYN cookie encodes and gives back on the ACK. */
+struct tfo_syncookie_info {
+	uint16_t mss;		/**< rounded down to an encodable value */
+	uint8_t wscale;		/**< peer's, 0xf = none (needs timestamps) */
+	bool sack_ok;		/**< needs timestamps */
+};
+
+struct tfo_syncookie_secret {
+	uint8_t k[16];
+};
+
+/**
+ * The ISN for a SYN-ACK answering a SYN (4-tuple, its ISN @p peer_isn) at
+ * time @p now_s (seconds), encoding @p info->mss; @p tsval_out gets the
+ * TSval carrying wscale/SACK when the peer sent timestamps (else ignored).
+ */
+uint32_t tfo_syncookie_make(const struct tfo_syncookie_secret *s,
+			    const struct tfo_pkt *syn, uint32_t now_s,
+			    const struct tfo_syncookie_info *info, bool peer_ts,
+			    uint32_t *tsval_out);
+
+/**
+ * Validate the ACK @p ack_pkt (ack = our ISN + 1) against the secret, within
+ * the last 2 minutes. @p tsecr is the ACK's TSecr when it has timestamps.
+ * @return 0 and @p info filled, or -EINVAL.
+ */
+int tfo_syncookie_check(const struct tfo_syncookie_secret *s,
+			const struct tfo_pkt *ack_pkt, uint32_t now_s,
+			bool has_ts, uint32_t tsecr,
+			struct tfo_syncookie_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_COOKIE_H */

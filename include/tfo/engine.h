@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the TCP engine for short request/response connections.
+ *
+ * One instance per lcore (each worker for the fast path, the control core
+ * for the slow path), each with its own connection table, pool, timer
+ * wheel and counters; nothing is shared. Everything is sized at create();
+ * the input functions allocate nothing but mbufs, take no locks and make no
+ * system calls. The engine never touches a device: it writes ready frames
+ * into the caller's struct tfo_tx, so it runs in memory under a fake clock.
+ *
+ * Time is the caller's monotonic clock in microseconds (now_us).
+ */
+#ifndef TFO_ENGINE_H
+#define TFO_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "tfo/pkt.h"
+#include "tfo/service.h"
+#include "tfo/stats.h"
+#include "tfo/tcpopt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- TX buffer: where the engine puts the frames it sends -------------- */
+
+#define TFO_TX_BUF 64
+
+struct tfo_tx;
+/** Called when a port's buffer is full and at the end of the caller's burst. */
+typedef void (*tfo_tx_flush_t)(struct tfo_tx *tx, uint8_t port_idx);
+
+struct tfo_tx_q {
+	uint16_t n;
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+};
+
+struct tfo_tx {
+	tfo_tx_flush_t flush;	/**< must empty q[port_idx] (send or free) */
+	void *arg;		/**< for the flush callback */
+	struct tfo_tx_q q[TFO_MAX_PORTS];
+};
+
+/** Queue @p m for port @p port_idx; flushes first when the buffer is full. */
+static inline void
+tfo_tx_push(struct tfo_tx *tx, uint8_t port_idx, struct rte_mbuf *m)
+{
+	struct tfo_tx_q *q = &tx->q[port_idx];
+
+	if (unlikely(q->n == TFO_TX_BUF)) {
+		tx->flush(tx, port_idx);
+		q = &tx->q[port_idx];
+	}
+	q->pkts[q->n++] = m;
+}
+
+/* ---- creation ---------------------------------------------------------- */
+
+struct tfo_engine_params {
+	const char *name;		/**< for memzone names and logs */
+	int socket_id;
+	uint32_t max_conns;		/**< connection pool size */
+	uint32_t max_request;		/**< bytes of one request, at most */
+	uint32_t nb_bufs;		/**< request/response buffers (0: derive) */
+	uint16_t mss;			/**< the MSS we advertise */
+	uint8_t wscale;			/**< our window scale shift */
+	uint32_t rcv_wnd;		/**< our receive window, bytes */
+	uint32_t rto_init_ms;		/**< RFC 6298: 1000 */
+	uint32_t rto_min_ms;
+	uint32_t rto_max_ms;
+	uint8_t max_retries;		/**< data retransmissions before RST */
+	uint8_t synack_retries;		/**< SYN-ACK retransmissions before free */
+	uint32_t idle_timeout_ms;	/**< keep-alive idle limit */
+	uint32_t time_wait_ms;		/**< TIME-WAIT hold, 0 = none */
+	uint32_t tfo_pending_limit;	/**< pending TFO opens allowed */
+	uint32_t tfo_pending_hold_ms;	/**< a reset pending open stays counted */
+	bool syncookies;		/**< answer SYNs statelessly when full */
+	struct rte_mempool *pool;	/**< mbufs for what we send */
+	const struct tfo_port_info *ports;	/**< port table, by port_idx */
+	uint16_t nb_ports;
+	const struct tfo_service_inst *services;
+	unsigned int nb_services;
+	struct tfo_stats *stats;	/**< this lcore's counters */
+	struct tfo_tx *tx;		/**< this lcore's TX buffer */
+};
+
+struct tfo_engine;
+struct tfo_conn;
+
+/** @return an engine, or NULL with rte_errno set (and a log line why). */
+struct tfo_engine *tfo_engine_create(const struct tfo_engine_params *p);
+/** Free the engine; connections still open are dropped silently. */
+void tfo_engine_free(struct tfo_engine *e);
+
+/* ---- input ------------------------------------------------------------- */
+
+/**
+ * Look up the connections of @p n (<= 64) parsed TCP segments in one bulk
+ * operation. @p conns[i] is NULL on a miss.
+ */
+void tfo_engine_lookup_bulk(struct tfo_engine *e, const struct tfo_pkt *const *pkts,
+			    unsigned int n, struct tfo_conn **conns);
+
+/** How to answer a SYN that opens a new connection. */
+struct tfo_open_params {
+	const struct tfo_tcpopts *opts;	/**< the SYN's parsed options */
+	bool accept_data;	/**< TFO: deliver the SYN's payload now and put
+				 *   the response into the SYN-ACK (counts as a
+				 *   pending TFO open until the handshake ACK) */
+	uint8_t cookie_form;	/**< enum tfo_opt_form for the SYN-ACK's TFO
+				 *   option; TFO_FORM_NONE: no TFO option */
+	uint8_t cookie_len;	/**< cookie to offer, 0 = none */
+	const uint8_t *cookie;
+};
+
+/**
+ * Open a connection for the SYN @p m/@p p (which missed in the table),
+ * arrived on port @p port_idx: create the entry, send the SYN-ACK; with
+ * accept_data also run the service on the SYN's payload and send the
+ * response in the SYN-ACK (and right behind it, within the initial window).
+ * A SYN without accept_data that carries data is answered acking only the
+ * SYN (the data is dropped).
+ *
+ * @return 0 (@p m consumed), or without consuming @p m:
+ *   -ENOSPC  the pool is full (counted; caller drops it or, on the control
+ *            core, answers with a SYN cookie),
+ *   -EBUSY   accept_data but the pending-TFO limit is reached,
+ *   -ENOENT  no service on the destination port.
+ */
+int tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
+		    const struct tfo_pkt *p, uint8_t port_idx,
+		    const struct tfo_open_params *op, uint64_t now_us);
+
+/** Results of tfo_engine_input(). */
+enum tfo_input_result {
+	TFO_INPUT_DONE = 0,	/**< handled, @p m consumed */
+	TFO_INPUT_REOPEN = 1,	/**< a new SYN replaced a TIME-WAIT entry: the
+				 *   entry is gone, @p m NOT consumed; handle
+				 *   it like a SYN that missed */
+};
+
+/**
+ * Process segment @p m/@p p for the connection @p c found by lookup. A SYN
+ * with the connection's ISN re-sends the first flight (the service is not
+ * called again).
+ */
+int tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c,
+		     struct rte_mbuf *m, const struct tfo_pkt *p,
+		     uint8_t port_idx, uint64_t now_us);
+
+/**
+ * A segment that matched no connection on this engine (control core only):
+ * a valid SYN-cookie ACK creates the connection; anything else but a RST is
+ * answered with a RST (RFC 9293 rules). Consumes @p m.
+ */
+void tfo_engine_input_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
+			      const struct tfo_pkt *p, uint8_t port_idx,
+			      uint64_t now_us);
+
+/**
+ * Answer the SYN @p m statelessly with a SYN cookie (RFC 4987), for when the
+ * table is full. Consumes @p m.
+ */
+void tfo_engine_syncookie_reply(struct tfo_engine *e, struct rte_mbuf *m,
+				const struct tfo_pkt *p, uint8_t port_idx,
+				const struct tfo_tcpopts *opts, uint64_t now_us);
+
+/** Run expired timers (retransmissions, idle, TIME-WAIT). Call every poll. */
+void tfo_engine_timers(struct tfo_engine *e, uint64_t now_us);
+
+/* ---- state ------------------------------------------------------------- */
+
+/** 1 if a new TFO open (accept_data) would be within the pending limit. */
+int tfo_engine_tfo_pending_ok(struct tfo_engine *e, uint64_t now_us);
+
+/** Pending TFO opens now (incl. the ones held after a reset). */
+uint32_t tfo_engine_tfo_pending(const struct tfo_engine *e);
+
+#define TFO_CONN_STATES(X) \
+	X(SYN_RCVD) X(ESTABLISHED) X(CLOSE_WAIT) X(LAST_ACK) \
+	X(FIN_WAIT_1) X(FIN_WAIT_2) X(CLOSING) X(TIME_WAIT)
+
+enum tfo_conn_state {
+	TFO_CONN_CLOSED = 0,
+#define TFO_X_ENUM(s) TFO_CONN_##s,
+	TFO_CONN_STATES(TFO_X_ENUM)
+#undef TFO_X_ENUM
+	TFO_CONN_NB_STATES
+};
+
+const char *tfo_conn_state_name(enum tfo_conn_state s);
+
+/** Connections per state now; @p out has TFO_CONN_NB_STATES entries. */
+void tfo_engine_conn_counts(const struct tfo_engine *e, uint32_t *out);
+
+/** Free entries in the connection pool (tests: back to max_conns after a drain). */
+uint32_t tfo_engine_free_conns(const struct tfo_engine *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_ENGINE_H */

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: packet parsing, classification, checksums and header building.
+ *
+ * One job: turn a received frame into a struct tfo_pkt (or a drop reason),
+ * and put the Ethernet/IP/TCP headers in front of an outgoing payload.
+ * Nothing here allocates, locks or logs; every function reads only the bytes
+ * of the frame it was given.
+ */
+#ifndef TFO_PKT_H
+#define TFO_PKT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most local addresses one port can have (IPv4 and IPv6 together). */
+#define TFO_MAX_PORT_ADDRS 8
+/** Most ports (NICs / vdevs) one tfo-server drives. */
+#define TFO_MAX_PORTS 8
+
+/* TCP flag bits (the low byte of the flags field). */
+#define TFO_TCP_FIN 0x01
+#define TFO_TCP_SYN 0x02
+#define TFO_TCP_RST 0x04
+#define TFO_TCP_PSH 0x08
+#define TFO_TCP_ACK 0x10
+#define TFO_TCP_URG 0x20
+#define TFO_TCP_ECE 0x40
+#define TFO_TCP_CWR 0x80
+
+/** IPv4 is kept in the first 4 bytes, the remaining 12 are zero. */
+struct tfo_addr {
+	uint8_t b[16];
+};
+
+/** One local address of a port. */
+struct tfo_local_addr {
+	uint8_t family;		/**< AF_INET or AF_INET6 */
+	uint8_t prefix_len;
+	struct tfo_addr addr;
+};
+
+/**
+ * What the data path needs to know about a port: its identity (MAC and
+ * addresses) and which offloads it may use. Built at start by the app,
+ * read-only afterwards, shared by all lcores.
+ */
+struct tfo_port_info {
+	uint16_t port_id;
+	uint16_t mtu;
+	struct rte_ether_addr mac;
+	uint8_t nb_addrs;
+	/** Index of this port's first address in the global address table
+	 *  (tfo_pkt.local_idx numbers addresses over all ports). */
+	uint8_t addr_base;
+	bool rx_cksum_offload;	/**< trust RX checksum flags from the PMD */
+	bool tx_ip_cksum_offload;
+	bool tx_tcp_cksum_offload;
+	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
+};
+
+/** What a received frame is, after parsing and classification. */
+enum tfo_pkt_class {
+	TFO_PKT_TCP = 0,	/**< TCP to one of our addresses: fields valid */
+	TFO_PKT_ARP,		/**< ARP (any opcode): control core */
+	TFO_PKT_ICMP,		/**< ICMPv4 to one of our addresses */
+	TFO_PKT_ICMP6,		/**< ICMPv6 (incl. ND) to us or our multicast groups */
+	TFO_PKT_DROP,		/**< see tfo_pkt.drop */
+};
+
+/**
+ * Why a frame was dropped by the parser. Every value has a counter named
+ * "drop_<name>" in stats.h (TFO_DROP_REASONS expands to them).
+ */
+#define TFO_PKT_DROP_REASONS(X) \
+	X(l2_short,		"frame shorter than its Ethernet/VLAN header") \
+	X(l2_not_ours,		"destination MAC is neither ours nor broadcast/multicast") \
+	X(l2_ethertype,		"EtherType not IPv4/IPv6/ARP (incl. stacked VLANs)") \
+	X(ipv4_short,		"truncated IPv4 header or bad IHL/total length") \
+	X(ipv4_version,		"IPv4 version field is not 4") \
+	X(ipv4_cksum,		"IPv4 header checksum wrong") \
+	X(ipv4_frag,		"IPv4 fragment (reassembly is not supported)") \
+	X(ipv6_short,		"truncated IPv6 header or payload length past the frame") \
+	X(ipv6_version,		"IPv6 version field is not 6") \
+	X(ipv6_ext,		"IPv6 extension header (not supported)") \
+	X(ip_not_ours,		"IP destination is not one of our addresses") \
+	X(ip_bad_src,		"IP source is multicast, broadcast, loopback or ours") \
+	X(tcp_short,		"TCP header truncated or data offset < 5 or past the segment") \
+	X(tcp_cksum,		"TCP checksum wrong") \
+	X(tcp_port,		"TCP source or destination port is 0") \
+	X(arp_short,		"truncated or non-Ethernet/IPv4 ARP") \
+	X(icmp_short,		"truncated ICMP/ICMPv6 header") \
+	X(icmp_cksum,		"ICMP/ICMPv6 checksum wrong") \
+	X(l4_proto,		"IP protocol we do not serve (UDP, ...)") \
+	X(multiseg,		"headers not contiguous in the first mbuf segment")
+
+enum tfo_pkt_drop {
+	TFO_PKT_DROP_NONE = 0,
+#define TFO_X_ENUM(name, help) TFO_PKT_DROP_##name,
+	TFO_PKT_DROP_REASONS(TFO_X_ENUM)
+#undef TFO_X_ENUM
+	TFO_PKT_DROP_MAX
+};
+
+/** Name ("ipv4_cksum") of a drop reason; "none" for TFO_PKT_DROP_NONE. */
+const char *tfo_pkt_drop_name(enum tfo_pkt_drop r);
+
+/**
+ * A parsed frame. Multi-byte fields are in host order except the addresses,
+ * which stay in network order. Offsets count from the start of the frame.
+ */
+struct tfo_pkt {
+	uint8_t cls;		/**< enum tfo_pkt_class */
+	uint8_t drop;		/**< enum tfo_pkt_drop when cls == TFO_PKT_DROP */
+	uint8_t family;		/**< AF_INET / AF_INET6, 0 for ARP */
+	uint8_t l4proto;	/**< IPPROTO_* */
+	uint8_t tcp_flags;	/**< TFO_TCP_* */
+	uint8_t has_vlan;
+	uint8_t local_idx;	/**< global index of the local address hit */
+	uint8_t l2_len;		/**< Ethernet (+ VLAN) header bytes */
+	uint16_t l3_len;	/**< IP header bytes, IPv4 options included */
+	uint16_t l4_len;	/**< TCP: header incl. options; ICMP: whole message */
+	uint16_t payload_off;	/**< TCP payload offset in the frame */
+	uint16_t payload_len;	/**< TCP payload bytes (from the IP length) */
+	uint16_t vlan_tci;
+	uint16_t sport;
+	uint16_t dport;
+	uint16_t window;	/**< raw window field (not scaled) */
+	uint32_t seq;
+	uint32_t ack;
+	struct tfo_addr src;
+	struct tfo_addr dst;
+};
+
+/**
+ * Parse and classify a received frame.
+ *
+ * Checks every length against the bytes present (headers must sit in the
+ * first segment; the payload may continue in later ones), verifies IPv4,
+ * TCP, ICMP and ICMPv6 checksums (trusting the mbuf's RX checksum flags when
+ * @p port->rx_cksum_offload and the flags say GOOD or BAD, in software
+ * otherwise), skips IPv4 options, drops fragments and IPv6 extension
+ * headers, and decides whether the frame is for one of @p port's addresses.
+ * TCP options are not parsed here (see tcpopt.h); payload_off/l4_len tell
+ * where they are.
+ *
+ * @return p->cls (TFO_PKT_DROP with p->drop set for a frame to drop).
+ */
+enum tfo_pkt_class tfo_pkt_parse(const struct rte_mbuf *m,
+				 const struct tfo_port_info *port,
+				 struct tfo_pkt *p);
+
+/** Pointer to the TCP header of a frame that parsed as TFO_PKT_TCP. */
+static inline uint8_t *
+tfo_pkt_tcp_hdr(const struct rte_mbuf *m, const struct tfo_pkt *p)
+{
+	return rte_pktmbuf_mtod_offset(m, uint8_t *, p->l2_len + p->l3_len);
+}
+
+/* ---- checksums --------------------------------------------------------- */
+
+/**
+ * Ones'-complement sum of @p len bytes, not folded and not inverted, with a
+ * 64-bit accumulator (DPDK's rte_raw_cksum adds 16 bits at a time). Start
+ * from @p sum so that calls can be chained; odd lengths are padded with a
+ * zero byte as the Internet checksum requires (only the last chunk of a
+ * chain may be odd).
+ */
+uint64_t tfo_cksum_add(uint64_t sum, const void *buf, size_t len);
+
+/** Fold a 64-bit ones'-complement sum to 16 bits (not inverted). */
+static inline uint16_t
+tfo_cksum_fold(uint64_t sum)
+{
+	sum = (sum & 0xffffffffull) + (sum >> 32);
+	sum = (sum & 0xffffffffull) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/**
+ * Sum of the TCP/UDP pseudo-header (addresses, protocol, @p l4_len), not
+ * folded. @p family AF_INET or AF_INET6.
+ */
+uint64_t tfo_cksum_pseudo(int family, const struct tfo_addr *src,
+			  const struct tfo_addr *dst, uint8_t proto,
+			  uint32_t l4_len);
+
+/* ---- building ---------------------------------------------------------- */
+
+/**
+ * Where a reply goes: everything needed to address a frame to a peer,
+ * taken (reversed) from a frame it sent us. The TCP engine keeps one per
+ * connection.
+ */
+struct tfo_route {
+	struct rte_ether_addr peer_mac;
+	uint16_t vlan_tci;
+	uint8_t has_vlan;
+	uint8_t family;
+	uint8_t local_idx;	/**< global index of our address */
+	uint8_t port_idx;	/**< index into the port table */
+	struct tfo_addr local;
+	struct tfo_addr peer;
+};
+
+/** Fill @p r to answer the frame @p p received on @p port (index @p port_idx). */
+void tfo_route_from_pkt(struct tfo_route *r, const struct rte_mbuf *m,
+			const struct tfo_pkt *p, uint8_t port_idx,
+			const struct tfo_port_info *port);
+
+/** The fields of an outgoing TCP segment. */
+struct tfo_tcp_out {
+	uint16_t sport;		/**< host order */
+	uint16_t dport;
+	uint32_t seq;
+	uint32_t ack;
+	uint16_t window;	/**< already scaled down */
+	uint8_t flags;		/**< TFO_TCP_* */
+	uint8_t opt_len;	/**< multiple of 4, at most 40 */
+	const uint8_t *opts;
+};
+
+/** Bytes of Ethernet(+VLAN)+IP+TCP header (without options) for @p r. */
+static inline uint16_t
+tfo_pkt_hdr_len(const struct tfo_route *r)
+{
+	return (uint16_t)(RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0) +
+			  (r->family == AF_INET ? 20 : 40) + 20);
+}
+
+/**
+ * Prepend Ethernet, optional VLAN, IPv4/IPv6 and TCP headers (with @p t's
+ * options) to @p m, which holds the TCP payload already (possibly chained
+ * or in external buffers), and fill in the checksums: through the port's TX
+ * offloads when @p port has them (ol_flags, l2/l3/l4_len, pseudo-header
+ * sum), in software otherwise.
+ *
+ * @return 0, or -ENOSPC when @p m lacks headroom for the headers.
+ */
+int tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
+			const struct tfo_route *r, const struct tfo_tcp_out *t);
+
+/**
+ * Address lookup: global index of @p a among the addresses of @p port, or -1.
+ * Used by classification; exposed for the control core.
+ */
+int tfo_port_addr_lookup(const struct tfo_port_info *port, int family,
+			 const struct tfo_addr *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_PKT_H */

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the service interface.
+ *
+ * A service turns request bytes into response bytes. It is called by the
+ * TCP engine on every worker lcore and on the control core at once, so
+ * handle() must only read state built by create() (or keep per-lcore state
+ * indexed by rte_lcore_id()). Because a TFO SYN can be duplicated in the
+ * network, only idempotent services belong here: the same request must give
+ * the same response.
+ *
+ * Adding a service: one file that defines a struct tfo_service and
+ * registers it with TFO_SERVICE_REGISTER(), plus its name in
+ * services/meson.build. The configuration then accepts a [service NAME]
+ * section with `port = N` and the keys listed in tfo_service.keys.
+ */
+#ifndef TFO_SERVICE_H
+#define TFO_SERVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+#include <rte_memory.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Immutable bytes built at create() and alive until destroy(): the engine
+ * may send them without copying (external mbuf buffers), so they must live
+ * in DPDK memory (rte_malloc) and carry their IOVA.
+ */
+struct tfo_blob {
+	const uint8_t *data;
+	uint32_t len;
+	rte_iova_t iova;
+};
+
+enum tfo_svc_status {
+	TFO_SVC_NEED_MORE = 0,	/**< the request is not complete yet */
+	TFO_SVC_RESPOND = 1,	/**< resp is filled: send it */
+	TFO_SVC_REJECT = 2,	/**< unusable and no response possible: reset */
+};
+
+/**
+ * A response. The engine fills the "in" fields, the service the "out"
+ * fields. The bytes sent are buf[0..buf_len) followed by
+ * body->data[body_off .. body_off+body_len) when body is not NULL.
+ */
+struct tfo_svc_resp {
+	/* in */
+	uint8_t *buf;		/**< scratch the engine keeps until ACKed */
+	uint32_t buf_cap;	/**< its size */
+	/* out */
+	uint32_t consumed;	/**< request bytes this response answers; the
+				 *   rest is the next (pipelined) request */
+	uint32_t buf_len;	/**< bytes written to buf */
+	const struct tfo_blob *body;	/**< zero-copy body, or NULL */
+	uint32_t body_off;
+	uint32_t body_len;
+	bool close;		/**< send FIN after this response */
+};
+
+/** Configuration of one [service NAME] section. */
+struct tfo_service_kv {
+	const char *key;
+	const char *value;
+};
+
+struct tfo_service_args {
+	uint16_t port;		/**< TCP port it serves */
+	unsigned int nb_kv;
+	const struct tfo_service_kv *kv;	/**< only keys of tfo_service.keys */
+	const char *base_dir;	/**< directory relative paths are resolved from */
+	int socket_id;		/**< NUMA socket for its memory */
+};
+
+/** Value of @p key in @p a, or @p def when absent. */
+const char *tfo_service_arg(const struct tfo_service_args *a, const char *key,
+			    const char *def);
+
+struct tfo_service {
+	const char *name;	/**< section name: [service NAME] */
+	const char *help;	/**< one line for --help */
+	/** Keys accepted in the section besides `port`, NULL-terminated. */
+	const char *const *keys;
+	/**
+	 * Build the read-only state from @p a. Called once, on the main lcore,
+	 * before the workers start. Log the reason and return a negative errno
+	 * on bad configuration.
+	 */
+	int (*create)(const struct tfo_service_args *a, void **state);
+	void (*destroy)(void *state);
+	/**
+	 * Look at @p len request bytes at @p req (everything received and not
+	 * consumed yet, in order). Return NEED_MORE, or RESPOND with @p resp
+	 * filled (consumed > 0), or REJECT. Must not read outside
+	 * [req, req+len), must not block, allocate or lock.
+	 */
+	enum tfo_svc_status (*handle)(const void *state, const uint8_t *req,
+				      uint32_t len, struct tfo_svc_resp *resp);
+	/* registry link, set by tfo_service_register() */
+	const struct tfo_service *next;
+};
+
+/** Add @p s to the registry (constructor time). */
+void tfo_service_register(struct tfo_service *s);
+
+/** Registered service by name, or NULL. */
+const struct tfo_service *tfo_service_find(const char *name);
+
+/** First registered service (iterate with ->next). */
+const struct tfo_service *tfo_service_first(void);
+
+/** 1 if @p key is one of @p s's keys (or "port"). */
+int tfo_service_key_ok(const struct tfo_service *s, const char *key);
+
+#define TFO_SERVICE_REGISTER(svc) \
+	RTE_INIT(tfo_service_register_##svc) { tfo_service_register(&(svc)); }
+
+/** A created service bound to a TCP port. */
+struct tfo_service_inst {
+	const struct tfo_service *svc;
+	void *state;
+	uint16_t port;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_SERVICE_H */

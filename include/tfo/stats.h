@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: per-lcore counters.
+ *
+ * Every lcore owns one struct tfo_stats and is the only writer of it (plain
+ * increments, no atomics); the control core reads all of them to aggregate
+ * (aligned 64-bit loads do not tear on the CPUs DPDK supports). Every
+ * counter has a stable, greppable name: the same name in the stats line,
+ * the exit summary, /tfo/stats and the source.
+ *
+ * Names follow Linux's where the meaning is the same (TCPFastOpen*).
+ * Kinds: C = counter (only grows), G = gauge (goes up and down).
+ */
+#ifndef TFO_STATS_H
+#define TFO_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+
+#include "tfo/pkt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* X(name, kind, help) */
+#define TFO_STATS_IO(X) \
+	X(rx_pkts,		C, "frames received from the port or the ring") \
+	X(rx_bytes,		C, "bytes received") \
+	X(tx_pkts,		C, "frames handed to the port and accepted") \
+	X(tx_bytes,		C, "bytes accepted by the port") \
+	X(tx_drop_full,		C, "frames the port's TX queue did not accept (freed)") \
+	X(mbuf_alloc_fail,	C, "mbuf allocations that failed (reply not sent)") \
+	X(to_control,		C, "frames a worker passed to the control core") \
+	X(ring_drop_full,	C, "frames dropped because the control ring was full") \
+	X(rx_delivered,		C, "frames consumed by the TCP engine or the control core")
+
+/* Control core: ARP, ICMP, ND. */
+#define TFO_STATS_CONTROL(X) \
+	X(arp_request_rx,	C, "ARP requests for one of our addresses") \
+	X(arp_reply_tx,		C, "ARP replies sent") \
+	X(drop_arp_other,	C, "ARP not asking for us (other target, replies, gratuitous)") \
+	X(icmp_echo_rx,		C, "ICMPv4 echo requests") \
+	X(icmp_echo_tx,		C, "ICMPv4 echo replies sent") \
+	X(drop_icmp_other,	C, "ICMPv4 other than echo request") \
+	X(icmp6_echo_rx,	C, "ICMPv6 echo requests") \
+	X(icmp6_echo_tx,	C, "ICMPv6 echo replies sent") \
+	X(nd_ns_rx,		C, "IPv6 neighbor solicitations for one of our addresses") \
+	X(nd_na_tx,		C, "IPv6 neighbor advertisements sent") \
+	X(drop_nd_bad,		C, "ND messages failing RFC 4861 checks (hop limit, code, length, target)") \
+	X(drop_icmp6_other,	C, "ICMPv6 not handled (RS/RA, MLD, NS for others, errors)") \
+	X(drop_tcp_nohandler,	C, "TCP segments with nothing to handle them")
+
+/* TFO, with Linux's names (see nstat's TcpExt). */
+#define TFO_STATS_TFO(X) \
+	X(TCPFastOpenPassive,		C, "TFO SYNs with a valid cookie whose data was accepted") \
+	X(TCPFastOpenPassiveFail,	C, "TFO SYNs with an invalid cookie (fell back)") \
+	X(TCPFastOpenListenOverflow,	C, "valid-cookie SYNs over the pending-TFO limit (fell back)") \
+	X(TCPFastOpenCookieReqd,	C, "SYNs asking for a cookie") \
+	X(TCPFastOpenPassiveAltKey,	C, "TFO SYNs accepted with the backup key")
+
+/* The TCP engine adds its counters here (conns, retransmissions, ...). */
+#define TFO_STATS_ENGINE(X) \
+	X(conns_active,		G, "connections in the table now")
+
+#define TFO_STATS_ALL(X) \
+	TFO_STATS_IO(X) \
+	TFO_STATS_CONTROL(X) \
+	TFO_STATS_TFO(X) \
+	TFO_STATS_ENGINE(X)
+
+enum tfo_stat_id {
+#define TFO_X_ENUM(name, kind, help) TFO_STAT_##name,
+	TFO_STATS_ALL(TFO_X_ENUM)
+#undef TFO_X_ENUM
+	/* Then the packet parser's drop reasons, "drop_<reason>" (pkt.h), one
+	 * per enum tfo_pkt_drop; index 0 (NONE) is unused. */
+	TFO_STAT_PKT_DROP_BASE,
+	TFO_STAT_MAX = TFO_STAT_PKT_DROP_BASE + TFO_PKT_DROP_MAX
+};
+
+/** One lcore's counters; written by that lcore only. */
+struct tfo_stats {
+	uint64_t c[TFO_STAT_MAX];
+} __rte_cache_aligned;
+
+static inline void
+tfo_stats_add(struct tfo_stats *s, enum tfo_stat_id id, uint64_t v)
+{
+	s->c[id] += v;
+}
+
+static inline void
+tfo_stats_inc(struct tfo_stats *s, enum tfo_stat_id id)
+{
+	s->c[id]++;
+}
+
+static inline void
+tfo_stats_dec(struct tfo_stats *s, enum tfo_stat_id id)
+{
+	s->c[id]--;
+}
+
+static inline void
+tfo_stats_drop(struct tfo_stats *s, enum tfo_pkt_drop r)
+{
+	s->c[TFO_STAT_PKT_DROP_BASE + r]++;
+}
+
+/** Name of counter @p id ("rx_pkts", "drop_ipv4_cksum", ...). */
+const char *tfo_stats_name(unsigned int id);
+/** One-line description of counter @p id. */
+const char *tfo_stats_help(unsigned int id);
+/** 1 if @p id is a gauge. */
+int tfo_stats_is_gauge(unsigned int id);
+/** Counter id by name, or -ENOENT. */
+int tfo_stats_lookup(const char *name);
+
+/** @p dst += @p src, counter by counter. */
+void tfo_stats_accumulate(struct tfo_stats *dst, const struct tfo_stats *src);
+
+/**
+ * Print "name value" for every non-zero counter of @p s, one per line,
+ * each prefixed by @p prefix.
+ */
+void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_STATS_H */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: TCP option codec (RFC 9293, 7323, 2018, 7413, 6994).
+ *
+ * Parses the options of a segment in one bounded pass and writes the
+ * options of the segments we send (SYN-ACK with MSS, SACK-permitted,
+ * timestamps, window scale and a TFO cookie; timestamps on the rest).
+ */
+#ifndef TFO_TCPOPT_H
+#define TFO_TCPOPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TFO_TCPOPT_MAX_LEN 40	/**< options never exceed 40 bytes */
+#define TFO_COOKIE_MIN 4
+#define TFO_COOKIE_MAX 16
+#define TFO_COOKIE_LEN 8	/**< length of the cookies we issue */
+
+#define TFO_OPT_EOL 0
+#define TFO_OPT_NOP 1
+#define TFO_OPT_MSS 2
+#define TFO_OPT_WSCALE 3
+#define TFO_OPT_SACK_PERM 4
+#define TFO_OPT_SACK 5
+#define TFO_OPT_TS 8
+#define TFO_OPT_FASTOPEN 34
+#define TFO_OPT_EXP 254
+#define TFO_OPT_EXP_MAGIC_TFO 0xF989
+
+/** Which TFO option form a segment used (answer in the same one). */
+enum tfo_opt_form {
+	TFO_FORM_NONE = 0,	/**< no TFO option */
+	TFO_FORM_RFC = 1,	/**< kind 34 */
+	TFO_FORM_EXP = 2,	/**< kind 254, magic 0xF989 */
+};
+
+/** State of the TFO option in a segment. */
+enum tfo_opt_cookie {
+	TFO_COOKIE_ABSENT = 0,	/**< no TFO option */
+	TFO_COOKIE_REQUEST,	/**< TFO option with no cookie (length 2 / 4) */
+	TFO_COOKIE_PRESENT,	/**< a cookie of valid length: cookie/cookie_len */
+	TFO_COOKIE_INVALID,	/**< TFO option with a cookie of bad length */
+};
+
+/** Parsed options. Only fields whose *_ok / has_* flag is set are valid. */
+struct tfo_tcpopts {
+	uint16_t mss;		/**< valid if has_mss */
+	uint8_t wscale;		/**< valid if has_wscale; clamped to 14 */
+	uint8_t has_mss : 1;
+	uint8_t has_wscale : 1;
+	uint8_t sack_ok : 1;
+	uint8_t has_ts : 1;
+	uint8_t malformed : 1;	/**< an option was bad; see tfo_tcpopt_parse */
+	uint8_t form;		/**< enum tfo_opt_form */
+	uint8_t cookie_state;	/**< enum tfo_opt_cookie */
+	uint8_t cookie_len;	/**< valid when cookie_state is PRESENT/INVALID */
+	uint32_t tsval;
+	uint32_t tsecr;
+	uint8_t cookie[TFO_COOKIE_MAX];
+};
+
+/**
+ * Parse @p len bytes of options at @p opts (the bytes after the fixed
+ * 20-byte TCP header; len = data offset * 4 - 20, at most 40).
+ *
+ * One pass, never reads outside [opts, opts+len), always terminates. A
+ * malformed option (length 0 or 1, length running past @p len, wrong fixed
+ * length for MSS/WS/SACK-permitted/TS) sets o->malformed and stops the parse
+ * at that option, keeping what was parsed before it. A TFO option whose
+ * cookie length is odd or outside 4..16 sets cookie_state INVALID (not
+ * malformed). Kind 254 with another magic is ignored. If both forms appear,
+ * the first one wins.
+ *
+ * @return 0 if well formed, -EINVAL if o->malformed.
+ */
+int tfo_tcpopt_parse(const uint8_t *opts, unsigned int len,
+		     struct tfo_tcpopts *o);
+
+/** What to put in a SYN-ACK's options. */
+struct tfo_synack_opts {
+	uint16_t mss;
+	uint8_t wscale;		/**< ours, used only if the peer sent WS */
+	bool peer_wscale;	/**< peer sent window scale */
+	bool sack_ok;		/**< echo SACK-permitted (peer sent it and we allow) */
+	bool ts;		/**< peer sent timestamps */
+	uint32_t tsval;
+	uint32_t tsecr;		/**< the peer's TSval, echoed exactly */
+	uint8_t form;		/**< enum tfo_opt_form; NONE = no TFO option */
+	uint8_t cookie_len;	/**< 0 = no cookie (then form must be NONE) */
+	const uint8_t *cookie;
+};
+
+/**
+ * Write a SYN-ACK's options into @p out (at least TFO_TCPOPT_MAX_LEN
+ * bytes) in Linux's layout (MSS; SACK-permitted folded into the timestamp
+ * word, or NOP,NOP,SACK-permitted; NOP,WS; TFO last, NOP padded), so that
+ * the common fields sit 4-byte aligned. If everything does not fit in 40
+ * bytes, SACK-permitted is dropped first, then the cookie.
+ *
+ * @return the options length (a multiple of 4).
+ */
+unsigned int tfo_tcpopt_write_synack(uint8_t *out,
+				     const struct tfo_synack_opts *s);
+
+/** Write NOP,NOP,TS (12 bytes) into @p out. @return 12. */
+unsigned int tfo_tcpopt_write_ts(uint8_t *out, uint32_t tsval, uint32_t tsecr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_TCPOPT_H */

@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: packet parsing, classification, checksums, header building.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+
+#include "tfo/pkt.h"
+
+static const char *const tfo_pkt_drop_names[TFO_PKT_DROP_MAX] = {
+	[TFO_PKT_DROP_NONE] = "none",
+#define TFO_X_NAME(name, help) [TFO_PKT_DROP_##name] = #name,
+	TFO_PKT_DROP_REASONS(TFO_X_NAME)
+#undef TFO_X_NAME
+};
+
+const char *
+tfo_pkt_drop_name(enum tfo_pkt_drop r)
+{
+	return (unsigned int)r < TFO_PKT_DROP_MAX ? tfo_pkt_drop_names[r] : "?";
+}
+
+/* ---- checksums --------------------------------------------------------- */
+
+/*
+ * Sums native-order 32-bit loads into a 64-bit accumulator: the ones'
+ * complement sum is byte-order independent, so the folded result is already
+ * in network order when stored as a native 16-bit value.
+ */
+uint64_t
+tfo_cksum_add(uint64_t sum, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t s0 = 0, s1 = 0;
+	uint32_t w;
+
+	while (len >= 16) {
+		uint64_t a, b;
+
+		memcpy(&a, p, 8);
+		memcpy(&b, p + 8, 8);
+		s0 += (uint32_t)a;
+		s1 += a >> 32;
+		s0 += (uint32_t)b;
+		s1 += b >> 32;
+		p += 16;
+		len -= 16;
+	}
+	while (len >= 4) {
+		memcpy(&w, p, 4);
+		s0 += w;
+		p += 4;
+		len -= 4;
+	}
+	if (len > 0) {
+		uint8_t tail[4] = { 0, 0, 0, 0 };
+
+		memcpy(tail, p, len);
+		memcpy(&w, tail, 4);
+		s0 += w;
+	}
+	/* the caller's sum may be near 2^64 only after ~2^32 calls: ignore */
+	return sum + s0 + s1;
+}
+
+uint64_t
+tfo_cksum_pseudo(int family, const struct tfo_addr *src,
+		 const struct tfo_addr *dst, uint8_t proto, uint32_t l4_len)
+{
+	size_t alen = family == AF_INET ? 4 : 16;
+	uint64_t sum = 0;
+
+	sum = tfo_cksum_add(sum, src->b, alen);
+	sum = tfo_cksum_add(sum, dst->b, alen);
+	sum += rte_cpu_to_be_16((uint16_t)proto);
+	sum += rte_cpu_to_be_16((uint16_t)(l4_len & 0xffff));
+	sum += rte_cpu_to_be_16((uint16_t)(l4_len >> 16));
+	return sum;
+}
+
+/* Swap the two bytes of a folded sum: a chunk that starts at an odd offset
+ * was summed with its byte lanes exchanged. */
+static inline uint16_t
+tfo_cksum_swap(uint16_t v)
+{
+	return (uint16_t)((v << 8) | (v >> 8));
+}
+
+/* Sum of @len bytes of @m from @off, across segments (not folded). */
+static uint64_t
+tfo_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len)
+{
+	uint64_t sum = 0;
+	uint32_t done = 0;
+
+	while (m != NULL && off >= m->data_len) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	while (m != NULL && done < len) {
+		uint32_t n = RTE_MIN((uint32_t)m->data_len - off, len - done);
+		const uint8_t *p = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+		uint16_t part = tfo_cksum_fold(tfo_cksum_add(0, p, n));
+
+		sum += (done & 1) ? tfo_cksum_swap(part) : part;
+		done += n;
+		off = 0;
+		m = m->next;
+	}
+	return sum;
+}
+
+/* ---- parsing ----------------------------------------------------------- */
+
+static inline enum tfo_pkt_class
+tfo_drop(struct tfo_pkt *p, enum tfo_pkt_drop r)
+{
+	p->cls = TFO_PKT_DROP;
+	p->drop = (uint8_t)r;
+	return TFO_PKT_DROP;
+}
+
+int
+tfo_port_addr_lookup(const struct tfo_port_info *port, int family,
+		     const struct tfo_addr *a)
+{
+	for (unsigned int i = 0; i < port->nb_addrs; i++) {
+		const struct tfo_local_addr *la = &port->addrs[i];
+
+		if (la->family != family)
+			continue;
+		if (family == AF_INET ? memcmp(la->addr.b, a->b, 4) == 0 :
+		    memcmp(la->addr.b, a->b, 16) == 0)
+			return port->addr_base + (int)i;
+	}
+	return -1;
+}
+
+static bool
+tfo_ipv4_src_bad(const uint8_t *s)
+{
+	return s[0] >= 224 ||	/* multicast, reserved, broadcast */
+	       s[0] == 127 ||	/* loopback */
+	       s[0] == 0;	/* "this network" */
+}
+
+static bool
+tfo_ipv6_src_bad(const uint8_t *s)
+{
+	static const uint8_t loopback[16] = { [15] = 1 };
+
+	return s[0] == 0xff || memcmp(s, loopback, 16) == 0;
+}
+
+static bool
+tfo_ipv6_unspecified(const uint8_t *s)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(s, zero, 16) == 0;
+}
+
+/*
+ * ICMPv6 may arrive on a multicast group we are in: all-nodes ff02::1 or
+ * the solicited-node group ff02::1:ffXX:XXXX of one of our addresses.
+ * Returns the index of the address it concerns, or -1.
+ */
+static int
+tfo_ipv6_mcast_lookup(const struct tfo_port_info *port, const uint8_t *d)
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
+	static const uint8_t sol_node[13] = { 0xff, 0x02, [11] = 1, [12] = 0xff };
+
+	if (memcmp(d, all_nodes, 16) == 0) {
+		for (unsigned int i = 0; i < port->nb_addrs; i++)
+			if (port->addrs[i].family == AF_INET6)
+				return port->addr_base + (int)i;
+		return -1;
+	}
+	if (memcmp(d, sol_node, 13) != 0)
+		return -1;
+	for (unsigned int i = 0; i < port->nb_addrs; i++) {
+		const struct tfo_local_addr *la = &port->addrs[i];
+
+		if (la->family == AF_INET6 &&
+		    memcmp(la->addr.b + 13, d + 13, 3) == 0)
+			return port->addr_base + (int)i;
+	}
+	return -1;
+}
+
+static bool
+tfo_is_ipv6_ext(uint8_t nh)
+{
+	switch (nh) {
+	case IPPROTO_HOPOPTS:
+	case IPPROTO_ROUTING:
+	case IPPROTO_FRAGMENT:
+	case IPPROTO_DSTOPTS:
+	case IPPROTO_AH:
+	case IPPROTO_ESP:
+	case 135:	/* mobility */
+	case 139:	/* HIP */
+	case 140:	/* shim6 */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Verify an L4 checksum (TCP, ICMPv6: with pseudo-header; ICMPv4: without). */
+static bool
+tfo_l4_cksum_ok(const struct rte_mbuf *m, const struct tfo_pkt *p,
+		uint32_t l4_off, uint32_t l4_len, bool pseudo)
+{
+	uint64_t sum = pseudo ? tfo_cksum_pseudo(p->family, &p->src, &p->dst,
+						 p->l4proto, l4_len) : 0;
+
+	if (likely(m->next == NULL))
+		sum = tfo_cksum_add(sum, rte_pktmbuf_mtod_offset(m, const uint8_t *,
+								 l4_off),
+				    l4_len);
+	else
+		sum += tfo_cksum_mbuf(m, l4_off, l4_len);
+	return tfo_cksum_fold(sum) == 0xffff;
+}
+
+static enum tfo_pkt_class
+tfo_parse_tcp(const struct rte_mbuf *m, const struct tfo_port_info *port,
+	      struct tfo_pkt *p, uint32_t l4_off, uint32_t l4_avail,
+	      uint32_t seg_avail)
+{
+	const struct rte_tcp_hdr *th;
+	uint32_t doff;
+
+	if (l4_avail < sizeof(*th))
+		return tfo_drop(p, TFO_PKT_DROP_tcp_short);
+	if (seg_avail < sizeof(*th))
+		return tfo_drop(p, TFO_PKT_DROP_multiseg);
+	th = rte_pktmbuf_mtod_offset(m, const struct rte_tcp_hdr *, l4_off);
+	doff = (uint32_t)(th->data_off >> 4) * 4;
+	if (doff < sizeof(*th) || doff > l4_avail)
+		return tfo_drop(p, TFO_PKT_DROP_tcp_short);
+	if (doff > seg_avail)
+		return tfo_drop(p, TFO_PKT_DROP_multiseg);
+	if (th->src_port == 0 || th->dst_port == 0)
+		return tfo_drop(p, TFO_PKT_DROP_tcp_port);
+
+	if (port->rx_cksum_offload &&
+	    (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
+		/* trusted */
+	} else if (port->rx_cksum_offload &&
+		   (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+		return tfo_drop(p, TFO_PKT_DROP_tcp_cksum);
+	} else if (!tfo_l4_cksum_ok(m, p, l4_off, l4_avail, true)) {
+		return tfo_drop(p, TFO_PKT_DROP_tcp_cksum);
+	}
+
+	p->l4_len = (uint16_t)doff;
+	p->payload_off = (uint16_t)(l4_off + doff);
+	p->payload_len = (uint16_t)(l4_avail - doff);
+	p->tcp_flags = th->tcp_flags;
+	p->sport = rte_be_to_cpu_16(th->src_port);
+	p->dport = rte_be_to_cpu_16(th->dst_port);
+	p->seq = rte_be_to_cpu_32(th->sent_seq);
+	p->ack = rte_be_to_cpu_32(th->recv_ack);
+	p->window = rte_be_to_cpu_16(th->rx_win);
+	p->cls = TFO_PKT_TCP;
+	return TFO_PKT_TCP;
+}
+
+static enum tfo_pkt_class
+tfo_parse_ipv4(const struct rte_mbuf *m, const struct tfo_port_info *port,
+	       struct tfo_pkt *p, uint32_t off, uint32_t seg_len)
+{
+	const struct rte_ipv4_hdr *ih;
+	uint32_t ihl, tot, frame_avail = m->pkt_len - off;
+	int idx;
+
+	if (frame_avail < sizeof(*ih))
+		return tfo_drop(p, TFO_PKT_DROP_ipv4_short);
+	if (seg_len - off < sizeof(*ih))
+		return tfo_drop(p, TFO_PKT_DROP_multiseg);
+	ih = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, off);
+	if ((ih->version_ihl >> 4) != 4)
+		return tfo_drop(p, TFO_PKT_DROP_ipv4_version);
+	ihl = (uint32_t)(ih->version_ihl & 0xf) * 4;
+	tot = rte_be_to_cpu_16(ih->total_length);
+	/* frames may carry padding after the datagram (60-byte minimum) */
+	if (ihl < sizeof(*ih) || tot < ihl || tot > frame_avail)
+		return tfo_drop(p, TFO_PKT_DROP_ipv4_short);
+	if (ihl > seg_len - off)
+		return tfo_drop(p, TFO_PKT_DROP_multiseg);
+
+	if (port->rx_cksum_offload &&
+	    (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_GOOD) {
+		/* trusted */
+	} else if (port->rx_cksum_offload &&
+		   (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_BAD) {
+		return tfo_drop(p, TFO_PKT_DROP_ipv4_cksum);
+	} else if (tfo_cksum_fold(tfo_cksum_add(0, ih, ihl)) != 0xffff) {
+		return tfo_drop(p, TFO_PKT_DROP_ipv4_cksum);
+	}
+
+	if (ih->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
+						   RTE_IPV4_HDR_OFFSET_MASK))
+		return tfo_drop(p, TFO_PKT_DROP_ipv4_frag);
+
+	p->family = AF_INET;
+	p->l3_len = (uint16_t)ihl;
+	p->l4proto = ih->next_proto_id;
+	memset(&p->src, 0, sizeof(p->src));
+	memset(&p->dst, 0, sizeof(p->dst));
+	memcpy(p->src.b, &ih->src_addr, 4);
+	memcpy(p->dst.b, &ih->dst_addr, 4);
+
+	idx = tfo_port_addr_lookup(port, AF_INET, &p->dst);
+	if (idx < 0)
+		return tfo_drop(p, TFO_PKT_DROP_ip_not_ours);
+	p->local_idx = (uint8_t)idx;
+	if (tfo_ipv4_src_bad(p->src.b) ||
+	    tfo_port_addr_lookup(port, AF_INET, &p->src) >= 0)
+		return tfo_drop(p, TFO_PKT_DROP_ip_bad_src);
+
+	off += ihl;
+	switch (p->l4proto) {
+	case IPPROTO_TCP:
+		return tfo_parse_tcp(m, port, p, off, tot - ihl,
+				     seg_len > off ? seg_len - off : 0);
+	case IPPROTO_ICMP:
+		if (tot - ihl < 8)
+			return tfo_drop(p, TFO_PKT_DROP_icmp_short);
+		if (seg_len < off + 8)
+			return tfo_drop(p, TFO_PKT_DROP_multiseg);
+		if (!tfo_l4_cksum_ok(m, p, off, tot - ihl, false))
+			return tfo_drop(p, TFO_PKT_DROP_icmp_cksum);
+		p->l4_len = (uint16_t)(tot - ihl);
+		p->payload_off = (uint16_t)off;
+		p->cls = TFO_PKT_ICMP;
+		return TFO_PKT_ICMP;
+	default:
+		return tfo_drop(p, TFO_PKT_DROP_l4_proto);
+	}
+}
+
+static enum tfo_pkt_class
+tfo_parse_ipv6(const struct rte_mbuf *m, const struct tfo_port_info *port,
+	       struct tfo_pkt *p, uint32_t off, uint32_t seg_len)
+{
+	const struct rte_ipv6_hdr *ih;
+	uint32_t plen, frame_avail = m->pkt_len - off;
+	int idx;
+
+	if (frame_avail < sizeof(*ih))
+		return tfo_drop(p, TFO_PKT_DROP_ipv6_short);
+	if (seg_len - off < sizeof(*ih))
+		return tfo_drop(p, TFO_PKT_DROP_multiseg);
+	ih = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, off);
+	if ((rte_be_to_cpu_32(ih->vtc_flow) >> 28) != 6)
+		return tfo_drop(p, TFO_PKT_DROP_ipv6_version);
+	plen = rte_be_to_cpu_16(ih->payload_len);
+	if (plen > frame_avail - sizeof(*ih))
+		return tfo_drop(p, TFO_PKT_DROP_ipv6_short);
+	if (tfo_is_ipv6_ext(ih->proto))
+		return tfo_drop(p, TFO_PKT_DROP_ipv6_ext);
+
+	p->family = AF_INET6;
+	p->l3_len = sizeof(*ih);
+	p->l4proto = ih->proto;
+	memcpy(p->src.b, ih->src_addr, 16);
+	memcpy(p->dst.b, ih->dst_addr, 16);
+
+	idx = tfo_port_addr_lookup(port, AF_INET6, &p->dst);
+	if (idx < 0 && p->l4proto == IPPROTO_ICMPV6)
+		idx = tfo_ipv6_mcast_lookup(port, p->dst.b);
+	if (idx < 0)
+		return tfo_drop(p, TFO_PKT_DROP_ip_not_ours);
+	p->local_idx = (uint8_t)idx;
+	/* "::" is a legal source only for duplicate address detection (ND) */
+	if (tfo_ipv6_src_bad(p->src.b) ||
+	    (tfo_ipv6_unspecified(p->src.b) && p->l4proto != IPPROTO_ICMPV6) ||
+	    tfo_port_addr_lookup(port, AF_INET6, &p->src) >= 0)
+		return tfo_drop(p, TFO_PKT_DROP_ip_bad_src);
+
+	off += sizeof(*ih);
+	switch (p->l4proto) {
+	case IPPROTO_TCP:
+		return tfo_parse_tcp(m, port, p, off, plen,
+				     seg_len > off ? seg_len - off : 0);
+	case IPPROTO_ICMPV6:
+		if (plen < 4)
+			return tfo_drop(p, TFO_PKT_DROP_icmp_short);
+		if (seg_len < off + 4)
+			return tfo_drop(p, TFO_PKT_DROP_multiseg);
+		if (!tfo_l4_cksum_ok(m, p, off, plen, true))
+			return tfo_drop(p, TFO_PKT_DROP_icmp_cksum);
+		p->l4_len = (uint16_t)plen;
+		p->payload_off = (uint16_t)off;
+		p->cls = TFO_PKT_ICMP6;
+		return TFO_PKT_ICMP6;
+	default:
+		return tfo_drop(p, TFO_PKT_DROP_l4_proto);
+	}
+}
+
+enum tfo_pkt_class
+tfo_pkt_parse(const struct rte_mbuf *m, const struct tfo_port_info *port,
+	      struct tfo_pkt *p)
+{
+	const struct rte_ether_hdr *eh;
+	uint32_t seg_len = m->data_len, off = sizeof(*eh);
+	uint16_t type;
+
+	p->drop = TFO_PKT_DROP_NONE;
+	p->has_vlan = 0;
+	p->vlan_tci = 0;
+	p->family = 0;
+	p->l4proto = 0;
+	p->tcp_flags = 0;
+	p->l3_len = 0;
+	p->l4_len = 0;
+	p->payload_off = 0;
+	p->payload_len = 0;
+
+	if (m->pkt_len < sizeof(*eh))
+		return tfo_drop(p, TFO_PKT_DROP_l2_short);
+	if (seg_len < sizeof(*eh) || seg_len > m->pkt_len)
+		return tfo_drop(p, TFO_PKT_DROP_multiseg);
+	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (!rte_is_multicast_ether_addr(&eh->dst_addr) &&
+	    !rte_is_same_ether_addr(&eh->dst_addr, &port->mac))
+		return tfo_drop(p, TFO_PKT_DROP_l2_not_ours);
+	type = eh->ether_type;
+	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
+		const struct rte_vlan_hdr *vh;
+
+		if (m->pkt_len < off + sizeof(*vh))
+			return tfo_drop(p, TFO_PKT_DROP_l2_short);
+		if (seg_len < off + sizeof(*vh))
+			return tfo_drop(p, TFO_PKT_DROP_multiseg);
+		vh = rte_pktmbuf_mtod_offset(m, const struct rte_vlan_hdr *, off);
+		p->has_vlan = 1;
+		p->vlan_tci = rte_be_to_cpu_16(vh->vlan_tci);
+		type = vh->eth_proto;
+		off += sizeof(*vh);
+	}
+	p->l2_len = (uint8_t)off;
+
+	switch (rte_be_to_cpu_16(type)) {
+	case RTE_ETHER_TYPE_IPV4:
+		return tfo_parse_ipv4(m, port, p, off, seg_len);
+	case RTE_ETHER_TYPE_IPV6:
+		return tfo_parse_ipv6(m, port, p, off, seg_len);
+	case RTE_ETHER_TYPE_ARP: {
+		const struct rte_arp_hdr *ah;
+
+		if (m->pkt_len < off + sizeof(*ah))
+			return tfo_drop(p, TFO_PKT_DROP_arp_short);
+		if (seg_len < off + sizeof(*ah))
+			return tfo_drop(p, TFO_PKT_DROP_multiseg);
+		ah = rte_pktmbuf_mtod_offset(m, const struct rte_arp_hdr *, off);
+		if (ah->arp_hardware != rte_cpu_to_be_16(RTE_ARP_HRD_ETHER) ||
+		    ah->arp_protocol != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+		    ah->arp_hlen != RTE_ETHER_ADDR_LEN || ah->arp_plen != 4)
+			return tfo_drop(p, TFO_PKT_DROP_arp_short);
+		p->l3_len = sizeof(*ah);
+		p->cls = TFO_PKT_ARP;
+		return TFO_PKT_ARP;
+	}
+	default:
+		return tfo_drop(p, TFO_PKT_DROP_l2_ethertype);
+	}
+}
+
+/* ---- building ---------------------------------------------------------- */
+
+void
+tfo_route_from_pkt(struct tfo_route *r, const struct rte_mbuf *m,
+		   const struct tfo_pkt *p, uint8_t port_idx,
+		   const struct tfo_port_info *port)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	RTE_SET_USED(port);
+	rte_ether_addr_copy(&eh->src_addr, &r->peer_mac);
+	r->vlan_tci = p->vlan_tci;
+	r->has_vlan = p->has_vlan;
+	r->family = p->family;
+	r->local_idx = p->local_idx;
+	r->port_idx = port_idx;
+	r->local = p->dst;
+	r->peer = p->src;
+}
+
+int
+tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
+		    const struct tfo_route *r, const struct tfo_tcp_out *t)
+{
+	uint16_t l2 = RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0);
+	uint16_t l3 = r->family == AF_INET ? 20 : 40;
+	uint16_t l4 = (uint16_t)(20 + t->opt_len);
+	uint32_t l4_total;
+	struct rte_ether_hdr *eh;
+	struct rte_tcp_hdr *th;
+	uint8_t *p;
+
+	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + l4));
+	if (p == NULL)
+		return -ENOSPC;
+	l4_total = m->pkt_len - l2 - l3;
+
+	eh = (struct rte_ether_hdr *)p;
+	rte_ether_addr_copy(&r->peer_mac, &eh->dst_addr);
+	rte_ether_addr_copy(&port->mac, &eh->src_addr);
+	if (r->has_vlan) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eh + 1);
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(r->vlan_tci);
+		vh->eth_proto = rte_cpu_to_be_16(r->family == AF_INET ?
+						 RTE_ETHER_TYPE_IPV4 :
+						 RTE_ETHER_TYPE_IPV6);
+	} else {
+		eh->ether_type = rte_cpu_to_be_16(r->family == AF_INET ?
+						  RTE_ETHER_TYPE_IPV4 :
+						  RTE_ETHER_TYPE_IPV6);
+	}
+
+	m->l2_len = l2;
+	m->l3_len = l3;
+	m->l4_len = l4;
+	m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 |
+			 RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
+
+	if (r->family == AF_INET) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)(p + l2);
+
+		ih->version_ihl = 0x45;
+		ih->type_of_service = 0;
+		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + l4_total));
+		ih->packet_id = 0;
+		ih->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+		ih->time_to_live = 64;
+		ih->next_proto_id = IPPROTO_TCP;
+		ih->hdr_checksum = 0;
+		memcpy(&ih->src_addr, r->local.b, 4);
+		memcpy(&ih->dst_addr, r->peer.b, 4);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4;
+		if (port->tx_ip_cksum_offload)
+			m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+		else
+			ih->hdr_checksum = (uint16_t)~tfo_cksum_fold(tfo_cksum_add(0, ih, 20));
+	} else {
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)(p + l2);
+
+		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ih->payload_len = rte_cpu_to_be_16((uint16_t)l4_total);
+		ih->proto = IPPROTO_TCP;
+		ih->hop_limits = 64;
+		memcpy(ih->src_addr, r->local.b, 16);
+		memcpy(ih->dst_addr, r->peer.b, 16);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV6;
+	}
+
+	th = (struct rte_tcp_hdr *)(p + l2 + l3);
+	th->src_port = rte_cpu_to_be_16(t->sport);
+	th->dst_port = rte_cpu_to_be_16(t->dport);
+	th->sent_seq = rte_cpu_to_be_32(t->seq);
+	th->recv_ack = rte_cpu_to_be_32(t->ack);
+	th->data_off = (uint8_t)((l4 / 4) << 4);
+	th->tcp_flags = t->flags;
+	th->rx_win = rte_cpu_to_be_16(t->window);
+	th->cksum = 0;
+	th->tcp_urp = 0;
+	if (t->opt_len)
+		memcpy(th + 1, t->opts, t->opt_len);
+
+	{
+		uint64_t sum = tfo_cksum_pseudo(r->family, &r->local, &r->peer,
+						IPPROTO_TCP, l4_total);
+
+		if (port->tx_tcp_cksum_offload) {
+			/* the NIC adds the segment to the pseudo-header sum */
+			m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
+			th->cksum = tfo_cksum_fold(sum);
+		} else {
+			if (likely(m->next == NULL))
+				sum = tfo_cksum_add(sum, th, l4_total);
+			else
+				sum += tfo_cksum_mbuf(m, (uint32_t)(l2 + l3), l4_total);
+			th->cksum = (uint16_t)~tfo_cksum_fold(sum);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: counter names and aggregation.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "tfo/stats.h"
+
+struct tfo_stat_desc {
+	const char *name;
+	const char *help;
+	int gauge;
+};
+
+#define TFO_KIND_C 0
+#define TFO_KIND_G 1
+#define TFO_X_DESC(name_, kind_, help_) \
+	[TFO_STAT_##name_] = { #name_, help_, TFO_KIND_##kind_ },
+#define TFO_X_DROP(name_, help_) \
+	[TFO_STAT_PKT_DROP_BASE + TFO_PKT_DROP_##name_] = { "drop_" #name_, help_, 0 },
+
+static const struct tfo_stat_desc tfo_stat_descs[TFO_STAT_MAX] = {
+	TFO_STATS_ALL(TFO_X_DESC)
+	[TFO_STAT_PKT_DROP_BASE] = { "drop_none", "unused", 0 },
+	TFO_PKT_DROP_REASONS(TFO_X_DROP)
+};
+
+const char *
+tfo_stats_name(unsigned int id)
+{
+	return id < TFO_STAT_MAX ? tfo_stat_descs[id].name : "?";
+}
+
+const char *
+tfo_stats_help(unsigned int id)
+{
+	return id < TFO_STAT_MAX ? tfo_stat_descs[id].help : "?";
+}
+
+int
+tfo_stats_is_gauge(unsigned int id)
+{
+	return id < TFO_STAT_MAX ? tfo_stat_descs[id].gauge : 0;
+}
+
+int
+tfo_stats_lookup(const char *name)
+{
+	for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
+		if (strcmp(tfo_stat_descs[i].name, name) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
+void
+tfo_stats_accumulate(struct tfo_stats *dst, const struct tfo_stats *src)
+{
+	for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
+		dst->c[i] += src->c[i];
+}
+
+void
+tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s)
+{
+	for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
+		if (s->c[i] != 0)
+			fprintf(f, "%s%s %" PRIu64 "\n", prefix,
+				tfo_stat_descs[i].name, s->c[i]);
+}

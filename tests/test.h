@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: a minimal test runner. Each test program defines cases with
+ * TFO_TEST(name) and ends with TFO_TEST_MAIN(); every case must assert
+ * something (a case that checks nothing fails). Exit code: 0 all passed,
+ * 1 a check failed, 77 skipped (meson's convention).
+ */
+#ifndef TFO_TEST_H
+#define TFO_TEST_H
+
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tfo_test_case {
+	const char *name;
+	void (*fn)(void);
+	struct tfo_test_case *next;
+};
+
+extern struct tfo_test_case *tfo_test_cases;
+extern unsigned long tfo_test_checks;	/* checks run in the current case */
+extern unsigned long tfo_test_failures;	/* failed checks in the current case */
+
+void tfo_test_register(struct tfo_test_case *c);
+int tfo_test_run_all(int argc, char **argv);
+
+/**
+ * Start EAL for a unit test: --no-huge, legacy memory, no PCI, a private
+ * file prefix, warnings only. @p mem_mb of memory. Exits 1 with the reason
+ * if EAL cannot start. Extra EAL args (NULL-terminated) may follow.
+ */
+void tfo_test_eal_init(const char *prog, unsigned int mem_mb, ...);
+
+#define TFO_TEST(name_) \
+	static void tfo_test_fn_##name_(void); \
+	static struct tfo_test_case tfo_test_case_##name_ = { \
+		.name = #name_, .fn = tfo_test_fn_##name_ }; \
+	__attribute__((constructor)) static void tfo_test_reg_##name_(void) \
+	{ tfo_test_register(&tfo_test_case_##name_); } \
+	static void tfo_test_fn_##name_(void)
+
+#define TFO_TEST_MAIN() \
+	int main(int argc, char **argv) { return tfo_test_run_all(argc, argv); }
+
+#define CHECK(cond) do { \
+	tfo_test_checks++; \
+	if (!(cond)) { \
+		tfo_test_failures++; \
+		fprintf(stderr, "  FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+	} \
+} while (0)
+
+#define CHECK_MSG(cond, ...) do { \
+	tfo_test_checks++; \
+	if (!(cond)) { \
+		tfo_test_failures++; \
+		fprintf(stderr, "  FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+		fprintf(stderr, __VA_ARGS__); \
+		fputc('\n', stderr); \
+	} \
+} while (0)
+
+#define CHECK_EQ(a, b) do { \
+	long long tfo_a_ = (long long)(a), tfo_b_ = (long long)(b); \
+	tfo_test_checks++; \
+	if (tfo_a_ != tfo_b_) { \
+		tfo_test_failures++; \
+		fprintf(stderr, "  FAIL %s:%d: %s == %s (%lld != %lld)\n", \
+			__FILE__, __LINE__, #a, #b, tfo_a_, tfo_b_); \
+	} \
+} while (0)
+
+#define CHECK_MEM(a, b, n) do { \
+	tfo_test_checks++; \
+	if (memcmp((a), (b), (n)) != 0) { \
+		tfo_test_failures++; \
+		fprintf(stderr, "  FAIL %s:%d: memcmp(%s, %s, %s)\n", \
+			__FILE__, __LINE__, #a, #b, #n); \
+	} \
+} while (0)
+
+/* Stop the current case when a check it depends on failed. */
+#define REQUIRE(cond) do { \
+	CHECK(cond); \
+	if (!(cond)) \
+		return; \
+} while (0)
+
+#endif /* TFO_TEST_H */
