@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-bench: in-memory micro-benchmarks of tfo-fastpath.
+ *
+ *   tfo-bench [EAL args --] BENCH [bench options]
+ *
+ * Without EAL arguments it uses hugepages when some are free (the figures
+ * that count), else --no-huge (and says so: 1.4-4.5x slower here).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+
+#include "bench.h"
+
+static struct tfo_bench *benches;
+
+void
+tfo_bench_register(struct tfo_bench *b)
+{
+	struct tfo_bench **pp = &benches;
+
+	while (*pp != NULL && strcmp((*pp)->name, b->name) < 0)
+		pp = &(*pp)->next;
+	b->next = *pp;
+	*pp = b;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double
+tfo_bench_median(double *v, unsigned int n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+uint64_t
+tfo_bench_tsc_hz(void)
+{
+	return rte_get_tsc_hz();
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: tfo-bench [EAL args --] BENCH [options]\n"
+		"benchmarks:\n");
+	for (struct tfo_bench *b = benches; b != NULL; b = b->next)
+		fprintf(f, "  %-10s %s\n", b->name, b->help);
+	fprintf(f, "Without EAL args: hugepages if free, else --no-huge.\n");
+}
+
+static int
+hugepages_free(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n >= 128 && access("/dev/hugepages", F_OK) == 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	char prefix[64], *eal[16];
+	int sep = -1, n = 0, rc;
+	struct tfo_bench *b;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			sep = i;
+			break;
+		}
+	if (sep < 0 && (argc < 2 || strcmp(argv[1], "-h") == 0 ||
+			strcmp(argv[1], "--help") == 0)) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (sep > 0) {
+		argv[sep] = argv[0];
+		rc = rte_eal_init(sep, argv);
+		argc -= sep;
+		argv += sep;
+	} else {
+		int huge = hugepages_free();
+
+		snprintf(prefix, sizeof(prefix), "tfobench%d", (int)getpid());
+		eal[n++] = argv[0];
+		eal[n++] = (char *)(uintptr_t)"--file-prefix";
+		eal[n++] = prefix;
+		eal[n++] = (char *)(uintptr_t)"--no-pci";
+		eal[n++] = (char *)(uintptr_t)"--no-shconf";
+		eal[n++] = (char *)(uintptr_t)"-m";
+		eal[n++] = (char *)(uintptr_t)"512";
+		eal[n++] = (char *)(uintptr_t)"-l";
+		eal[n++] = (char *)(uintptr_t)"0";
+		eal[n++] = (char *)(uintptr_t)"--log-level=lib.*:warning";
+		if (!huge)
+			eal[n++] = (char *)(uintptr_t)"--no-huge";
+		eal[n] = NULL;
+		printf("# memory: %s\n", huge ? "hugepages" :
+		       "--no-huge (figures 1.4-4.5x slower than with hugepages)");
+		rc = rte_eal_init(n, eal);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "tfo-bench: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	for (b = benches; b != NULL; b = b->next)
+		if (strcmp(b->name, argv[1]) == 0)
+			break;
+	if (b == NULL) {
+		fprintf(stderr, "tfo-bench: no benchmark '%s'\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	printf("# tfo-bench %s, TSC %.3f GHz, lcore %u\n", b->name,
+	       (double)rte_get_tsc_hz() / 1e9, rte_lcore_id());
+	rc = b->run(argc - 1, argv + 1);
+	rte_eal_cleanup();
+	return rc < 0 ? 1 : 0;
+}
