@@ -1,2 +1,800 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
-/* Placeholder: being written. */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: configuration parsing, defaults, validation, dump.
+ *
+ * One table (tfo_keys) describes every scalar key: where it lives, its
+ * range, default and help. Parsing, --set overrides, --help-config and the
+ * dump all read it, so they cannot disagree.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_debug.h>
+
+#include "tfo/config.h"
+#include "tfo/service.h"
+
+#ifndef TFO_CONFIG_DIR
+#define TFO_CONFIG_DIR "."
+#endif
+
+enum tfo_key_type {
+	KT_U32,
+	KT_U16,
+	KT_U8,
+	KT_BOOL,
+	KT_STR,
+};
+
+struct tfo_key_desc {
+	const char *section;
+	const char *key;
+	enum tfo_key_type type;
+	size_t off;
+	size_t size;		/* KT_STR: buffer size */
+	uint64_t min;
+	uint64_t max;
+	const char *def;
+	const char *help;
+};
+
+#define K_U32(sec, name, field, lo, hi, d, h) \
+	{ sec, name, KT_U32, offsetof(struct tfo_config, field), 0, lo, hi, d, h }
+#define K_U16(sec, name, field, lo, hi, d, h) \
+	{ sec, name, KT_U16, offsetof(struct tfo_config, field), 0, lo, hi, d, h }
+#define K_U8(sec, name, field, lo, hi, d, h) \
+	{ sec, name, KT_U8, offsetof(struct tfo_config, field), 0, lo, hi, d, h }
+#define K_BOOL(sec, name, field, d, h) \
+	{ sec, name, KT_BOOL, offsetof(struct tfo_config, field), 0, 0, 1, d, h }
+#define K_STR(sec, name, field, d, h) \
+	{ sec, name, KT_STR, offsetof(struct tfo_config, field), \
+	  sizeof(((struct tfo_config *)0)->field), 0, 0, d, h }
+
+static const struct tfo_key_desc tfo_keys[] = {
+	K_STR("eal", "args", eal_args,
+	      "-l 0-1 --no-huge -m 512 --no-shconf --no-pci --file-prefix tfo%p",
+	      "EAL arguments when the command line has none (%p = pid)"),
+
+	K_U32("server", "stats_period", stats_period, 0, 86400, "0",
+	      "seconds between stats lines, 0 = none"),
+	K_U32("server", "burst", burst, 1, 64, "32", "RX burst size"),
+	K_U32("server", "ring_size", ring_size, 64, 1u << 20, "1024",
+	      "slots of each worker's ring to the control core"),
+	K_U32("server", "mbufs", mbufs, 0, 1u << 24, "0",
+	      "mbufs in the pool, 0 = computed"),
+	K_U32("server", "mbuf_cache", mbuf_cache, 0, 512, "256",
+	      "per-lcore mempool cache"),
+	K_U32("server", "idle_sleep_us", idle_sleep_us, 0, 100000, "100",
+	      "sleep after an empty poll, 0 = spin"),
+
+	K_U32("tcp", "max_conns", max_conns, 1, 1u << 24, "16384",
+	      "connection table size per lcore"),
+	K_U32("tcp", "max_request", max_request, 64, 1u << 20, "8192",
+	      "bytes of one request, at most"),
+	K_U16("tcp", "mss", mss, 0, 9000, "0",
+	      "advertised MSS, 0 = from the MTU"),
+	K_U8("tcp", "wscale", wscale, 0, 14, "7", "our window scale shift"),
+	K_U32("tcp", "rcv_wnd", rcv_wnd, 1024, 1u << 30, "65535",
+	      "our receive window, bytes"),
+	K_U32("tcp", "rto_init_ms", rto_init_ms, 10, 60000, "1000",
+	      "initial retransmission timeout"),
+	K_U32("tcp", "rto_min_ms", rto_min_ms, 1, 60000, "200",
+	      "retransmission timeout floor"),
+	K_U32("tcp", "rto_max_ms", rto_max_ms, 100, 600000, "60000",
+	      "retransmission timeout ceiling"),
+	K_U32("tcp", "retries", retries, 1, 30, "8",
+	      "data retransmissions before reset"),
+	K_U32("tcp", "synack_retries", synack_retries, 0, 30, "5",
+	      "SYN-ACK retransmissions before the entry is dropped"),
+	K_U32("tcp", "idle_timeout_ms", idle_timeout_ms, 100, 86400000, "30000",
+	      "idle keep-alive connections are closed after this"),
+	K_U32("tcp", "time_wait_ms", time_wait_ms, 0, 240000, "1000",
+	      "TIME-WAIT hold after our close, 0 = none"),
+	K_BOOL("tcp", "syncookies", syncookies, "yes",
+	       "SYN cookies when the control core's table is full"),
+
+	K_BOOL("tfo", "enabled", tfo_enabled, "yes", "TCP Fast Open server"),
+	K_STR("tfo", "cookie_algo", cookie_algo, "aes128",
+	      "aes128 | siphash-linux"),
+	K_STR("tfo", "key_file", key_file, "",
+	      "Linux tcp_fastopen_key file, empty = random keys"),
+	K_U32("tfo", "rotate_period_s", rotate_period_s, 0, 1u << 30, "0",
+	      "seconds between key rotations, 0 = never"),
+	K_U32("tfo", "pending_limit", pending_limit, 0, 1u << 24, "1024",
+	      "pending TFO connections per worker"),
+	K_U32("tfo", "pending_hold_ms", pending_hold_ms, 0, 600000, "60000",
+	      "reset pending TFO connections stay counted this long"),
+	K_BOOL("tfo", "cookie_not_required", cookie_not_required, "no",
+	       "accept SYN data without a cookie (trusted networks only)"),
+};
+
+/* Port keys are parsed by hand (addresses accumulate); listed for help. */
+static const struct {
+	const char *key, *def, *help;
+} tfo_port_keys[] = {
+	{ "vdev", "", "--vdev argument creating the device, empty for PCI" },
+	{ "ipv4", "", "an IPv4 address/prefix of ours (repeatable)" },
+	{ "ipv6", "", "an IPv6 address/prefix of ours (repeatable)" },
+	{ "mtu", "1500", "MTU (68..9198)" },
+	{ "rx_desc", "1024", "RX descriptors per queue" },
+	{ "tx_desc", "1024", "TX descriptors per queue" },
+	{ "offload", "auto", "checksum offloads: auto | off" },
+};
+
+static int
+tfo_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+tfo_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static int
+tfo_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*s == '\0' || *s == '-' || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int
+tfo_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (unsigned int i = 0; i < RTE_DIM(yes); i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int
+tfo_parse_addr(const char *s, struct tfo_local_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	char *slash;
+	uint64_t prefix;
+	int max;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (slash != NULL)
+		*slash++ = '\0';
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, buf, a->addr.b) == 1) {
+		a->family = AF_INET;
+		max = 32;
+	} else if (inet_pton(AF_INET6, buf, a->addr.b) == 1) {
+		a->family = AF_INET6;
+		max = 128;
+	} else {
+		return -EINVAL;
+	}
+	if (slash == NULL) {
+		a->prefix_len = (uint8_t)max;
+		return 0;
+	}
+	if (tfo_parse_u64(slash, 0, (uint64_t)max, &prefix) < 0)
+		return -EINVAL;
+	a->prefix_len = (uint8_t)prefix;
+	return 0;
+}
+
+const char *
+tfo_addr_str(int family, const struct tfo_addr *a, char *buf, size_t len)
+{
+	if (inet_ntop(family, a->b, buf, (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+static const struct tfo_key_desc *
+tfo_key_find(const char *section, const char *key)
+{
+	for (unsigned int i = 0; i < RTE_DIM(tfo_keys); i++)
+		if (strcmp(tfo_keys[i].section, section) == 0 &&
+		    strcmp(tfo_keys[i].key, key) == 0)
+			return &tfo_keys[i];
+	return NULL;
+}
+
+static int
+tfo_key_apply(struct tfo_config *c, const struct tfo_key_desc *k,
+	      const char *value, char *why, size_t whylen)
+{
+	uint8_t *field = (uint8_t *)c + k->off;
+	uint64_t v;
+	bool b;
+
+	switch (k->type) {
+	case KT_U32:
+	case KT_U16:
+	case KT_U8:
+		if (tfo_parse_u64(value, k->min, k->max, &v) < 0)
+			return tfo_err(why, whylen,
+				       "expected an integer in %" PRIu64 "..%" PRIu64,
+				       k->min, k->max);
+		if (k->type == KT_U32) {
+			uint32_t v32 = (uint32_t)v;
+
+			memcpy(field, &v32, sizeof(v32));
+		} else if (k->type == KT_U16) {
+			uint16_t v16 = (uint16_t)v;
+
+			memcpy(field, &v16, sizeof(v16));
+		} else {
+			*field = (uint8_t)v;
+		}
+		return 0;
+	case KT_BOOL:
+		if (tfo_parse_bool(value, &b) < 0)
+			return tfo_err(why, whylen, "expected yes or no");
+		memcpy(field, &b, sizeof(b));
+		return 0;
+	case KT_STR:
+		if (strlen(value) >= k->size)
+			return tfo_err(why, whylen, "longer than %zu characters",
+				       k->size - 1);
+		strcpy((char *)field, value);
+		return 0;
+	}
+	return tfo_err(why, whylen, "internal: bad key type");
+}
+
+void
+tfo_config_defaults(struct tfo_config *c)
+{
+	char why[64];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->source, sizeof(c->source), "(defaults)");
+	snprintf(c->base_dir, sizeof(c->base_dir), "%s", TFO_CONFIG_DIR);
+	for (unsigned int i = 0; i < RTE_DIM(tfo_keys); i++)
+		if (tfo_key_apply(c, &tfo_keys[i], tfo_keys[i].def, why,
+				  sizeof(why)) < 0)
+			rte_panic("config: default of %s.%s: %s\n",
+				  tfo_keys[i].section, tfo_keys[i].key, why);
+}
+
+static struct tfo_cfg_port *
+tfo_port_get(struct tfo_config *c, const char *device, char *why, size_t whylen)
+{
+	struct tfo_cfg_port *p;
+
+	for (unsigned int i = 0; i < c->nb_ports; i++)
+		if (strcmp(c->ports[i].device, device) == 0)
+			return &c->ports[i];
+	if (c->nb_ports == TFO_MAX_PORTS) {
+		tfo_err(why, whylen, "more than %d ports", TFO_MAX_PORTS);
+		return NULL;
+	}
+	if (*device == '\0' || strlen(device) >= sizeof(p->device)) {
+		tfo_err(why, whylen, "bad device name");
+		return NULL;
+	}
+	p = &c->ports[c->nb_ports++];
+	memset(p, 0, sizeof(*p));
+	strcpy(p->device, device);
+	p->mtu = 1500;
+	p->rx_desc = 1024;
+	p->tx_desc = 1024;
+	p->offload = TFO_OFFLOAD_AUTO;
+	return p;
+}
+
+static int
+tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
+	     char *why, size_t whylen)
+{
+	uint64_t v;
+
+	if (strcmp(key, "vdev") == 0) {
+		if (strlen(value) >= sizeof(p->vdev))
+			return tfo_err(why, whylen, "too long");
+		strcpy(p->vdev, value);
+		return 0;
+	}
+	if (strcmp(key, "ipv4") == 0 || strcmp(key, "ipv6") == 0) {
+		struct tfo_local_addr a;
+		int fam = key[3] == '4' ? AF_INET : AF_INET6;
+
+		if (tfo_parse_addr(value, &a) < 0 || a.family != fam)
+			return tfo_err(why, whylen, "not an %s address[/prefix]",
+				       fam == AF_INET ? "IPv4" : "IPv6");
+		if (p->nb_addrs == TFO_MAX_PORT_ADDRS)
+			return tfo_err(why, whylen, "more than %d addresses on a port",
+				       TFO_MAX_PORT_ADDRS);
+		for (unsigned int i = 0; i < p->nb_addrs; i++)
+			if (p->addrs[i].family == a.family &&
+			    memcmp(&p->addrs[i].addr, &a.addr, sizeof(a.addr)) == 0)
+				return tfo_err(why, whylen, "address given twice");
+		p->addrs[p->nb_addrs++] = a;
+		return 0;
+	}
+	if (strcmp(key, "mtu") == 0) {
+		if (tfo_parse_u64(value, 68, 9198, &v) < 0)
+			return tfo_err(why, whylen, "expected an integer in 68..9198");
+		p->mtu = (uint16_t)v;
+		return 0;
+	}
+	if (strcmp(key, "rx_desc") == 0 || strcmp(key, "tx_desc") == 0) {
+		if (tfo_parse_u64(value, 32, 32768, &v) < 0)
+			return tfo_err(why, whylen, "expected an integer in 32..32768");
+		if (key[0] == 'r')
+			p->rx_desc = (uint16_t)v;
+		else
+			p->tx_desc = (uint16_t)v;
+		return 0;
+	}
+	if (strcmp(key, "offload") == 0) {
+		if (strcmp(value, "auto") == 0)
+			p->offload = TFO_OFFLOAD_AUTO;
+		else if (strcmp(value, "off") == 0)
+			p->offload = TFO_OFFLOAD_OFF;
+		else
+			return tfo_err(why, whylen, "expected auto or off");
+		return 0;
+	}
+	return tfo_err(why, whylen, "unknown key in a [port] section");
+}
+
+static struct tfo_cfg_service *
+tfo_service_get(struct tfo_config *c, const char *name, char *why, size_t whylen)
+{
+	struct tfo_cfg_service *s;
+
+	for (unsigned int i = 0; i < c->nb_services; i++)
+		if (strcmp(c->services[i].name, name) == 0)
+			return &c->services[i];
+	if (c->nb_services == TFO_MAX_SERVICES) {
+		tfo_err(why, whylen, "more than %d services", TFO_MAX_SERVICES);
+		return NULL;
+	}
+	if (*name == '\0' || strlen(name) >= sizeof(s->name)) {
+		tfo_err(why, whylen, "bad service name");
+		return NULL;
+	}
+	if (tfo_service_find(name) == NULL) {
+		char known[128] = "";
+
+		for (const struct tfo_service *r = tfo_service_first(); r != NULL;
+		     r = r->next) {
+			strncat(known, " ", sizeof(known) - strlen(known) - 1);
+			strncat(known, r->name, sizeof(known) - strlen(known) - 1);
+		}
+		tfo_err(why, whylen, "no service named '%s' (built in:%s)", name,
+			known[0] ? known : " none");
+		return NULL;
+	}
+	s = &c->services[c->nb_services++];
+	memset(s, 0, sizeof(*s));
+	strcpy(s->name, name);
+	return s;
+}
+
+static int
+tfo_service_set(struct tfo_cfg_service *s, const char *key, const char *value,
+		char *why, size_t whylen)
+{
+	const struct tfo_service *svc = tfo_service_find(s->name);
+	uint64_t v;
+
+	if (strcmp(key, "port") == 0) {
+		if (tfo_parse_u64(value, 1, 65535, &v) < 0)
+			return tfo_err(why, whylen, "expected a TCP port 1..65535");
+		s->port = (uint16_t)v;
+		return 0;
+	}
+	if (svc == NULL || !tfo_service_key_ok(svc, key))
+		return tfo_err(why, whylen, "unknown key for service %s", s->name);
+	if (strlen(key) >= sizeof(s->kv[0].key) ||
+	    strlen(value) >= sizeof(s->kv[0].value))
+		return tfo_err(why, whylen, "key or value too long");
+	for (unsigned int i = 0; i < s->nb_kv; i++)
+		if (strcmp(s->kv[i].key, key) == 0) {
+			strcpy(s->kv[i].value, value);
+			return 0;
+		}
+	if (s->nb_kv == TFO_SERVICE_MAX_KV)
+		return tfo_err(why, whylen, "more than %d keys", TFO_SERVICE_MAX_KV);
+	strcpy(s->kv[s->nb_kv].key, key);
+	strcpy(s->kv[s->nb_kv].value, value);
+	s->nb_kv++;
+	return 0;
+}
+
+/* Split "port net_tap0" into kind "port" and name "net_tap0". */
+static int
+tfo_section_split(const char *section, char *kind, size_t klen,
+		  const char **name)
+{
+	const char *sp = strchr(section, ' ');
+	size_t n = sp ? (size_t)(sp - section) : strlen(section);
+
+	if (n >= klen)
+		return -EINVAL;
+	memcpy(kind, section, n);
+	kind[n] = '\0';
+	*name = sp ? sp + 1 : NULL;
+	while (*name != NULL && **name == ' ')
+		(*name)++;
+	return 0;
+}
+
+static int
+tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
+		   const char *value, char *why, size_t whylen)
+{
+	char kind[16];
+	const char *name;
+
+	if (tfo_section_split(section, kind, sizeof(kind), &name) < 0)
+		return tfo_err(why, whylen, "unknown section");
+	if (strcmp(kind, "port") == 0) {
+		struct tfo_cfg_port *p;
+
+		if (name == NULL || *name == '\0')
+			return tfo_err(why, whylen,
+				       "a port section needs a device: [port NAME]");
+		p = tfo_port_get(c, name, why, whylen);
+		return p == NULL ? -EINVAL : tfo_port_set(p, key, value, why, whylen);
+	}
+	if (strcmp(kind, "service") == 0) {
+		struct tfo_cfg_service *s;
+
+		if (name == NULL || *name == '\0')
+			return tfo_err(why, whylen,
+				       "a service section needs a name: [service NAME]");
+		s = tfo_service_get(c, name, why, whylen);
+		return s == NULL ? -EINVAL : tfo_service_set(s, key, value, why, whylen);
+	}
+	if (name != NULL)
+		return tfo_err(why, whylen, "unknown section");
+	{
+		const struct tfo_key_desc *k = tfo_key_find(kind, key);
+
+		if (k == NULL) {
+			bool known_section = false;
+
+			for (unsigned int i = 0; i < RTE_DIM(tfo_keys); i++)
+				if (strcmp(tfo_keys[i].section, kind) == 0)
+					known_section = true;
+			return tfo_err(why, whylen, known_section ? "unknown key" :
+				       "unknown section");
+		}
+		return tfo_key_apply(c, k, value, why, whylen);
+	}
+}
+
+int
+tfo_config_set(struct tfo_config *c, const char *section, const char *key,
+	       const char *value, char *err, size_t errlen)
+{
+	char why[160];
+
+	if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0)
+		return tfo_err(err, errlen, "[%s] %s = \"%s\": %s", section, key,
+			       value, why);
+	return 0;
+}
+
+static char *
+tfo_trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* Section "[service  http ]" -> "service http". */
+static void
+tfo_section_normalize(char *s)
+{
+	char *out = s;
+	bool space = false;
+
+	for (char *in = s; *in; in++) {
+		if (isspace((unsigned char)*in)) {
+			space = out != s;
+			continue;
+		}
+		if (space)
+			*out++ = ' ';
+		space = false;
+		*out++ = *in;
+	}
+	*out = '\0';
+}
+
+int
+tfo_config_parse_string(struct tfo_config *c, const char *text,
+			const char *source, char *err, size_t errlen)
+{
+	char section[96] = "";
+	char line[1280];
+	unsigned int lineno = 0;
+	const char *p = text;
+
+	snprintf(c->source, sizeof(c->source), "%s", source);
+	while (*p != '\0') {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *s, *eq, *key, *value, *cmt;
+		char why[160];
+
+		lineno++;
+		if (n >= sizeof(line))
+			return tfo_err(err, errlen, "%s:%u: line too long", source,
+				       lineno);
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p += n + (nl ? 1 : 0);
+
+		/* comments: whole line ';'/'#', or " ;" to the end of a line */
+		for (cmt = line; (cmt = strchr(cmt, ';')) != NULL; cmt++)
+			if (cmt == line || isspace((unsigned char)cmt[-1])) {
+				*cmt = '\0';
+				break;
+			}
+		s = tfo_trim(line);
+		if (*s == '\0' || *s == '#')
+			continue;
+		if (*s == '[') {
+			char *end = strchr(s, ']');
+
+			if (end == NULL || tfo_trim(end + 1)[0] != '\0')
+				return tfo_err(err, errlen, "%s:%u: bad section header '%s'",
+					       source, lineno, s);
+			*end = '\0';
+			if (strlen(s + 1) >= sizeof(section))
+				return tfo_err(err, errlen, "%s:%u: section name too long",
+					       source, lineno);
+			strcpy(section, s + 1);
+			tfo_section_normalize(section);
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (eq == NULL)
+			return tfo_err(err, errlen, "%s:%u: expected 'key = value', got '%s'",
+				       source, lineno, s);
+		*eq = '\0';
+		key = tfo_trim(s);
+		value = tfo_trim(eq + 1);
+		if (section[0] == '\0')
+			return tfo_err(err, errlen, "%s:%u: key '%s' before any [section]",
+				       source, lineno, key);
+		if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0)
+			return tfo_err(err, errlen, "%s:%u: [%s] %s = \"%s\": %s",
+				       source, lineno, section, key, value, why);
+	}
+	return 0;
+}
+
+int
+tfo_config_parse_file(struct tfo_config *c, const char *path, char *err,
+		      size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *text, dir[PATH_MAX];
+	long len;
+	int rc;
+
+	if (f == NULL)
+		return tfo_err(err, errlen, "%s: %s", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) != 0 || len > (1 << 20)) {
+		fclose(f);
+		return tfo_err(err, errlen, "%s: unreadable or larger than 1 MiB", path);
+	}
+	text = malloc((size_t)len + 1);
+	if (text == NULL) {
+		fclose(f);
+		return tfo_err(err, errlen, "%s: out of memory", path);
+	}
+	if (fread(text, 1, (size_t)len, f) != (size_t)len) {
+		free(text);
+		fclose(f);
+		return tfo_err(err, errlen, "%s: read error", path);
+	}
+	fclose(f);
+	text[len] = '\0';
+	if (strlen(text) != (size_t)len) {
+		free(text);
+		return tfo_err(err, errlen, "%s: contains a NUL byte", path);
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(c->base_dir, sizeof(c->base_dir), "%s", dirname(dir));
+	rc = tfo_config_parse_string(c, text, path, err, errlen);
+	free(text);
+	return rc;
+}
+
+int
+tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
+{
+	unsigned int nb_addrs = 0;
+
+	if (c->nb_ports == 0)
+		return tfo_err(err, errlen, "%s: no [port DEVICE] section: nothing to serve",
+			       c->source);
+	for (unsigned int i = 0; i < c->nb_ports; i++) {
+		const struct tfo_cfg_port *p = &c->ports[i];
+
+		if (p->nb_addrs == 0)
+			return tfo_err(err, errlen,
+				       "[port %s]: no ipv4/ipv6 address configured",
+				       p->device);
+		nb_addrs += p->nb_addrs;
+		if (c->mss != 0 && c->mss > p->mtu - 40)
+			return tfo_err(err, errlen,
+				       "[tcp] mss = %u: larger than [port %s] mtu %u - 40",
+				       c->mss, p->device, p->mtu);
+	}
+	if (nb_addrs > 255)
+		return tfo_err(err, errlen, "more than 255 local addresses in all");
+	if (strcmp(c->cookie_algo, "aes128") != 0 &&
+	    strcmp(c->cookie_algo, "siphash-linux") != 0)
+		return tfo_err(err, errlen,
+			       "[tfo] cookie_algo = \"%s\": expected aes128 or siphash-linux",
+			       c->cookie_algo);
+	if (c->rto_min_ms > c->rto_max_ms || c->rto_init_ms > c->rto_max_ms)
+		return tfo_err(err, errlen,
+			       "[tcp] rto_min_ms %u / rto_init_ms %u must not exceed rto_max_ms %u",
+			       c->rto_min_ms, c->rto_init_ms, c->rto_max_ms);
+	for (unsigned int i = 0; i < c->nb_services; i++) {
+		const struct tfo_cfg_service *s = &c->services[i];
+
+		if (s->port == 0)
+			return tfo_err(err, errlen, "[service %s]: no port = N", s->name);
+		for (unsigned int j = 0; j < i; j++)
+			if (c->services[j].port == s->port)
+				return tfo_err(err, errlen,
+					       "[service %s] port = %u: already used by [service %s]",
+					       s->name, s->port, c->services[j].name);
+	}
+	return 0;
+}
+
+static void
+tfo_key_print(FILE *f, const struct tfo_config *c, const struct tfo_key_desc *k)
+{
+	const uint8_t *field = (const uint8_t *)c + k->off;
+	uint32_t v32;
+	uint16_t v16;
+	bool b;
+
+	switch (k->type) {
+	case KT_U32:
+		memcpy(&v32, field, sizeof(v32));
+		fprintf(f, "%s = %" PRIu32 "\n", k->key, v32);
+		break;
+	case KT_U16:
+		memcpy(&v16, field, sizeof(v16));
+		fprintf(f, "%s = %" PRIu16 "\n", k->key, v16);
+		break;
+	case KT_U8:
+		fprintf(f, "%s = %u\n", k->key, *field);
+		break;
+	case KT_BOOL:
+		memcpy(&b, field, sizeof(b));
+		fprintf(f, "%s = %s\n", k->key, b ? "yes" : "no");
+		break;
+	case KT_STR:
+		fprintf(f, "%s = %s\n", k->key, (const char *)field);
+		break;
+	}
+}
+
+void
+tfo_config_dump(FILE *f, const struct tfo_config *c)
+{
+	const char *sec = "";
+	char buf[INET6_ADDRSTRLEN];
+
+	fprintf(f, "; effective configuration, from %s\n", c->source);
+	for (unsigned int i = 0; i < RTE_DIM(tfo_keys); i++) {
+		if (strcmp(sec, tfo_keys[i].section) != 0) {
+			sec = tfo_keys[i].section;
+			fprintf(f, "\n[%s]\n", sec);
+		}
+		tfo_key_print(f, c, &tfo_keys[i]);
+	}
+	for (unsigned int i = 0; i < c->nb_ports; i++) {
+		const struct tfo_cfg_port *p = &c->ports[i];
+
+		fprintf(f, "\n[port %s]\nvdev = %s\n", p->device, p->vdev);
+		for (unsigned int j = 0; j < p->nb_addrs; j++)
+			fprintf(f, "%s = %s/%u\n",
+				p->addrs[j].family == AF_INET ? "ipv4" : "ipv6",
+				tfo_addr_str(p->addrs[j].family, &p->addrs[j].addr,
+					     buf, sizeof(buf)),
+				p->addrs[j].prefix_len);
+		fprintf(f, "mtu = %u\nrx_desc = %u\ntx_desc = %u\noffload = %s\n",
+			p->mtu, p->rx_desc, p->tx_desc,
+			p->offload == TFO_OFFLOAD_OFF ? "off" : "auto");
+	}
+	for (unsigned int i = 0; i < c->nb_services; i++) {
+		const struct tfo_cfg_service *s = &c->services[i];
+
+		fprintf(f, "\n[service %s]\nport = %u\n", s->name, s->port);
+		for (unsigned int j = 0; j < s->nb_kv; j++)
+			fprintf(f, "%s = %s\n", s->kv[j].key, s->kv[j].value);
+	}
+}
+
+void
+tfo_config_help(FILE *f)
+{
+	const char *sec = "";
+
+	fprintf(f, "Configuration keys (default, description):\n");
+	for (unsigned int i = 0; i < RTE_DIM(tfo_keys); i++) {
+		const struct tfo_key_desc *k = &tfo_keys[i];
+
+		if (strcmp(sec, k->section) != 0) {
+			sec = k->section;
+			fprintf(f, "[%s]\n", sec);
+		}
+		fprintf(f, "  %-20s %-10s %s\n", k->key,
+			strlen(k->def) > 10 ? "(see file)" : k->def, k->help);
+	}
+	fprintf(f, "[port DEVICE]   (one per port)\n");
+	for (unsigned int i = 0; i < RTE_DIM(tfo_port_keys); i++)
+		fprintf(f, "  %-20s %-10s %s\n", tfo_port_keys[i].key,
+			tfo_port_keys[i].def, tfo_port_keys[i].help);
+	fprintf(f, "[service NAME]   (one per service; port = N, plus:)\n");
+	for (const struct tfo_service *s = tfo_service_first(); s != NULL;
+	     s = s->next) {
+		fprintf(f, "  %s: %s\n    keys: port", s->name, s->help ? s->help : "");
+		for (const char *const *k = s->keys; k != NULL && *k != NULL; k++)
+			fprintf(f, ", %s", *k);
+		fputc('\n', f);
+	}
+}
+
+extern const char tfo_embedded_config_text[];
+
+const char *
+tfo_config_embedded(void)
+{
+	return tfo_embedded_config_text;
+}

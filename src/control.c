@@ -1,2 +1,577 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
-/* Placeholder: being written. */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the control core: ARP, ICMP, ND, the slow path, stats.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_telemetry.h>
+
+#include "tfo/control.h"
+#include "tfo/log.h"
+
+#define ICMP6_ECHO_REQUEST 128
+#define ICMP6_ECHO_REPLY 129
+#define ND_NEIGHBOR_SOLICIT 135
+#define ND_NEIGHBOR_ADVERT 136
+#define ND_OPT_SOURCE_LLADDR 1
+#define ND_OPT_TARGET_LLADDR 2
+#define ND_NA_FLAG_SOLICITED 0x40
+#define ND_NA_FLAG_OVERRIDE 0x20
+
+/* Control-core TX: software checksums everywhere (slow path), so frames
+ * carry no offload request. */
+static void
+tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
+{
+	struct tfo_control *c = tx->arg;
+	struct tfo_tx_q *q = &tx->q[port_idx];
+	uint16_t sent, n = q->n;
+
+	if (n == 0)
+		return;
+	if (c->relay[port_idx] != NULL) {
+		/* the worker counts them as its tx_pkts when the port takes them */
+		sent = (uint16_t)rte_ring_sp_enqueue_burst(c->relay[port_idx],
+							   (void **)q->pkts, n, NULL);
+		c->stats.c[TFO_STAT_ctrl_relayed] += sent;
+	} else {
+		sent = rte_eth_tx_burst(c->ports[port_idx].port_id, c->tx_queue,
+					q->pkts, n);
+		for (uint16_t i = 0; i < sent; i++)
+			c->stats.c[TFO_STAT_tx_bytes] += q->pkts[i]->pkt_len;
+		c->stats.c[TFO_STAT_tx_pkts] += sent;
+	}
+	if (unlikely(sent < n)) {
+		c->stats.c[TFO_STAT_tx_drop_full] += n - sent;
+		rte_pktmbuf_free_bulk(&q->pkts[sent], n - sent);
+	}
+	q->n = 0;
+}
+
+int
+tfo_control_init(struct tfo_control *c, const struct tfo_config *cfg,
+		 const struct tfo_port_info *ports, uint16_t nb_ports,
+		 struct tfo_worker **workers, unsigned int nb_workers,
+		 const volatile bool *quit)
+{
+	if (nb_ports > TFO_MAX_PORTS || cfg->burst > TFO_TX_BUF)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	c->cfg = cfg;
+	c->ports = ports;
+	c->nb_ports = nb_ports;
+	c->workers = workers;
+	c->nb_workers = nb_workers;
+	c->tx_queue = (uint16_t)nb_workers;
+	c->burst = cfg->burst;
+	c->idle_sleep_us = cfg->idle_sleep_us;
+	c->stats_period_s = cfg->stats_period;
+	c->quit = quit;
+	c->out = stdout;
+	c->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
+	c->tx.flush = tfo_control_tx_flush;
+	c->tx.arg = c;
+	return 0;
+}
+
+static int
+tfo_control_port_idx(const struct tfo_control *c, uint16_t port_id)
+{
+	for (uint16_t i = 0; i < c->nb_ports; i++)
+		if (c->ports[i].port_id == port_id)
+			return i;
+	return -1;
+}
+
+static void
+tfo_swap_macs(struct rte_ether_hdr *eh, const struct rte_ether_addr *ours)
+{
+	rte_ether_addr_copy(&eh->src_addr, &eh->dst_addr);
+	rte_ether_addr_copy(ours, &eh->src_addr);
+}
+
+/* ---- ARP --------------------------------------------------------------- */
+
+static bool
+tfo_control_arp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+		uint8_t port_idx)
+{
+	const struct tfo_port_info *port = &c->ports[port_idx];
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_arp_hdr *ah = rte_pktmbuf_mtod_offset(m, struct rte_arp_hdr *,
+							 p->l2_len);
+	struct tfo_addr tip = { .b = { 0 } };
+	uint32_t sip = ah->arp_data.arp_sip;
+
+	memcpy(tip.b, &ah->arp_data.arp_tip, 4);
+	if (ah->arp_opcode != rte_cpu_to_be_16(RTE_ARP_OP_REQUEST) ||
+	    tfo_port_addr_lookup(port, AF_INET, &tip) < 0) {
+		c->stats.c[TFO_STAT_drop_arp_other]++;
+		return false;
+	}
+	c->stats.c[TFO_STAT_arp_request_rx]++;
+	ah->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
+	rte_ether_addr_copy(&ah->arp_data.arp_sha, &ah->arp_data.arp_tha);
+	rte_ether_addr_copy(&port->mac, &ah->arp_data.arp_sha);
+	ah->arp_data.arp_tip = sip;
+	memcpy(&ah->arp_data.arp_sip, tip.b, 4);
+	tfo_swap_macs(eh, &port->mac);
+	m->ol_flags = 0;
+	tfo_tx_push(&c->tx, port_idx, m);
+	c->stats.c[TFO_STAT_arp_reply_tx]++;
+	return true;
+}
+
+/* ---- ICMPv4 echo ------------------------------------------------------- */
+
+static bool
+tfo_control_icmp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+		 uint8_t port_idx)
+{
+	const struct tfo_port_info *port = &c->ports[port_idx];
+	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+							  p->l2_len);
+	struct rte_icmp_hdr *icmp = rte_pktmbuf_mtod_offset(m, struct rte_icmp_hdr *,
+							    p->payload_off);
+	uint32_t tmp;
+	uint64_t sum;
+
+	if (icmp->icmp_type != RTE_IP_ICMP_ECHO_REQUEST || icmp->icmp_code != 0) {
+		c->stats.c[TFO_STAT_drop_icmp_other]++;
+		return false;
+	}
+	if (m->next != NULL) {
+		/* a jumbo echo in chained mbufs: not worth answering */
+		tfo_stats_drop(&c->stats, TFO_PKT_DROP_multiseg);
+		return false;
+	}
+	c->stats.c[TFO_STAT_icmp_echo_rx]++;
+	/* trim Ethernet padding so that the reply is exactly the datagram */
+	rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - p->l2_len -
+				       rte_be_to_cpu_16(ih->total_length)));
+	icmp->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
+	icmp->icmp_cksum = 0;
+	sum = tfo_cksum_add(0, icmp, p->l4_len);
+	icmp->icmp_cksum = (uint16_t)~tfo_cksum_fold(sum);
+	tmp = ih->src_addr;
+	ih->src_addr = ih->dst_addr;
+	ih->dst_addr = tmp;
+	ih->time_to_live = 64;
+	ih->hdr_checksum = 0;
+	ih->hdr_checksum = (uint16_t)~tfo_cksum_fold(tfo_cksum_add(0, ih, p->l3_len));
+	tfo_swap_macs(rte_pktmbuf_mtod(m, struct rte_ether_hdr *), &port->mac);
+	m->ol_flags = 0;
+	tfo_tx_push(&c->tx, port_idx, m);
+	c->stats.c[TFO_STAT_icmp_echo_tx]++;
+	return true;
+}
+
+/* ---- ICMPv6: echo and neighbor discovery ------------------------------- */
+
+static const struct tfo_addr *
+tfo_local_addr_by_idx(const struct tfo_port_info *port, uint8_t idx)
+{
+	return &port->addrs[idx - port->addr_base].addr;
+}
+
+static void
+tfo_icmp6_cksum(struct rte_ipv6_hdr *ih, uint8_t *icmp, uint32_t len)
+{
+	struct tfo_addr s, d;
+	uint64_t sum;
+
+	memcpy(s.b, ih->src_addr, 16);
+	memcpy(d.b, ih->dst_addr, 16);
+	icmp[2] = icmp[3] = 0;
+	sum = tfo_cksum_pseudo(AF_INET6, &s, &d, IPPROTO_ICMPV6, len);
+	sum = tfo_cksum_add(sum, icmp, len);
+	{
+		uint16_t ck = (uint16_t)~tfo_cksum_fold(sum);
+
+		memcpy(icmp + 2, &ck, 2);
+	}
+}
+
+static bool
+tfo_control_echo6(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+		  uint8_t port_idx)
+{
+	const struct tfo_port_info *port = &c->ports[port_idx];
+	struct rte_ipv6_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *,
+							  p->l2_len);
+	uint8_t *icmp = rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off);
+
+	if (m->next != NULL) {
+		c->stats.c[TFO_STAT_drop_icmp6_other]++;
+		return false;
+	}
+	c->stats.c[TFO_STAT_icmp6_echo_rx]++;
+	rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - p->payload_off - p->l4_len));
+	icmp[0] = ICMP6_ECHO_REPLY;
+	memcpy(ih->dst_addr, ih->src_addr, 16);
+	/* an echo to a multicast group is answered from our unicast address */
+	memcpy(ih->src_addr, tfo_local_addr_by_idx(port, p->local_idx)->b, 16);
+	ih->hop_limits = 64;
+	tfo_icmp6_cksum(ih, icmp, p->l4_len);
+	tfo_swap_macs(rte_pktmbuf_mtod(m, struct rte_ether_hdr *), &port->mac);
+	m->ol_flags = 0;
+	tfo_tx_push(&c->tx, port_idx, m);
+	c->stats.c[TFO_STAT_icmp6_echo_tx]++;
+	return true;
+}
+
+/*
+ * Neighbor solicitation (RFC 4861 section 7.1.1 checks) for one of our
+ * addresses: answer with a solicited NA carrying our link-layer address.
+ * The reply is built in a fresh mbuf: the NS may lack the room or carry
+ * options we do not want to echo.
+ */
+static bool
+tfo_control_ns(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+	       uint8_t port_idx, struct rte_mempool *pool)
+{
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
+	const struct tfo_port_info *port = &c->ports[port_idx];
+	const struct rte_ipv6_hdr *ih = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+								p->l2_len);
+	const uint8_t *icmp = rte_pktmbuf_mtod_offset(m, const uint8_t *, p->payload_off);
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	struct tfo_addr target;
+	bool dad;
+	struct rte_mbuf *r;
+	uint8_t *out;
+	struct rte_ether_hdr *oeh;
+	struct rte_ipv6_hdr *oih;
+	uint8_t *na;
+	uint16_t l2 = p->l2_len;
+	const uint16_t na_len = 24 + 8;
+
+	if (ih->hop_limits != 255 || icmp[1] != 0 || p->l4_len < 24 ||
+	    m->next != NULL) {
+		c->stats.c[TFO_STAT_drop_nd_bad]++;
+		return false;
+	}
+	memcpy(target.b, icmp + 8, 16);
+	if (target.b[0] == 0xff) {
+		c->stats.c[TFO_STAT_drop_nd_bad]++;
+		return false;
+	}
+	/* options: each a multiple of 8 bytes, none of length 0 */
+	for (uint32_t off = 24; off < p->l4_len;) {
+		if (off + 2 > p->l4_len || icmp[off + 1] == 0 ||
+		    off + icmp[off + 1] * 8u > p->l4_len) {
+			c->stats.c[TFO_STAT_drop_nd_bad]++;
+			return false;
+		}
+		off += icmp[off + 1] * 8u;
+	}
+	if (tfo_port_addr_lookup(port, AF_INET6, &target) < 0) {
+		c->stats.c[TFO_STAT_drop_icmp6_other]++;
+		return false;
+	}
+	c->stats.c[TFO_STAT_nd_ns_rx]++;
+	dad = p->src.b[0] == 0 && memcmp(p->src.b, p->src.b + 1, 15) == 0;
+
+	r = rte_pktmbuf_alloc(pool);
+	if (r == NULL) {
+		c->stats.c[TFO_STAT_mbuf_alloc_fail]++;
+		return false;
+	}
+	out = (uint8_t *)rte_pktmbuf_append(r, (uint16_t)(l2 + 40 + na_len));
+	if (out == NULL) {
+		rte_pktmbuf_free(r);
+		c->stats.c[TFO_STAT_mbuf_alloc_fail]++;
+		return false;
+	}
+	/* L2 (with the VLAN tag, if any) copied, then addressed back */
+	memcpy(out, eh, l2);
+	oeh = (struct rte_ether_hdr *)out;
+	if (dad) {
+		static const struct rte_ether_addr all_nodes_mac = {
+			.addr_bytes = { 0x33, 0x33, 0, 0, 0, 1 } };
+
+		rte_ether_addr_copy(&all_nodes_mac, &oeh->dst_addr);
+	} else {
+		rte_ether_addr_copy(&eh->src_addr, &oeh->dst_addr);
+	}
+	rte_ether_addr_copy(&port->mac, &oeh->src_addr);
+
+	oih = (struct rte_ipv6_hdr *)(out + l2);
+	oih->vtc_flow = rte_cpu_to_be_32(6u << 28);
+	oih->payload_len = rte_cpu_to_be_16(na_len);
+	oih->proto = IPPROTO_ICMPV6;
+	oih->hop_limits = 255;
+	memcpy(oih->src_addr, target.b, 16);
+	memcpy(oih->dst_addr, dad ? all_nodes : p->src.b, 16);
+
+	na = out + l2 + 40;
+	memset(na, 0, na_len);
+	na[0] = ND_NEIGHBOR_ADVERT;
+	na[4] = (uint8_t)((dad ? 0 : ND_NA_FLAG_SOLICITED) | ND_NA_FLAG_OVERRIDE);
+	memcpy(na + 8, target.b, 16);
+	na[24] = ND_OPT_TARGET_LLADDR;
+	na[25] = 1;
+	memcpy(na + 26, port->mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	tfo_icmp6_cksum(oih, na, na_len);
+
+	tfo_tx_push(&c->tx, port_idx, r);
+	c->stats.c[TFO_STAT_nd_na_tx]++;
+	return false;	/* the request itself is not reused: free it */
+}
+
+static bool
+tfo_control_icmp6(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+		  uint8_t port_idx)
+{
+	const uint8_t *icmp = rte_pktmbuf_mtod_offset(m, const uint8_t *, p->payload_off);
+
+	switch (icmp[0]) {
+	case ICMP6_ECHO_REQUEST:
+		if (icmp[1] == 0 && p->l4_len >= 8 &&
+		    tfo_port_addr_lookup(&c->ports[port_idx], AF_INET6, &p->dst) >= 0)
+			return tfo_control_echo6(c, m, p, port_idx);
+		break;
+	case ND_NEIGHBOR_SOLICIT:
+		if (tfo_control_ns(c, m, p, port_idx, m->pool))
+			return true;
+		rte_pktmbuf_free(m);
+		return true;
+	default:
+		break;
+	}
+	c->stats.c[TFO_STAT_drop_icmp6_other]++;
+	return false;
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+/* Handle one frame from a worker; @return true if @m was consumed. */
+static bool
+tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
+{
+	struct tfo_pkt p;
+	int pi = tfo_control_port_idx(c, m->port);
+	enum tfo_pkt_class cls;
+
+	RTE_SET_USED(now_us);
+	if (pi < 0) {
+		c->stats.c[TFO_STAT_drop_tcp_nohandler]++;
+		return false;
+	}
+	/* re-parse: cheaper than carrying struct tfo_pkt through the ring */
+	cls = tfo_pkt_parse(m, &c->ports[pi], &p);
+	switch (cls) {
+	case TFO_PKT_ARP:
+		return tfo_control_arp(c, m, &p, (uint8_t)pi);
+	case TFO_PKT_ICMP:
+		return tfo_control_icmp(c, m, &p, (uint8_t)pi);
+	case TFO_PKT_ICMP6:
+		return tfo_control_icmp6(c, m, &p, (uint8_t)pi);
+	case TFO_PKT_TCP:
+		c->stats.c[TFO_STAT_drop_tcp_nohandler]++;
+		return false;
+	case TFO_PKT_DROP:
+	default:
+		tfo_stats_drop(&c->stats, (enum tfo_pkt_drop)p.drop);
+		return false;
+	}
+}
+
+unsigned int
+tfo_control_poll(struct tfo_control *c, uint64_t now_us)
+{
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+	unsigned int total = 0;
+
+	for (unsigned int wi = 0; wi < c->nb_workers; wi++) {
+		unsigned int n = rte_ring_sc_dequeue_burst(c->workers[wi]->to_control,
+							   (void **)pkts, c->burst, NULL);
+
+		total += n;
+		c->stats.c[TFO_STAT_ctrl_rx] += n;
+		for (unsigned int i = 0; i < n; i++) {
+			if (tfo_control_handle(c, pkts[i], now_us))
+				c->stats.c[TFO_STAT_rx_delivered]++;
+			else
+				rte_pktmbuf_free(pkts[i]);
+		}
+	}
+	for (uint8_t pi = 0; pi < c->nb_ports; pi++)
+		tfo_control_tx_flush(&c->tx, pi);
+	return total;
+}
+
+void
+tfo_control_aggregate(const struct tfo_control *c, struct tfo_stats *total)
+{
+	memset(total, 0, sizeof(*total));
+	tfo_stats_accumulate(total, &c->stats);
+	for (unsigned int i = 0; i < c->nb_workers; i++)
+		tfo_stats_accumulate(total, &c->workers[i]->stats);
+}
+
+static uint64_t
+tfo_drops(const struct tfo_stats *s)
+{
+	uint64_t d = s->c[TFO_STAT_tx_drop_full] + s->c[TFO_STAT_ring_drop_full];
+
+	for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
+		if (strncmp(tfo_stats_name(i), "drop_", 5) == 0)
+			d += s->c[i];
+	return d;
+}
+
+static void
+tfo_control_stats_line(struct tfo_control *c, uint64_t now_us)
+{
+	struct tfo_stats total;
+	double secs = (double)(now_us - c->last_stats_us) / 1e6;
+	const uint64_t *t, *l;
+
+	tfo_control_aggregate(c, &total);
+	t = total.c;
+	l = c->last_total.c;
+	fprintf(c->out,
+		"stats: rx %.0f pps tx %.0f pps | rx %" PRIu64 " tx %" PRIu64
+		" drops %" PRIu64 " to_control %" PRIu64 " | conns %" PRIu64
+		" | TFO passive %" PRIu64 " fail %" PRIu64 " overflow %" PRIu64
+		" cookiereq %" PRIu64 " altkey %" PRIu64 "\n",
+		(double)(t[TFO_STAT_rx_pkts] - l[TFO_STAT_rx_pkts]) / secs,
+		(double)(t[TFO_STAT_tx_pkts] - l[TFO_STAT_tx_pkts]) / secs,
+		t[TFO_STAT_rx_pkts], t[TFO_STAT_tx_pkts], tfo_drops(&total),
+		t[TFO_STAT_to_control], t[TFO_STAT_conns_active],
+		t[TFO_STAT_TCPFastOpenPassive], t[TFO_STAT_TCPFastOpenPassiveFail],
+		t[TFO_STAT_TCPFastOpenListenOverflow], t[TFO_STAT_TCPFastOpenCookieReqd],
+		t[TFO_STAT_TCPFastOpenPassiveAltKey]);
+	fflush(c->out);
+	c->last_total = total;
+	c->last_stats_us = now_us;
+}
+
+int
+tfo_control_main(struct tfo_control *c)
+{
+	uint64_t now_us = rte_rdtsc() / c->tsc_per_us;
+
+	c->last_stats_us = now_us;
+	while (!*c->quit) {
+		unsigned int n;
+
+		now_us = rte_rdtsc() / c->tsc_per_us;
+		n = tfo_control_poll(c, now_us);
+		if (c->stats_period_s &&
+		    now_us - c->last_stats_us >= (uint64_t)c->stats_period_s * 1000000)
+			tfo_control_stats_line(c, now_us);
+		if (n == 0 && c->idle_sleep_us)
+			rte_delay_us_sleep(c->idle_sleep_us);
+	}
+	return 0;
+}
+
+static void
+tfo_summary_lcore(FILE *f, const char *who, const struct tfo_stats *s)
+{
+	char prefix[48];
+
+	snprintf(prefix, sizeof(prefix), "  %s ", who);
+	tfo_stats_dump(f, prefix, s);
+}
+
+void
+tfo_control_summary(const struct tfo_control *c, FILE *f)
+{
+	struct tfo_stats total;
+	char who[32];
+
+	tfo_control_aggregate(c, &total);
+	fprintf(f, "summary: counters (all lcores)\n");
+	tfo_summary_lcore(f, "total", &total);
+	snprintf(who, sizeof(who), "control(lcore %u)", rte_get_main_lcore());
+	tfo_summary_lcore(f, who, &c->stats);
+	for (unsigned int i = 0; i < c->nb_workers; i++) {
+		snprintf(who, sizeof(who), "worker%u(lcore %u)", i,
+			 c->workers[i]->lcore_id);
+		tfo_summary_lcore(f, who, &c->workers[i]->stats);
+	}
+	for (uint16_t i = 0; i < c->nb_ports; i++) {
+		struct rte_eth_stats es;
+
+		if (rte_eth_stats_get(c->ports[i].port_id, &es) != 0)
+			continue;
+		fprintf(f, "  port%u ipackets %" PRIu64 " opackets %" PRIu64
+			" imissed %" PRIu64 " ierrors %" PRIu64 " oerrors %" PRIu64
+			" rx_nombuf %" PRIu64 "\n", c->ports[i].port_id,
+			es.ipackets, es.opackets, es.imissed, es.ierrors,
+			es.oerrors, es.rx_nombuf);
+	}
+	fflush(f);
+}
+
+/* ---- telemetry --------------------------------------------------------- */
+
+static struct tfo_control *tfo_tel_control;
+
+static void
+tfo_tel_add_stats(struct rte_tel_data *d, const struct tfo_stats *s, bool all)
+{
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < TFO_STAT_MAX; i++) {
+		if (i == TFO_STAT_PKT_DROP_BASE)
+			continue;
+		if (all || s->c[i] != 0)
+			rte_tel_data_add_dict_u64(d, tfo_stats_name(i), s->c[i]);
+	}
+}
+
+static int
+tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	struct tfo_stats total;
+	struct rte_tel_data *sub;
+	char name[32];
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (c == NULL)
+		return -ENODEV;
+	tfo_control_aggregate(c, &total);
+	tfo_tel_add_stats(d, &total, true);
+	sub = rte_tel_data_alloc();
+	if (sub == NULL)
+		return -ENOMEM;
+	tfo_tel_add_stats(sub, &c->stats, false);
+	snprintf(name, sizeof(name), "lcore%u_control", rte_get_main_lcore());
+	rte_tel_data_add_dict_container(d, name, sub, 0);
+	for (unsigned int i = 0; i < c->nb_workers; i++) {
+		sub = rte_tel_data_alloc();
+		if (sub == NULL)
+			return -ENOMEM;
+		tfo_tel_add_stats(sub, &c->workers[i]->stats, false);
+		snprintf(name, sizeof(name), "lcore%u_worker%u",
+			 c->workers[i]->lcore_id, i);
+		rte_tel_data_add_dict_container(d, name, sub, 0);
+	}
+	return 0;
+}
+
+int
+tfo_control_telemetry_register(struct tfo_control *c)
+{
+	int rc;
+
+	tfo_tel_control = c;
+	rc = rte_telemetry_register_cmd("/tfo/stats", tfo_tel_stats,
+					"tfo-server counters: totals, then per lcore (non-zero)");
+	if (rc != 0)
+		TFO_LOG(ERR, "telemetry /tfo/stats: %s", strerror(-rc));
+	return rc;
+}

@@ -1,3 +1,519 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
-/* Placeholder: being written. */
-int main(void) { return 0; }
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-server: the TCP Fast Open server fast path.
+ *
+ *   tfo-server [EAL args] -- [options]
+ *
+ * The first lcore is the control core, every other lcore a worker. With no
+ * EAL arguments the [eal] args of the configuration are used; with no
+ * --config, the configuration compiled into the binary.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_pdump.h>
+#include <rte_ring.h>
+#include <rte_version.h>
+
+#include "tfo/config.h"
+#include "tfo/control.h"
+#include "tfo/log.h"
+#include "tfo/port.h"
+#include "tfo/worker.h"
+
+#define TFO_MAX_EAL_ARGS 128
+
+static volatile bool force_quit;
+static bool eal_started;
+static char eal_runtime_dir[PATH_MAX];
+
+struct app {
+	struct tfo_config cfg;
+	bool print_config;
+	unsigned int nb_workers;
+	unsigned int nb_ports;
+	struct rte_mempool *pool;
+	struct tfo_port_info ports[TFO_MAX_PORTS];
+	struct tfo_worker **workers;
+	struct rte_ring **rings;
+	struct tfo_control control;
+};
+
+static void
+usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [EAL args] -- [options]\n"
+		"\n"
+		"TCP Fast Open (RFC 7413) server on DPDK. Without EAL arguments the\n"
+		"[eal] args of the configuration are used (the embedded default: one\n"
+		"net_tap port, kernel interface tfo0, --no-huge). Without \"--\", all\n"
+		"arguments are options. The first lcore is the control core, every\n"
+		"other lcore a worker with one RX/TX queue on every port.\n"
+		"\n"
+		"options:\n"
+		"  --config FILE         configuration file (default: the embedded one)\n"
+		"  --set SEC.KEY=VALUE   override one key, e.g. --set tfo.pending_limit=64,\n"
+		"                        --set \"port net_tap0.mtu=9000\" (repeatable)\n"
+		"  --stats-period SEC    print a stats line every SEC seconds (server.stats_period)\n"
+		"  --pending-limit N     pending TFO connections per worker (tfo.pending_limit)\n"
+		"  --cookie-algo ALGO    aes128 | siphash-linux (tfo.cookie_algo)\n"
+		"  --key-file FILE       TFO key file, Linux format (tfo.key_file)\n"
+		"  --no-tfo              plain TCP only (tfo.enabled=no)\n"
+		"  --max-conns N         connection table size per lcore (tcp.max_conns)\n"
+		"  --burst N             RX burst size (server.burst)\n"
+		"  --idle-sleep-us N     sleep after an empty poll, 0 = spin (server.idle_sleep_us)\n"
+		"  --print-config        print the effective configuration and exit\n"
+		"  --help-config         list every configuration key and exit\n"
+		"  --version             print the version and exit\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"Counters: a stats line every --stats-period, a summary at exit, and the\n"
+		"telemetry command /tfo/stats (dpdk-telemetry.py -f PREFIX).\n"
+		"SIGINT/SIGTERM stop the server cleanly (exit code 0).\n",
+		prog);
+}
+
+/* EAL leaves its (empty) runtime directory behind; remove it too. */
+static void
+eal_stop(void)
+{
+	rte_eal_cleanup();
+	if (eal_runtime_dir[0] != '\0')
+		rmdir(eal_runtime_dir);
+}
+
+static void
+die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tfo-server: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (eal_started)
+		eal_stop();
+	exit(1);
+}
+
+/* --set "SECTION.KEY=VALUE"; the section may contain spaces and dots
+ * ("port 0000:01:00.0.mtu=9000"), so split at the last dot before '='. */
+static void
+apply_set(struct tfo_config *cfg, const char *arg)
+{
+	char buf[1024], err[TFO_CFG_ERR];
+	char *eq, *dot;
+
+	if (strlen(arg) >= sizeof(buf))
+		die("--set %s: too long", arg);
+	strcpy(buf, arg);
+	eq = strchr(buf, '=');
+	if (eq == NULL)
+		die("--set %s: expected SECTION.KEY=VALUE", arg);
+	*eq = '\0';
+	dot = strrchr(buf, '.');
+	if (dot == NULL)
+		die("--set %s: expected SECTION.KEY=VALUE", arg);
+	*dot = '\0';
+	if (tfo_config_set(cfg, buf, dot + 1, eq + 1, err, sizeof(err)) < 0)
+		die("--set: %s", err);
+}
+
+static void
+apply_key(struct tfo_config *cfg, const char *opt, const char *section,
+	  const char *key, const char *value)
+{
+	char err[TFO_CFG_ERR];
+
+	if (tfo_config_set(cfg, section, key, value, err, sizeof(err)) < 0)
+		die("%s %s: %s", opt, value, err);
+}
+
+enum {
+	OPT_CONFIG = 256, OPT_SET, OPT_STATS_PERIOD, OPT_PENDING_LIMIT,
+	OPT_COOKIE_ALGO, OPT_KEY_FILE, OPT_NO_TFO, OPT_MAX_CONNS, OPT_BURST,
+	OPT_IDLE_SLEEP, OPT_PRINT_CONFIG, OPT_HELP_CONFIG, OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "set", required_argument, NULL, OPT_SET },
+	{ "stats-period", required_argument, NULL, OPT_STATS_PERIOD },
+	{ "pending-limit", required_argument, NULL, OPT_PENDING_LIMIT },
+	{ "cookie-algo", required_argument, NULL, OPT_COOKIE_ALGO },
+	{ "key-file", required_argument, NULL, OPT_KEY_FILE },
+	{ "no-tfo", no_argument, NULL, OPT_NO_TFO },
+	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
+	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "idle-sleep-us", required_argument, NULL, OPT_IDLE_SLEEP },
+	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
+	{ "help-config", no_argument, NULL, OPT_HELP_CONFIG },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/*
+ * Options are applied in two passes: --config first (it replaces the
+ * embedded file), then every override in command-line order.
+ */
+static void
+parse_app_args(struct app *a, int argc, char **argv, const char *prog)
+{
+	char err[TFO_CFG_ERR];
+	const char *config_file = NULL;
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CONFIG:
+			config_file = optarg;
+			break;
+		case 'h':
+			usage(stdout, prog);
+			exit(0);
+		case OPT_HELP_CONFIG:
+			tfo_config_help(stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("tfo-server %s (%s)\n", TFO_VERSION, rte_version());
+			exit(0);
+		case '?':
+			if (optopt != 0)
+				die("option -%c: unknown or missing its argument (see --help)",
+				    optopt);
+			die("option %s: unknown or missing its argument (see --help)",
+			    argv[optind - 1]);
+		default:
+			break;
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument '%s' (EAL arguments go before \"--\")",
+		    argv[optind]);
+
+	tfo_config_defaults(&a->cfg);
+	if (config_file != NULL) {
+		if (tfo_config_parse_file(&a->cfg, config_file, err, sizeof(err)) < 0)
+			die("config %s", err);
+	} else if (tfo_config_parse_string(&a->cfg, tfo_config_embedded(),
+					   "(embedded config/tfo-server.ini)", err,
+					   sizeof(err)) < 0) {
+		die("config %s", err);
+	}
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_SET:
+			apply_set(&a->cfg, optarg);
+			break;
+		case OPT_STATS_PERIOD:
+			apply_key(&a->cfg, "--stats-period", "server", "stats_period", optarg);
+			break;
+		case OPT_PENDING_LIMIT:
+			apply_key(&a->cfg, "--pending-limit", "tfo", "pending_limit", optarg);
+			break;
+		case OPT_COOKIE_ALGO:
+			apply_key(&a->cfg, "--cookie-algo", "tfo", "cookie_algo", optarg);
+			break;
+		case OPT_KEY_FILE:
+			apply_key(&a->cfg, "--key-file", "tfo", "key_file", optarg);
+			break;
+		case OPT_NO_TFO:
+			apply_key(&a->cfg, "--no-tfo", "tfo", "enabled", "no");
+			break;
+		case OPT_MAX_CONNS:
+			apply_key(&a->cfg, "--max-conns", "tcp", "max_conns", optarg);
+			break;
+		case OPT_BURST:
+			apply_key(&a->cfg, "--burst", "server", "burst", optarg);
+			break;
+		case OPT_IDLE_SLEEP:
+			apply_key(&a->cfg, "--idle-sleep-us", "server", "idle_sleep_us", optarg);
+			break;
+		case OPT_PRINT_CONFIG:
+			a->print_config = true;
+			break;
+		default:
+			break;
+		}
+	}
+	if (tfo_config_validate(&a->cfg, err, sizeof(err)) < 0)
+		die("config: %s", err);
+}
+
+/* Is a --vdev for @device already among the EAL arguments? */
+static bool
+eal_has_vdev(char **eal, int n, const char *device)
+{
+	size_t len = strlen(device);
+
+	for (int i = 0; i < n; i++) {
+		const char *v = NULL;
+
+		if (strcmp(eal[i], "--vdev") == 0 && i + 1 < n)
+			v = eal[i + 1];
+		else if (strncmp(eal[i], "--vdev=", 7) == 0)
+			v = eal[i] + 7;
+		if (v != NULL && strncmp(v, device, len) == 0 &&
+		    (v[len] == '\0' || v[len] == ','))
+			return true;
+	}
+	return false;
+}
+
+/* Build the EAL argv: the user's, or the configuration's, plus the vdevs. */
+static int
+build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal)
+{
+	static char words[2048];
+	char pid[16];
+	int n = 0;
+
+	eal[n++] = user_argv[0];
+	if (user_argc > 1) {
+		for (int i = 1; i < user_argc && n < TFO_MAX_EAL_ARGS - 16; i++)
+			eal[n++] = user_argv[i];
+	} else {
+		/* split [eal] args on white space; %p -> pid */
+		char *out = words, *tok, *save = NULL;
+		const char *s = a->cfg.eal_args;
+
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		while (*s != '\0' && out < words + sizeof(words) - 16) {
+			if (s[0] == '%' && s[1] == 'p') {
+				out += snprintf(out, (size_t)(words + sizeof(words) - out),
+						"%s", pid);
+				s += 2;
+			} else {
+				*out++ = *s++;
+			}
+		}
+		*out = '\0';
+		for (tok = strtok_r(words, " \t", &save);
+		     tok != NULL && n < TFO_MAX_EAL_ARGS - 16;
+		     tok = strtok_r(NULL, " \t", &save))
+			eal[n++] = tok;
+	}
+	for (unsigned int i = 0; i < a->cfg.nb_ports; i++) {
+		const struct tfo_cfg_port *p = &a->cfg.ports[i];
+
+		if (p->vdev[0] == '\0' || eal_has_vdev(eal, n, p->device))
+			continue;
+		if (strncmp(p->vdev, p->device, strlen(p->device)) != 0)
+			die("[port %s] vdev = %s: must start with the device name",
+			    p->device, p->vdev);
+		eal[n++] = (char *)(uintptr_t)"--vdev";
+		eal[n++] = (char *)(uintptr_t)p->vdev;
+	}
+	eal[n] = NULL;
+	return n;
+}
+
+static void
+signal_handler(int sig)
+{
+	if (sig == SIGINT || sig == SIGTERM)
+		force_quit = true;
+}
+
+/*
+ * mbufs: every RX and TX descriptor full, every ring full, every lcore's
+ * cache and TX buffers full, and room for the frames in flight.
+ */
+static uint32_t
+pool_need(const struct app *a, unsigned int nb_lcores)
+{
+	const struct tfo_config *c = &a->cfg;
+	uint64_t need = 1024;
+
+	for (unsigned int i = 0; i < c->nb_ports; i++)
+		need += (uint64_t)a->nb_workers * c->ports[i].rx_desc +
+			(uint64_t)(a->nb_workers + 1) * c->ports[i].tx_desc;
+	need += (uint64_t)a->nb_workers * c->ring_size + 1024 * c->nb_ports;
+	need += (uint64_t)nb_lcores * (c->mbuf_cache * 3 / 2 + c->burst +
+				       TFO_TX_BUF * c->nb_ports);
+	return (uint32_t)RTE_MIN(need, (uint64_t)UINT32_MAX);
+}
+
+static void
+setup(struct app *a)
+{
+	char err[TFO_CFG_ERR], desc[256];
+	unsigned int nb_lcores = rte_lcore_count(), wi = 0, lcore;
+	uint32_t need = 0, nb_mbufs;
+	uint16_t data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	uint8_t addr_base = 0;
+	int socket = (int)rte_socket_id();
+
+	if (nb_lcores < 2)
+		die("need at least 2 lcores (control + one worker); EAL gave %u "
+		    "(use -l 0-1 or more)", nb_lcores);
+	a->nb_workers = nb_lcores - 1;
+	a->nb_ports = a->cfg.nb_ports;
+
+	if (tfo_ctrl_reason_register() < 0)
+		die("cannot register the mbuf dynamic field");
+
+	need = pool_need(a, nb_lcores);
+	nb_mbufs = a->cfg.mbufs ? a->cfg.mbufs : need;
+	if (nb_mbufs < need)
+		die("[server] mbufs = %u: too small for %u workers, %u ports and their "
+		    "queues/rings; need at least %u (or 0 = computed)",
+		    a->cfg.mbufs, a->nb_workers, a->nb_ports, need);
+	for (unsigned int i = 0; i < a->cfg.nb_ports; i++)
+		data_room = (uint16_t)RTE_MAX(data_room,
+					      a->cfg.ports[i].mtu + RTE_ETHER_HDR_LEN + 4 +
+					      RTE_PKTMBUF_HEADROOM);
+	a->pool = rte_pktmbuf_pool_create("tfo_mbufs", nb_mbufs, a->cfg.mbuf_cache,
+					  0, data_room, socket);
+	if (a->pool == NULL)
+		die("cannot create a pool of %u mbufs of %u bytes: %s (raise -m, or "
+		    "lower [server] mbufs / ring_size / [port] rx_desc, tx_desc)",
+		    nb_mbufs, data_room, rte_strerror(rte_errno));
+
+	for (unsigned int i = 0; i < a->nb_ports; i++) {
+		if (tfo_port_setup(&a->cfg.ports[i], (uint16_t)a->nb_workers,
+				   (uint16_t)(a->nb_workers + 1), a->pool, addr_base,
+				   &a->ports[i], err, sizeof(err)) < 0)
+			die("%s", err);
+		addr_base = (uint8_t)(addr_base + a->cfg.ports[i].nb_addrs);
+		tfo_port_describe(&a->ports[i], desc, sizeof(desc));
+		TFO_LOG(INFO, "%s", desc);
+	}
+
+	a->workers = rte_zmalloc("tfo_workers", sizeof(*a->workers) * a->nb_workers, 0);
+	a->rings = rte_zmalloc("tfo_rings", sizeof(*a->rings) * a->nb_workers, 0);
+	if (a->workers == NULL || a->rings == NULL)
+		die("out of memory for %u workers", a->nb_workers);
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		char name[RTE_RING_NAMESIZE];
+		int wsock = (int)rte_lcore_to_socket_id(lcore);
+		struct tfo_worker *w;
+
+		snprintf(name, sizeof(name), "tfo_ctl%u", wi);
+		a->rings[wi] = rte_ring_create(name, a->cfg.ring_size, wsock,
+					       RING_F_SP_ENQ | RING_F_SC_DEQ |
+					       RING_F_EXACT_SZ);
+		if (a->rings[wi] == NULL)
+			die("[server] ring_size = %u: cannot create ring %s: %s",
+			    a->cfg.ring_size, name, rte_strerror(rte_errno));
+		w = rte_zmalloc_socket("tfo_worker", sizeof(*w), RTE_CACHE_LINE_SIZE,
+				       wsock);
+		if (w == NULL)
+			die("out of memory for worker %u", wi);
+		if (tfo_worker_init(w, (uint16_t)wi, a->ports, (uint16_t)a->nb_ports,
+				    a->rings[wi], a->cfg.burst, a->cfg.idle_sleep_us,
+				    &force_quit) < 0)
+			die("worker %u: bad parameters", wi);
+		w->lcore_id = lcore;
+		a->workers[wi++] = w;
+	}
+	if (tfo_control_init(&a->control, &a->cfg, a->ports, (uint16_t)a->nb_ports,
+			     a->workers, a->nb_workers, &force_quit) < 0)
+		die("control core: bad parameters");
+	for (unsigned int i = 0; i < a->nb_ports; i++) {
+		char name[RTE_RING_NAMESIZE];
+		struct rte_ring *r;
+
+		if (!a->ports[i].ctrl_tx_relay)
+			continue;
+		snprintf(name, sizeof(name), "tfo_relay%u", i);
+		r = rte_ring_create(name, 1024, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (r == NULL)
+			die("cannot create ring %s: %s", name, rte_strerror(rte_errno));
+		a->control.relay[i] = r;
+		a->workers[0]->relay[i] = r;
+	}
+	tfo_control_telemetry_register(&a->control);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct app app;
+	char *eal[TFO_MAX_EAL_ARGS];
+	int sep = -1, eal_argc, rc;
+	unsigned int lcore, wi = 0;
+	const char *prog = argv[0];
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			sep = i;
+			break;
+		}
+	if (sep < 0) {
+		parse_app_args(&app, argc, argv, prog);
+		sep = 1;	/* no EAL arguments */
+	} else {
+		argv[sep] = argv[0];
+		parse_app_args(&app, argc - sep, argv + sep, prog);
+		argv[sep] = (char *)(uintptr_t)"--";
+	}
+	if (app.print_config) {
+		tfo_config_dump(stdout, &app.cfg);
+		return 0;
+	}
+
+	eal_argc = build_eal_args(&app, sep, argv, eal);
+	rc = rte_eal_init(eal_argc, eal);
+	if (rc < 0)
+		die("EAL init failed: %s (EAL arguments:%s)", rte_strerror(rte_errno),
+		    sep > 1 ? " from the command line" : " from [eal] args");
+
+	eal_started = true;
+	snprintf(eal_runtime_dir, sizeof(eal_runtime_dir), "%s", rte_eal_get_runtime_dir());
+	signal(SIGINT, signal_handler);
+	signal(SIGTERM, signal_handler);
+
+	TFO_LOG(INFO, "tfo-server %s, configuration %s", TFO_VERSION, app.cfg.source);
+	setup(&app);
+
+	rc = rte_pdump_init();
+	if (rc < 0)
+		TFO_LOG(WARNING, "packet capture (dpdk-dumpcap) unavailable: %s "
+			"(needs hugepages and a shared config)",
+			rte_strerror(rte_errno));
+
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		rc = rte_eal_remote_launch(tfo_worker_main, app.workers[wi++], lcore);
+		if (rc != 0)
+			die("cannot launch worker on lcore %u: %s", lcore, strerror(-rc));
+	}
+	printf("tfo-server: running: control on lcore %u, %u worker(s), %u port(s); "
+	       "Ctrl-C to stop\n", rte_get_main_lcore(), app.nb_workers, app.nb_ports);
+	fflush(stdout);
+
+	tfo_control_main(&app.control);
+
+	rte_eal_mp_wait_lcore();
+	printf("tfo-server: stopping\n");
+	tfo_control_summary(&app.control, stdout);
+	for (unsigned int i = 0; i < app.nb_ports; i++)
+		tfo_port_close(&app.ports[i]);
+	rte_pdump_uninit();
+	eal_stop();
+	return 0;
+}

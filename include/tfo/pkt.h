@@ -64,6 +64,9 @@ struct tfo_port_info {
 	bool rx_cksum_offload;	/**< trust RX checksum flags from the PMD */
 	bool tx_ip_cksum_offload;
 	bool tx_tcp_cksum_offload;
+	/** The device needs as many TX as RX queues (net_tap): the control
+	 *  core has no TX queue of its own and relays through worker 0. */
+	bool ctrl_tx_relay;
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
 };
 

@@ -26,7 +26,7 @@ extern "C" {
 
 /* X(name, kind, help) */
 #define TFO_STATS_IO(X) \
-	X(rx_pkts,		C, "frames received from the port or the ring") \
+	X(rx_pkts,		C, "frames received from the ports (workers)") \
 	X(rx_bytes,		C, "bytes received") \
 	X(tx_pkts,		C, "frames handed to the port and accepted") \
 	X(tx_bytes,		C, "bytes accepted by the port") \
@@ -34,6 +34,8 @@ extern "C" {
 	X(mbuf_alloc_fail,	C, "mbuf allocations that failed (reply not sent)") \
 	X(to_control,		C, "frames a worker passed to the control core") \
 	X(ring_drop_full,	C, "frames dropped because the control ring was full") \
+	X(ctrl_rx,		C, "frames the control core took from the workers' rings") \
+	X(ctrl_relayed,		C, "control-core frames handed to worker 0 to send (net_tap)") \
 	X(rx_delivered,		C, "frames consumed by the TCP engine or the control core")
 
 /* Control core: ARP, ICMP, ND. */
@@ -64,11 +66,28 @@ extern "C" {
 #define TFO_STATS_ENGINE(X) \
 	X(conns_active,		G, "connections in the table now")
 
+/* Service http: responses by status; a 400 by reason. */
+#define TFO_STATS_HTTP(X) \
+	X(http_200,		C, "HTTP 200 (GET and HEAD of a file)") \
+	X(http_301,		C, "HTTP 301: a directory asked for without its trailing slash") \
+	X(http_304,		C, "HTTP 304: If-None-Match (or exact If-Modified-Since) matched") \
+	X(http_404,		C, "HTTP 404: no such file (or an encoded slash in the path)") \
+	X(http_405,		C, "HTTP 405: method other than GET and HEAD") \
+	X(http_414,		C, "HTTP 414: request-target longer than max_uri") \
+	X(http_505,		C, "HTTP 505: HTTP major version other than 1") \
+	X(http_400_syntax,	C, "HTTP 400: malformed request line or field line") \
+	X(http_400_too_big,	C, "HTTP 400: request head longer than max_header") \
+	X(http_400_host,	C, "HTTP 400: HTTP/1.1 without Host, or several Host fields") \
+	X(http_400_body,	C, "HTTP 400: GET/HEAD with a body (Content-Length > 0, Transfer-Encoding)") \
+	X(http_400_path,	C, "HTTP 400: bad path: form, %-encoding, %00, '..' above the root") \
+	X(http_reject_small_buf, C, "HTTP requests reset: the engine's response buffer was too small")
+
 #define TFO_STATS_ALL(X) \
 	TFO_STATS_IO(X) \
 	TFO_STATS_CONTROL(X) \
 	TFO_STATS_TFO(X) \
-	TFO_STATS_ENGINE(X)
+	TFO_STATS_ENGINE(X) \
+	TFO_STATS_HTTP(X)
 
 enum tfo_stat_id {
 #define TFO_X_ENUM(name, kind, help) TFO_STAT_##name,

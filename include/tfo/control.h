@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the control core (the slow path).
+ *
+ * Runs on the main lcore. Drains the workers' rings and answers ARP, ICMP
+ * echo, IPv6 neighbor solicitation and ICMPv6 echo for our addresses on its
+ * own TX queue (queue nb_workers of every port); later also the slow-path
+ * TCP. It aggregates the counters, prints the periodic stats line and the
+ * summary at exit, and serves the /tfo/... telemetry commands.
+ */
+#ifndef TFO_CONTROL_H
+#define TFO_CONTROL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_ring.h>
+
+#include "tfo/config.h"
+#include "tfo/engine.h"
+#include "tfo/pkt.h"
+#include "tfo/stats.h"
+#include "tfo/worker.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tfo_control {
+	struct tfo_stats stats;		/* first: its own cache lines */
+	struct tfo_tx tx;
+	uint16_t tx_queue;		/**< its TX queue on every port */
+	/** Per port: ring to the worker that sends for us (ctrl_tx_relay). */
+	struct rte_ring *relay[TFO_MAX_PORTS];
+	uint16_t nb_ports;
+	const struct tfo_port_info *ports;
+	unsigned int nb_workers;
+	struct tfo_worker **workers;
+	uint32_t burst;
+	uint32_t idle_sleep_us;
+	uint32_t stats_period_s;
+	uint64_t tsc_per_us;
+	const volatile bool *quit;
+	const struct tfo_config *cfg;
+	struct tfo_engine *engine;	/**< slow-path TCP, NULL until then */
+	/* stats line state */
+	uint64_t last_stats_us;
+	struct tfo_stats last_total;
+	FILE *out;			/**< stats line / summary stream */
+};
+
+/** Fill @p c (the workers must be initialised). @return 0 or -errno. */
+int tfo_control_init(struct tfo_control *c, const struct tfo_config *cfg,
+		     const struct tfo_port_info *ports, uint16_t nb_ports,
+		     struct tfo_worker **workers, unsigned int nb_workers,
+		     const volatile bool *quit);
+
+/** Drain the rings once and run the slow path; @return frames handled. */
+unsigned int tfo_control_poll(struct tfo_control *c, uint64_t now_us);
+
+/** Poll until *quit; prints the stats line every stats_period_s. */
+int tfo_control_main(struct tfo_control *c);
+
+/** Sum of all lcores' counters into @p total. */
+void tfo_control_aggregate(const struct tfo_control *c, struct tfo_stats *total);
+
+/** Print the exit summary: totals, per-lcore counters, port statistics. */
+void tfo_control_summary(const struct tfo_control *c, FILE *f);
+
+/**
+ * Register the /tfo/... telemetry commands for @p c. DPDK 22.11 telemetry
+ * callbacks take no user argument, so @p c is kept in one file-scope
+ * pointer; only one control core exists per process.
+ */
+int tfo_control_telemetry_register(struct tfo_control *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_CONTROL_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: port (NIC or vdev) set-up from a [port] section.
+ *
+ * Every worker gets one RX and one TX queue on every port; the control core
+ * one more TX queue. RSS on the TCP/IP 4-tuple when there is more than one
+ * RX queue; checksum offloads when the device has them and the section
+ * allows them. All checks happen here, before any lcore starts.
+ */
+#ifndef TFO_PORT_H
+#define TFO_PORT_H
+
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "tfo/config.h"
+#include "tfo/pkt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * Configure and start the device named in @p cfg with @p nb_rxq RX queues
+ * (one per worker) and @p nb_txq TX queues (one per worker + the control
+ * core's), RX buffers from @p pool. A device that needs as many TX as RX
+ * queues gets @p nb_rxq of each and info->ctrl_tx_relay set. Fill @p info (port id, MAC, MTU,
+ * addresses numbered from @p addr_base, offload flags).
+ *
+ * @return 0, or a negative errno with one line naming the key and value
+ *   in @p err (device not found, more workers than queues, MTU refused...).
+ */
+int tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
+		   uint16_t nb_txq, struct rte_mempool *pool, uint8_t addr_base,
+		   struct tfo_port_info *info, char *err, size_t errlen);
+
+/** Stop and close the port. */
+void tfo_port_close(const struct tfo_port_info *info);
+
+/** One line describing the port's set-up (offloads, RSS, queues) for the log. */
+void tfo_port_describe(const struct tfo_port_info *info, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_PORT_H */

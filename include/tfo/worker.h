@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: a worker lcore's poll loop (the fast path).
+ *
+ * A worker owns RX and TX queue `queue` on every port, its counters and its
+ * TX buffer (and, for TFO, its engine and cookie checker). It parses every
+ * frame it receives, handles what the fast path can, and passes the rest to
+ * the control core over its own single-producer/single-consumer ring, each
+ * frame tagged with the reason (an mbuf dynamic field).
+ */
+#ifndef TFO_WORKER_H
+#define TFO_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_ring.h>
+
+#include "tfo/engine.h"
+#include "tfo/pkt.h"
+#include "tfo/stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Why a worker passed a frame to the control core. */
+#define TFO_CTRL_REASONS(X) \
+	X(ARP) X(ICMP) X(ICMP6) \
+	X(TCP_MISS)		/* non-SYN segment of no fast-path connection */ \
+	X(TCP_SYN)		/* SYN without TFO option, or TFO disabled */ \
+	X(TCP_COOKIE_REQ)	/* SYN asking for a cookie */ \
+	X(TCP_BAD_COOKIE)	/* SYN whose cookie did not validate */ \
+	X(TCP_OVERFLOW)		/* valid cookie, pending-TFO limit reached */ \
+	X(TCP_FULL)		/* valid cookie, worker's table full */ \
+	X(TCP_NO_SERVICE)	/* nothing listens on the port here */
+
+enum tfo_ctrl_reason {
+#define TFO_X_ENUM(r) TFO_CTRL_##r,
+	TFO_CTRL_REASONS(TFO_X_ENUM)
+#undef TFO_X_ENUM
+	TFO_CTRL_NB_REASONS
+};
+
+const char *tfo_ctrl_reason_name(enum tfo_ctrl_reason r);
+
+/** Register the dynamic mbuf field that carries the reason. Once, at start. */
+int tfo_ctrl_reason_register(void);
+
+extern int tfo_ctrl_reason_offset;
+
+static inline void
+tfo_ctrl_reason_set(struct rte_mbuf *m, enum tfo_ctrl_reason r)
+{
+	*RTE_MBUF_DYNFIELD(m, tfo_ctrl_reason_offset, uint8_t *) = (uint8_t)r;
+}
+
+static inline enum tfo_ctrl_reason
+tfo_ctrl_reason_get(const struct rte_mbuf *m)
+{
+	return (enum tfo_ctrl_reason)*RTE_MBUF_DYNFIELD(m, tfo_ctrl_reason_offset,
+							 const uint8_t *);
+}
+
+struct tfo_worker {
+	struct tfo_stats stats;		/* first: its own cache lines */
+	struct tfo_tx tx;
+	unsigned int lcore_id;
+	uint16_t queue;			/**< RX/TX queue index on every port */
+	uint16_t nb_ports;
+	const struct tfo_port_info *ports;
+	struct rte_ring *to_control;	/**< SP/SC, this worker -> control */
+	/** Per port, frames the control core asks this worker to send (ports
+	 *  whose device gave the control core no TX queue); NULL otherwise. */
+	struct rte_ring *relay[TFO_MAX_PORTS];
+	uint32_t burst;
+	uint32_t idle_sleep_us;
+	uint64_t tsc_per_us;
+	const volatile bool *quit;
+	struct tfo_engine *engine;	/**< NULL: TCP is counted and dropped */
+} __rte_cache_aligned;
+
+/**
+ * Fill @p w for queue @p queue (its rings and engine are set by the
+ * caller). @return 0 or a negative errno.
+ */
+int tfo_worker_init(struct tfo_worker *w, uint16_t queue,
+		    const struct tfo_port_info *ports, uint16_t nb_ports,
+		    struct rte_ring *to_control, uint32_t burst,
+		    uint32_t idle_sleep_us, const volatile bool *quit);
+
+/** Process one burst from every port; @return frames received. */
+unsigned int tfo_worker_poll(struct tfo_worker *w, uint64_t now_us);
+
+/** lcore entry point (rte_eal_remote_launch): poll until *quit. */
+int tfo_worker_main(void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_WORKER_H */

@@ -1,0 +1,40 @@
+#!/bin/bash
+# Set up a fresh Debian 12 machine for tfo-fastpath and build it.
+#   scripts/setup.sh [BUILD_DIR]        (default: build)
+# Installs the Debian packages the project needs (only when one is missing;
+# nothing is downloaded from anywhere else), then configures and builds
+# with warnings as errors. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+
+PKGS=(
+	build-essential pkg-config meson ninja-build python3 python3-pyelftools
+	dpdk dpdk-dev libdpdk-dev libipsec-mb-dev libpcap-dev
+	python3-scapy tcpdump tshark curl iproute2 iputils-ping openssl
+	libhttp-parser-dev
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "setup: missing packages: ${missing[*]}; run as root" >&2
+		exit 1
+	fi
+	echo "setup: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	# tshark asks whether non-root users may capture: answer no, quietly
+	echo "wireshark-common wireshark-common/install-setuid boolean false" |
+		debconf-set-selections
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -f "$BUILD/build.ninja" ]; then
+	meson setup "$BUILD" -Dwerror=true
+fi
+ninja -C "$BUILD"

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: port set-up.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "tfo/log.h"
+#include "tfo/port.h"
+
+static int
+tfo_port_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+tfo_port_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int
+tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
+	       uint16_t nb_txq, struct rte_mempool *pool, uint8_t addr_base,
+	       struct tfo_port_info *info, char *err, size_t errlen)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info dev;
+	uint16_t port_id, nb_rxd = cfg->rx_desc, nb_txd = cfg->tx_desc;
+	int socket, rc;
+
+	memset(info, 0, sizeof(*info));
+	if (rte_eth_dev_get_port_by_name(cfg->device, &port_id) != 0)
+		return tfo_port_err(err, errlen,
+				    "[port %s]: no such DPDK device (probed: %u ports; "
+				    "a vdev needs 'vdev =' or --vdev, a NIC must be bound to vfio-pci)",
+				    cfg->device, rte_eth_dev_count_avail());
+	rc = rte_eth_dev_info_get(port_id, &dev);
+	if (rc != 0)
+		return tfo_port_err(err, errlen, "[port %s]: cannot read device info: %s",
+				    cfg->device, strerror(-rc));
+	if (nb_rxq > dev.max_rx_queues)
+		return tfo_port_err(err, errlen,
+				    "[port %s]: %u workers need %u RX queues, the device has %u "
+				    "(use fewer lcores)",
+				    cfg->device, nb_rxq, nb_rxq, dev.max_rx_queues);
+	if (nb_txq > dev.max_tx_queues)
+		return tfo_port_err(err, errlen,
+				    "[port %s]: %u workers + the control core need %u TX queues, "
+				    "the device has %u (use fewer lcores)",
+				    cfg->device, nb_rxq, nb_txq, dev.max_tx_queues);
+
+	memset(&conf, 0, sizeof(conf));
+	if (nb_rxq > 1) {
+		uint64_t want = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP;
+
+		conf.rx_adv_conf.rss_conf.rss_hf = want & dev.flow_type_rss_offloads;
+		if (conf.rx_adv_conf.rss_conf.rss_hf == 0)
+			return tfo_port_err(err, errlen,
+					    "[port %s]: the device cannot do RSS; only one "
+					    "worker can be used on it (%u configured)",
+					    cfg->device, nb_rxq);
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	}
+	if (cfg->offload == TFO_OFFLOAD_AUTO) {
+		uint64_t rx = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+
+		if ((dev.rx_offload_capa & rx) == rx) {
+			conf.rxmode.offloads |= rx;
+			info->rx_cksum_offload = true;
+		}
+		if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) {
+			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+			info->tx_ip_cksum_offload = true;
+		}
+		if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) {
+			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+			info->tx_tcp_cksum_offload = true;
+		}
+	}
+	/* external buffers (zero-copy bodies) are chained behind a header mbuf */
+	if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+
+	rc = rte_eth_dev_configure(port_id, nb_rxq, nb_txq, &conf);
+	if (rc != 0 && nb_txq > nb_rxq) {
+		/* Some PMDs (net_tap) need as many TX as RX queues: then the
+		 * control core relays its frames through worker 0's queue. */
+		rc = rte_eth_dev_configure(port_id, nb_rxq, nb_rxq, &conf);
+		if (rc == 0) {
+			nb_txq = nb_rxq;
+			info->ctrl_tx_relay = true;
+		}
+	}
+	if (rc != 0)
+		return tfo_port_err(err, errlen, "[port %s]: configure failed: %s",
+				    cfg->device, strerror(-rc));
+	rc = rte_eth_dev_set_mtu(port_id, cfg->mtu);
+	if (rc != 0 && rc != -ENOTSUP)
+		return tfo_port_err(err, errlen, "[port %s] mtu = %u: refused by the device: %s",
+				    cfg->device, cfg->mtu, strerror(-rc));
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
+	if (rc != 0)
+		return tfo_port_err(err, errlen,
+				    "[port %s] rx_desc = %u / tx_desc = %u: refused: %s",
+				    cfg->device, cfg->rx_desc, cfg->tx_desc, strerror(-rc));
+
+	socket = rte_eth_dev_socket_id(port_id);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	for (uint16_t q = 0; q < nb_rxq; q++) {
+		struct rte_eth_rxconf rxc = dev.default_rxconf;
+
+		rxc.offloads = conf.rxmode.offloads;
+		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd, (unsigned int)socket,
+					    &rxc, pool);
+		if (rc != 0)
+			return tfo_port_err(err, errlen,
+					    "[port %s]: RX queue %u set-up failed: %s",
+					    cfg->device, q, strerror(-rc));
+	}
+	for (uint16_t q = 0; q < nb_txq; q++) {
+		struct rte_eth_txconf txc = dev.default_txconf;
+
+		txc.offloads = conf.txmode.offloads;
+		rc = rte_eth_tx_queue_setup(port_id, q, nb_txd, (unsigned int)socket,
+					    &txc);
+		if (rc != 0)
+			return tfo_port_err(err, errlen,
+					    "[port %s]: TX queue %u set-up failed: %s",
+					    cfg->device, q, strerror(-rc));
+	}
+	rc = rte_eth_dev_start(port_id);
+	if (rc != 0)
+		return tfo_port_err(err, errlen, "[port %s]: start failed: %s",
+				    cfg->device, strerror(-rc));
+
+	info->port_id = port_id;
+	info->mtu = cfg->mtu;
+	rc = rte_eth_macaddr_get(port_id, &info->mac);
+	if (rc != 0)
+		return tfo_port_err(err, errlen, "[port %s]: no MAC address: %s",
+				    cfg->device, strerror(-rc));
+	info->nb_addrs = cfg->nb_addrs;
+	info->addr_base = addr_base;
+	memcpy(info->addrs, cfg->addrs, sizeof(info->addrs));
+	/* ND and ARP need multicast/broadcast; unicast filtering is ours */
+	rte_eth_allmulticast_enable(port_id);
+	return 0;
+}
+
+void
+tfo_port_close(const struct tfo_port_info *info)
+{
+	rte_eth_dev_stop(info->port_id);
+	rte_eth_dev_close(info->port_id);
+}
+
+void
+tfo_port_describe(const struct tfo_port_info *info, char *buf, size_t len)
+{
+	struct rte_eth_dev_info dev;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	rte_ether_format_addr(mac, sizeof(mac), &info->mac);
+	if (rte_eth_dev_info_get(info->port_id, &dev) != 0)
+		memset(&dev, 0, sizeof(dev));
+	snprintf(buf, len,
+		 "port %u (%s) mac %s mtu %u, %u rxq/%u txq%s, rx checksum %s, tx checksum %s",
+		 info->port_id, dev.driver_name ? dev.driver_name : "?", mac,
+		 info->mtu, dev.nb_rx_queues, dev.nb_tx_queues,
+		 info->ctrl_tx_relay ? " (control TX relayed by worker 0)" : "",
+		 info->rx_cksum_offload ? "offloaded" : "software",
+		 info->tx_ip_cksum_offload && info->tx_tcp_cksum_offload ?
+		 "offloaded" : info->tx_tcp_cksum_offload ? "tcp offloaded, ip software" :
+		 "software");
+}

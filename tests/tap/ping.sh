@@ -1,0 +1,23 @@
+#!/bin/bash
+# Foundation: tfo-server on net_tap with the embedded default configuration
+# answers ARP, ICMP echo, IPv6 ND and ICMPv6 echo; /tfo/stats counts them;
+# SIGINT stops it with exit code 0.
+. "$(dirname "$0")/lib.sh"
+tfo_need_root ping dpdk-telemetry.py
+tfo_start "$1" --stats-period 1
+
+check "ping 198.18.0.2 answered 3/3" tfo_ns ping -c 3 -i 0.2 -W 2 -q 198.18.0.2
+check "ping -6 fd00:7f0::2 answered 3/3" tfo_ns ping -6 -c 3 -i 0.2 -W 2 -q fd00:7f0::2
+check "kernel learned our MAC by ARP" bash -c "ip netns exec $TFO_NS ip neigh show 198.18.0.2 | grep -q lladdr"
+check "kernel learned our MAC by ND" bash -c "ip netns exec $TFO_NS ip -6 neigh show fd00:7f0::2 | grep -q lladdr"
+
+check "/tfo/stats icmp_echo_tx >= 3" ge "$(tfo_stat icmp_echo_tx)" 3
+check "/tfo/stats icmp6_echo_tx >= 3" ge "$(tfo_stat icmp6_echo_tx)" 3
+check "/tfo/stats arp_reply_tx >= 1" ge "$(tfo_stat arp_reply_tx)" 1
+check "/tfo/stats nd_na_tx >= 1" ge "$(tfo_stat nd_na_tx)" 1
+check "/tfo/stats rx_pkts >= 8" ge "$(tfo_stat rx_pkts)" 8
+check "/tfo/stats tx_pkts >= 8" ge "$(tfo_stat tx_pkts)" 8
+check "stats line printed" grep -q "^stats: rx" "$TFO_LOG"
+
+tfo_stop
+tfo_done
