@@ -26,6 +26,8 @@
 extern "C" {
 #endif
 
+struct tfo_stats;
+
 /**
  * Immutable bytes built at create() and alive until destroy(): the engine
  * may send them without copying (external mbuf buffers), so they must live
@@ -52,6 +54,9 @@ struct tfo_svc_resp {
 	/* in */
 	uint8_t *buf;		/**< scratch the engine keeps until ACKed */
 	uint32_t buf_cap;	/**< its size */
+	struct tfo_stats *stats;	/**< the calling lcore's counters, for
+					 *   the service's own (stats.h), or
+					 *   NULL: the engine zeroes the struct */
 	/* out */
 	uint32_t consumed;	/**< request bytes this response answers; the
 				 *   rest is the next (pipelined) request */
