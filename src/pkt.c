@@ -150,12 +150,47 @@ tfo_ipv4_src_bad(const uint8_t *s)
 	       s[0] == 0;	/* "this network" */
 }
 
+/*
+ * One of our addresses, or the broadcast address of one of our subnets: a
+ * reply to either would go to ourselves or to the whole subnet.
+ */
+static bool
+tfo_ipv4_src_local(const struct tfo_port_info *port, const uint8_t *s)
+{
+	uint32_t src;
+
+	memcpy(&src, s, 4);
+	src = rte_be_to_cpu_32(src);
+	for (unsigned int i = 0; i < port->nb_addrs; i++) {
+		const struct tfo_local_addr *la = &port->addrs[i];
+		uint32_t a, host;
+
+		if (la->family != AF_INET)
+			continue;
+		memcpy(&a, la->addr.b, 4);
+		a = rte_be_to_cpu_32(a);
+		if (src == a)
+			return true;
+		/* /31 and /32 have no broadcast address (RFC 3021) */
+		if (la->prefix_len == 0 || la->prefix_len > 30)
+			continue;
+		host = (1u << (32 - la->prefix_len)) - 1;
+		if ((src & ~host) == (a & ~host) && (src & host) == host)
+			return true;
+	}
+	return false;
+}
+
 static bool
 tfo_ipv6_src_bad(const uint8_t *s)
 {
 	static const uint8_t loopback[16] = { [15] = 1 };
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
 
-	return s[0] == 0xff || memcmp(s, loopback, 16) == 0;
+	/* v4-mapped sources are dropped as Linux does (ip6_rcv_core): they
+	 * would let ::ffff:127.0.0.1 pass for something else */
+	return s[0] == 0xff || memcmp(s, loopback, 16) == 0 ||
+	       memcmp(s, v4mapped, 12) == 0;
 }
 
 static bool
@@ -214,6 +249,22 @@ tfo_is_ipv6_ext(uint8_t nh)
 	}
 }
 
+/*
+ * What the PMD says about a checksum: 1 good, -1 bad, 0 unknown (verify in
+ * software). NONE (both bits) means "the field is not right but the data
+ * was verified" (virtio with partial checksums): good.
+ */
+static inline int
+tfo_rx_cksum_verdict(const struct tfo_port_info *port, uint64_t ol_flags,
+		     uint64_t mask, uint64_t bad)
+{
+	uint64_t f = ol_flags & mask;
+
+	if (!port->rx_cksum_offload || f == 0)
+		return 0;
+	return f == bad ? -1 : 1;
+}
+
 /* Verify an L4 checksum (TCP, ICMPv6: with pseudo-header; ICMPv4: without). */
 static bool
 tfo_l4_cksum_ok(const struct rte_mbuf *m, const struct tfo_pkt *p,
@@ -236,9 +287,16 @@ tfo_parse_tcp(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	      struct tfo_pkt *p, uint32_t l4_off, uint32_t l4_avail,
 	      uint32_t seg_avail)
 {
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	const struct rte_tcp_hdr *th;
 	uint32_t doff;
+	int verdict;
 
+	/* TCP is unicast only: Linux drops segments not sent to its own MAC
+	 * (tcp_v4_rcv: pkt_type != PACKET_HOST); a broadcast SYN would open
+	 * a connection on every host of a fleet that shares the address */
+	if (!rte_is_same_ether_addr(&eh->dst_addr, &port->mac))
+		return tfo_drop(p, TFO_PKT_DROP_l2_not_ours);
 	if (l4_avail < sizeof(*th))
 		return tfo_drop(p, TFO_PKT_DROP_tcp_short);
 	if (seg_avail < sizeof(*th))
@@ -252,15 +310,12 @@ tfo_parse_tcp(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	if (th->src_port == 0 || th->dst_port == 0)
 		return tfo_drop(p, TFO_PKT_DROP_tcp_port);
 
-	if (port->rx_cksum_offload &&
-	    (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
-		/* trusted */
-	} else if (port->rx_cksum_offload &&
-		   (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+	verdict = tfo_rx_cksum_verdict(port, m->ol_flags,
+				       RTE_MBUF_F_RX_L4_CKSUM_MASK,
+				       RTE_MBUF_F_RX_L4_CKSUM_BAD);
+	if (verdict < 0 ||
+	    (verdict == 0 && !tfo_l4_cksum_ok(m, p, l4_off, l4_avail, true)))
 		return tfo_drop(p, TFO_PKT_DROP_tcp_cksum);
-	} else if (!tfo_l4_cksum_ok(m, p, l4_off, l4_avail, true)) {
-		return tfo_drop(p, TFO_PKT_DROP_tcp_cksum);
-	}
 
 	p->l4_len = (uint16_t)doff;
 	p->payload_off = (uint16_t)(l4_off + doff);
@@ -281,7 +336,7 @@ tfo_parse_ipv4(const struct rte_mbuf *m, const struct tfo_port_info *port,
 {
 	const struct rte_ipv4_hdr *ih;
 	uint32_t ihl, tot, frame_avail = m->pkt_len - off;
-	int idx;
+	int idx, verdict;
 
 	if (frame_avail < sizeof(*ih))
 		return tfo_drop(p, TFO_PKT_DROP_ipv4_short);
@@ -298,15 +353,12 @@ tfo_parse_ipv4(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	if (ihl > seg_len - off)
 		return tfo_drop(p, TFO_PKT_DROP_multiseg);
 
-	if (port->rx_cksum_offload &&
-	    (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_GOOD) {
-		/* trusted */
-	} else if (port->rx_cksum_offload &&
-		   (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) == RTE_MBUF_F_RX_IP_CKSUM_BAD) {
+	verdict = tfo_rx_cksum_verdict(port, m->ol_flags,
+				       RTE_MBUF_F_RX_IP_CKSUM_MASK,
+				       RTE_MBUF_F_RX_IP_CKSUM_BAD);
+	if (verdict < 0 ||
+	    (verdict == 0 && tfo_cksum_fold(tfo_cksum_add(0, ih, ihl)) != 0xffff))
 		return tfo_drop(p, TFO_PKT_DROP_ipv4_cksum);
-	} else if (tfo_cksum_fold(tfo_cksum_add(0, ih, ihl)) != 0xffff) {
-		return tfo_drop(p, TFO_PKT_DROP_ipv4_cksum);
-	}
 
 	if (ih->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
 						   RTE_IPV4_HDR_OFFSET_MASK))
@@ -324,8 +376,7 @@ tfo_parse_ipv4(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	if (idx < 0)
 		return tfo_drop(p, TFO_PKT_DROP_ip_not_ours);
 	p->local_idx = (uint8_t)idx;
-	if (tfo_ipv4_src_bad(p->src.b) ||
-	    tfo_port_addr_lookup(port, AF_INET, &p->src) >= 0)
+	if (tfo_ipv4_src_bad(p->src.b) || tfo_ipv4_src_local(port, p->src.b))
 		return tfo_drop(p, TFO_PKT_DROP_ip_bad_src);
 
 	off += ihl;
@@ -418,6 +469,8 @@ tfo_pkt_parse(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	uint16_t type;
 
 	p->drop = TFO_PKT_DROP_NONE;
+	p->l2_len = 0;
+	p->local_idx = 0;
 	p->has_vlan = 0;
 	p->vlan_tci = 0;
 	p->family = 0;
@@ -430,7 +483,10 @@ tfo_pkt_parse(const struct rte_mbuf *m, const struct tfo_port_info *port,
 
 	if (m->pkt_len < sizeof(*eh))
 		return tfo_drop(p, TFO_PKT_DROP_l2_short);
-	if (seg_len < sizeof(*eh) || seg_len > m->pkt_len)
+	/* a lone segment must hold the whole frame: the checksums read
+	 * pkt_len bytes of it */
+	if (seg_len < sizeof(*eh) || seg_len > m->pkt_len ||
+	    (m->next == NULL && seg_len != m->pkt_len))
 		return tfo_drop(p, TFO_PKT_DROP_multiseg);
 	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (!rte_is_multicast_ether_addr(&eh->dst_addr) &&
@@ -515,7 +571,7 @@ tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 		return -ENOSPC;
 	l4_total = m->pkt_len - l2 - l3;
 
-	eh = (struct rte_ether_hdr *)p;
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	rte_ether_addr_copy(&r->peer_mac, &eh->dst_addr);
 	rte_ether_addr_copy(&port->mac, &eh->src_addr);
 	if (r->has_vlan) {

@@ -85,7 +85,7 @@ enum tfo_pkt_class {
  */
 #define TFO_PKT_DROP_REASONS(X) \
 	X(l2_short,		"frame shorter than its Ethernet/VLAN header") \
-	X(l2_not_ours,		"destination MAC is neither ours nor broadcast/multicast") \
+	X(l2_not_ours,		"destination MAC is not ours (nor broadcast/multicast for ARP/ICMP)") \
 	X(l2_ethertype,		"EtherType not IPv4/IPv6/ARP (incl. stacked VLANs)") \
 	X(ipv4_short,		"truncated IPv4 header or bad IHL/total length") \
 	X(ipv4_version,		"IPv4 version field is not 4") \
@@ -95,7 +95,7 @@ enum tfo_pkt_class {
 	X(ipv6_version,		"IPv6 version field is not 6") \
 	X(ipv6_ext,		"IPv6 extension header (not supported)") \
 	X(ip_not_ours,		"IP destination is not one of our addresses") \
-	X(ip_bad_src,		"IP source is multicast, broadcast, loopback or ours") \
+	X(ip_bad_src,		"IP source is multicast, broadcast, loopback, v4-mapped or ours") \
 	X(tcp_short,		"TCP header truncated or data offset < 5 or past the segment") \
 	X(tcp_cksum,		"TCP checksum wrong") \
 	X(tcp_port,		"TCP source or destination port is 0") \
@@ -103,7 +103,7 @@ enum tfo_pkt_class {
 	X(icmp_short,		"truncated ICMP/ICMPv6 header") \
 	X(icmp_cksum,		"ICMP/ICMPv6 checksum wrong") \
 	X(l4_proto,		"IP protocol we do not serve (UDP, ...)") \
-	X(multiseg,		"headers not contiguous in the first mbuf segment")
+	X(multiseg,		"headers not contiguous in the first mbuf segment (or mbuf lengths inconsistent)")
 
 enum tfo_pkt_drop {
 	TFO_PKT_DROP_NONE = 0,
