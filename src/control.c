@@ -293,7 +293,7 @@ tfo_control_ns(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *
 	}
 	/* L2 (with the VLAN tag, if any) copied, then addressed back */
 	memcpy(out, eh, l2);
-	oeh = (struct rte_ether_hdr *)out;
+	oeh = (struct rte_ether_hdr *)(void *)out;
 	if (dad) {
 		static const struct rte_ether_addr all_nodes_mac = {
 			.addr_bytes = { 0x33, 0x33, 0, 0, 0, 1 } };
@@ -304,7 +304,7 @@ tfo_control_ns(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *
 	}
 	rte_ether_addr_copy(&port->mac, &oeh->src_addr);
 
-	oih = (struct rte_ipv6_hdr *)(out + l2);
+	oih = (struct rte_ipv6_hdr *)(void *)(out + l2);
 	oih->vtc_flow = rte_cpu_to_be_32(6u << 28);
 	oih->payload_len = rte_cpu_to_be_16(na_len);
 	oih->proto = IPPROTO_ICMPV6;
