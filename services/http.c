@@ -63,7 +63,7 @@
 #include "tfo/service.h"
 #include "tfo/stats.h"
 
-#include "http_parse.h"
+#include "http.h"
 
 /* Status line + Date + "Connection: keep-alive" fit in this. */
 #define HTTP_MIN_BUF 128
@@ -221,10 +221,26 @@ http_error(const struct http_state *st, struct tfo_svc_resp *resp,
 			 consumed, close, keep_alive_hdr);
 }
 
+/* rte_hash_crc() loads unaligned words (UB); paths start anywhere */
+static inline uint32_t
+http_key_hash(const char *k, uint32_t len)
+{
+	uint32_t h = 0;
+	uint64_t w;
+
+	for (; len >= 8; len -= 8, k += 8) {
+		memcpy(&w, k, 8);
+		h = rte_hash_crc_8byte(w, h);
+	}
+	for (; len > 0; len--, k++)
+		h = rte_hash_crc_1byte((uint8_t)*k, h);
+	return h;
+}
+
 static const struct http_obj *
 http_lookup(const struct http_state *st, const char *key, uint32_t len)
 {
-	uint32_t h = rte_hash_crc(key, len, 0), i = h & st->mask;
+	uint32_t h = http_key_hash(key, len), i = h & st->mask;
 	const struct http_slot *sl;
 
 	for (;;) {
@@ -253,16 +269,68 @@ http_not_modified(const struct http_obj *o, const struct tfo_http_req *r)
 	       memcmp(r->ims.p, o->blob.data + o->lm_off, TFO_HTTP_DATE_LEN) == 0;
 }
 
+enum tfo_svc_status
+tfo_http_respond(const void *state, const struct tfo_http_req *r,
+		 struct tfo_svc_resp *resp)
+{
+	const struct http_state *st = state;
+	char path[TFO_HTTP_MAX_URI_LIMIT + 1];
+	const struct http_obj *o;
+	uint32_t plen;
+	bool head, ka;
+
+	head = r->method == TFO_HTTP_HEAD;
+	/* RFC 9112 3.2: exactly one Host in 1.1, at most one in 1.0 */
+	if (r->nb_host > 1 || (r->minor == 1 && r->nb_host == 0))
+		return http_error(st, resp, S400, TFO_STAT_http_400_host,
+				  r->head_len, true, false, head);
+	if (r->method == TFO_HTTP_OTHER)
+		return http_error(st, resp, S405, TFO_STAT_http_405,
+				  r->head_len, true, false, false);
+	if (r->body != TFO_HTTP_BODY_NONE)
+		return http_error(st, resp, S400, TFO_STAT_http_400_body,
+				  r->head_len, true, false, head);
+
+	/* a 1.0 client that asked for keep-alive is told it got it */
+	ka = r->minor == 0 && !r->close;
+	switch (tfo_http_path(&r->target, path, sizeof(path), &plen)) {
+	case TFO_HTTP_PATH_OK:
+		break;
+	case TFO_HTTP_PATH_NOFILE:
+		return http_error(st, resp, S404, TFO_STAT_http_404,
+				  r->head_len, r->close, ka, head);
+	case TFO_HTTP_PATH_BAD:
+	default:
+		return http_error(st, resp, S400, TFO_STAT_http_400_path,
+				  r->head_len, true, false, head);
+	}
+	o = http_lookup(st, path, plen);
+	if (o == NULL)
+		return http_error(st, resp, S404, TFO_STAT_http_404,
+				  r->head_len, r->close, ka, head);
+	if (o->status == S301) {
+		http_count(resp, TFO_STAT_http_301);
+		return http_send(st, resp, S301, o, 0,
+				 head ? o->hdr_len : o->blob.len, r->head_len,
+				 r->close, ka);
+	}
+	if (http_not_modified(o, r)) {
+		http_count(resp, TFO_STAT_http_304);
+		return http_send(st, resp, S304, o, o->nm_off,
+				 o->hdr_len - o->nm_off, r->head_len, r->close,
+				 ka);
+	}
+	http_count(resp, TFO_STAT_http_200);
+	return http_send(st, resp, S200, o, 0, head ? o->hdr_len : o->blob.len,
+			 r->head_len, r->close, ka);
+}
+
 static enum tfo_svc_status
 http_handle(const void *state, const uint8_t *req, uint32_t len,
 	    struct tfo_svc_resp *resp)
 {
 	const struct http_state *st = state;
-	char path[TFO_HTTP_MAX_URI_LIMIT + 1];
-	const struct http_obj *o;
 	struct tfo_http_req r;
-	uint32_t plen;
-	bool head, ka;
 
 	if (len == 0)
 		return TFO_SVC_NEED_MORE;
@@ -289,51 +357,7 @@ http_handle(const void *state, const uint8_t *req, uint32_t len,
 		return http_error(st, resp, S400, TFO_STAT_http_400_syntax,
 				  len, true, false, false);
 	}
-
-	head = r.method == TFO_HTTP_HEAD;
-	/* RFC 9112 3.2: exactly one Host in 1.1, at most one in 1.0 */
-	if (r.nb_host > 1 || (r.minor == 1 && r.nb_host == 0))
-		return http_error(st, resp, S400, TFO_STAT_http_400_host,
-				  r.head_len, true, false, head);
-	if (r.method == TFO_HTTP_OTHER)
-		return http_error(st, resp, S405, TFO_STAT_http_405,
-				  r.head_len, true, false, false);
-	if (r.body != TFO_HTTP_BODY_NONE)
-		return http_error(st, resp, S400, TFO_STAT_http_400_body,
-				  r.head_len, true, false, head);
-
-	/* a 1.0 client that asked for keep-alive is told it got it */
-	ka = r.minor == 0 && !r.close;
-	switch (tfo_http_path(&r.target, path, sizeof(path), &plen)) {
-	case TFO_HTTP_PATH_OK:
-		break;
-	case TFO_HTTP_PATH_NOFILE:
-		return http_error(st, resp, S404, TFO_STAT_http_404,
-				  r.head_len, r.close, ka, head);
-	case TFO_HTTP_PATH_BAD:
-	default:
-		return http_error(st, resp, S400, TFO_STAT_http_400_path,
-				  r.head_len, true, false, head);
-	}
-	o = http_lookup(st, path, plen);
-	if (o == NULL)
-		return http_error(st, resp, S404, TFO_STAT_http_404,
-				  r.head_len, r.close, ka, head);
-	if (o->status == S301) {
-		http_count(resp, TFO_STAT_http_301);
-		return http_send(st, resp, S301, o, 0,
-				 head ? o->hdr_len : o->blob.len, r.head_len,
-				 r.close, ka);
-	}
-	if (http_not_modified(o, &r)) {
-		http_count(resp, TFO_STAT_http_304);
-		return http_send(st, resp, S304, o, o->nm_off,
-				 o->hdr_len - o->nm_off, r.head_len, r.close,
-				 ka);
-	}
-	http_count(resp, TFO_STAT_http_200);
-	return http_send(st, resp, S200, o, 0, head ? o->hdr_len : o->blob.len,
-			 r.head_len, r.close, ka);
+	return tfo_http_respond(st, &r, resp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -787,7 +811,7 @@ static int
 http_table_add(struct http_state *st, const char *key, uint32_t len,
 	       const struct http_obj *o)
 {
-	uint32_t h = rte_hash_crc(key, len, 0), i = h & st->mask;
+	uint32_t h = http_key_hash(key, len), i = h & st->mask;
 
 	while (st->slots[i].key_len != 0) {
 		if (st->slots[i].key_len == len &&

@@ -697,6 +697,38 @@ TFO_TEST(long_lines)
 	CHECK_EQ(stat_of(TFO_STAT_http_414) >= 2, 1);
 }
 
+/* A byte at every position of a long value (the 16-byte scan's edges). */
+TFO_TEST(field_value_bytes)
+{
+	static const struct {
+		uint8_t c;
+		int code;
+	} bytes[] = {
+		{ '\t', 200 }, { 0x80, 200 }, { 0xff, 200 }, { '~', 200 },
+		{ 0x00, 400 }, { 0x01, 400 }, { '\n', 400 }, { 0x1f, 400 },
+		{ 0x7f, 400 }, { '\r', 400 },
+	};
+	struct tfo_svc_resp r;
+	char req[256];
+	int n, v;
+
+	for (unsigned int k = 0; k < RTE_DIM(bytes); k++) {
+		for (unsigned int pos = 0; pos < 40; pos++) {
+			n = snprintf(req, sizeof(req), "GET /hello.txt HTTP/1.1"
+				     "\r\nHost: x\r\nUser-Agent: ");
+			v = n;
+			memset(req + n, 'u', 40);
+			n += 40;
+			n += snprintf(req + n, sizeof(req) - (size_t)n,
+				      "\r\nAccept: */*\r\n\r\n");
+			req[v + (int)pos] = (char)bytes[k].c;
+			CHECK_EQ(ask_n(www, req, (size_t)n, &r), TFO_SVC_RESPOND);
+			CHECK_MSG(code() == bytes[k].code,
+				  "byte 0x%02x at %u: %d", bytes[k].c, pos, code());
+		}
+	}
+}
+
 TFO_TEST(small_buffer_rejects)
 {
 	struct tfo_svc_resp r;

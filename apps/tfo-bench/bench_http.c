@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-bench http: cycles to parse one HTTP request and choose its response,
+ * our parser against Debian's libhttp-parser 2.9 (when it was found at
+ * build time), on a curl request and on a browser revalidation with many
+ * fields (a 304).
+ *
+ *   tfo-bench http [--iters N] [--reps R] [--root DIR]
+ *
+ * Variants, per request:
+ *   parse        tfo_http_parse() alone
+ *   hp parse     http_parser_execute() with callbacks that keep what the
+ *                responder needs (target, Host, If-None-Match, ...)
+ *   hp bare      http_parser_execute() without callbacks (its floor)
+ *   handle       the service's handle(): parse + path + lookup + response
+ *   hp+respond   http_parser as above, then the same responder
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <rte_cycles.h>
+
+#include "tfo/service.h"
+
+#include "../../services/http.h"
+#include "bench.h"
+
+#ifdef TFO_HAVE_HTTP_PARSER
+#include <http_parser.h>
+#endif
+
+static const char curl_req[] =
+	"GET /index.html HTTP/1.1\r\n"
+	"Host: 198.18.0.2\r\n"
+	"User-Agent: curl/7.88.1\r\n"
+	"Accept: */*\r\n"
+	"\r\n";
+
+/* Chrome 120 reloading a page it has cached; %s is the ETag. */
+static const char browser_fmt[] =
+	"GET / HTTP/1.1\r\n"
+	"Host: 198.18.0.2\r\n"
+	"Connection: keep-alive\r\n"
+	"Cache-Control: max-age=0\r\n"
+	"sec-ch-ua: \"Not_A Brand\";v=\"8\", \"Chromium\";v=\"120\", "
+	"\"Google Chrome\";v=\"120\"\r\n"
+	"sec-ch-ua-mobile: ?0\r\n"
+	"sec-ch-ua-platform: \"Linux\"\r\n"
+	"Upgrade-Insecure-Requests: 1\r\n"
+	"User-Agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 "
+	"(KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36\r\n"
+	"Accept: text/html,application/xhtml+xml,application/xml;q=0.9,"
+	"image/avif,image/webp,image/apng,*/*;q=0.8,"
+	"application/signed-exchange;v=b3;q=0.7\r\n"
+	"Sec-Fetch-Site: none\r\n"
+	"Sec-Fetch-Mode: navigate\r\n"
+	"Sec-Fetch-User: ?1\r\n"
+	"Sec-Fetch-Dest: document\r\n"
+	"Accept-Encoding: gzip, deflate, br\r\n"
+	"Accept-Language: en-US,en;q=0.9,de;q=0.8\r\n"
+	"If-None-Match: %s\r\n"
+	"If-Modified-Since: Thu, 01 Jan 2015 00:00:00 GMT\r\n"
+	"\r\n";
+
+struct bench_ctx {
+	const struct tfo_service *svc;
+	const void *state;
+	struct tfo_http_limits lim;
+	const uint8_t *req;
+	uint32_t len;
+	struct tfo_svc_resp resp;
+	uint8_t buf[256];
+	uint64_t sink;
+};
+
+typedef void (*bench_fn)(struct bench_ctx *c);
+
+static void
+run_parse(struct bench_ctx *c)
+{
+	struct tfo_http_req r;
+
+	c->sink += tfo_http_parse(c->req, c->len, &c->lim, &r) + r.head_len;
+}
+
+static void
+run_handle(struct bench_ctx *c)
+{
+	c->resp.buf = c->buf;
+	c->resp.buf_cap = sizeof(c->buf);
+	c->sink += c->svc->handle(c->state, c->req, c->len, &c->resp) +
+		   c->resp.body_len;
+}
+
+#ifdef TFO_HAVE_HTTP_PARSER
+struct hp_req {
+	struct tfo_http_req r;
+	const char *field;
+	size_t flen;
+};
+
+static int
+hp_on_url(http_parser *p, const char *at, size_t len)
+{
+	struct hp_req *h = p->data;
+
+	h->r.target.p = (const uint8_t *)at;
+	h->r.target.len = (uint32_t)len;
+	return 0;
+}
+
+static int
+hp_on_field(http_parser *p, const char *at, size_t len)
+{
+	struct hp_req *h = p->data;
+
+	h->field = at;
+	h->flen = len;
+	return 0;
+}
+
+/* the same fields as tfo_http_parse() acts on (Connection: the parser) */
+static int
+hp_on_value(http_parser *p, const char *at, size_t len)
+{
+	struct hp_req *h = p->data;
+	struct tfo_http_slice v = { (const uint8_t *)at, (uint32_t)len };
+
+	switch (h->flen) {
+	case 4:
+		if (strncasecmp(h->field, "host", 4) == 0)
+			h->r.nb_host++;
+		break;
+	case 13:
+		if (strncasecmp(h->field, "if-none-match", 13) == 0 &&
+		    h->r.nb_inm < TFO_HTTP_MAX_INM)
+			h->r.inm[h->r.nb_inm++] = v;
+		break;
+	case 17:
+		if (strncasecmp(h->field, "if-modified-since", 17) == 0)
+			h->r.ims = v;
+		else if (strncasecmp(h->field, "transfer-encoding", 17) == 0)
+			h->r.body = TFO_HTTP_BODY_SOME;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int
+hp_on_headers(http_parser *p)
+{
+	struct hp_req *h = p->data;
+
+	h->r.method = p->method == HTTP_GET ? TFO_HTTP_GET :
+		      p->method == HTTP_HEAD ? TFO_HTTP_HEAD : TFO_HTTP_OTHER;
+	h->r.minor = p->http_minor == 0 ? 0 : 1;
+	h->r.close = !http_should_keep_alive(p);
+	h->r.keep_alive = p->http_minor == 0 && !h->r.close;
+	if (p->content_length != 0 && p->content_length != ULLONG_MAX)
+		h->r.body = TFO_HTTP_BODY_SOME;
+	return 0;
+}
+
+static int
+hp_on_complete(http_parser *p)
+{
+	http_parser_pause(p, 1);	/* one request at a time (pipelining) */
+	return 0;
+}
+
+static const http_parser_settings hp_settings = {
+	.on_url = hp_on_url,
+	.on_header_field = hp_on_field,
+	.on_header_value = hp_on_value,
+	.on_headers_complete = hp_on_headers,
+	.on_message_complete = hp_on_complete,
+};
+
+static const http_parser_settings hp_bare_settings = {
+	.on_message_complete = hp_on_complete,
+};
+
+/* @return 1 with h->r filled for a complete request, else 0 */
+static int
+hp_parse(struct bench_ctx *c, struct hp_req *h)
+{
+	http_parser p;
+	size_t n;
+
+	memset(&h->r, 0, sizeof(h->r));
+	http_parser_init(&p, HTTP_REQUEST);
+	p.data = h;
+	n = http_parser_execute(&p, &hp_settings, (const char *)c->req, c->len);
+	if (HTTP_PARSER_ERRNO(&p) != HPE_PAUSED)
+		return 0;
+	h->r.head_len = (uint32_t)n;
+	return 1;
+}
+
+static void
+run_hp_parse(struct bench_ctx *c)
+{
+	struct hp_req h;
+
+	c->sink += hp_parse(c, &h) + h.r.head_len;
+}
+
+static void
+run_hp_bare(struct bench_ctx *c)
+{
+	http_parser p;
+
+	http_parser_init(&p, HTTP_REQUEST);
+	c->sink += http_parser_execute(&p, &hp_bare_settings,
+				       (const char *)c->req, c->len);
+}
+
+static void
+run_hp_respond(struct bench_ctx *c)
+{
+	struct hp_req h;
+
+	c->resp.buf = c->buf;
+	c->resp.buf_cap = sizeof(c->buf);
+	if (hp_parse(c, &h))
+		c->sink += tfo_http_respond(c->state, &h.r, &c->resp) +
+			   c->resp.body_len;
+}
+#endif /* TFO_HAVE_HTTP_PARSER */
+
+/* Median over @p reps of TSC ticks per call of @p fn. */
+static double
+measure(bench_fn fn, struct bench_ctx *c, unsigned int iters,
+	unsigned int reps)
+{
+	double v[101];
+	uint64_t t0;
+
+	if (reps > RTE_DIM(v))
+		reps = RTE_DIM(v);
+	for (unsigned int i = 0; i < iters / 10; i++)	/* warm up */
+		fn(c);
+	for (unsigned int r = 0; r < reps; r++) {
+		t0 = rte_rdtsc_precise();
+		for (unsigned int i = 0; i < iters; i++)
+			fn(c);
+		v[r] = (double)(rte_rdtsc_precise() - t0) / iters;
+	}
+	return tfo_bench_median(v, reps);
+}
+
+/* What the response of the service is, as "status +bytes" for a check. */
+static void
+describe(struct bench_ctx *c, char *out, size_t cap)
+{
+	snprintf(out, cap, "%.12s +%u body bytes%s", (const char *)c->buf,
+		 c->resp.body_len, c->resp.close ? ", close" : "");
+}
+
+static int
+bench_http(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "iters", required_argument, NULL, 'i' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "root", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned int iters = 20000, reps = 11;
+	const char *root = TFO_CONFIG_DIR "/www";
+	struct tfo_service_kv kv[1];
+	struct tfo_service_args a = { .port = 80, .nb_kv = 1, .kv = kv,
+				      .socket_id = SOCKET_ID_ANY };
+	static struct bench_ctx c;
+	char browser_req[2048], etag[64] = "\"x\"", what[96];
+	const char *p, *e;
+	double hz = (double)tfo_bench_tsc_hz();
+	void *state = NULL;
+	int opt;
+	struct {
+		const char *name;
+		const char *req;
+	} reqs[2];
+	struct {
+		const char *name;
+		bench_fn fn;
+	} variants[] = {
+		{ "parse", run_parse },
+#ifdef TFO_HAVE_HTTP_PARSER
+		{ "hp parse", run_hp_parse },
+		{ "hp bare", run_hp_bare },
+#endif
+		{ "handle", run_handle },
+#ifdef TFO_HAVE_HTTP_PARSER
+		{ "hp+respond", run_hp_respond },
+#endif
+	};
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			iters = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			reps = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'd':
+			root = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: tfo-bench http [--iters N] "
+				"[--reps R] [--root DIR]\n");
+			return -EINVAL;
+		}
+	}
+	if (iters == 0 || reps == 0)
+		return -EINVAL;
+	kv[0].key = "root";
+	kv[0].value = root;
+	c.svc = tfo_service_find("http");
+	if (c.svc == NULL || c.svc->create(&a, &state) != 0) {
+		fprintf(stderr, "tfo-bench http: cannot create the http service "
+			"on %s\n", root);
+		return -ENOENT;
+	}
+	c.state = state;
+	c.lim.max_header = 8192;
+	c.lim.max_uri = 4096;
+
+	/* the browser revalidates with the real ETag of / */
+	c.req = (const uint8_t *)"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+	c.len = (uint32_t)strlen((const char *)c.req);
+	run_handle(&c);
+	if (c.resp.body != NULL) {
+		p = memmem(c.resp.body->data, c.resp.body->len, "ETag: ", 6);
+		if (p != NULL && (e = strstr(p, "\r\n")) != NULL &&
+		    e - p - 6 < (long)sizeof(etag))
+			snprintf(etag, sizeof(etag), "%.*s", (int)(e - p - 6),
+				 p + 6);
+	}
+	snprintf(browser_req, sizeof(browser_req), browser_fmt, etag);
+	reqs[0].name = "curl";
+	reqs[0].req = curl_req;
+	reqs[1].name = "browser";
+	reqs[1].req = browser_req;
+
+#ifndef TFO_HAVE_HTTP_PARSER
+	printf("# libhttp-parser not found at build time: ours only\n");
+#endif
+	printf("# %u calls x %u repetitions, median; TSC ticks (= core cycles "
+	       "at the nominal clock)\n", iters, reps);
+	printf("%-8s %5s  %-11s %9s %8s  %s\n", "request", "bytes", "variant",
+	       "ticks/req", "ns/req", "response");
+	for (unsigned int q = 0; q < RTE_DIM(reqs); q++) {
+		c.req = (const uint8_t *)reqs[q].req;
+		c.len = (uint32_t)strlen(reqs[q].req);
+		for (unsigned int v = 0; v < RTE_DIM(variants); v++) {
+			double t;
+
+			memset(&c.resp, 0, sizeof(c.resp));
+			memset(c.buf, 0, sizeof(c.buf));
+			t = measure(variants[v].fn, &c, iters, reps);
+			if (c.resp.buf_len != 0)
+				describe(&c, what, sizeof(what));
+			else
+				snprintf(what, sizeof(what), "-");
+			printf("%-8s %5u  %-11s %9.1f %8.1f  %s\n",
+			       reqs[q].name, c.len, variants[v].name, t,
+			       t * 1e9 / hz, what);
+		}
+	}
+	printf("# sink %" PRIu64 "\n", c.sink);
+	c.svc->destroy(state);
+	return 0;
+}
+
+TFO_BENCH(bench_http_reg, "http",
+	  "HTTP request parse + response choice: ours vs libhttp-parser",
+	  bench_http)
