@@ -12,6 +12,7 @@
 #define TFO_COOKIE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tfo/pkt.h"
@@ -42,20 +43,30 @@ struct tfo_key {
  * Parse Linux's key text: "xxxxxxxx-xxxxxxxx-xxxxxxxx-xxxxxxxx" (32 hex
  * digits in four groups), optionally ",<backup in the same form>",
  * surrounding white space ignored. Each group is a 32-bit word stored
- * little-endian, as Linux does.
+ * little-endian, as Linux does. Like Linux (which reads a group with %x),
+ * a group may have 1 to 8 hex digits, either case; nothing else is accepted
+ * (no "0x", no sign, no third key).
  *
  * @return 0, or -EINVAL (nothing written to the outputs).
  */
 int tfo_key_parse(const char *text, struct tfo_key *primary,
 		  struct tfo_key *backup, bool *has_backup);
 
-/** Format @p k in the key-file form into @p buf (at least 36 bytes). */
+/**
+ * Format @p k in the key-file form ("%08x-%08x-%08x-%08x", as Linux prints
+ * it) into @p buf (at least 36 bytes; a shorter buffer gets "").
+ */
 void tfo_key_format(const struct tfo_key *k, char *buf, size_t len);
 
 /** A fresh random key (getrandom). @return 0 or a negative errno. */
 int tfo_key_generate(struct tfo_key *k);
 
-/** Short, non-reversible fingerprint of a key: 16 hex digits + NUL. */
+/**
+ * Short, non-reversible fingerprint of a key: 16 hex digits + NUL. It is a
+ * key check value (SipHash-2-4 under the key of a fixed 28-byte string), so
+ * it reveals no cookie of either algorithm; safe to log and to compare
+ * across a fleet.
+ */
 void tfo_key_fingerprint(const struct tfo_key *k, char out[17]);
 
 /* ---- key ring ---------------------------------------------------------- */
@@ -76,9 +87,12 @@ void tfo_keyring_free(struct tfo_keyring *kr);
 enum tfo_cookie_algo tfo_keyring_algo(const struct tfo_keyring *kr);
 
 /**
- * Install @p primary (and @p backup, or none when NULL). Writer side: call
- * from one thread only (the control core). Readers on other lcores pick the
- * new keys up at their next burst and never see a half-written key.
+ * Install @p primary (and @p backup, or none when NULL). Writer side: any
+ * thread (writers are serialized by a lock that readers never take; the
+ * control core and a telemetry command may both rotate). Readers on other
+ * lcores pick the new keys up at their next burst and never see a
+ * half-written key (sequence counter: a reader copies, then re-checks).
+ * Logs the fingerprints, never the keys.
  */
 int tfo_keyring_set(struct tfo_keyring *kr, const struct tfo_key *primary,
 		    const struct tfo_key *backup);
@@ -129,10 +143,19 @@ enum tfo_cookie_verdict {
 /**
  * Check @p n (<= TFO_COOKIE_BURST_MAX) cookies: one batched pass with the
  * primary key, a second one with the backup key over the misses only.
- * A cookie whose length is not TFO_COOKIE_LEN is BAD. Comparison is
- * constant-time. Picks up a key change at its start.
+ * A cookie whose length is not TFO_COOKIE_LEN, or a family other than
+ * AF_INET/AF_INET6, is BAD. Comparison is constant-time. Picks up a key
+ * change at its start (if the control core is in the middle of writing
+ * one, this burst uses the previous keys).
  *
- * @return 0 (verdicts in @p out[i]), or -EINVAL for bad arguments.
+ * aes128: the blocks of all requests (IPv4 blocks and the first CBC-MAC
+ * block of IPv6) go to ONE ipsec-mb ECB job, the second IPv6 blocks to a
+ * second; the same for the backup key over the misses. siphash-linux: the
+ * IPv4 and IPv6 requests run in SIMD lanes (AVX-512 8 lanes, AVX2 4 lanes,
+ * or scalar, by CPU; see tfo_cookie_ctx_set_simd).
+ *
+ * @return 0 (verdicts in @p out[i]), -EINVAL for bad arguments, or -EIO if
+ *         ipsec-mb failed a job (all verdicts BAD: fail closed).
  */
 int tfo_cookie_check_burst(struct tfo_cookie_ctx *c,
 			   const struct tfo_cookie_req *reqs, unsigned int n,
@@ -140,7 +163,8 @@ int tfo_cookie_check_burst(struct tfo_cookie_ctx *c,
 
 /**
  * Generate the primary-key cookies (TFO_COOKIE_LEN bytes each) of @p n
- * requests in one pass (cookie/cookie_len of the requests are ignored).
+ * (<= TFO_COOKIE_BURST_MAX) requests in one pass (cookie/cookie_len of the
+ * requests are ignored). @return 0, -EINVAL or -EIO as check_burst.
  */
 int tfo_cookie_gen_burst(struct tfo_cookie_ctx *c,
 			 const struct tfo_cookie_req *reqs, unsigned int n,
@@ -148,12 +172,52 @@ int tfo_cookie_gen_burst(struct tfo_cookie_ctx *c,
 
 /**
  * One cookie under an explicit key, no batching: the reference the batch
- * is tested against, and what tfo-keytool prints.
+ * is tested against, and what tfo-keytool prints. Needs no EAL and no
+ * ipsec-mb (AES-NI / scalar SipHash).
+ * @return 0, -EINVAL (family, algo), or -ENOTSUP (aes128 on a CPU without
+ *         AES-NI).
  */
 int tfo_cookie_compute(enum tfo_cookie_algo algo, const struct tfo_key *k,
 		       int family, const struct tfo_addr *client,
 		       const struct tfo_addr *server,
 		       uint8_t out[TFO_COOKIE_LEN]);
+
+/* ---- one at a time, and diagnostics (control core, tests, tfo-bench) ---- */
+
+/**
+ * Check one cookie with @p c's keys, without ipsec-mb (AES-NI, scalar
+ * SipHash): cheaper than a batch of one on the control core. Same rules as
+ * tfo_cookie_check_burst. @return an enum tfo_cookie_verdict.
+ */
+int tfo_cookie_check_one(struct tfo_cookie_ctx *c,
+			 const struct tfo_cookie_req *r);
+
+/** SIMD engine of the siphash-linux batch (the aes128 batch is ipsec-mb). */
+enum tfo_cookie_simd {
+	TFO_COOKIE_SIMD_AUTO = 0,	/**< best the CPU has (the default) */
+	TFO_COOKIE_SIMD_SCALAR,
+	TFO_COOKIE_SIMD_AVX2,		/**< 4 lanes per ymm */
+	TFO_COOKIE_SIMD_AVX512,		/**< 8 lanes per zmm */
+};
+
+/** Force an engine (tests, benchmarks). @return 0 or -ENOTSUP. */
+int tfo_cookie_ctx_set_simd(struct tfo_cookie_ctx *c, enum tfo_cookie_simd s);
+
+/** What the batch of @p c runs on, e.g. "ipsec-mb 1.3.0 avx512", "siphash avx512". */
+const char *tfo_cookie_ctx_engine(const struct tfo_cookie_ctx *c);
+
+/** Generation of the keys @p c used in its last call. */
+uint64_t tfo_cookie_ctx_generation(const struct tfo_cookie_ctx *c);
+
+/**
+ * Encrypt @p n (1..2*TFO_COOKIE_BURST_MAX) 16-byte blocks with AES-128
+ * under @p k in ONE ipsec-mb ECB job of @p c's manager: the function the
+ * batch uses, exposed for the AES known-answer tests and the raw-ECB
+ * benchmark. @p in and @p out: 16-byte aligned, may be equal.
+ * @return 0, -EINVAL, or -EIO.
+ */
+int tfo_cookie_ecb(struct tfo_cookie_ctx *c, const struct tfo_key *k,
+		   const uint8_t *in, uint8_t *out, unsigned int n);
 
 /* ---- SYN cookies (RFC 4987), used by the control core ------------------ */
 
@@ -169,9 +233,20 @@ struct tfo_syncookie_secret {
 };
 
 /**
- * The ISN for a SYN-ACK answering a SYN (4-tuple, its ISN @p peer_isn) at
- * time @p now_s (seconds), encoding @p info->mss; @p tsval_out gets the
- * TSval carrying wscale/SACK when the peer sent timestamps (else ignored).
+ * The ISN for a SYN-ACK answering @p syn (its 4-tuple and ISN syn->seq) at
+ * time @p now_s (seconds), encoding @p info->mss (rounded down to one of 4
+ * values per family, Linux's tables).
+ *
+ * When @p peer_ts: @p tsval_out is in/out: on entry the TSval the caller
+ * would send now (its timestamp clock), on return the TSval to send: the
+ * same with its low 6 bits replaced by wscale (4 bits, 0xf = none) and
+ * SACK-permitted (bit 4), and never later than the entry value (Linux's
+ * encoding). Without timestamps, wscale and SACK cannot be kept and
+ * @p tsval_out is not touched (may be NULL).
+ *
+ * The ISN: 8 bits of a minute counter, 22 bits of SipHash-2-4 under @p s
+ * over (addresses, ports, peer ISN, minute, MSS index, timestamp bits), and
+ * the 2-bit MSS index.
  */
 uint32_t tfo_syncookie_make(const struct tfo_syncookie_secret *s,
 			    const struct tfo_pkt *syn, uint32_t now_s,
@@ -179,8 +254,11 @@ uint32_t tfo_syncookie_make(const struct tfo_syncookie_secret *s,
 			    uint32_t *tsval_out);
 
 /**
- * Validate the ACK @p ack_pkt (ack = our ISN + 1) against the secret, within
- * the last 2 minutes. @p tsecr is the ACK's TSecr when it has timestamps.
+ * Validate the ACK @p ack_pkt (ack = our ISN + 1, seq = peer ISN + 1)
+ * against the secret: made at most 2 minute-counter steps ago (so 60 to 120
+ * s at most). @p tsecr is the ACK's TSecr when @p has_ts (it must then
+ * carry the bits the SYN-ACK's TSval had; a cookie made with timestamps
+ * fails without them and vice versa).
  * @return 0 and @p info filled, or -EINVAL.
  */
 int tfo_syncookie_check(const struct tfo_syncookie_secret *s,
