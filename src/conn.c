@@ -1,2 +1,389 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
-/* Placeholder: implemented by its issue. */
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: connection table (see conn.h).
+ */
+#include <errno.h>
+#include <sys/random.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_prefetch.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "tfo/conn.h"
+#include "tfo/log.h"
+
+#define TFO_BUCKET_SLOTS 8
+/* average live entries per bucket at max_conns, at most */
+#define TFO_BUCKET_FILL 6
+/* entry indices share 32 bits with the timer's head flag */
+#define TFO_CONN_MAX (1u << 31)
+
+/* One cache line: 8 tags (0 = free slot), 8 entry indices, and how many
+ * entries whose probe passed through this bucket live further on. */
+struct tfo_bucket {
+	uint16_t tag[TFO_BUCKET_SLOTS];
+	uint32_t idx[TFO_BUCKET_SLOTS];
+	uint32_t overflow;
+	uint8_t pad[12];
+} __rte_cache_aligned;
+
+struct tfo_conn_table {
+	struct tfo_conn *conns;
+	struct tfo_bucket *buckets;
+	uint32_t *free_stack;
+	uint32_t nb_free;
+	uint32_t max_conns;
+	uint32_t bucket_mask;
+	uint64_t hkey[4];
+};
+
+static inline uint64_t
+mix(uint64_t a, uint64_t b)
+{
+	__uint128_t r = (__uint128_t)a * b;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+static inline uint64_t
+hash_key(const struct tfo_conn_table *t, const struct tfo_conn_key *k)
+{
+	uint64_t w[3];
+
+	memcpy(w, k, sizeof(w));
+	return mix(w[0] ^ t->hkey[0], w[1] ^ t->hkey[1]) ^
+	       mix(w[2] ^ t->hkey[2], t->hkey[3]);
+}
+
+uint64_t
+tfo_conn_hash(const struct tfo_conn_table *t, const struct tfo_conn_key *k)
+{
+	return hash_key(t, k);
+}
+
+static inline uint16_t
+tag_of(uint64_t h)
+{
+	uint16_t tag = (uint16_t)(h >> 48);
+
+	return (uint16_t)(tag + (tag == 0));
+}
+
+/* Bit i set when slot i's tag equals @p tag. */
+static inline unsigned int
+match_tags(const struct tfo_bucket *b, uint16_t tag)
+{
+#ifdef __SSE2__
+	__m128i v = _mm_load_si128((const __m128i *)(const void *)b->tag);
+	unsigned int m = (unsigned int)_mm_movemask_epi8(
+		_mm_cmpeq_epi16(v, _mm_set1_epi16((short)tag)));
+
+	/* two mask bits per 16-bit lane: keep one, compress */
+	m &= 0x5555;
+	m = (m | (m >> 1)) & 0x3333;
+	m = (m | (m >> 2)) & 0x0f0f;
+	m = (m | (m >> 4)) & 0x00ff;
+	return m;
+#else
+	unsigned int m = 0;
+
+	for (unsigned int i = 0; i < TFO_BUCKET_SLOTS; i++)
+		m |= (unsigned int)(b->tag[i] == tag) << i;
+	return m;
+#endif
+}
+
+struct tfo_conn_table *
+tfo_conn_table_create(const char *name, uint32_t max_conns, int socket_id)
+{
+	struct tfo_conn_table *t;
+	uint64_t nb_buckets;
+	char mz[64];
+
+	RTE_BUILD_BUG_ON(sizeof(struct tfo_conn_key) != 24);
+	RTE_BUILD_BUG_ON(sizeof(struct tfo_conn) != 2 * RTE_CACHE_LINE_SIZE);
+	RTE_BUILD_BUG_ON(sizeof(struct tfo_bucket) != RTE_CACHE_LINE_SIZE);
+
+	if (max_conns == 0 || max_conns >= TFO_CONN_MAX) {
+		TFO_LOG(ERR, "%s: max_conns %u out of range (1..%u)", name,
+			max_conns, TFO_CONN_MAX - 1);
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	nb_buckets = rte_align64pow2((max_conns + TFO_BUCKET_FILL - 1) /
+				     TFO_BUCKET_FILL);
+	if (nb_buckets < 2)
+		nb_buckets = 2;
+
+	t = rte_zmalloc_socket(name, sizeof(*t), RTE_CACHE_LINE_SIZE, socket_id);
+	if (t == NULL)
+		goto nomem;
+	snprintf(mz, sizeof(mz), "%s_conns", name);
+	t->conns = rte_zmalloc_socket(mz, (size_t)max_conns * sizeof(struct tfo_conn),
+				      RTE_CACHE_LINE_SIZE, socket_id);
+	snprintf(mz, sizeof(mz), "%s_buckets", name);
+	t->buckets = rte_zmalloc_socket(mz, nb_buckets * sizeof(struct tfo_bucket),
+					RTE_CACHE_LINE_SIZE, socket_id);
+	snprintf(mz, sizeof(mz), "%s_free", name);
+	t->free_stack = rte_malloc_socket(mz, (size_t)max_conns * sizeof(uint32_t),
+					  RTE_CACHE_LINE_SIZE, socket_id);
+	if (t->conns == NULL || t->buckets == NULL || t->free_stack == NULL)
+		goto nomem;
+	if (getrandom(t->hkey, sizeof(t->hkey), 0) != (ssize_t)sizeof(t->hkey)) {
+		TFO_LOG(ERR, "%s: getrandom failed for the hash key", name);
+		tfo_conn_table_free(t);
+		rte_errno = EIO;
+		return NULL;
+	}
+	t->max_conns = max_conns;
+	t->bucket_mask = (uint32_t)nb_buckets - 1;
+	/* LIFO: entry 0 is handed out first */
+	for (uint32_t i = 0; i < max_conns; i++)
+		t->free_stack[i] = max_conns - 1 - i;
+	t->nb_free = max_conns;
+	return t;
+
+nomem:
+	TFO_LOG(ERR, "%s: no memory for %u connections (%zu bytes each + index)",
+		name, max_conns, sizeof(struct tfo_conn));
+	tfo_conn_table_free(t);
+	rte_errno = ENOMEM;
+	return NULL;
+}
+
+void
+tfo_conn_table_free(struct tfo_conn_table *t)
+{
+	if (t == NULL)
+		return;
+	rte_free(t->conns);
+	rte_free(t->buckets);
+	rte_free(t->free_stack);
+	rte_free(t);
+}
+
+static struct tfo_conn *
+lookup_hashed(const struct tfo_conn_table *t, const struct tfo_conn_key *k,
+	      uint64_t h)
+{
+	uint32_t b = (uint32_t)h & t->bucket_mask;
+	uint16_t tag = tag_of(h);
+
+	for (;;) {
+		const struct tfo_bucket *bk = &t->buckets[b];
+		unsigned int m = match_tags(bk, tag);
+
+		while (m != 0) {
+			struct tfo_conn *c = &t->conns[bk->idx[__builtin_ctz(m)]];
+
+			if (likely(tfo_conn_key_eq(&c->key, k)))
+				return c;
+			m &= m - 1;
+		}
+		if (likely(bk->overflow == 0))
+			return NULL;
+		b = (b + 1) & t->bucket_mask;
+	}
+}
+
+struct tfo_conn *
+tfo_conn_lookup(const struct tfo_conn_table *t, const struct tfo_conn_key *k)
+{
+	return lookup_hashed(t, k, hash_key(t, k));
+}
+
+#define TFO_BULK_STEP 16
+
+void
+tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
+		     const struct tfo_conn_key *const *keys, unsigned int n,
+		     struct tfo_conn **out)
+{
+	uint64_t h[TFO_BULK_STEP];
+	uint32_t cand[TFO_BULK_STEP];
+
+	for (unsigned int base = 0; base < n; base += TFO_BULK_STEP) {
+		unsigned int cnt = RTE_MIN(n - base, (unsigned int)TFO_BULK_STEP);
+
+		for (unsigned int i = 0; i < cnt; i++) {
+			h[i] = hash_key(t, keys[base + i]);
+			rte_prefetch0(&t->buckets[(uint32_t)h[i] & t->bucket_mask]);
+		}
+		/* first tag match of the home bucket; prefetch its entry */
+		for (unsigned int i = 0; i < cnt; i++) {
+			const struct tfo_bucket *bk =
+				&t->buckets[(uint32_t)h[i] & t->bucket_mask];
+			unsigned int m = match_tags(bk, tag_of(h[i]));
+
+			cand[i] = TFO_CONN_NONE;
+			if (m != 0) {
+				const struct tfo_conn *c;
+
+				cand[i] = bk->idx[__builtin_ctz(m)];
+				c = &t->conns[cand[i]];
+				rte_prefetch0(c);
+				rte_prefetch0(RTE_PTR_ADD(c, RTE_CACHE_LINE_SIZE));
+			}
+		}
+		for (unsigned int i = 0; i < cnt; i++) {
+			const struct tfo_conn_key *k = keys[base + i];
+			const struct tfo_bucket *bk =
+				&t->buckets[(uint32_t)h[i] & t->bucket_mask];
+
+			if (cand[i] != TFO_CONN_NONE &&
+			    tfo_conn_key_eq(&t->conns[cand[i]].key, k))
+				out[base + i] = &t->conns[cand[i]];
+			else if (cand[i] == TFO_CONN_NONE && bk->overflow == 0)
+				out[base + i] = NULL;
+			else	/* a second tag match or an overflow: rare */
+				out[base + i] = lookup_hashed(t, k, h[i]);
+		}
+	}
+}
+
+struct tfo_conn *
+tfo_conn_insert(struct tfo_conn_table *t, const struct tfo_conn_key *k,
+		struct tfo_conn **exists)
+{
+	uint64_t h = hash_key(t, k);
+	uint32_t home = (uint32_t)h & t->bucket_mask, b;
+	uint16_t tag = tag_of(h);
+	struct tfo_conn *c;
+	uint32_t idx;
+	unsigned int slot;
+
+	*exists = lookup_hashed(t, k, h);
+	if (*exists != NULL || t->nb_free == 0)
+		return NULL;
+	idx = t->free_stack[--t->nb_free];
+	/* the first bucket with a free slot; count the passage in the full
+	 * ones (there is room: buckets have more slots than max_conns) */
+	for (b = home;; b = (b + 1) & t->bucket_mask) {
+		unsigned int m = match_tags(&t->buckets[b], 0);
+
+		if (m != 0) {
+			slot = (unsigned int)__builtin_ctz(m);
+			break;
+		}
+		t->buckets[b].overflow++;
+	}
+	t->buckets[b].tag[slot] = tag;
+	t->buckets[b].idx[slot] = idx;
+	c = &t->conns[idx];
+	c->key = *k;
+	return c;
+}
+
+void
+tfo_conn_remove(struct tfo_conn_table *t, struct tfo_conn *c)
+{
+	uint32_t idx = (uint32_t)(c - t->conns);
+	uint64_t h = hash_key(t, &c->key);
+	uint32_t b = (uint32_t)h & t->bucket_mask;
+	uint16_t tag = tag_of(h);
+
+	for (;;) {
+		struct tfo_bucket *bk = &t->buckets[b];
+		unsigned int m = match_tags(bk, tag);
+
+		while (m != 0) {
+			unsigned int s = (unsigned int)__builtin_ctz(m);
+
+			if (bk->idx[s] == idx) {
+				bk->tag[s] = 0;
+				bk->idx[s] = TFO_CONN_NONE;
+				c->state = 0;
+				t->free_stack[t->nb_free++] = idx;
+				return;
+			}
+			m &= m - 1;
+		}
+		/* not here: it overflowed past this bucket */
+		RTE_ASSERT(bk->overflow > 0);
+		bk->overflow--;
+		b = (b + 1) & t->bucket_mask;
+	}
+}
+
+uint32_t
+tfo_conn_count(const struct tfo_conn_table *t)
+{
+	return t->max_conns - t->nb_free;
+}
+
+uint32_t
+tfo_conn_free_count(const struct tfo_conn_table *t)
+{
+	return t->nb_free;
+}
+
+uint32_t
+tfo_conn_capacity(const struct tfo_conn_table *t)
+{
+	return t->max_conns;
+}
+
+uint32_t
+tfo_conn_index(const struct tfo_conn_table *t, const struct tfo_conn *c)
+{
+	return (uint32_t)(c - t->conns);
+}
+
+struct tfo_conn *
+tfo_conn_at(const struct tfo_conn_table *t, uint32_t idx)
+{
+	return &t->conns[idx];
+}
+
+struct tfo_conn *
+tfo_conn_array(const struct tfo_conn_table *t)
+{
+	return t->conns;
+}
+
+size_t
+tfo_conn_table_memory(const struct tfo_conn_table *t)
+{
+	return sizeof(*t) + (size_t)t->max_conns *
+	       (sizeof(struct tfo_conn) + sizeof(uint32_t)) +
+	       ((size_t)t->bucket_mask + 1) * sizeof(struct tfo_bucket);
+}
+
+void
+tfo_conn_foreach(struct tfo_conn_table *t,
+		 void (*fn)(struct tfo_conn *c, void *arg), void *arg)
+{
+	for (uint32_t b = 0; b <= t->bucket_mask; b++) {
+		struct tfo_bucket *bk = &t->buckets[b];
+
+		for (unsigned int s = 0; s < TFO_BUCKET_SLOTS; s++)
+			if (bk->tag[s] != 0)
+				fn(&t->conns[bk->idx[s]], arg);
+	}
+}
+
+uint32_t
+tfo_conn_table_max_probe(const struct tfo_conn_table *t)
+{
+	uint32_t worst = 0;
+
+	/* buckets from an entry's home bucket to the one holding it, + 1 */
+	for (uint32_t b = 0; b <= t->bucket_mask; b++) {
+		const struct tfo_bucket *bk = &t->buckets[b];
+
+		for (unsigned int s = 0; s < TFO_BUCKET_SLOTS; s++) {
+			uint32_t home;
+
+			if (bk->tag[s] == 0)
+				continue;
+			home = (uint32_t)hash_key(t, &t->conns[bk->idx[s]].key) &
+			       t->bucket_mask;
+			worst = RTE_MAX(worst, ((b - home) & t->bucket_mask) + 1);
+		}
+	}
+	return worst;
+}

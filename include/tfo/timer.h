@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: a per-instance hashed timer wheel.
+ *
+ * Timers are nodes embedded in fixed-size objects of one array (the
+ * connection entries) and named by their index in it: 12 bytes per node,
+ * doubly linked by 32-bit indices. Arm and cancel are O(1) (link/unlink in
+ * the slot of the expiry tick); running the wheel visits one slot per tick
+ * elapsed (at most one rotation) and only the nodes of those slots. A timer
+ * further away than one rotation stays in its slot and is passed over once
+ * per rotation until it is due. One owner lcore, no locks.
+ *
+ * Time is the caller's clock in microseconds; a tick is 2^tick_shift us.
+ * A timer fires at the first tfo_timer_run() whose now is at or past its
+ * expiry rounded up to a tick, never earlier. Expiries are kept as 32-bit
+ * tick counts compared modulo 2^32: a timer may be at most 2^31 ticks away.
+ */
+#ifndef TFO_TIMER_H
+#define TFO_TIMER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** prev of a node that is not armed. */
+#define TFO_TIMER_UNARMED UINT32_MAX
+
+/** A timer node, embedded in the caller's objects. */
+struct tfo_timer {
+	uint32_t next;		/**< next node index, or UINT32_MAX */
+	uint32_t prev;		/**< previous node index, a slot head
+				 *   (high bit set), or TFO_TIMER_UNARMED */
+	uint32_t expire;	/**< tick */
+};
+
+struct tfo_timer_wheel;
+
+/** Called for each due timer, already disarmed; it may re-arm any timer. */
+typedef void (*tfo_timer_cb_t)(void *arg, uint32_t idx);
+
+/**
+ * A wheel of @p nb_slots (a power of two, >= 2) slots of 2^@p tick_shift
+ * microseconds for @p nb_nodes nodes at @p base + idx * @p stride +
+ * @p node_off, starting at time @p now_us. The nodes are initialised to
+ * unarmed. @return NULL with rte_errno set on failure.
+ */
+struct tfo_timer_wheel *tfo_timer_wheel_create(const char *name, int socket_id,
+					       uint32_t nb_slots,
+					       unsigned int tick_shift,
+					       void *base, size_t stride,
+					       size_t node_off,
+					       uint32_t nb_nodes,
+					       uint64_t now_us);
+void tfo_timer_wheel_free(struct tfo_timer_wheel *w);
+
+/** Mark node @p idx unarmed (when its object is reinitialised). */
+void tfo_timer_init(struct tfo_timer_wheel *w, uint32_t idx);
+
+/** Arm (or re-arm) node @p idx to fire at @p expire_us. */
+void tfo_timer_arm(struct tfo_timer_wheel *w, uint32_t idx, uint64_t expire_us);
+
+/** Disarm node @p idx (no-op when it is not armed). */
+void tfo_timer_cancel(struct tfo_timer_wheel *w, uint32_t idx);
+
+bool tfo_timer_armed(const struct tfo_timer_wheel *w, uint32_t idx);
+
+/**
+ * Fire every timer due at @p now_us (in no particular order within a tick,
+ * earlier ticks first). @return the number fired.
+ */
+unsigned int tfo_timer_run(struct tfo_timer_wheel *w, uint64_t now_us,
+			   tfo_timer_cb_t cb, void *arg);
+
+/** Armed timers now. */
+uint32_t tfo_timer_count(const struct tfo_timer_wheel *w);
+
+/** Bytes of memory of the wheel itself (slot heads). */
+size_t tfo_timer_wheel_memory(const struct tfo_timer_wheel *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_TIMER_H */
