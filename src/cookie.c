@@ -457,19 +457,28 @@ struct tfo_cookie_keys {
 };
 
 #define SIP_STRIDE (TFO_COOKIE_BURST_MAX + TFO_SIPHASH_LANE_PAD)
+#define CB TFO_COOKIE_BURST_MAX
 
+/*
+ * A pass works on "candidates": the requests it computes a cookie for,
+ * numbered j in the order they were gathered.
+ */
 struct tfo_cookie_ctx {
-	/* gather/scatter buffers: one ECB job reads/writes each */
-	uint8_t blk_in[2 * TFO_COOKIE_BURST_MAX][16] __rte_aligned(64);
-	uint8_t blk_mid[TFO_COOKIE_BURST_MAX][16] __rte_aligned(64);
-	uint8_t blk_out[TFO_COOKIE_BURST_MAX][16] __rte_aligned(64);
+	/* aes128: candidate j's block and its cookie block (IPv6: after the
+	 * second CBC-MAC step); the second IPv6 blocks. One ECB job each. */
+	uint8_t blk_in[CB][16] __rte_aligned(64);
+	uint8_t blk_out[CB][16] __rte_aligned(64);
+	uint8_t blk_mid[CB][16] __rte_aligned(64);
+	/* siphash-linux lanes, word-major (siphash.h), IPv4 and IPv6 apart */
 	uint64_t sip_m4[SIP_STRIDE] __rte_aligned(64);
 	uint64_t sip_m6[4 * SIP_STRIDE] __rte_aligned(64);
 	uint64_t sip_h4[SIP_STRIDE] __rte_aligned(64);
 	uint64_t sip_h6[SIP_STRIDE] __rte_aligned(64);
-	/* request indices of the current pass, IPv4 then IPv6 */
-	uint8_t idx4[TFO_COOKIE_BURST_MAX];
-	uint8_t idx6[TFO_COOKIE_BURST_MAX];
+	/* per candidate: the cookie the client sent and the request index
+	 * (sent6/cand6: the siphash IPv6 lanes) */
+	uint64_t sent[CB], sent6[CB];
+	uint8_t cand[CB], cand6[CB];
+	uint8_t v6pos[CB];		/* aes128: the candidates that are IPv6 */
 
 	IMB_MGR *mgr;
 	const struct tfo_keyring *kr;
@@ -717,7 +726,14 @@ load32(const uint8_t *p)
 	return v;
 }
 
-/* 1 if the 8 bytes at @p a equal @p b, without a data-dependent branch. */
+static inline void
+store128(uint8_t *p, uint64_t lo, uint64_t hi)
+{
+	memcpy(p, &lo, 8);
+	memcpy(p + 8, &hi, 8);
+}
+
+/* 1 if @p a equals @p b, without a data-dependent branch. */
 static inline unsigned int
 ct_eq64(uint64_t a, uint64_t b)
 {
@@ -726,101 +742,124 @@ ct_eq64(uint64_t a, uint64_t b)
 	return (unsigned int)(((d | (0 - d)) >> 63) ^ 1);
 }
 
-/* IPv4 block: client | server | 8 zero bytes (addresses in network order). */
-static inline void
-gather_v4(uint8_t blk[16], const struct tfo_cookie_req *r)
+/* IPv4: client | server, the first 8 bytes of the block and the SipHash
+ * message (addresses in network order). */
+static inline uint64_t
+v4_word(const struct tfo_cookie_req *r)
 {
-	uint64_t lo = (uint64_t)load32(r->client->b) |
-		      ((uint64_t)load32(r->server->b) << 32);
-	uint64_t zero = 0;
-
-	memcpy(blk, &lo, 8);
-	memcpy(blk + 8, &zero, 8);
+	return (uint64_t)load32(r->client->b) |
+	       ((uint64_t)load32(r->server->b) << 32);
 }
 
 static inline void
 xor16(uint8_t out[16], const uint8_t a[16], const uint8_t b[16])
 {
-	uint64_t x0 = load64(a) ^ load64(b), x1 = load64(a + 8) ^ load64(b + 8);
+	store128(out, load64(a) ^ load64(b), load64(a + 8) ^ load64(b + 8));
+}
 
-	memcpy(out, &x0, 8);
-	memcpy(out + 8, &x1, 8);
+/* A request a pass computes: known family, and (@p check) our length. */
+static __rte_always_inline bool
+usable(const struct tfo_cookie_req *r, bool check)
+{
+	return (r->family == AF_INET || r->family == AF_INET6) &&
+	       (!check || r->cookie_len == TFO_COOKIE_LEN);
 }
 
 /*
- * Sort the usable requests among @p sel (indices into @p reqs) into idx4
- * and idx6. Requests with another family are left out (BAD).
+ * aes128, in one loop over the requests @p sel[0..n) (0..n-1 when NULL):
+ * pick the candidates, write their first blocks (IPv4 block, or the first
+ * CBC-MAC block of IPv6) and, when checking, the cookies they sent.
+ * @return the number of candidates; *n6 of them are IPv6.
  */
-static inline void
-split_families(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
-	       const uint8_t *sel, unsigned int nsel, unsigned int *n4,
-	       unsigned int *n6)
+static __rte_always_inline unsigned int
+aes_gather(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
+	   const uint8_t *sel, unsigned int n, bool check, unsigned int *n6)
+{
+	unsigned int j = 0, k = 0;
+
+	for (unsigned int t = 0; t < n; t++) {
+		unsigned int i = sel != NULL ? sel[t] : t;
+		const struct tfo_cookie_req *r = &reqs[i];
+
+		if (unlikely(!usable(r, check)))
+			continue;
+		if (likely(r->family == AF_INET)) {
+			store128(c->blk_in[j], v4_word(r), 0);
+		} else {
+			memcpy(c->blk_in[j], r->client->b, 16);
+			c->v6pos[k++] = (uint8_t)j;
+		}
+		if (check)
+			c->sent[j] = load64(r->cookie);
+		c->cand[j++] = (uint8_t)i;
+	}
+	*n6 = k;
+	return j;
+}
+
+/*
+ * The ECB jobs of a pass: all first blocks in one, then the second IPv6
+ * blocks AES_K(client) ^ server in another; each IPv6 cookie goes back
+ * to its candidate's place in blk_out.
+ */
+static int
+aes_run(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
+	unsigned int nc, unsigned int n6, const struct tfo_cookie_keys *k)
+{
+	int rc = ecb_job(c->mgr, k, c->blk_in, c->blk_out, nc);
+
+	if (likely(n6 == 0) || unlikely(rc < 0))
+		return rc;
+	for (unsigned int q = 0; q < n6; q++) {
+		unsigned int j = c->v6pos[q];
+
+		xor16(c->blk_mid[q], c->blk_out[j], reqs[c->cand[j]].server->b);
+	}
+	rc = ecb_job(c->mgr, k, c->blk_mid, c->blk_mid, n6);
+	for (unsigned int q = 0; q < n6; q++)
+		memcpy(c->blk_out[c->v6pos[q]], c->blk_mid[q], TFO_COOKIE_LEN);
+	return rc;
+}
+
+/* siphash-linux: the same gathering, into the IPv4 and the IPv6 lanes. */
+static __rte_always_inline void
+sip_gather(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
+	   const uint8_t *sel, unsigned int n, bool check, unsigned int *n4,
+	   unsigned int *n6)
 {
 	unsigned int a = 0, b = 0;
 
-	for (unsigned int j = 0; j < nsel; j++) {
-		unsigned int i = sel[j];
+	for (unsigned int t = 0; t < n; t++) {
+		unsigned int i = sel != NULL ? sel[t] : t;
+		const struct tfo_cookie_req *r = &reqs[i];
 
-		if (reqs[i].family == AF_INET)
-			c->idx4[a++] = (uint8_t)i;
-		else if (reqs[i].family == AF_INET6)
-			c->idx6[b++] = (uint8_t)i;
+		if (unlikely(!usable(r, check)))
+			continue;
+		if (likely(r->family == AF_INET)) {
+			c->sip_m4[a] = v4_word(r);
+			if (check)
+				c->sent[a] = load64(r->cookie);
+			c->cand[a++] = (uint8_t)i;
+		} else {
+			c->sip_m6[0 * SIP_STRIDE + b] = load64(r->client->b);
+			c->sip_m6[1 * SIP_STRIDE + b] = load64(r->client->b + 8);
+			c->sip_m6[2 * SIP_STRIDE + b] = load64(r->server->b);
+			c->sip_m6[3 * SIP_STRIDE + b] = load64(r->server->b + 8);
+			if (check)
+				c->sent6[b] = load64(r->cookie);
+			c->cand6[b++] = (uint8_t)i;
+		}
 	}
 	*n4 = a;
 	*n6 = b;
 }
 
-/*
- * aes128 cookies of idx4[0..n4) and idx6[0..n6) under key @p k: afterwards
- * the first 8 bytes of blk_out[j] belong to idx4[j] (j < n4) and those of
- * blk_out[n4 + j] to idx6[j]. One ECB job, plus one for the second CBC-MAC
- * block of the IPv6 requests.
- */
-static int
-aes_pass(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
-	 unsigned int n4, unsigned int n6, const struct tfo_cookie_keys *k)
-{
-	unsigned int j;
-	int rc;
-
-	for (j = 0; j < n4; j++)
-		gather_v4(c->blk_in[j], &reqs[c->idx4[j]]);
-	for (j = 0; j < n6; j++)
-		memcpy(c->blk_in[n4 + j], reqs[c->idx6[j]].client->b, 16);
-	if (n6 == 0)
-		return ecb_job(c->mgr, k, c->blk_in, c->blk_out, n4);
-	rc = ecb_job(c->mgr, k, c->blk_in, c->blk_mid, n4 + n6);
-	if (unlikely(rc < 0))
-		return rc;
-	/* IPv4 results are final; IPv6 needs AES(AES(client) ^ server) */
-	for (j = 0; j < n6; j++)
-		xor16(c->blk_in[j], c->blk_mid[n4 + j],
-		      reqs[c->idx6[j]].server->b);
-	memcpy(c->blk_out, c->blk_mid, (size_t)n4 * 16);
-	return ecb_job(c->mgr, k, c->blk_in, c->blk_out[n4], n6);
-}
-
-/* siphash-linux cookies, same layout contract as aes_pass but in sip_h4/h6. */
+/* Linux writes cpu_to_le64(siphash(...)); x86 (ipsec-mb's only home) is
+ * little-endian, so the lanes' words are the cookies' bytes already. */
 static void
-sip_pass(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
-	 unsigned int n4, unsigned int n6, const struct tfo_cookie_keys *k)
+sip_run(struct tfo_cookie_ctx *c, unsigned int n4, unsigned int n6,
+	const struct tfo_cookie_keys *k)
 {
-	unsigned int j;
-
-	for (j = 0; j < n4; j++) {
-		const struct tfo_cookie_req *r = &reqs[c->idx4[j]];
-
-		c->sip_m4[j] = (uint64_t)load32(r->client->b) |
-			       ((uint64_t)load32(r->server->b) << 32);
-	}
-	for (j = 0; j < n6; j++) {
-		const struct tfo_cookie_req *r = &reqs[c->idx6[j]];
-
-		c->sip_m6[0 * SIP_STRIDE + j] = load64(r->client->b);
-		c->sip_m6[1 * SIP_STRIDE + j] = load64(r->client->b + 8);
-		c->sip_m6[2 * SIP_STRIDE + j] = load64(r->server->b);
-		c->sip_m6[3 * SIP_STRIDE + j] = load64(r->server->b + 8);
-	}
 	if (n4 > 0)
 		tfo_siphash_lanes(c->simd, &k->sip, c->sip_m4, 1, SIP_STRIDE,
 				  n4, c->sip_h4);
@@ -829,51 +868,53 @@ sip_pass(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
 				  n6, c->sip_h6);
 }
 
-/* The computed cookie (8 bytes as a native load of the wire bytes). */
-static inline uint64_t
-pass_result(const struct tfo_cookie_ctx *c, bool v6, unsigned int n4,
-	    unsigned int j)
-{
-	if (c->algo == TFO_COOKIE_ALGO_AES128)
-		return load64(c->blk_out[v6 ? n4 + j : j]);
-	/* Linux: cpu_to_le64(siphash(...)) */
-	return rte_cpu_to_le_64(v6 ? c->sip_h6[j] : c->sip_h4[j]);
-}
-
-static inline int
-run_pass(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
-	 unsigned int n4, unsigned int n6, const struct tfo_cookie_keys *k)
-{
-	if (c->algo == TFO_COOKIE_ALGO_AES128)
-		return aes_pass(c, reqs, n4, n6, k);
-	sip_pass(c, reqs, n4, n6, k);
-	return 0;
-}
-
 /*
- * Compare the pass results with the cookies sent; set @p verdict on a
- * match, and collect the misses into @p miss. @return the number of misses.
+ * Compare @p nc computed cookies (8 bytes every @p stride bytes from
+ * @p res) with the ones sent; a match gets @p verdict, a miss is appended
+ * to @p miss (at @p nmiss). @return the new number of misses.
  */
 static inline unsigned int
-compare_pass(const struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
-	     unsigned int n4, unsigned int n6, uint8_t verdict, uint8_t *out,
-	     uint8_t *miss)
+compare(const uint8_t *res, size_t stride, const uint64_t *sent,
+	const uint8_t *cand, unsigned int nc, uint8_t verdict, uint8_t *out,
+	uint8_t *miss, unsigned int nmiss)
 {
-	unsigned int nmiss = 0;
+	for (unsigned int j = 0; j < nc; j++) {
+		unsigned int eq = ct_eq64(load64(res + j * stride), sent[j]);
 
-	for (unsigned int j = 0; j < n4 + n6; j++) {
-		bool v6 = j >= n4;
-		unsigned int jj = v6 ? j - n4 : j;
-		unsigned int i = v6 ? c->idx6[jj] : c->idx4[jj];
-		unsigned int eq = ct_eq64(pass_result(c, v6, n4, jj),
-					  load64(reqs[i].cookie));
-
-		/* the verdict itself is public (it shapes our answer) */
-		out[i] = (uint8_t)(eq * verdict);
-		miss[nmiss] = (uint8_t)i;
+		/* the verdict itself is public: it shapes our answer */
+		out[cand[j]] = (uint8_t)(-eq & verdict);
+		miss[nmiss] = cand[j];
 		nmiss += eq ^ 1;
 	}
 	return nmiss;
+}
+
+/* One key over the requests @p sel[0..n) (all n when NULL). @return the
+ * number of misses (in @p miss), or -EIO. */
+static inline int
+check_pass(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
+	   const uint8_t *sel, unsigned int n, const struct tfo_cookie_keys *k,
+	   uint8_t verdict, uint8_t *out, uint8_t *miss)
+{
+	unsigned int n4, n6, nc;
+	int rc;
+
+	if (c->algo == TFO_COOKIE_ALGO_AES128) {
+		nc = aes_gather(c, reqs, sel, n, true, &n6);
+		if (nc == 0)
+			return 0;
+		rc = aes_run(c, reqs, nc, n6, k);
+		if (unlikely(rc < 0))
+			return rc;
+		return (int)compare(c->blk_out[0], 16, c->sent, c->cand, nc,
+				    verdict, out, miss, 0);
+	}
+	sip_gather(c, reqs, sel, n, true, &n4, &n6);
+	sip_run(c, n4, n6, k);
+	return (int)compare((const uint8_t *)c->sip_h6, 8, c->sent6, c->cand6,
+			    n6, verdict, out, miss,
+			    compare((const uint8_t *)c->sip_h4, 8, c->sent,
+				    c->cand, n4, verdict, out, miss, 0));
 }
 
 /* Argument checks common to the burst calls, then the key pick-up. */
@@ -893,36 +934,25 @@ tfo_cookie_check_burst(struct tfo_cookie_ctx *c,
 		       const struct tfo_cookie_req *reqs, unsigned int n,
 		       uint8_t *out)
 {
-	uint8_t sel[TFO_COOKIE_BURST_MAX];
-	unsigned int nsel = 0, n4, n6;
-	int rc;
+	uint8_t miss[TFO_COOKIE_BURST_MAX];
+	int nmiss;
 
 	if (unlikely(!burst_start(c, reqs, n, out)))
 		return -EINVAL;
-	for (unsigned int i = 0; i < n; i++) {
-		out[i] = TFO_COOKIE_BAD;
-		sel[nsel] = (uint8_t)i;
-		nsel += reqs[i].cookie_len == TFO_COOKIE_LEN;
-	}
-	split_families(c, reqs, sel, nsel, &n4, &n6);
-	if (n4 + n6 == 0)
-		return 0;
-	rc = run_pass(c, reqs, n4, n6, &c->key[0]);
-	if (unlikely(rc < 0))
-		goto fail;
-	nsel = compare_pass(c, reqs, n4, n6, TFO_COOKIE_OK_PRIMARY, out, sel);
-	if (nsel == 0 || !c->has_backup)
-		return 0;
-	split_families(c, reqs, sel, nsel, &n4, &n6);
-	rc = run_pass(c, reqs, n4, n6, &c->key[1]);
-	if (unlikely(rc < 0))
-		goto fail;
-	compare_pass(c, reqs, n4, n6, TFO_COOKIE_OK_BACKUP, out, sel);
-	return 0;
-fail:
 	memset(out, TFO_COOKIE_BAD, n);
-	TFO_LOG_RATELIMIT(ERR, "ipsec-mb ECB job failed: cookies rejected");
-	return rc;
+	nmiss = check_pass(c, reqs, NULL, n, &c->key[0], TFO_COOKIE_OK_PRIMARY,
+			   out, miss);
+	/* the backup key only for the misses: rare unless under attack */
+	if (nmiss > 0 && c->has_backup)
+		nmiss = check_pass(c, reqs, miss, (unsigned int)nmiss,
+				   &c->key[1], TFO_COOKIE_OK_BACKUP, out, miss);
+	if (unlikely(nmiss < 0)) {
+		memset(out, TFO_COOKIE_BAD, n);
+		TFO_LOG_RATELIMIT(ERR, "ipsec-mb ECB job failed: cookies "
+				  "rejected");
+		return nmiss;
+	}
+	return 0;
 }
 
 int
@@ -930,32 +960,33 @@ tfo_cookie_gen_burst(struct tfo_cookie_ctx *c,
 		     const struct tfo_cookie_req *reqs, unsigned int n,
 		     uint8_t (*out)[TFO_COOKIE_LEN])
 {
-	uint8_t sel[TFO_COOKIE_BURST_MAX];
-	unsigned int n4, n6;
-	int rc;
+	unsigned int n4, n6, j;
+	int rc = 0;
 
 	if (unlikely(!burst_start(c, reqs, n, out)))
 		return -EINVAL;
-	for (unsigned int i = 0; i < n; i++) {
-		if (reqs[i].family != AF_INET && reqs[i].family != AF_INET6)
+	if (c->algo == TFO_COOKIE_ALGO_AES128) {
+		if (aes_gather(c, reqs, NULL, n, false, &n6) != n)
 			return -EINVAL;
-		sel[i] = (uint8_t)i;
-	}
-	split_families(c, reqs, sel, n, &n4, &n6);
-	if (n == 0)
+		if (n > 0)
+			rc = aes_run(c, reqs, n, n6, &c->key[0]);
+		if (unlikely(rc < 0)) {
+			TFO_LOG_RATELIMIT(ERR, "ipsec-mb ECB job failed: no "
+					  "cookies");
+			return rc;
+		}
+		for (j = 0; j < n; j++)
+			memcpy(out[c->cand[j]], c->blk_out[j], TFO_COOKIE_LEN);
 		return 0;
-	rc = run_pass(c, reqs, n4, n6, &c->key[0]);
-	if (unlikely(rc < 0)) {
-		TFO_LOG_RATELIMIT(ERR, "ipsec-mb ECB job failed: no cookies");
-		return rc;
 	}
-	for (unsigned int j = 0; j < n4 + n6; j++) {
-		bool v6 = j >= n4;
-		unsigned int jj = v6 ? j - n4 : j;
-		uint64_t v = pass_result(c, v6, n4, jj);
-
-		memcpy(out[v6 ? c->idx6[jj] : c->idx4[jj]], &v, 8);
-	}
+	sip_gather(c, reqs, NULL, n, false, &n4, &n6);
+	if (n4 + n6 != n)
+		return -EINVAL;
+	sip_run(c, n4, n6, &c->key[0]);
+	for (j = 0; j < n4; j++)
+		memcpy(out[c->cand[j]], &c->sip_h4[j], TFO_COOKIE_LEN);
+	for (j = 0; j < n6; j++)
+		memcpy(out[c->cand6[j]], &c->sip_h6[j], TFO_COOKIE_LEN);
 	return 0;
 }
 
@@ -984,7 +1015,7 @@ cookie_one(enum tfo_cookie_algo algo, const struct tfo_cookie_keys *k,
 	if (family == AF_INET) {
 		struct tfo_cookie_req r = { .client = client, .server = server };
 
-		gather_v4(blk, &r);
+		store128(blk, v4_word(&r), 0);
 		tfo_aes128_encrypt(&k->rk, blk, blk);
 	} else {
 		tfo_aes128_encrypt(&k->rk, client->b, blk);

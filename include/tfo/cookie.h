@@ -125,7 +125,11 @@ struct tfo_cookie_ctx *tfo_cookie_ctx_create(struct tfo_keyring *kr,
 					     int socket_id);
 void tfo_cookie_ctx_free(struct tfo_cookie_ctx *c);
 
-/** One cookie of a batch. */
+/**
+ * One cookie of a batch. The addresses are struct tfo_addr as tfo_pkt
+ * holds them (IPv4 in the first 4 bytes); all pointers stay valid for the
+ * call; @p cookie is read only when cookie_len is TFO_COOKIE_LEN.
+ */
 struct tfo_cookie_req {
 	uint8_t family;			/**< AF_INET / AF_INET6 */
 	uint8_t cookie_len;		/**< length of @p cookie (check only) */
@@ -255,8 +259,8 @@ uint32_t tfo_syncookie_make(const struct tfo_syncookie_secret *s,
 
 /**
  * Validate the ACK @p ack_pkt (ack = our ISN + 1, seq = peer ISN + 1)
- * against the secret: made at most 2 minute-counter steps ago (so 60 to 120
- * s at most). @p tsecr is the ACK's TSecr when @p has_ts (it must then
+ * against the secret: made in the current or the previous minute of
+ * @p now_s / 60 (so at most 2 minutes ago, at least 1). @p tsecr is the ACK's TSecr when @p has_ts (it must then
  * carry the bits the SYN-ACK's TSval had; a cookie made with timestamps
  * fails without them and vice versa).
  * @return 0 and @p info filled, or -EINVAL.
