@@ -15,6 +15,21 @@
  * HTTP_MIN_BUF bytes). Error and redirect responses are blobs built the
  * same way.
  *
+ * Keys of [service http], with their defaults:
+ *   root = www              document root (relative: from the config dir)
+ *   index = index.html      file that "/dir/" serves
+ *   max_file_size = 16M     per file; K, M, G suffixes (powers of 1024)
+ *   max_total_size = 128M   sum of the file sizes
+ *   max_files = 100000
+ *   cache_control = no-cache  Cache-Control value ("" = no header)
+ *   server_header = tfo-fastpath  Server value ("" = no header)
+ *   date = yes              send Date
+ *   max_header = 8K         request head, request line included (400)
+ *   max_uri = 4K            request-target (414); max_uri + 64 <= max_header
+ * Going over a limit at load fails create() with the file and the limit
+ * named. Keep [tcp] max_request >= max_header so that the 400 is sent
+ * before the engine resets the connection.
+ *
  * Choices (the issue left them open):
  *  - A request with a body (Content-Length > 0, any Transfer-Encoding) is
  *    a 400 and the connection closes: a GET body has no meaning, and not
@@ -888,6 +903,81 @@ http_conf_read(const struct tfo_service_args *a, struct http_conf *cf,
 	return 0;
 }
 
+/* Point @p o at the next @p len bytes of the blob zone, from *off on. */
+static uint8_t *
+http_blob_take(struct http_state *st, struct http_obj *o, uint64_t *off,
+	       uint32_t len)
+{
+	uint8_t *base = (uint8_t *)st->mz->addr + *off;
+
+	o->blob.data = base;
+	o->blob.len = len;
+	o->blob.iova = st->mz->iova == RTE_BAD_IOVA ? RTE_BAD_IOVA :
+		       st->mz->iova + *off;
+	*off += RTE_ALIGN_CEIL(len, HTTP_BLOB_ALIGN);
+	return base;
+}
+
+/* A small object (error, redirect) built in @p hdr, copied to the zone. */
+static void
+http_blob_small(struct http_state *st, struct http_obj *o, uint64_t *off,
+		char *hdr, const struct http_conf *cf, enum http_status s,
+		const char *location)
+{
+	uint32_t n = http_small_obj(hdr, cf, s, location, o);
+
+	memcpy(http_blob_take(st, o, off, n), hdr, n);
+}
+
+/*
+ * Read the files into the blob zone behind their headers, and key them:
+ * "/dir/name"; an index file also as "/dir/", plus "/dir" -> 301.
+ */
+static int
+http_fill(struct http_state *st, const struct http_conf *cf,
+	  const struct http_load *L, char *hdr, char *loc)
+{
+	uint64_t off = 0, keys_len = 0;
+	uint32_t o_i = 0, kl;
+	int rc = 0;
+
+	for (uint32_t i = 0; i < L->nb_files && rc == 0; i++) {
+		const struct http_file *f = &L->files[i];
+		struct http_obj *o = &st->objs[o_i++];
+		char *key = st->keys + keys_len;
+		uint8_t *base = http_blob_take(st, o, &off,
+					       (uint32_t)(f->hdr_len + f->size));
+
+		rc = http_read_file(cf, f, base + f->hdr_len);
+		if (rc != 0)
+			return rc;
+		if (http_file_hdr(hdr, cf, f, http_content_hash(base +
+				  f->hdr_len, f->size), o) != f->hdr_len)
+			return -EIO;
+		memcpy(base, hdr, f->hdr_len);
+		o->status = S200;
+		kl = (uint32_t)strlen(f->key);
+		memcpy(key, f->key, kl + 1);
+		keys_len += kl + 1;
+		rc = http_table_add(st, key, kl, o);
+		if (rc == 0 && f->dir_len != 0)
+			rc = http_table_add(st, key, f->dir_len, o);
+		if (rc == 0 && f->dir_len > 1) {
+			struct http_obj *r = &st->objs[o_i++];
+
+			http_uri_encode(loc, HTTP_HDR_MAX, f->key, f->dir_len);
+			http_blob_small(st, r, &off, hdr, cf, S301, loc);
+			rc = http_table_add(st, key, f->dir_len - 1, r);
+		}
+		if (rc != 0)
+			TFO_LOG(ERR, "http: %s: %s: two files for one path",
+				cf->root, f->key);
+	}
+	for (int s = S400; s < S_MAX && rc == 0; s++)
+		http_blob_small(st, &st->errors[s], &off, hdr, cf, s, NULL);
+	return rc;
+}
+
 static int
 http_create(const struct tfo_service_args *a, void **state)
 {
@@ -896,8 +986,8 @@ http_create(const struct tfo_service_args *a, void **state)
 	struct http_load L = { 0 };
 	struct http_conf cf;
 	struct http_state *st;
-	uint64_t arena = 0, off = 0, keys_len = 0, nslots;
-	uint32_t nb_dirs = 0, nb_redirects = 0, o_i;
+	uint64_t arena = 0, keys_len = 0, nslots;
+	uint32_t nb_dirs = 0, nb_redirects = 0;
 	size_t ilen;
 	struct timespec ts;
 	int rc;
@@ -977,70 +1067,9 @@ http_create(const struct tfo_service_args *a, void **state)
 	}
 	st->mask = (uint32_t)nslots - 1;
 
-	/* fill: files, keys, table */
-	keys_len = 0;
-	o_i = 0;
-	for (uint32_t i = 0; i < L.nb_files; i++) {
-		struct http_file *f = &L.files[i];
-		struct http_obj *o = &st->objs[o_i++];
-		uint8_t *base = (uint8_t *)st->mz->addr + off;
-		char *key = st->keys + keys_len;
-		uint32_t kl = (uint32_t)strlen(f->key);
-
-		rc = http_read_file(&cf, f, base + f->hdr_len);
-		if (rc != 0)
-			goto fail;
-		if (http_file_hdr(hdr, &cf, f, http_content_hash(base +
-				  f->hdr_len, f->size), o) != f->hdr_len) {
-			rc = -EIO;
-			goto fail;
-		}
-		memcpy(base, hdr, f->hdr_len);
-		o->status = S200;
-		o->blob.data = base;
-		o->blob.len = (uint32_t)(f->hdr_len + f->size);
-		o->blob.iova = st->mz->iova == RTE_BAD_IOVA ? RTE_BAD_IOVA :
-			       st->mz->iova + off;
-		off += RTE_ALIGN_CEIL(o->blob.len, HTTP_BLOB_ALIGN);
-		memcpy(key, f->key, kl + 1);
-		keys_len += kl + 1;
-		rc = http_table_add(st, key, kl, o);
-		/* "/dir/" serves the index, "/dir" redirects there */
-		if (rc == 0 && f->dir_len != 0)
-			rc = http_table_add(st, key, f->dir_len, o);
-		if (rc == 0 && f->dir_len > 1) {
-			struct http_obj *r = &st->objs[o_i++];
-			uint32_t n;
-
-			base = (uint8_t *)st->mz->addr + off;
-			http_uri_encode(loc, sizeof(loc), f->key, f->dir_len);
-			n = http_small_obj(hdr, &cf, S301, loc, r);
-			memcpy(base, hdr, n);
-			r->blob.data = base;
-			r->blob.len = n;
-			r->blob.iova = st->mz->iova == RTE_BAD_IOVA ?
-				       RTE_BAD_IOVA : st->mz->iova + off;
-			off += RTE_ALIGN_CEIL(n, HTTP_BLOB_ALIGN);
-			rc = http_table_add(st, key, f->dir_len - 1, r);
-		}
-		if (rc != 0) {
-			TFO_LOG(ERR, "http: %s: %s: two files for one path",
-				cf.root, f->key);
-			goto fail;
-		}
-	}
-	for (int s = S400; s < S_MAX; s++) {
-		struct http_obj *e = &st->errors[s];
-		uint8_t *base = (uint8_t *)st->mz->addr + off;
-		uint32_t n = http_small_obj(hdr, &cf, s, NULL, e);
-
-		memcpy(base, hdr, n);
-		e->blob.data = base;
-		e->blob.len = n;
-		e->blob.iova = st->mz->iova == RTE_BAD_IOVA ? RTE_BAD_IOVA :
-			       st->mz->iova + off;
-		off += RTE_ALIGN_CEIL(n, HTTP_BLOB_ALIGN);
-	}
+	rc = http_fill(st, &cf, &L, hdr, loc);
+	if (rc != 0)
+		goto fail;
 
 	/* the clock for Date */
 	clock_gettime(CLOCK_REALTIME, &ts);
