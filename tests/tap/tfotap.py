@@ -1,0 +1,255 @@
+"""Test bed for the net_tap interop tests, in Python (run with /usr/bin/python3,
+which has scapy).
+
+A Bed is tfo-server in a private network namespace, where net_tap creates the
+kernel interface tfo0; the kernel client runs in the same namespace, so its
+TFO cookie cache (ip tcp_metrics) and counters (nstat) start clean, and
+deleting the namespace removes everything. Use it as a context manager: the
+namespace, the server and the captures go away on every exit path.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVER_V4, CLIENT_V4 = '198.18.0.2', '198.18.0.1'
+SERVER_V6, CLIENT_V6 = 'fd00:7f0::2', 'fd00:7f0::1'
+
+
+class Checks:
+    """Assertions that count, print, and never stop the script early."""
+
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def check(self, what, cond, detail=''):
+        self.n += 1
+        if cond:
+            print('ok   %s' % what)
+        else:
+            self.failed += 1
+            print('FAIL %s %s' % (what, detail))
+        sys.stdout.flush()
+        return cond
+
+    def done(self):
+        print('checks: %d, failed: %d' % (self.n, self.failed))
+        return 0 if self.n > 0 and self.failed == 0 else 1
+
+
+def need_root():
+    if os.geteuid() != 0:
+        print('SKIP: needs root (net_tap, network namespaces)')
+        sys.exit(77)
+
+
+class Bed:
+    def __init__(self, server, args=(), name=None, cwd=None):
+        self.server = server
+        self.args = list(args)
+        self.ns = name or 'tfopy%d' % os.getpid()
+        self.proc = None
+        self.log = None
+        self.captures = []
+
+    # -- lifecycle ----------------------------------------------------------
+    def __enter__(self):
+        subprocess.run(['ip', 'netns', 'add', self.ns], check=True)
+        self.ns_run(['ip', 'link', 'set', 'lo', 'up'])
+        self.start()
+        return self
+
+    def start(self, extra=()):
+        fd, self.log = tempfile.mkstemp(prefix='tfo-server.', suffix='.log')
+        self.logf = os.fdopen(fd, 'w')
+        cmd = ['ip', 'netns', 'exec', self.ns, self.server, '--'] + self.args + list(extra)
+        self.proc = subprocess.Popen(cmd, stdout=self.logf, stderr=subprocess.STDOUT)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if 'tfo-server: running' in self.log_text():
+                break
+            if self.proc.poll() is not None:
+                raise RuntimeError('tfo-server exited during start-up:\n' + self.log_text())
+            time.sleep(0.1)
+        else:
+            raise RuntimeError('tfo-server did not start in 30 s')
+        # the tap exists once the server runs; (re)configure it
+        self.ns_run(['ip', 'addr', 'replace', CLIENT_V4 + '/24', 'dev', 'tfo0'])
+        self.ns_run(['ip', '-6', 'addr', 'replace', CLIENT_V6 + '/64', 'dev', 'tfo0', 'nodad'])
+        self.ns_run(['ip', 'link', 'set', 'tfo0', 'up'])
+
+    def stop(self, sig=signal.SIGINT, timeout=15):
+        """Stop the server; returns its exit code."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        rc = self.proc.returncode
+        try:
+            os.rmdir('/var/run/dpdk/tfo%d' % self.proc.pid)
+        except OSError:
+            pass
+        self.proc = None
+        return rc
+
+    def __exit__(self, et, ev, tb):
+        for c in self.captures:
+            c.stop()
+        self.stop(signal.SIGTERM)
+        subprocess.run(['ip', 'netns', 'del', self.ns], stderr=subprocess.DEVNULL)
+        if et is not None or os.environ.get('TFO_KEEP_LOG'):
+            print('---- tfo-server log (tail) ----')
+            print('\n'.join(self.log_text().splitlines()[-60:]))
+        if self.log:
+            os.unlink(self.log)
+        return False
+
+    def log_text(self):
+        try:
+            with open(self.log) as f:
+                return f.read()
+        except OSError:
+            return ''
+
+    # -- helpers ------------------------------------------------------------
+    def ns_run(self, cmd, check=True, timeout=30, **kw):
+        return subprocess.run(['ip', 'netns', 'exec', self.ns] + cmd, check=check,
+                              timeout=timeout, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, **kw)
+
+    def telemetry(self, cmd):
+        r = subprocess.run(['ip', 'netns', 'exec', self.ns, 'dpdk-telemetry.py', '-f',
+                            'tfo%d' % self.proc.pid], input=cmd + '\n', text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=15)
+        return json.loads(r.stdout)[cmd.split(',')[0]]
+
+    def stats(self):
+        return self.telemetry('/tfo/stats')
+
+    def nstat(self):
+        """The kernel client's counters (absolute), as a dict."""
+        r = self.ns_run(['nstat', '-az', '--json'])
+        d = json.loads(r.stdout)
+        out = {}
+        for v in d.values():
+            out.update(v)
+        return out
+
+    def tcp_metrics(self):
+        return self.ns_run(['ip', 'tcp_metrics', 'show']).stdout
+
+    def client(self, host, port, *args, timeout=20):
+        """Run tfo_client.py in the namespace; returns its JSON result."""
+        r = self.ns_run(['/usr/bin/python3', os.path.join(HERE, 'tfo_client.py'), host,
+                         str(port)] + list(args), check=False, timeout=timeout)
+        try:
+            res = json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            res = {'ok': False, 'error': 'no output: ' + r.stderr[-300:]}
+        res['rc'] = r.returncode
+        return res
+
+    def capture(self, filt='tcp'):
+        c = Capture(self, filt)
+        self.captures.append(c)
+        return c
+
+
+class Capture:
+    """tcpdump on tfo0 (kernel side), --immediate-mode so that the last
+    packets of a short exchange are not lost."""
+
+    def __init__(self, bed, filt):
+        fd, self.path = tempfile.mkstemp(prefix='tfo-cap.', suffix='.pcap')
+        os.close(fd)
+        self.err = tempfile.TemporaryFile(mode='w+')
+        self.proc = subprocess.Popen(['ip', 'netns', 'exec', bed.ns, 'tcpdump', '-i', 'tfo0',
+                                      '-U', '--immediate-mode', '-s', '0', '-w', self.path, filt],
+                                     stdout=subprocess.DEVNULL, stderr=self.err)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            self.err.seek(0)
+            if 'listening' in self.err.read():
+                break
+            time.sleep(0.05)
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            time.sleep(0.2)
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.proc = None
+        return self.path
+
+    def packets(self):
+        """Decoded TCP packets: dicts with dir ('c2s'/'s2c'), sport, dport,
+        flags, seq, ack, len, tfo (None, 'req' or cookie hex), ts (tsval, tsecr)."""
+        self.stop()
+        from scapy.all import rdpcap, IP, IPv6, TCP  # noqa: E402
+        out = []
+        for p in rdpcap(self.path):
+            ip = p.getlayer(IP) or p.getlayer(IPv6)
+            t = p.getlayer(TCP)
+            if ip is None or t is None:
+                continue
+            tfo = None
+            ts = None
+            mss = None
+            for o in t.options:
+                name, val = o[0], o[1]
+                if name in ('TFO', 34):
+                    tfo = 'req' if not val else (val.hex() if isinstance(val, bytes) else str(val))
+                elif name == 'Timestamp':
+                    ts = val
+                elif name == 'MSS':
+                    mss = val
+                elif name == 254 or name == 'Experimental':
+                    pass
+            payload = bytes(t.payload)
+            out.append({
+                'dir': 'c2s' if ip.src in (CLIENT_V4, CLIENT_V6) else 's2c',
+                'sport': t.sport, 'dport': t.dport, 'flags': str(t.flags),
+                'seq': t.seq, 'ack': t.ack, 'len': len(payload), 'tfo': tfo,
+                'ts': ts, 'mss': mss, 'payload': payload, 'time': float(p.time),
+            })
+        return out
+
+
+def flows(pkts):
+    """Group packets by the client's port, in capture order."""
+    by = {}
+    for p in pkts:
+        cport = p['sport'] if p['dir'] == 'c2s' else p['dport']
+        by.setdefault(cport, []).append(p)
+    return by
+
+
+def describe(flow):
+    """A few plain lines describing one connection (for logs and the demo)."""
+    lines = []
+    t0 = flow[0]['time']
+    for p in flow:
+        arrow = 'client -> server' if p['dir'] == 'c2s' else 'server -> client'
+        extra = []
+        if p['tfo'] == 'req':
+            extra.append('TFO cookie request')
+        elif p['tfo']:
+            extra.append('TFO cookie %s' % p['tfo'])
+        if p['len']:
+            extra.append('%d data bytes' % p['len'])
+        lines.append('  %8.3f ms  %s  %-4s %s' % ((p['time'] - t0) * 1000, arrow, p['flags'],
+                                                 ', '.join(extra)))
+    return '\n'.join(lines)
