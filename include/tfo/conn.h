@@ -93,6 +93,7 @@ tfo_conn_key_eq(const struct tfo_conn_key *a, const struct tfo_conn_key *b)
 #define TFO_CF_VLAN		0x0800	/**< frames carry vlan_tci */
 #define TFO_CF_SYNACK_DATA	0x1000	/**< our first SYN-ACK carried data */
 #define TFO_CF_SYNCOOKIE	0x2000	/**< created from a SYN-cookie ACK */
+#define TFO_CF_FIN_ACKED	0x4000	/**< our FIN is acknowledged */
 
 /** What the entry's single timer is armed for. */
 enum tfo_conn_timer_kind {

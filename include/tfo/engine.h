@@ -9,11 +9,46 @@
  * into the caller's struct tfo_tx, so it runs in memory under a fake clock.
  *
  * Time is the caller's monotonic clock in microseconds (now_us).
+ *
+ * Behaviour chosen here (details in src/engine.c):
+ * - A request over max_request (the service still says NEED_MORE with
+ *   max_request bytes held) resets the connection: req_too_big. The receive
+ *   window advertised is the request buffer's free space, so a well-behaved
+ *   client never overruns it; bytes beyond it are trimmed (rx_trimmed).
+ * - One response in flight per connection: a pipelined request is handed to
+ *   the service when the previous response is fully acknowledged (in
+ *   order; the service always gets the whole resp_buf_size).
+ * - Out-of-order segments are dropped and answered with a duplicate ACK; no
+ *   SACK (SACK-permitted is recorded, not echoed).
+ * - TIME-WAIT lasts time_wait_ms (0: the entry is freed when it would
+ *   enter TIME-WAIT); RSTs are ignored in it (RFC 1337); a SYN with a
+ *   higher ISN or a newer timestamp reopens the tuple (TFO_INPUT_REOPEN).
+ * - SYN-ACK retransmissions (timer) carry no data and no TFO option; the
+ *   response follows as ordinary segments when the handshake ACK arrives
+ *   (at once if that ACK acks only the SYN). A duplicate SYN re-sends the
+ *   first flight (data in the SYN-ACK only when the duplicate carries a TFO
+ *   option) without calling the service again.
+ * - Our window scale is the smallest shift our window needs (<= params
+ *   wscale): 0 while requests are limited to 64 KiB, so windows are exact.
+ * - MSS advertised: params.mss for IPv4, params.mss - 20 for IPv6, each at
+ *   most the port's MTU - 40 / - 60; segments carry at most
+ *   min(peer MSS, ours) - TCP option bytes.
+ *
+ * Counters: the engine increments everything in TFO_STATS_ENGINE and,
+ * from TFO_STATS_TFO, only TCPFastOpenPassive (a tfo_engine_open() with
+ * accept_data that succeeded). TCPFastOpenPassiveFail, ListenOverflow,
+ * CookieReqd and PassiveAltKey belong to the caller (it checks cookies and
+ * the pending limit). mbuf_alloc_fail is shared.
+ *
+ * Response bodies (struct tfo_blob) go out as external mbuf buffers that
+ * point at the blob and at one rte_mbuf_ext_shared_info of the engine:
+ * free the engine only once its frames have left the TX queues.
  */
 #ifndef TFO_ENGINE_H
 #define TFO_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_mbuf.h>
@@ -66,17 +101,27 @@ struct tfo_engine_params {
 	const char *name;		/**< for memzone names and logs */
 	int socket_id;
 	uint32_t max_conns;		/**< connection pool size */
-	uint32_t max_request;		/**< bytes of one request, at most */
-	uint32_t nb_bufs;		/**< request/response buffers (0: derive) */
-	uint16_t mss;			/**< the MSS we advertise */
+	uint32_t max_request;		/**< bytes of one request, at most
+					 *   (64..65535; 0: 4096) */
+	uint32_t nb_bufs;		/**< request/response buffers (0: derive:
+					 *   max_conns / 4, in 256..16384) */
+	uint32_t resp_buf_size;		/**< bytes a service may write per
+					 *   response (0: 2048); a buffer holds
+					 *   max(this, max_request) */
+	uint16_t mss;			/**< the MSS we advertise (IPv4; 0: 1460) */
 	uint8_t wscale;			/**< our window scale shift */
-	uint32_t rcv_wnd;		/**< our receive window, bytes */
-	uint32_t rto_init_ms;		/**< RFC 6298: 1000 */
-	uint32_t rto_min_ms;
-	uint32_t rto_max_ms;
-	uint8_t max_retries;		/**< data retransmissions before RST */
-	uint8_t synack_retries;		/**< SYN-ACK retransmissions before free */
-	uint32_t idle_timeout_ms;	/**< keep-alive idle limit */
+	uint32_t rcv_wnd;		/**< our receive window at most, bytes
+					 *   (0: 65535); also capped by the
+					 *   request buffer's free space */
+	uint32_t rto_init_ms;		/**< RFC 6298: 1000 (0: 1000) */
+	uint32_t rto_min_ms;		/**< 0: 200 */
+	uint32_t rto_max_ms;		/**< 0: 60000 */
+	uint8_t max_retries;		/**< data retransmissions (and zero-window
+					 *   probes) before RST (0: 8) */
+	uint8_t synack_retries;		/**< SYN-ACK retransmissions before free
+					 *   (0: 5) */
+	uint32_t idle_timeout_ms;	/**< keep-alive idle limit, then FIN; also
+					 *   the FIN_WAIT_2 limit (0: 30000) */
 	uint32_t time_wait_ms;		/**< TIME-WAIT hold, 0 = none */
 	uint32_t tfo_pending_limit;	/**< pending TFO opens allowed */
 	uint32_t tfo_pending_hold_ms;	/**< a reset pending open stays counted */
@@ -143,12 +188,19 @@ enum tfo_input_result {
 	TFO_INPUT_REOPEN = 1,	/**< a new SYN replaced a TIME-WAIT entry: the
 				 *   entry is gone, @p m NOT consumed; handle
 				 *   it like a SYN that missed */
+	TFO_INPUT_MISS = 2,	/**< @p c was freed (e.g. by an earlier segment
+				 *   of the same burst) and @p p's tuple has no
+				 *   entry now: @p m NOT consumed; handle it
+				 *   like a lookup miss */
 };
 
 /**
  * Process segment @p m/@p p for the connection @p c found by lookup. A SYN
  * with the connection's ISN re-sends the first flight (the service is not
- * called again).
+ * called again). @p c may be stale (freed or reused by an earlier segment
+ * of the same burst): the engine checks the tuple and looks it up again.
+ *
+ * @return enum tfo_input_result.
  */
 int tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c,
 		     struct rte_mbuf *m, const struct tfo_pkt *p,
@@ -201,6 +253,12 @@ void tfo_engine_conn_counts(const struct tfo_engine *e, uint32_t *out);
 
 /** Free entries in the connection pool (tests: back to max_conns after a drain). */
 uint32_t tfo_engine_free_conns(const struct tfo_engine *e);
+
+/** Free request/response buffers (tests: back to nb_bufs after a drain). */
+uint32_t tfo_engine_free_bufs(const struct tfo_engine *e);
+
+/** Bytes of memory the engine allocated at create (table, wheel, buffers). */
+size_t tfo_engine_memory(const struct tfo_engine *e);
 
 #ifdef __cplusplus
 }

@@ -62,9 +62,62 @@ extern "C" {
 	X(TCPFastOpenCookieReqd,	C, "SYNs asking for a cookie") \
 	X(TCPFastOpenPassiveAltKey,	C, "TFO SYNs accepted with the backup key")
 
-/* The TCP engine adds its counters here (conns, retransmissions, ...). */
+/* The TCP engine (src/engine.c; each instance counts into its lcore's stats). */
 #define TFO_STATS_ENGINE(X) \
-	X(conns_active,		G, "connections in the table now")
+	X(conns_active,		G, "connections in the table now") \
+	X(tfo_pending,		G, "pending TFO opens now (SYN-ACK not yet acked, plus reset ones held)") \
+	X(conns_opened_tfo,	C, "connections opened with the SYN's data accepted (TFO)") \
+	X(conns_opened_plain,	C, "connections opened by a SYN whose data (if any) was not accepted") \
+	X(conns_opened_syncookie, C, "connections created from a valid SYN-cookie ACK") \
+	X(conns_closed_normal,	C, "connections closed by the FIN exchange (LAST_ACK acked, TIME-WAIT over)") \
+	X(conns_closed_rst_rx,	C, "connections reset by the peer (RST at the exact sequence)") \
+	X(conns_closed_rst_tx,	C, "connections we reset (too big, service reject, retry limits)") \
+	X(conns_closed_synack_timeout, C, "SYN_RCVD connections freed after synack_retries") \
+	X(conns_closed_rto_timeout, C, "connections reset after max_retries retransmission timeouts") \
+	X(conns_closed_persist_timeout, C, "connections reset after max_retries unanswered zero-window probes") \
+	X(conns_closed_fin_wait2_timeout, C, "FIN_WAIT_2 connections freed after idle_timeout_ms") \
+	X(conns_closed_reopen,	C, "TIME-WAIT entries replaced by a new SYN (higher ISN or newer TSval)") \
+	X(conns_idle_timeout,	C, "idle connections we closed with a FIN after idle_timeout_ms") \
+	X(time_wait_entered,	C, "connections that entered TIME-WAIT") \
+	X(conn_pool_full,	C, "SYNs and SYN-cookie ACKs refused: connection pool full") \
+	X(buf_pool_empty,	C, "segments whose data was not accepted: no request/response buffer free") \
+	X(req_too_big,		C, "requests over max_request: connection reset") \
+	X(svc_no_service,	C, "SYNs for a TCP port without a service") \
+	X(svc_calls,		C, "service handle() calls") \
+	X(svc_responses,	C, "responses queued") \
+	X(svc_reject,		C, "requests the service rejected: connection reset") \
+	X(svc_bad_response,	C, "responses outside the service contract: connection reset") \
+	X(tfo_pending_busy,	C, "TFO opens refused by the pending-TFO limit (-EBUSY)") \
+	X(syn_data_dropped,	C, "SYNs whose payload was not accepted (acked only the SYN)") \
+	X(dup_syn,		C, "retransmitted SYNs of a SYN_RCVD connection: first flight re-sent") \
+	X(synack_retransmits,	C, "SYN-ACKs re-sent by the timer (no data, no TFO option)") \
+	X(synack_data_resend,	C, "handshake ACKs acking only the SYN: SYN-ACK data re-sent at once") \
+	X(rto_expired,		C, "retransmission timeouts of data or FIN") \
+	X(retransmit_segs,	C, "data/FIN segments sent again (RTO, fast retransmit, go-back-N)") \
+	X(fast_retransmits,	C, "fast retransmits on the third duplicate ACK") \
+	X(dup_acks_rx,		C, "duplicate ACKs received") \
+	X(persist_probes,	C, "zero-window probes sent") \
+	X(zero_copy_segs,	C, "segments whose body went out as an external buffer") \
+	X(challenge_acks,	C, "challenge ACKs sent (RFC 5961: in-window RST/SYN, old ACK)") \
+	X(challenge_acks_limited, C, "challenge ACKs suppressed by the rate limit (1000/s)") \
+	X(rst_tx,		C, "RSTs sent (connections and unknown segments)") \
+	X(rst_tx_nomatch,	C, "RSTs sent to segments of unknown connections") \
+	X(syncookies_sent,	C, "SYN-ACKs with a SYN cookie sent") \
+	X(syncookies_ok,	C, "ACKs with a valid SYN cookie") \
+	X(syncookies_bad,	C, "ACKs for unknown connections whose SYN cookie failed (RST)") \
+	X(rx_ooo_drop,		C, "out-of-order segments dropped (answered with a duplicate ACK)") \
+	X(rx_dup_data,		C, "segments with only already-received data (answered with an ACK)") \
+	X(rx_trimmed,		C, "segments trimmed to our receive window") \
+	X(rx_after_close,	C, "segments with data after our FIN was queued (acked, discarded)") \
+	X(drop_seq_window,	C, "segments outside the receive window (answered with an ACK)") \
+	X(drop_paws,		C, "segments with an old timestamp (PAWS, answered with an ACK)") \
+	X(drop_no_ack,		C, "segments without the ACK flag on a connection") \
+	X(drop_ack_unsent,	C, "segments acking data never sent (answered with an ACK)") \
+	X(drop_old_ack,		C, "segments acking below snd_una - max window (challenge ACK)") \
+	X(drop_syn_bad,		C, "SYNs with RST or FIN, or in-window SYNs (challenge ACK)") \
+	X(drop_rst_ignored,	C, "RSTs ignored (outside the window, or in TIME-WAIT)") \
+	X(drop_synrcvd_bad_ack,	C, "SYN_RCVD segments with an unacceptable ACK (answered with RST)") \
+	X(input_stale_conn,	C, "segments whose looked-up entry was freed meanwhile (returned as a miss)")
 
 /* Service http: responses by status; a 400 by reason. */
 #define TFO_STATS_HTTP(X) \
