@@ -21,18 +21,12 @@ import subprocess
 import sys
 import threading
 
+from keytool_test import ISSUE_VECTORS
+
 SKIP = 77
 
-CASES = [
-    # key, client, server, cookie (issue 7's vectors; None = random key)
-    ("a1a1a1a1-b2b2b2b2-c3c3c3c3-d4d4d4d4", "192.0.2.1", "192.168.0.1",
-     "3021b9d889017eeb"),
-    ("a1a1a1a1-b2b2b2b2-c3c3c3c3-d4d4d4d4", "fd3d:fa7b:d17d::1",
-     "fd3d:a0b:17d6::1", "c1d1e9742a47a9bc"),
-    ("a0bf63f7-ed803d81-cd641d30-cebc4a90", "10.248.0.2", "192.168.0.2",
-     "00abaaabe8e954c2"),
-    ("00000000-00000000-00000000-00000000", "10.248.0.2", "192.168.0.2",
-     "93b7aa4f550f8a1a"),
+# issue 7's vectors (key, client, server, cookie), then random keys
+CASES = list(ISSUE_VECTORS) + [
     (None, "10.248.0.2", "192.168.0.2", None),
     (None, "fd3d:fa7b:d17d::1", "fd3d:a0b:17d6::1", None),
 ]

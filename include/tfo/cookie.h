@@ -154,7 +154,8 @@ enum tfo_cookie_verdict {
  *
  * aes128: the blocks of all requests (IPv4 blocks and the first CBC-MAC
  * block of IPv6) go to ONE ipsec-mb ECB job, the second IPv6 blocks to a
- * second; the same for the backup key over the misses. siphash-linux: the
+ * second; the same for the backup key over the misses. (A job of 1 or 2
+ * blocks is done with AES-NI instead: cheaper than the job's fixed cost.) siphash-linux: the
  * IPv4 and IPv6 requests run in SIMD lanes (AVX-512 8 lanes, AVX2 4 lanes,
  * or scalar, by CPU; see tfo_cookie_ctx_set_simd).
  *
