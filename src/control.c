@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_arp.h>
@@ -351,6 +352,92 @@ tfo_control_icmp6(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pk
 	return false;
 }
 
+/* ---- slow-path TCP ----------------------------------------------------- */
+
+/*
+ * A SYN the fast path did not take, by the worker's reason: plain
+ * handshakes, cookie requests and failed cookies get a SYN-ACK that acks only
+ * the SYN (the SYN's data is not delivered: the client re-sends it), the
+ * latter two with a fresh cookie; over the limit or with a worker's table
+ * full, no cookie (as Linux). A full table here means a SYN cookie.
+ */
+static void
+tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+		uint8_t port_idx, enum tfo_ctrl_reason reason, uint64_t now_us)
+{
+	const uint8_t *th = tfo_pkt_tcp_hdr(m, p);
+	uint8_t cookie[TFO_COOKIE_LEN];
+	struct tfo_tcpopts o;
+	struct tfo_open_params op = { .opts = &o };
+	int rc;
+
+	tfo_tcpopt_parse(th + 20, p->l4_len - 20u, &o);	/* malformed: keep what parsed */
+	if ((reason == TFO_CTRL_TCP_COOKIE_REQ || reason == TFO_CTRL_TCP_BAD_COOKIE) &&
+	    c->cookies != NULL && o.form != TFO_FORM_NONE) {
+		struct tfo_cookie_req r = {
+			.family = p->family, .client = &p->src, .server = &p->dst,
+		};
+
+		if (tfo_cookie_gen_burst(c->cookies, &r, 1, &cookie) == 0) {
+			op.cookie_form = o.form;
+			op.cookie_len = TFO_COOKIE_LEN;
+			op.cookie = cookie;
+		}
+	}
+	rc = tfo_engine_open(c->engine, m, p, port_idx, &op, now_us);
+	if (rc == 0) {
+		return;
+	}
+	if (rc == -ENOSPC && c->cfg->syncookies) {
+		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
+		return;
+	}
+	/* -ENOENT: closed port (RST); -ENOSPC without SYN cookies: counted drop */
+	tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
+}
+
+static bool
+tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+		uint8_t port_idx, enum tfo_ctrl_reason reason, uint64_t now_us)
+{
+	const struct tfo_pkt *pp = p;
+	struct tfo_conn *conn;
+
+	if (c->engine == NULL) {
+		c->stats.c[TFO_STAT_drop_tcp_nohandler]++;
+		return false;
+	}
+	tfo_engine_lookup_bulk(c->engine, &pp, 1, &conn);
+	if (conn != NULL &&
+	    tfo_engine_input(c->engine, conn, m, p, port_idx, now_us) == TFO_INPUT_DONE) {
+		return true;
+	}
+	if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN &&
+	    reason != TFO_CTRL_TCP_NO_SERVICE) {
+		tfo_control_syn(c, m, p, port_idx, reason, now_us);
+		return true;
+	}
+	/* RST for what belongs to nothing (never for a RST), or a SYN-cookie ACK */
+	tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
+	return true;
+}
+
+/* ---- keys -------------------------------------------------------------- */
+
+static void
+tfo_control_keys(struct tfo_control *c, uint64_t now_us)
+{
+	bool due = c->next_rotate_us != 0 && now_us >= c->next_rotate_us;
+
+	if (c->keys == NULL || (!due && !c->rotate_requested))
+		return;
+	if (due)
+		c->next_rotate_us = now_us + (uint64_t)c->cfg->rotate_period_s * 1000000;
+	c->rotate_requested = 0;
+	if (tfo_keyring_rotate(c->keys, NULL) == 0)
+		c->stats.c[TFO_STAT_key_rotations]++;
+}
+
 /* ---- the loop ---------------------------------------------------------- */
 
 /* Handle one frame from a worker; @return true if @m was consumed. */
@@ -361,7 +448,6 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 	int pi = tfo_control_port_idx(c, m->port);
 	enum tfo_pkt_class cls;
 
-	RTE_SET_USED(now_us);
 	if (pi < 0) {
 		c->stats.c[TFO_STAT_drop_tcp_nohandler]++;
 		return false;
@@ -376,8 +462,8 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 	case TFO_PKT_ICMP6:
 		return tfo_control_icmp6(c, m, &p, (uint8_t)pi);
 	case TFO_PKT_TCP:
-		c->stats.c[TFO_STAT_drop_tcp_nohandler]++;
-		return false;
+		return tfo_control_tcp(c, m, &p, (uint8_t)pi, tfo_ctrl_reason_get(m),
+				       now_us);
 	case TFO_PKT_DROP:
 	default:
 		tfo_stats_drop(&c->stats, (enum tfo_pkt_drop)p.drop);
@@ -404,6 +490,9 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 				rte_pktmbuf_free(pkts[i]);
 		}
 	}
+	if (c->engine != NULL)
+		tfo_engine_timers(c->engine, now_us);
+	tfo_control_keys(c, now_us);
 	for (uint8_t pi = 0; pi < c->nb_ports; pi++)
 		tfo_control_tx_flush(&c->tx, pi);
 	return total;
@@ -442,12 +531,13 @@ tfo_control_stats_line(struct tfo_control *c, uint64_t now_us)
 	fprintf(c->out,
 		"stats: rx %.0f pps tx %.0f pps | rx %" PRIu64 " tx %" PRIu64
 		" drops %" PRIu64 " to_control %" PRIu64 " | conns %" PRIu64
+		" pending %" PRIu64
 		" | TFO passive %" PRIu64 " fail %" PRIu64 " overflow %" PRIu64
 		" cookiereq %" PRIu64 " altkey %" PRIu64 "\n",
 		(double)(t[TFO_STAT_rx_pkts] - l[TFO_STAT_rx_pkts]) / secs,
 		(double)(t[TFO_STAT_tx_pkts] - l[TFO_STAT_tx_pkts]) / secs,
 		t[TFO_STAT_rx_pkts], t[TFO_STAT_tx_pkts], tfo_drops(&total),
-		t[TFO_STAT_to_control], t[TFO_STAT_conns_active],
+		t[TFO_STAT_to_control], t[TFO_STAT_conns_active], t[TFO_STAT_tfo_pending],
 		t[TFO_STAT_TCPFastOpenPassive], t[TFO_STAT_TCPFastOpenPassiveFail],
 		t[TFO_STAT_TCPFastOpenListenOverflow], t[TFO_STAT_TCPFastOpenCookieReqd],
 		t[TFO_STAT_TCPFastOpenPassiveAltKey]);
@@ -563,15 +653,165 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+static int
+tfo_tel_keys(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	char prim[17], backup[17];
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (c == NULL)
+		return -ENODEV;
+	rte_tel_data_start_dict(d);
+	if (c->keys == NULL) {
+		rte_tel_data_add_dict_string(d, "tfo", "disabled");
+		return 0;
+	}
+	tfo_keyring_fingerprints(c->keys, prim, backup);
+	rte_tel_data_add_dict_string(d, "algo",
+				     tfo_cookie_algo_name(tfo_keyring_algo(c->keys)));
+	rte_tel_data_add_dict_string(d, "primary", prim);
+	rte_tel_data_add_dict_string(d, "backup", backup);
+	rte_tel_data_add_dict_u64(d, "generation", tfo_keyring_generation(c->keys));
+	rte_tel_data_add_dict_u64(d, "rotate_period_s", c->cfg->rotate_period_s);
+	return 0;
+}
+
+/* Rotation is requested here and done by the control core, the single
+ * writer of the key ring's schedule; the answer shows the new keys. */
+static int
+tfo_tel_rotate(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	uint64_t gen;
+
+	if (c == NULL)
+		return -ENODEV;
+	if (c->keys == NULL)
+		return tfo_tel_keys(cmd, params, d);
+	gen = tfo_keyring_generation(c->keys);
+	c->rotate_requested = 1;
+	for (int i = 0; i < 2000 && tfo_keyring_generation(c->keys) == gen; i++)
+		rte_delay_us_sleep(1000);
+	return tfo_tel_keys(cmd, params, d);
+}
+
+static void
+tfo_tel_add_conns(struct rte_tel_data *d, const struct tfo_engine *e)
+{
+	uint32_t n[TFO_CONN_NB_STATES];
+
+	rte_tel_data_start_dict(d);
+	tfo_engine_conn_counts(e, n);
+	for (unsigned int s = 1; s < TFO_CONN_NB_STATES; s++)
+		rte_tel_data_add_dict_u64(d, tfo_conn_state_name((enum tfo_conn_state)s),
+					  n[s]);
+	rte_tel_data_add_dict_u64(d, "free", tfo_engine_free_conns(e));
+	rte_tel_data_add_dict_u64(d, "tfo_pending", tfo_engine_tfo_pending(e));
+}
+
+static int
+tfo_tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	char name[32];
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (c == NULL)
+		return -ENODEV;
+	rte_tel_data_start_dict(d);
+	if (c->engine != NULL) {
+		struct rte_tel_data *sub = rte_tel_data_alloc();
+
+		if (sub == NULL)
+			return -ENOMEM;
+		tfo_tel_add_conns(sub, c->engine);
+		snprintf(name, sizeof(name), "lcore%u_control", rte_get_main_lcore());
+		rte_tel_data_add_dict_container(d, name, sub, 0);
+	}
+	for (unsigned int i = 0; i < c->nb_workers; i++) {
+		struct rte_tel_data *sub;
+
+		if (c->workers[i]->engine == NULL)
+			continue;
+		sub = rte_tel_data_alloc();
+		if (sub == NULL)
+			return -ENOMEM;
+		tfo_tel_add_conns(sub, c->workers[i]->engine);
+		snprintf(name, sizeof(name), "lcore%u_worker%u", c->workers[i]->lcore_id, i);
+		rte_tel_data_add_dict_container(d, name, sub, 0);
+	}
+	return 0;
+}
+
+/* The effective configuration, one "section.key" string per line of the dump. */
+static int
+tfo_tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	char *text = NULL, *line, *save = NULL, section[96] = "";
+	size_t len = 0;
+	FILE *f;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (c == NULL)
+		return -ENODEV;
+	f = open_memstream(&text, &len);
+	if (f == NULL)
+		return -ENOMEM;
+	tfo_config_dump(f, c->cfg);
+	fclose(f);
+	rte_tel_data_start_dict(d);
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char key[160], *eq;
+
+		if (line[0] == '[') {
+			snprintf(section, sizeof(section), "%.*s", (int)strcspn(line + 1, "]"),
+				 line + 1);
+			continue;
+		}
+		eq = strstr(line, " = ");
+		if (line[0] == ';' || eq == NULL)
+			continue;
+		*eq = '\0';
+		snprintf(key, sizeof(key), "%s.%s", section, line);
+		rte_tel_data_add_dict_string(d, key, eq + 3);
+	}
+	free(text);
+	return 0;
+}
+
 int
 tfo_control_telemetry_register(struct tfo_control *c)
 {
-	int rc;
+	static const struct {
+		const char *name;
+		telemetry_cb cb;
+		const char *help;
+	} cmds[] = {
+		{ "/tfo/stats", tfo_tel_stats,
+		  "tfo-server counters: totals, then per lcore (non-zero)" },
+		{ "/tfo/keys", tfo_tel_keys,
+		  "TFO key fingerprints (never the keys), algorithm, generation" },
+		{ "/tfo/rotate", tfo_tel_rotate,
+		  "rotate the TFO key now (new primary, old primary becomes backup)" },
+		{ "/tfo/conns", tfo_tel_conns, "connections by state, per lcore" },
+		{ "/tfo/config", tfo_tel_config, "the effective configuration" },
+	};
+	int rc = 0;
 
 	tfo_tel_control = c;
-	rc = rte_telemetry_register_cmd("/tfo/stats", tfo_tel_stats,
-					"tfo-server counters: totals, then per lcore (non-zero)");
-	if (rc != 0)
-		TFO_LOG(ERR, "telemetry /tfo/stats: %s", strerror(-rc));
+	for (unsigned int i = 0; i < RTE_DIM(cmds); i++) {
+		int r = rte_telemetry_register_cmd(cmds[i].name, cmds[i].cb, cmds[i].help);
+
+		if (r != 0) {
+			TFO_LOG(ERR, "telemetry %s: %s", cmds[i].name, strerror(-r));
+			rc = r;
+		}
+	}
 	return rc;
 }

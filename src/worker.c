@@ -105,16 +105,215 @@ tfo_worker_to_control(struct tfo_worker *w, struct rte_mbuf **pkts, unsigned int
 	}
 }
 
+/* Per-burst scratch of the TCP fast path. */
+struct tfo_burst {
+	unsigned int n;			/* TCP segments */
+	unsigned int nc;		/* frames for the control core */
+	unsigned int ncook;		/* SYNs whose cookie is checked */
+	struct rte_mbuf *ctrl[TFO_TX_BUF];
+	struct rte_mbuf *m[TFO_TX_BUF];
+	const struct tfo_pkt *p[TFO_TX_BUF];
+	struct tfo_conn *conn[TFO_TX_BUF];
+	struct tfo_tcpopts opts[TFO_TX_BUF];
+	uint8_t cook_idx[TFO_TX_BUF];	/* TCP index of each cookie SYN */
+	struct tfo_cookie_req req[TFO_TX_BUF];
+	uint8_t verdict[TFO_TX_BUF];
+};
+
+static inline void
+tfo_to_ctrl(struct tfo_burst *b, struct rte_mbuf *m, enum tfo_ctrl_reason r)
+{
+	tfo_ctrl_reason_set(m, r);
+	b->ctrl[b->nc++] = m;
+}
+
+/*
+ * Open a fast-path TFO connection for a SYN whose cookie validated (or
+ * that needs none); what the engine refuses goes to the control core as a
+ * plain SYN, with the reason.
+ */
+static void
+tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
+		    uint8_t port_idx, const uint8_t *fresh_cookie, uint64_t now_us)
+{
+	const struct tfo_tcpopts *o = &b->opts[j];
+	struct tfo_open_params op = {
+		.opts = o,
+		.accept_data = true,
+		.cookie_form = fresh_cookie != NULL ? o->form : TFO_FORM_NONE,
+		.cookie_len = fresh_cookie != NULL ? TFO_COOKIE_LEN : 0,
+		.cookie = fresh_cookie,
+	};
+	int rc = tfo_engine_open(w->engine, b->m[j], b->p[j], port_idx, &op, now_us);
+
+	switch (rc) {
+	case 0:
+		w->stats.c[TFO_STAT_rx_delivered]++;
+		return;
+	case -EBUSY:
+		w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
+		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
+		return;
+	case -ENOSPC:
+		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_FULL);
+		return;
+	default:	/* -ENOENT: nothing listens there */
+		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_NO_SERVICE);
+		return;
+	}
+}
+
+/*
+ * A SYN that opens nothing yet: decide from its TFO option whether it is a
+ * fast-path candidate (queued for the batched cookie check) or a slow-path
+ * SYN for the control core. Linux's order: the pending-limit check comes
+ * before the cookie check, so an overflowing SYN costs no AES.
+ */
+static void
+tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
+	       const struct rte_mbuf *m, uint8_t port_idx, uint64_t now_us)
+{
+	const struct tfo_pkt *p = b->p[j];
+	struct tfo_tcpopts *o = &b->opts[j];
+	const uint8_t *th = tfo_pkt_tcp_hdr(m, p);
+
+	if (w->cookies == NULL) {
+		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_SYN);
+		return;
+	}
+	if (tfo_tcpopt_parse(th + 20, p->l4_len - 20u, o) < 0) {
+		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_SYN);
+		return;
+	}
+	if (w->cookie_not_required && p->payload_len > 0 &&
+	    o->cookie_state != TFO_COOKIE_INVALID) {
+		if (!tfo_engine_tfo_pending_ok(w->engine, now_us)) {
+			w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
+			tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
+			return;
+		}
+		tfo_worker_tfo_open(w, b, j, port_idx, NULL, now_us);
+		return;
+	}
+	switch (o->cookie_state) {
+	case TFO_COOKIE_REQUEST:
+		w->stats.c[TFO_STAT_TCPFastOpenCookieReqd]++;
+		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_COOKIE_REQ);
+		return;
+	case TFO_COOKIE_INVALID:
+		w->stats.c[TFO_STAT_TCPFastOpenPassiveFail]++;
+		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_BAD_COOKIE);
+		return;
+	case TFO_COOKIE_PRESENT:
+		if (!tfo_engine_tfo_pending_ok(w->engine, now_us)) {
+			w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
+			tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
+			return;
+		}
+		b->req[b->ncook] = (struct tfo_cookie_req){
+			.family = p->family,
+			.cookie_len = o->cookie_len,
+			.client = &p->src,
+			.server = &p->dst,
+			.cookie = o->cookie,
+		};
+		b->cook_idx[b->ncook++] = (uint8_t)j;
+		return;
+	default:
+		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_SYN);
+		return;
+	}
+}
+
+/*
+ * The cookies of the burst's TFO SYNs in one batched check; after a
+ * backup-key hit the SYN-ACK carries a fresh primary cookie (as Linux), and
+ * those are generated in one batch too.
+ */
+static void
+tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
+			uint8_t port_idx, uint64_t now_us)
+{
+	struct tfo_cookie_req fresh_req[TFO_TX_BUF];
+	uint8_t fresh[TFO_TX_BUF][TFO_COOKIE_LEN];
+	uint8_t fresh_of[TFO_TX_BUF];
+	unsigned int nfresh = 0;
+
+	if (tfo_cookie_check_burst(w->cookies, b->req, b->ncook, b->verdict) < 0)
+		memset(b->verdict, TFO_COOKIE_BAD, b->ncook);	/* fail closed */
+	for (unsigned int k = 0; k < b->ncook; k++)
+		if (b->verdict[k] == TFO_COOKIE_OK_BACKUP) {
+			fresh_req[nfresh] = b->req[k];
+			fresh_of[k] = (uint8_t)nfresh++;
+		}
+	if (nfresh > 0 &&
+	    tfo_cookie_gen_burst(w->cookies, fresh_req, nfresh, fresh) < 0) {
+		/* cannot offer a fresh cookie: the old one still works */
+		nfresh = 0;
+		for (unsigned int k = 0; k < b->ncook; k++)
+			if (b->verdict[k] == TFO_COOKIE_OK_BACKUP)
+				fresh_of[k] = UINT8_MAX;
+	}
+
+	for (unsigned int k = 0; k < b->ncook; k++) {
+		unsigned int j = b->cook_idx[k];
+
+		switch (b->verdict[k]) {
+		case TFO_COOKIE_OK_PRIMARY:
+			tfo_worker_tfo_open(w, b, j, port_idx, NULL, now_us);
+			break;
+		case TFO_COOKIE_OK_BACKUP:
+			w->stats.c[TFO_STAT_TCPFastOpenPassiveAltKey]++;
+			tfo_worker_tfo_open(w, b, j, port_idx,
+					    fresh_of[k] != UINT8_MAX ? fresh[fresh_of[k]] : NULL,
+					    now_us);
+			break;
+		default:
+			w->stats.c[TFO_STAT_TCPFastOpenPassiveFail]++;
+			tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_BAD_COOKIE);
+			break;
+		}
+	}
+}
+
+/* The TCP segments of one burst from port @port_idx. */
+static void
+tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
+	       uint64_t now_us)
+{
+	b->ncook = 0;
+	tfo_engine_lookup_bulk(w->engine, b->p, b->n, b->conn);
+	for (unsigned int j = 0; j < b->n; j++) {
+		struct rte_mbuf *m = b->m[j];
+		const struct tfo_pkt *p = b->p[j];
+
+		if (b->conn[j] != NULL &&
+		    tfo_engine_input(w->engine, b->conn[j], m, p, port_idx,
+				     now_us) == TFO_INPUT_DONE) {
+			w->stats.c[TFO_STAT_rx_delivered]++;
+			continue;
+		}
+		/* a miss, a TIME-WAIT entry a new SYN replaced, or a stale entry */
+		if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN)
+			tfo_worker_syn(w, b, j, m, port_idx, now_us);
+		else
+			tfo_to_ctrl(b, m, TFO_CTRL_TCP_MISS);
+	}
+	if (b->ncook > 0)
+		tfo_worker_cookie_batch(w, b, port_idx, now_us);
+}
+
 unsigned int
 tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 {
-	struct rte_mbuf *pkts[TFO_TX_BUF], *ctrl[TFO_TX_BUF], *drop[TFO_TX_BUF];
+	struct rte_mbuf *pkts[TFO_TX_BUF], *drop[TFO_TX_BUF];
 	struct tfo_pkt pk[TFO_TX_BUF];
+	struct tfo_burst b;
 	unsigned int total = 0;
 
 	for (uint16_t pi = 0; pi < w->nb_ports; pi++) {
 		const struct tfo_port_info *port = &w->ports[pi];
-		unsigned int nc = 0, nd = 0;
+		unsigned int nd = 0;
 		uint16_t n;
 
 		n = rte_eth_rx_burst(port->port_id, w->queue, pkts, (uint16_t)w->burst);
@@ -125,6 +324,8 @@ tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 		for (uint16_t i = 0; i < n; i++)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 
+		b.n = 0;
+		b.nc = 0;
 		for (uint16_t i = 0; i < n; i++) {
 			struct rte_mbuf *m = pkts[i];
 			struct tfo_pkt *p = &pk[i];
@@ -132,21 +333,22 @@ tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 			w->stats.c[TFO_STAT_rx_bytes] += m->pkt_len;
 			switch (tfo_pkt_parse(m, port, p)) {
 			case TFO_PKT_TCP:
-				/* the fast-path engine is not wired yet */
-				w->stats.c[TFO_STAT_drop_tcp_nohandler]++;
-				drop[nd++] = m;
+				if (w->engine == NULL) {
+					w->stats.c[TFO_STAT_drop_tcp_nohandler]++;
+					drop[nd++] = m;
+					break;
+				}
+				b.m[b.n] = m;
+				b.p[b.n++] = p;
 				break;
 			case TFO_PKT_ARP:
-				tfo_ctrl_reason_set(m, TFO_CTRL_ARP);
-				ctrl[nc++] = m;
+				tfo_to_ctrl(&b, m, TFO_CTRL_ARP);
 				break;
 			case TFO_PKT_ICMP:
-				tfo_ctrl_reason_set(m, TFO_CTRL_ICMP);
-				ctrl[nc++] = m;
+				tfo_to_ctrl(&b, m, TFO_CTRL_ICMP);
 				break;
 			case TFO_PKT_ICMP6:
-				tfo_ctrl_reason_set(m, TFO_CTRL_ICMP6);
-				ctrl[nc++] = m;
+				tfo_to_ctrl(&b, m, TFO_CTRL_ICMP6);
 				break;
 			case TFO_PKT_DROP:
 			default:
@@ -155,10 +357,14 @@ tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 				break;
 			}
 		}
-		tfo_worker_to_control(w, ctrl, nc);
+		if (b.n > 0)
+			tfo_worker_tcp(w, &b, (uint8_t)pi, now_us);
+		tfo_worker_to_control(w, b.ctrl, b.nc);
 		if (nd)
 			rte_pktmbuf_free_bulk(drop, nd);
 	}
+	if (w->engine != NULL)
+		tfo_engine_timers(w->engine, now_us);
 	for (uint8_t pi = 0; pi < w->nb_ports; pi++) {
 		if (w->relay[pi] != NULL) {
 			struct tfo_tx_q *q = &w->tx.q[pi];
@@ -169,7 +375,6 @@ tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 		}
 		tfo_worker_tx_flush(&w->tx, pi);
 	}
-	RTE_SET_USED(now_us);
 	return total;
 }
 

@@ -23,6 +23,7 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_cycles.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_pdump.h>
@@ -30,6 +31,8 @@
 #include <rte_version.h>
 
 #include "tfo/config.h"
+#include "tfo/cookie.h"
+#include "tfo/engine.h"
 #include "tfo/control.h"
 #include "tfo/log.h"
 #include "tfo/port.h"
@@ -51,6 +54,9 @@ struct app {
 	struct tfo_worker **workers;
 	struct rte_ring **rings;
 	struct tfo_control control;
+	struct tfo_keyring *keys;
+	unsigned int nb_services;
+	struct tfo_service_inst services[TFO_MAX_SERVICES];
 };
 
 static void
@@ -264,6 +270,130 @@ parse_app_args(struct app *a, int argc, char **argv, const char *prog)
 		die("config: %s", err);
 }
 
+/* Create every configured service once; all lcores share them read-only. */
+static void
+setup_services(struct app *a, int socket)
+{
+	for (unsigned int i = 0; i < a->cfg.nb_services; i++) {
+		const struct tfo_cfg_service *cs = &a->cfg.services[i];
+		struct tfo_service_kv kv[TFO_SERVICE_MAX_KV];
+		struct tfo_service_args args = {
+			.port = cs->port,
+			.nb_kv = cs->nb_kv,
+			.kv = kv,
+			.base_dir = a->cfg.base_dir,
+			.socket_id = socket,
+		};
+		struct tfo_service_inst *si = &a->services[a->nb_services];
+		int rc;
+
+		for (unsigned int k = 0; k < cs->nb_kv; k++) {
+			kv[k].key = cs->kv[k].key;
+			kv[k].value = cs->kv[k].value;
+		}
+		si->svc = tfo_service_find(cs->name);
+		si->port = cs->port;
+		rc = si->svc->create(&args, &si->state);
+		if (rc < 0)
+			die("[service %s]: cannot start: %s (see the log line above)",
+			    cs->name, strerror(-rc));
+		a->nb_services++;
+		TFO_LOG(INFO, "service %s on TCP port %u", cs->name, cs->port);
+	}
+}
+
+/* MSS for IPv4: configured, or the smallest port MTU - 40. */
+static uint16_t
+engine_mss(const struct tfo_config *cfg)
+{
+	uint16_t mss = UINT16_MAX;
+
+	if (cfg->mss != 0)
+		return cfg->mss;
+	for (unsigned int i = 0; i < cfg->nb_ports; i++)
+		mss = (uint16_t)RTE_MIN(mss, cfg->ports[i].mtu - 40);
+	return mss;
+}
+
+static struct tfo_engine *
+setup_engine(struct app *a, const char *name, int socket, struct tfo_stats *stats,
+	     struct tfo_tx *tx, bool control)
+{
+	const struct tfo_config *c = &a->cfg;
+	struct tfo_engine_params p = {
+		.name = name,
+		.socket_id = socket,
+		.max_conns = c->max_conns,
+		.max_request = c->max_request,
+		.mss = engine_mss(c),
+		.wscale = c->wscale,
+		.rcv_wnd = c->rcv_wnd,
+		.rto_init_ms = c->rto_init_ms,
+		.rto_min_ms = c->rto_min_ms,
+		.rto_max_ms = c->rto_max_ms,
+		.max_retries = (uint8_t)c->retries,
+		.synack_retries = (uint8_t)c->synack_retries,
+		.idle_timeout_ms = c->idle_timeout_ms,
+		.time_wait_ms = c->time_wait_ms,
+		.tfo_pending_limit = control ? 0 : c->pending_limit,
+		.tfo_pending_hold_ms = c->pending_hold_ms,
+		.syncookies = control && c->syncookies,
+		.pool = a->pool,
+		.ports = a->ports,
+		.nb_ports = (uint16_t)a->nb_ports,
+		.services = a->services,
+		.nb_services = a->nb_services,
+		.stats = stats,
+		.tx = tx,
+	};
+	struct tfo_engine *e = tfo_engine_create(&p);
+
+	if (e == NULL)
+		die("%s: cannot create the TCP engine (%u conns, %u-byte requests): %s "
+		    "(see the log line above; lower [tcp] max_conns or raise -m)",
+		    name, c->max_conns, c->max_request, rte_strerror(rte_errno));
+	return e;
+}
+
+/* The key ring: from the key file, or random keys. */
+static void
+setup_keys(struct app *a, int socket)
+{
+	enum tfo_cookie_algo algo;
+
+	if (tfo_cookie_algo_parse(a->cfg.cookie_algo, &algo) < 0)
+		die("[tfo] cookie_algo = %s: expected aes128 or siphash-linux",
+		    a->cfg.cookie_algo);
+	a->keys = tfo_keyring_create(algo, NULL, NULL, socket);
+	if (a->keys == NULL)
+		die("cannot create the TFO key ring: %s", rte_strerror(rte_errno));
+	if (a->cfg.key_file[0] != '\0') {
+		char path[PATH_MAX * 2];
+		int rc;
+
+		if (a->cfg.key_file[0] == '/')
+			snprintf(path, sizeof(path), "%s", a->cfg.key_file);
+		else
+			snprintf(path, sizeof(path), "%s/%s", a->cfg.base_dir,
+				 a->cfg.key_file);
+		rc = tfo_keyring_load_file(a->keys, path);
+		if (rc < 0)
+			die("[tfo] key_file = %s: %s (expected Linux's tcp_fastopen_key "
+			    "format: xxxxxxxx-xxxxxxxx-xxxxxxxx-xxxxxxxx[,backup])",
+			    path, strerror(-rc));
+	}
+}
+
+static struct tfo_cookie_ctx *
+setup_cookie_ctx(struct app *a, int socket)
+{
+	struct tfo_cookie_ctx *cc = tfo_cookie_ctx_create(a->keys, socket);
+
+	if (cc == NULL)
+		die("cannot create a TFO cookie checker: %s", rte_strerror(rte_errno));
+	return cc;
+}
+
 /* Is a --vdev for @device already among the EAL arguments? */
 static bool
 eal_has_vdev(char **eal, int n, const char *device)
@@ -404,6 +534,10 @@ setup(struct app *a)
 		TFO_LOG(INFO, "%s", desc);
 	}
 
+	setup_services(a, socket);
+	if (a->cfg.tfo_enabled)
+		setup_keys(a, socket);
+
 	a->workers = rte_zmalloc("tfo_workers", sizeof(*a->workers) * a->nb_workers, 0);
 	a->rings = rte_zmalloc("tfo_rings", sizeof(*a->rings) * a->nb_workers, 0);
 	if (a->workers == NULL || a->rings == NULL)
@@ -429,11 +563,30 @@ setup(struct app *a)
 				    &force_quit) < 0)
 			die("worker %u: bad parameters", wi);
 		w->lcore_id = lcore;
+		snprintf(name, sizeof(name), "worker%u", wi);
+		w->engine = setup_engine(a, name, wsock, &w->stats, &w->tx, false);
+		if (a->keys != NULL) {
+			w->cookies = setup_cookie_ctx(a, wsock);
+			w->cookie_not_required = a->cfg.cookie_not_required;
+		}
 		a->workers[wi++] = w;
 	}
 	if (tfo_control_init(&a->control, &a->cfg, a->ports, (uint16_t)a->nb_ports,
 			     a->workers, a->nb_workers, &force_quit) < 0)
 		die("control core: bad parameters");
+	a->control.engine = setup_engine(a, "control", socket, &a->control.stats,
+					 &a->control.tx, true);
+	if (a->keys != NULL) {
+		a->control.keys = a->keys;
+		a->control.cookies = setup_cookie_ctx(a, socket);
+		if (a->cfg.rotate_period_s)
+			a->control.next_rotate_us = rte_rdtsc() / a->control.tsc_per_us +
+						    (uint64_t)a->cfg.rotate_period_s * 1000000;
+	}
+	if (a->cfg.cookie_not_required)
+		TFO_LOG(WARNING, "*** [tfo] cookie_not_required = yes: SYN data is accepted "
+			"WITHOUT a cookie; any spoofed SYN makes the server work. Only for "
+			"trusted networks. ***");
 	for (unsigned int i = 0; i < a->nb_ports; i++) {
 		char name[RTE_RING_NAMESIZE];
 		struct rte_ring *r;

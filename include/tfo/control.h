@@ -17,6 +17,7 @@
 #include <rte_ring.h>
 
 #include "tfo/config.h"
+#include "tfo/cookie.h"
 #include "tfo/engine.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
@@ -42,7 +43,11 @@ struct tfo_control {
 	uint64_t tsc_per_us;
 	const volatile bool *quit;
 	const struct tfo_config *cfg;
-	struct tfo_engine *engine;	/**< slow-path TCP, NULL until then */
+	struct tfo_engine *engine;	/**< slow-path TCP; NULL: TCP dropped */
+	struct tfo_cookie_ctx *cookies;	/**< issues cookies; NULL: TFO off */
+	struct tfo_keyring *keys;	/**< rotated here; NULL: TFO off */
+	uint64_t next_rotate_us;	/**< automatic rotation, 0 = never */
+	volatile int rotate_requested;	/**< set by telemetry, done here */
 	/* stats line state */
 	uint64_t last_stats_us;
 	struct tfo_stats last_total;

@@ -52,7 +52,8 @@ extern "C" {
 	X(nd_na_tx,		C, "IPv6 neighbor advertisements sent") \
 	X(drop_nd_bad,		C, "ND messages failing RFC 4861 checks (hop limit, code, length, target)") \
 	X(drop_icmp6_other,	C, "ICMPv6 not handled (RS/RA, MLD, NS for others, errors)") \
-	X(drop_tcp_nohandler,	C, "TCP segments with nothing to handle them")
+	X(drop_tcp_nohandler,	C, "TCP segments with nothing to handle them") \
+	X(key_rotations,	C, "TFO key rotations (timer or /tfo/rotate)")
 
 /* TFO, with Linux's names (see nstat's TcpExt). */
 #define TFO_STATS_TFO(X) \

@@ -17,6 +17,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 
+#include "tfo/cookie.h"
 #include "tfo/engine.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
@@ -79,6 +80,8 @@ struct tfo_worker {
 	uint64_t tsc_per_us;
 	const volatile bool *quit;
 	struct tfo_engine *engine;	/**< NULL: TCP is counted and dropped */
+	struct tfo_cookie_ctx *cookies;	/**< NULL: TFO off (all SYNs to control) */
+	bool cookie_not_required;	/**< SYN data accepted without a cookie */
 } __rte_cache_aligned;
 
 /**

@@ -14,6 +14,7 @@ expected and something arrived).
 import argparse
 import json
 import socket
+import struct
 import sys
 import time
 
@@ -27,6 +28,7 @@ def main():
     ap.add_argument('--mode', choices=('sendto', 'connect', 'plain'), default='sendto')
     ap.add_argument('--data', help='request text (\\r\\n escapes allowed)')
     ap.add_argument('--size', type=int, help='request of N pattern bytes')
+    ap.add_argument('--line', type=int, help='request of one line of N bytes (N-1 letters, then \\n)')
     ap.add_argument('--expect-echo', action='store_true', help='reply must equal the request')
     ap.add_argument('--expect-file', help='reply body must equal this file')
     ap.add_argument('--expect-prefix', help='reply must start with this text')
@@ -37,6 +39,8 @@ def main():
 
     if a.data is not None:
         req = a.data.encode().decode('unicode_escape').encode('latin-1')
+    elif a.line is not None:
+        req = bytes(ord('a') + i % 26 for i in range(a.line - 1)) + b'\n'
     elif a.size is not None:
         req = bytes((i * 7 + 13) & 0xff for i in range(a.size))
     else:
@@ -44,7 +48,12 @@ def main():
 
     fam = socket.AF_INET6 if ':' in a.host else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_STREAM)
-    s.settimeout(a.timeout)
+    # blocking socket (a Python timeout makes it non-blocking, and then
+    # sendto(MSG_FASTOPEN) without a cookie returns EINPROGRESS): bound the
+    # kernel's waits with SO_SNDTIMEO/SO_RCVTIMEO instead
+    tv = struct.pack('ll', int(a.timeout), int((a.timeout % 1) * 1e6))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tv)
     t0 = time.monotonic()
     err = None
     got = bytearray()

@@ -211,7 +211,7 @@ class Capture:
             for o in t.options:
                 name, val = o[0], o[1]
                 if name in ('TFO', 34):
-                    tfo = 'req' if not val else (val.hex() if isinstance(val, bytes) else str(val))
+                    tfo = 'req' if not val else cookie_hex(val)
                 elif name == 'Timestamp':
                     ts = val
                 elif name == 'MSS':
@@ -226,6 +226,16 @@ class Capture:
                 'ts': ts, 'mss': mss, 'payload': payload, 'time': float(p.time),
             })
         return out
+
+
+def cookie_hex(val):
+    """scapy decodes an 8-byte TFO cookie as two big-endian 32-bit ints."""
+    import struct
+    if isinstance(val, bytes):
+        return val.hex()
+    if isinstance(val, tuple) and all(isinstance(v, int) for v in val):
+        return b''.join(struct.pack('!I', v) for v in val).hex()
+    return str(val)
 
 
 def flows(pkts):
