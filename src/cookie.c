@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
@@ -214,19 +215,22 @@ struct tfo_keyring {
 	rte_spinlock_t wlock;	/* writers only */
 } __rte_cache_aligned;
 
-/* Bounded wait for a writer caught mid-update (it writes 40 bytes). */
-#define TFO_KEYRING_READ_TRIES 1000
+/*
+ * How long a worker waits for a writer caught mid-update (it writes 40
+ * bytes; only a preempted writer takes longer). Then the worker keeps its
+ * keys for this burst and looks again at the next one.
+ */
+#define TFO_KEYRING_READ_TRIES_HOT 16
 
 /*
- * Copy a consistent key set. @return 0, or -EAGAIN if a writer stayed in
- * the middle of an update for all the tries (preempted): the caller keeps
- * the keys it has.
+ * Copy a consistent key set, trying at most @p tries times.
+ * @return 0, or -EAGAIN if a writer stayed in the middle of an update.
  */
 static int
 keyring_read(const struct tfo_keyring *kr, union tfo_keyset *out,
-	     uint64_t *seq_out)
+	     uint64_t *seq_out, unsigned int tries)
 {
-	for (int t = 0; t < TFO_KEYRING_READ_TRIES; t++) {
+	for (unsigned int t = 0; t < tries; t++) {
 		uint64_t s1 = __atomic_load_n(&kr->seq, __ATOMIC_ACQUIRE);
 
 		if (s1 & 1) {
@@ -432,7 +436,7 @@ tfo_keyring_fingerprints(const struct tfo_keyring *kr, char primary[17],
 	uint64_t seq;
 
 	/* not a hot path: wait out a writer however long it takes */
-	while (keyring_read(kr, &ks, &seq) < 0)
+	while (keyring_read(kr, &ks, &seq, UINT_MAX) < 0)
 		;
 	tfo_key_fingerprint(&ks.s.k[0], primary);
 	if (ks.s.has_backup)
@@ -543,7 +547,7 @@ ctx_refresh(struct tfo_cookie_ctx *c)
 
 	if (likely(__atomic_load_n(&c->kr->seq, __ATOMIC_ACQUIRE) == c->seq))
 		return;
-	if (keyring_read(c->kr, &ks, &seq) < 0)
+	if (keyring_read(c->kr, &ks, &seq, TFO_KEYRING_READ_TRIES_HOT) < 0)
 		return;		/* writer preempted mid-update: old keys */
 	keys_expand(c, &c->key[0], &ks.s.k[0]);
 	c->has_backup = ks.s.has_backup != 0;
@@ -598,7 +602,7 @@ tfo_cookie_ctx_create(struct tfo_keyring *kr, int socket_id)
 	c->simd = tfo_simd_best();
 	ctx_set_engine_name(c, arch);
 	/* the first snapshot must succeed: wait for a writer if needed */
-	while (keyring_read(kr, &ks, &c->seq) < 0)
+	while (keyring_read(kr, &ks, &c->seq, UINT_MAX) < 0)
 		;
 	keys_expand(c, &c->key[0], &ks.s.k[0]);
 	c->has_backup = ks.s.has_backup != 0;

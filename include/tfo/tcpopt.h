@@ -72,8 +72,11 @@ struct tfo_tcpopts {
  * length for MSS/WS/SACK-permitted/TS) sets o->malformed and stops the parse
  * at that option, keeping what was parsed before it. A TFO option whose
  * cookie length is odd or outside 4..16 sets cookie_state INVALID (not
- * malformed). Kind 254 with another magic is ignored. If both forms appear,
- * the first one wins.
+ * malformed). Kind 254 with another magic (or too short for one) is
+ * ignored. If both forms appear, the first one wins. As in Linux, an MSS
+ * of 0 leaves has_mss clear and a later duplicate option overrides an
+ * earlier one. EOL ends the list. @p len over 40 is malformed (nothing is
+ * read).
  *
  * @return 0 if well formed, -EINVAL if o->malformed.
  */
@@ -99,7 +102,10 @@ struct tfo_synack_opts {
  * bytes) in Linux's layout (MSS; SACK-permitted folded into the timestamp
  * word, or NOP,NOP,SACK-permitted; NOP,WS; TFO last, NOP padded), so that
  * the common fields sit 4-byte aligned. If everything does not fit in 40
- * bytes, SACK-permitted is dropped first, then the cookie.
+ * bytes, SACK-permitted is dropped first, then the cookie (with the limits
+ * below everything always fits: at most 4 + 12 + 4 + 20 bytes). No TFO
+ * option is written unless form is RFC/EXP, cookie is set and cookie_len
+ * is 1..16; wscale is clamped to 14.
  *
  * @return the options length (a multiple of 4).
  */
