@@ -303,66 +303,64 @@ tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
 		tfo_worker_cookie_batch(w, b, port_idx, now_us);
 }
 
-unsigned int
-tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
+void
+tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
+		 unsigned int n, uint64_t now_us)
 {
-	struct rte_mbuf *pkts[TFO_TX_BUF], *drop[TFO_TX_BUF];
+	const struct tfo_port_info *port = &w->ports[port_idx];
+	struct rte_mbuf *drop[TFO_TX_BUF];
 	struct tfo_pkt pk[TFO_TX_BUF];
 	struct tfo_burst b;
-	unsigned int total = 0;
+	unsigned int nd = 0;
 
-	for (uint16_t pi = 0; pi < w->nb_ports; pi++) {
-		const struct tfo_port_info *port = &w->ports[pi];
-		unsigned int nd = 0;
-		uint16_t n;
+	RTE_ASSERT(n <= TFO_TX_BUF);
+	w->stats.c[TFO_STAT_rx_pkts] += n;
+	for (unsigned int i = 0; i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 
-		n = rte_eth_rx_burst(port->port_id, w->queue, pkts, (uint16_t)w->burst);
-		if (n == 0)
-			continue;
-		total += n;
-		w->stats.c[TFO_STAT_rx_pkts] += n;
-		for (uint16_t i = 0; i < n; i++)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	b.n = 0;
+	b.nc = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct tfo_pkt *p = &pk[i];
 
-		b.n = 0;
-		b.nc = 0;
-		for (uint16_t i = 0; i < n; i++) {
-			struct rte_mbuf *m = pkts[i];
-			struct tfo_pkt *p = &pk[i];
-
-			w->stats.c[TFO_STAT_rx_bytes] += m->pkt_len;
-			switch (tfo_pkt_parse(m, port, p)) {
-			case TFO_PKT_TCP:
-				if (w->engine == NULL) {
-					w->stats.c[TFO_STAT_drop_tcp_nohandler]++;
-					drop[nd++] = m;
-					break;
-				}
-				b.m[b.n] = m;
-				b.p[b.n++] = p;
-				break;
-			case TFO_PKT_ARP:
-				tfo_to_ctrl(&b, m, TFO_CTRL_ARP);
-				break;
-			case TFO_PKT_ICMP:
-				tfo_to_ctrl(&b, m, TFO_CTRL_ICMP);
-				break;
-			case TFO_PKT_ICMP6:
-				tfo_to_ctrl(&b, m, TFO_CTRL_ICMP6);
-				break;
-			case TFO_PKT_DROP:
-			default:
-				tfo_stats_drop(&w->stats, (enum tfo_pkt_drop)p->drop);
+		w->stats.c[TFO_STAT_rx_bytes] += m->pkt_len;
+		switch (tfo_pkt_parse(m, port, p)) {
+		case TFO_PKT_TCP:
+			if (w->engine == NULL) {
+				w->stats.c[TFO_STAT_drop_tcp_nohandler]++;
 				drop[nd++] = m;
 				break;
 			}
+			b.m[b.n] = m;
+			b.p[b.n++] = p;
+			break;
+		case TFO_PKT_ARP:
+			tfo_to_ctrl(&b, m, TFO_CTRL_ARP);
+			break;
+		case TFO_PKT_ICMP:
+			tfo_to_ctrl(&b, m, TFO_CTRL_ICMP);
+			break;
+		case TFO_PKT_ICMP6:
+			tfo_to_ctrl(&b, m, TFO_CTRL_ICMP6);
+			break;
+		case TFO_PKT_DROP:
+		default:
+			tfo_stats_drop(&w->stats, (enum tfo_pkt_drop)p->drop);
+			drop[nd++] = m;
+			break;
 		}
-		if (b.n > 0)
-			tfo_worker_tcp(w, &b, (uint8_t)pi, now_us);
-		tfo_worker_to_control(w, b.ctrl, b.nc);
-		if (nd)
-			rte_pktmbuf_free_bulk(drop, nd);
 	}
+	if (b.n > 0)
+		tfo_worker_tcp(w, &b, port_idx, now_us);
+	tfo_worker_to_control(w, b.ctrl, b.nc);
+	if (nd)
+		rte_pktmbuf_free_bulk(drop, nd);
+}
+
+void
+tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us)
+{
 	if (w->engine != NULL)
 		tfo_engine_timers(w->engine, now_us);
 	for (uint8_t pi = 0; pi < w->nb_ports; pi++) {
@@ -373,8 +371,26 @@ tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 			q->n = (uint16_t)(q->n + rte_ring_sc_dequeue_burst(w->relay[pi],
 					(void **)&q->pkts[q->n], room, NULL));
 		}
-		tfo_worker_tx_flush(&w->tx, pi);
+		w->tx.flush(&w->tx, pi);
 	}
+}
+
+unsigned int
+tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
+{
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+	unsigned int total = 0;
+
+	for (uint16_t pi = 0; pi < w->nb_ports; pi++) {
+		uint16_t n = rte_eth_rx_burst(w->ports[pi].port_id, w->queue, pkts,
+					      (uint16_t)w->burst);
+
+		if (n == 0)
+			continue;
+		total += n;
+		tfo_worker_burst(w, (uint8_t)pi, pkts, n, now_us);
+	}
+	tfo_worker_housekeeping(w, now_us);
 	return total;
 }
 

@@ -93,7 +93,20 @@ int tfo_worker_init(struct tfo_worker *w, uint16_t queue,
 		    struct rte_ring *to_control, uint32_t burst,
 		    uint32_t idle_sleep_us, const volatile bool *quit);
 
-/** Process one burst from every port; @return frames received. */
+/**
+ * Process @p n (<= TFO_TX_BUF) frames received on port @p port_idx: parse,
+ * classify, look up, check cookies in one batch, run the engine; frames for
+ * the control core go to its ring. Replies are queued in w->tx (flushed by
+ * tfo_worker_housekeeping). No device is touched: benchmarks and fuzzers
+ * feed bursts here directly (set w->tx.flush to capture what is sent).
+ */
+void tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx,
+		      struct rte_mbuf **pkts, unsigned int n, uint64_t now_us);
+
+/** Run the engine's timers, take relayed control frames, flush w->tx. */
+void tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us);
+
+/** rx_burst every port, tfo_worker_burst, housekeeping; @return frames received. */
 unsigned int tfo_worker_poll(struct tfo_worker *w, uint64_t now_us);
 
 /** lcore entry point (rte_eal_remote_launch): poll until *quit. */
