@@ -890,12 +890,14 @@ static void
 sip_run(struct tfo_cookie_ctx *c, unsigned int n4, unsigned int n6,
 	const struct tfo_cookie_keys *k)
 {
+	/* a vector kernel computes all its lanes: for 1 or 2 messages the
+	 * scalar one is cheaper (tfo-bench cookie) */
 	if (n4 > 0)
-		tfo_siphash_lanes(c->simd, &k->sip, c->sip_m4, 1, SIP_STRIDE,
-				  n4, c->sip_h4);
+		tfo_siphash_lanes(n4 < 3 ? TFO_SIMD_SCALAR : c->simd, &k->sip,
+				  c->sip_m4, 1, SIP_STRIDE, n4, c->sip_h4);
 	if (n6 > 0)
-		tfo_siphash_lanes(c->simd, &k->sip, c->sip_m6, 4, SIP_STRIDE,
-				  n6, c->sip_h6);
+		tfo_siphash_lanes(n6 < 3 ? TFO_SIMD_SCALAR : c->simd, &k->sip,
+				  c->sip_m6, 4, SIP_STRIDE, n6, c->sip_h6);
 }
 
 /*
