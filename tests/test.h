@@ -81,11 +81,16 @@ void tfo_test_eal_init(const char *prog, unsigned int mem_mb, ...);
 	} \
 } while (0)
 
-/* Stop the current case when a check it depends on failed. */
+/* Stop the current case when a check it depends on failed (@p cond is
+ * evaluated once). */
 #define REQUIRE(cond) do { \
-	CHECK(cond); \
-	if (!(cond)) \
+	int tfo_req_ = !!(cond); \
+	tfo_test_checks++; \
+	if (!tfo_req_) { \
+		tfo_test_failures++; \
+		fprintf(stderr, "  FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
 		return; \
+	} \
 } while (0)
 
 #endif /* TFO_TEST_H */

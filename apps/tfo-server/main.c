@@ -83,6 +83,7 @@ usage(FILE *f, const char *prog)
 		"  --max-conns N         connection table size per lcore (tcp.max_conns)\n"
 		"  --burst N             RX burst size (server.burst)\n"
 		"  --idle-sleep-us N     sleep after an empty poll, 0 = spin (server.idle_sleep_us)\n"
+		"  --www DIR             document root of the http service (service http.root)\n"
 		"  --print-config        print the effective configuration and exit\n"
 		"  --help-config         list every configuration key and exit\n"
 		"  --version             print the version and exit\n"
@@ -157,7 +158,7 @@ apply_key(struct tfo_config *cfg, const char *opt, const char *section,
 enum {
 	OPT_CONFIG = 256, OPT_SET, OPT_STATS_PERIOD, OPT_PENDING_LIMIT,
 	OPT_COOKIE_ALGO, OPT_KEY_FILE, OPT_NO_TFO, OPT_MAX_CONNS, OPT_BURST,
-	OPT_IDLE_SLEEP, OPT_PRINT_CONFIG, OPT_HELP_CONFIG, OPT_VERSION,
+	OPT_IDLE_SLEEP, OPT_PRINT_CONFIG, OPT_HELP_CONFIG, OPT_VERSION, OPT_WWW,
 };
 
 static const struct option long_opts[] = {
@@ -171,6 +172,7 @@ static const struct option long_opts[] = {
 	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
 	{ "burst", required_argument, NULL, OPT_BURST },
 	{ "idle-sleep-us", required_argument, NULL, OPT_IDLE_SLEEP },
+	{ "www", required_argument, NULL, OPT_WWW },
 	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 	{ "help-config", no_argument, NULL, OPT_HELP_CONFIG },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -258,6 +260,19 @@ parse_app_args(struct app *a, int argc, char **argv, const char *prog)
 			break;
 		case OPT_IDLE_SLEEP:
 			apply_key(&a->cfg, "--idle-sleep-us", "server", "idle_sleep_us", optarg);
+			break;
+		case OPT_WWW:
+			/* relative to the current directory, as a command-line path */
+			if (optarg[0] != '/') {
+				char cwd[PATH_MAX], path[PATH_MAX * 2];
+
+				if (getcwd(cwd, sizeof(cwd)) == NULL)
+					die("--www %s: cannot read the current directory", optarg);
+				snprintf(path, sizeof(path), "%s/%s", cwd, optarg);
+				apply_key(&a->cfg, "--www", "service http", "root", path);
+			} else {
+				apply_key(&a->cfg, "--www", "service http", "root", optarg);
+			}
 			break;
 		case OPT_PRINT_CONFIG:
 			a->print_config = true;
