@@ -122,10 +122,10 @@ class Bed:
             return ''
 
     # -- helpers ------------------------------------------------------------
-    def ns_run(self, cmd, check=True, timeout=30, **kw):
+    def ns_run(self, cmd, check=True, timeout=30, text=True, **kw):
         return subprocess.run(['ip', 'netns', 'exec', self.ns] + cmd, check=check,
                               timeout=timeout, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, **kw)
+                              stderr=subprocess.PIPE, text=text, **kw)
 
     def telemetry(self, cmd):
         r = subprocess.run(['ip', 'netns', 'exec', self.ns, 'dpdk-telemetry.py', '-f',
