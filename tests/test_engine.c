@@ -897,6 +897,7 @@ TFO_TEST(time_wait_reuse_by_new_syn)
 	CHECK_EQ(nstate(&h, TFO_CONN_TIME_WAIT), 1);
 	h_clear(&h);
 	/* a new incarnation: higher ISN */
+	cl_free(&c);
 	cl_init(&c, &h, AF_INET, 40023, 80);
 	c.iss = old_iss + 100000;
 	c.tsval = 90000;
