@@ -61,12 +61,13 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		uint64_t want = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP;
 
 		conf.rx_adv_conf.rss_conf.rss_hf = want & dev.flow_type_rss_offloads;
-		if (conf.rx_adv_conf.rss_conf.rss_hf == 0)
+		if (conf.rx_adv_conf.rss_conf.rss_hf != 0)
+			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		else if (!cfg->rss_optional)
 			return tfo_port_err(err, errlen,
 					    "[port %s]: the device cannot do RSS; only one "
 					    "worker can be used on it (%u configured)",
 					    cfg->device, nb_rxq);
-		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 	}
 	if (cfg->offload == TFO_OFFLOAD_AUTO) {
 		uint64_t rx = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM;

@@ -38,6 +38,10 @@ struct tfo_cfg_port {
 	uint16_t rx_desc;
 	uint16_t tx_desc;
 	uint8_t offload;	/**< enum tfo_offload_mode */
+	/** Several RX queues on a device without RSS are fine: the peer
+	 *  steers flows to queues itself (net_memif queue pairs; the
+	 *  load generator hands misdirected segments over). Not a file key. */
+	bool rss_optional;
 	uint8_t nb_addrs;
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
 };
