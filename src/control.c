@@ -80,6 +80,7 @@ tfo_control_init(struct tfo_control *c, const struct tfo_config *cfg,
 	c->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
 	c->tx.flush = tfo_control_tx_flush;
 	c->tx.arg = c;
+	c->tx.stats = &c->stats;
 	return 0;
 }
 
@@ -233,7 +234,8 @@ tfo_control_echo6(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pk
  * Neighbor solicitation (RFC 4861 section 7.1.1 checks) for one of our
  * addresses: answer with a solicited NA carrying our link-layer address.
  * The reply is built in a fresh mbuf: the NS may lack the room or carry
- * options we do not want to echo.
+ * options we do not want to echo. @return true when the NS was for us and
+ * valid (then @p m is freed here, answered or not), false for a counted drop.
  */
 static bool
 tfo_control_ns(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
@@ -284,13 +286,15 @@ tfo_control_ns(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *
 	r = rte_pktmbuf_alloc(pool);
 	if (r == NULL) {
 		c->stats.c[TFO_STAT_mbuf_alloc_fail]++;
-		return false;
+		rte_pktmbuf_free(m);
+		return true;	/* delivered; only the answer failed */
 	}
 	out = (uint8_t *)rte_pktmbuf_append(r, (uint16_t)(l2 + 40 + na_len));
 	if (out == NULL) {
 		rte_pktmbuf_free(r);
 		c->stats.c[TFO_STAT_mbuf_alloc_fail]++;
-		return false;
+		rte_pktmbuf_free(m);
+		return true;
 	}
 	/* L2 (with the VLAN tag, if any) copied, then addressed back */
 	memcpy(out, eh, l2);
@@ -325,7 +329,8 @@ tfo_control_ns(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *
 
 	tfo_tx_push(&c->tx, port_idx, r);
 	c->stats.c[TFO_STAT_nd_na_tx]++;
-	return false;	/* the request itself is not reused: free it */
+	rte_pktmbuf_free(m);	/* the request itself is not reused */
+	return true;
 }
 
 static bool
@@ -341,10 +346,7 @@ tfo_control_icmp6(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pk
 			return tfo_control_echo6(c, m, p, port_idx);
 		break;
 	case ND_NEIGHBOR_SOLICIT:
-		if (tfo_control_ns(c, m, p, port_idx, m->pool))
-			return true;
-		rte_pktmbuf_free(m);
-		return true;
+		return tfo_control_ns(c, m, p, port_idx, m->pool);
 	default:
 		break;
 	}
@@ -440,7 +442,11 @@ tfo_control_keys(struct tfo_control *c, uint64_t now_us)
 
 /* ---- the loop ---------------------------------------------------------- */
 
-/* Handle one frame from a worker; @return true if @m was consumed. */
+/*
+ * Handle one frame from a worker. @return true if it was delivered (@m is
+ * the handler's now), false if it is to be freed: then exactly one
+ * frame-drop reason was counted (the accounting of stats.h).
+ */
 static bool
 tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 {
@@ -449,7 +455,7 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 	enum tfo_pkt_class cls;
 
 	if (pi < 0) {
-		c->stats.c[TFO_STAT_drop_tcp_nohandler]++;
+		c->stats.c[TFO_STAT_drop_ctrl_no_port]++;
 		return false;
 	}
 	/* re-parse: cheaper than carrying struct tfo_pkt through the ring */
@@ -471,6 +477,19 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 	}
 }
 
+void
+tfo_control_burst(struct tfo_control *c, struct rte_mbuf **pkts, unsigned int n,
+		  uint64_t now_us)
+{
+	c->stats.c[TFO_STAT_ctrl_rx] += n;
+	for (unsigned int i = 0; i < n; i++) {
+		if (tfo_control_handle(c, pkts[i], now_us))
+			c->stats.c[TFO_STAT_rx_delivered]++;
+		else
+			rte_pktmbuf_free(pkts[i]);
+	}
+}
+
 unsigned int
 tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 {
@@ -482,19 +501,13 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 							   (void **)pkts, c->burst, NULL);
 
 		total += n;
-		c->stats.c[TFO_STAT_ctrl_rx] += n;
-		for (unsigned int i = 0; i < n; i++) {
-			if (tfo_control_handle(c, pkts[i], now_us))
-				c->stats.c[TFO_STAT_rx_delivered]++;
-			else
-				rte_pktmbuf_free(pkts[i]);
-		}
+		tfo_control_burst(c, pkts, n, now_us);
 	}
 	if (c->engine != NULL)
 		tfo_engine_timers(c->engine, now_us);
 	tfo_control_keys(c, now_us);
 	for (uint8_t pi = 0; pi < c->nb_ports; pi++)
-		tfo_control_tx_flush(&c->tx, pi);
+		c->tx.flush(&c->tx, pi);
 	return total;
 }
 
@@ -575,6 +588,70 @@ tfo_summary_lcore(FILE *f, const char *who, const struct tfo_stats *s)
 	tfo_stats_dump(f, prefix, s);
 }
 
+/*
+ * Frames waiting in the rings between the lcores: to the control core
+ * (sum of the workers' to_control - ctrl_rx) and on the relay (ctrl_relayed
+ * - tx_relay_in). From the counters and from the rings themselves: the two
+ * agree when every lcore is stopped (at exit).
+ */
+static void
+tfo_ring_backlog(const struct tfo_control *c, const struct tfo_stats *total,
+		 int64_t *counted, uint64_t *in_rings)
+{
+	*counted = (int64_t)(total->c[TFO_STAT_to_control] - total->c[TFO_STAT_ctrl_rx]) +
+		   (int64_t)(total->c[TFO_STAT_ctrl_relayed] - total->c[TFO_STAT_tx_relay_in]);
+	*in_rings = 0;
+	for (unsigned int i = 0; i < c->nb_workers; i++)
+		if (c->workers[i]->to_control != NULL)
+			*in_rings += rte_ring_count(c->workers[i]->to_control);
+	for (uint16_t i = 0; i < c->nb_ports; i++)
+		if (c->relay[i] != NULL)
+			*in_rings += rte_ring_count(c->relay[i]);
+}
+
+static bool
+tfo_summary_acct(FILE *f, const char *who, const struct tfo_stats *s)
+{
+	struct tfo_acct a;
+	char line[320];
+	bool ok = tfo_stats_account(s, &a);
+
+	if (f != NULL) {
+		tfo_acct_format(&a, line, sizeof(line));
+		fprintf(f, "  %s %s: %s\n", who, ok ? "ok" : "UNBALANCED", line);
+	}
+	return ok;
+}
+
+bool
+tfo_control_accounting(const struct tfo_control *c, FILE *f)
+{
+	struct tfo_stats total;
+	uint64_t in_rings;
+	int64_t counted;
+	char who[40];
+	bool ok;
+
+	tfo_control_aggregate(c, &total);
+	tfo_ring_backlog(c, &total, &counted, &in_rings);
+	if (f != NULL)
+		fprintf(f, "summary: accounting (every frame counted exactly once)\n");
+	snprintf(who, sizeof(who), "control(lcore %u)", rte_get_main_lcore());
+	ok = tfo_summary_acct(f, who, &c->stats);
+	for (unsigned int i = 0; i < c->nb_workers; i++) {
+		snprintf(who, sizeof(who), "worker%u(lcore %u)", i, c->workers[i]->lcore_id);
+		ok &= tfo_summary_acct(f, who, &c->workers[i]->stats);
+	}
+	ok &= tfo_summary_acct(f, "total", &total);
+	ok &= counted == (int64_t)in_rings;
+	if (f != NULL) {
+		fprintf(f, "  rings: %" PRId64 " frames by the counters, %" PRIu64
+			" in the rings\n", counted, in_rings);
+		fprintf(f, "accounting: %s\n", ok ? "ok" : "UNBALANCED");
+	}
+	return ok;
+}
+
 void
 tfo_control_summary(const struct tfo_control *c, FILE *f)
 {
@@ -591,6 +668,7 @@ tfo_control_summary(const struct tfo_control *c, FILE *f)
 			 c->workers[i]->lcore_id);
 		tfo_summary_lcore(f, who, &c->workers[i]->stats);
 	}
+	tfo_control_accounting(c, f);
 	for (uint16_t i = 0; i < c->nb_ports; i++) {
 		struct rte_eth_stats es;
 
@@ -621,36 +699,87 @@ tfo_tel_add_stats(struct rte_tel_data *d, const struct tfo_stats *s, bool all)
 	}
 }
 
+/* The accounting fields of one lcore (or the total) in its dict. */
+static void
+tfo_tel_add_acct(struct rte_tel_data *d, const struct tfo_stats *s)
+{
+	struct tfo_acct a;
+	bool ok = tfo_stats_account(s, &a);
+
+	rte_tel_data_add_dict_u64(d, "rx_dropped", a.dropped);
+	rte_tel_data_add_dict_int(d, "rx_unaccounted",
+				  (int)RTE_MAX(RTE_MIN(a.rx_unaccounted, (int64_t)INT32_MAX),
+					       (int64_t)INT32_MIN));
+	rte_tel_data_add_dict_int(d, "tx_unaccounted",
+				  (int)RTE_MAX(RTE_MIN(a.tx_unaccounted, (int64_t)INT32_MAX),
+					       (int64_t)INT32_MIN));
+	rte_tel_data_add_dict_u64(d, "accounting_ok", ok);
+}
+
+/*
+ * Copy every lcore's counters (control first) into @p snap. A busy lcore
+ * may be in the middle of a burst, so that its copy does not balance: copy
+ * again a few times, 1 ms apart, until all balance (an idle server always
+ * does; a busy one shows what it shows).
+ */
+static void
+tfo_tel_snapshot(const struct tfo_control *c, struct tfo_stats *snap)
+{
+	for (int attempt = 0; attempt < 5; attempt++) {
+		struct tfo_acct a;
+		bool ok;
+
+		snap[0] = c->stats;
+		ok = tfo_stats_account(&snap[0], &a);
+		for (unsigned int i = 0; i < c->nb_workers; i++) {
+			snap[1 + i] = c->workers[i]->stats;
+			ok &= tfo_stats_account(&snap[1 + i], &a);
+		}
+		if (ok)
+			return;
+		rte_delay_us_sleep(1000);
+	}
+}
+
 static int
 tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct tfo_control *c = tfo_tel_control;
-	struct tfo_stats total;
+	struct tfo_stats total, *snap;
 	struct rte_tel_data *sub;
 	char name[32];
+	int rc = 0;
 
 	RTE_SET_USED(cmd);
 	RTE_SET_USED(params);
 	if (c == NULL)
 		return -ENODEV;
-	tfo_control_aggregate(c, &total);
-	tfo_tel_add_stats(d, &total, true);
-	sub = rte_tel_data_alloc();
-	if (sub == NULL)
+	snap = malloc(sizeof(*snap) * (c->nb_workers + 1));
+	if (snap == NULL)
 		return -ENOMEM;
-	tfo_tel_add_stats(sub, &c->stats, false);
-	snprintf(name, sizeof(name), "lcore%u_control", rte_get_main_lcore());
-	rte_tel_data_add_dict_container(d, name, sub, 0);
-	for (unsigned int i = 0; i < c->nb_workers; i++) {
+	tfo_tel_snapshot(c, snap);
+	memset(&total, 0, sizeof(total));
+	for (unsigned int i = 0; i <= c->nb_workers; i++)
+		tfo_stats_accumulate(&total, &snap[i]);
+	tfo_tel_add_stats(d, &total, true);
+	tfo_tel_add_acct(d, &total);
+	for (unsigned int i = 0; i <= c->nb_workers; i++) {
 		sub = rte_tel_data_alloc();
-		if (sub == NULL)
-			return -ENOMEM;
-		tfo_tel_add_stats(sub, &c->workers[i]->stats, false);
-		snprintf(name, sizeof(name), "lcore%u_worker%u",
-			 c->workers[i]->lcore_id, i);
+		if (sub == NULL) {
+			rc = -ENOMEM;
+			break;
+		}
+		tfo_tel_add_stats(sub, &snap[i], false);
+		tfo_tel_add_acct(sub, &snap[i]);
+		if (i == 0)
+			snprintf(name, sizeof(name), "lcore%u_control", rte_get_main_lcore());
+		else
+			snprintf(name, sizeof(name), "lcore%u_worker%u",
+				 c->workers[i - 1]->lcore_id, i - 1);
 		rte_tel_data_add_dict_container(d, name, sub, 0);
 	}
-	return 0;
+	free(snap);
+	return rc;
 }
 
 static int

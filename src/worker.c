@@ -86,6 +86,7 @@ tfo_worker_init(struct tfo_worker *w, uint16_t queue,
 	w->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
 	w->tx.flush = tfo_worker_tx_flush;
 	w->tx.arg = w;
+	w->tx.stats = &w->stats;
 	return 0;
 }
 
@@ -366,10 +367,12 @@ tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us)
 	for (uint8_t pi = 0; pi < w->nb_ports; pi++) {
 		if (w->relay[pi] != NULL) {
 			struct tfo_tx_q *q = &w->tx.q[pi];
-			unsigned int room = TFO_TX_BUF - q->n;
+			unsigned int room = TFO_TX_BUF - q->n, got;
 
-			q->n = (uint16_t)(q->n + rte_ring_sc_dequeue_burst(w->relay[pi],
-					(void **)&q->pkts[q->n], room, NULL));
+			got = rte_ring_sc_dequeue_burst(w->relay[pi],
+							(void **)&q->pkts[q->n], room, NULL);
+			q->n = (uint16_t)(q->n + got);
+			w->stats.c[TFO_STAT_tx_relay_in] += got;
 		}
 		w->tx.flush(&w->tx, pi);
 	}

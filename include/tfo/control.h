@@ -63,14 +63,32 @@ int tfo_control_init(struct tfo_control *c, const struct tfo_config *cfg,
 /** Drain the rings once and run the slow path; @return frames handled. */
 unsigned int tfo_control_poll(struct tfo_control *c, uint64_t now_us);
 
+/**
+ * Handle @p n frames from the workers' rings (what tfo_control_poll does
+ * with each burst it dequeues): counted in ctrl_rx, then delivered or
+ * dropped. Replies are queued in c->tx (flushed by tfo_control_poll).
+ * No ring or device is touched: fuzzers feed frames here directly.
+ */
+void tfo_control_burst(struct tfo_control *c, struct rte_mbuf **pkts,
+		       unsigned int n, uint64_t now_us);
+
 /** Poll until *quit; prints the stats line every stats_period_s. */
 int tfo_control_main(struct tfo_control *c);
 
 /** Sum of all lcores' counters into @p total. */
 void tfo_control_aggregate(const struct tfo_control *c, struct tfo_stats *total);
 
-/** Print the exit summary: totals, per-lcore counters, port statistics. */
+/** Print the exit summary: totals, per-lcore counters, accounting, port statistics. */
 void tfo_control_summary(const struct tfo_control *c, FILE *f);
+
+/**
+ * Check the accounting of stats.h on every lcore and the total, and that
+ * the frames the counters say are in the rings are there; print it to
+ * @p f (NULL: silent), ending with "accounting: ok" or "accounting:
+ * UNBALANCED". Exact only when the lcores are stopped or idle.
+ * @return true if everything balances.
+ */
+bool tfo_control_accounting(const struct tfo_control *c, FILE *f);
 
 /**
  * Register the /tfo/... telemetry commands for @p c. DPDK 22.11 telemetry

@@ -79,6 +79,9 @@ struct tfo_tx_q {
 struct tfo_tx {
 	tfo_tx_flush_t flush;	/**< must empty q[port_idx] (send or free) */
 	void *arg;		/**< for the flush callback */
+	/** The owner's counters: each push counts tx_queued (the accounting
+	 *  of stats.h); NULL: not counted. */
+	struct tfo_stats *stats;
 	struct tfo_tx_q q[TFO_MAX_PORTS];
 };
 
@@ -93,6 +96,8 @@ tfo_tx_push(struct tfo_tx *tx, uint8_t port_idx, struct rte_mbuf *m)
 		q = &tx->q[port_idx];
 	}
 	q->pkts[q->n++] = m;
+	if (tx->stats != NULL)
+		tx->stats->c[TFO_STAT_tx_queued]++;
 }
 
 /* ---- creation ---------------------------------------------------------- */

@@ -13,6 +13,8 @@
 #ifndef TFO_STATS_H
 #define TFO_STATS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,7 +38,10 @@ extern "C" {
 	X(ring_drop_full,	C, "frames dropped because the control ring was full") \
 	X(ctrl_rx,		C, "frames the control core took from the workers' rings") \
 	X(ctrl_relayed,		C, "control-core frames handed to worker 0 to send (net_tap)") \
-	X(rx_delivered,		C, "frames consumed by the TCP engine or the control core")
+	X(rx_delivered,		C, "frames consumed by the TCP engine or the control core") \
+	X(tx_queued,		C, "frames this lcore built or took to send (into its TX buffer)") \
+	X(tx_relay_in,		C, "control-core frames worker 0 took from the relay ring to send") \
+	X(drop_ctrl_no_port,	C, "frames at the control core from a port it does not drive")
 
 /* Control core: ARP, ICMP, ND. */
 #define TFO_STATS_CONTROL(X) \
@@ -199,6 +204,53 @@ void tfo_stats_accumulate(struct tfo_stats *dst, const struct tfo_stats *src);
  * each prefixed by @p prefix.
  */
 void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
+
+/* ---- accounting ---------------------------------------------------------
+ *
+ * Every frame an lcore takes in leaves it exactly once: delivered to a
+ * handler (the TCP engine; ARP, ICMP, ND answered), dropped with a reason,
+ * or handed to the control core; every frame it queues for sending is sent,
+ * refused by the full TX queue, or relayed to worker 0:
+ *
+ *   rx_pkts + ctrl_rx         = rx_delivered + dropped + to_control
+ *   tx_queued + tx_relay_in   = tx_pkts + tx_drop_full + ctrl_relayed
+ *
+ * (a worker has no ctrl_rx, the control core no rx_pkts), where dropped is
+ * the sum of the frame-drop reasons: every parser reason (drop_<reason> of
+ * pkt.h) and TFO_STATS_FRAME_DROPS. The TCP engine's own drop_* counters
+ * describe segments it was delivered and are not part of the sum. Both
+ * sides balance exactly whenever the lcore is between two bursts with its
+ * TX buffer flushed (idle, or stopped); a reader racing a busy lcore may
+ * see up to one burst in flight. The sums hold for the totals of all
+ * lcores too; there, to_control - ctrl_rx is what waits in the rings.
+ */
+#define TFO_STATS_FRAME_DROPS(X) \
+	X(ring_drop_full) X(drop_tcp_nohandler) X(drop_ctrl_no_port) \
+	X(drop_arp_other) X(drop_icmp_other) X(drop_icmp6_other) X(drop_nd_bad)
+
+/** One lcore's (or the total's) balance; see above. */
+struct tfo_acct {
+	uint64_t rx;		/**< rx_pkts + ctrl_rx */
+	uint64_t delivered;	/**< rx_delivered */
+	uint64_t dropped;	/**< sum of the frame-drop reasons */
+	uint64_t to_control;
+	int64_t rx_unaccounted;	/**< rx - delivered - dropped - to_control */
+	uint64_t tx;		/**< tx_queued + tx_relay_in */
+	uint64_t tx_sent;	/**< tx_pkts */
+	uint64_t tx_dropped;	/**< tx_drop_full */
+	uint64_t tx_relayed;	/**< ctrl_relayed */
+	int64_t tx_unaccounted;	/**< tx - sent - dropped - relayed */
+};
+
+/** Fill @p a from @p s. @return true if both sides balance. */
+bool tfo_stats_account(const struct tfo_stats *s, struct tfo_acct *a);
+
+/** 1 if counter @p id is a frame-drop reason (part of "dropped" above). */
+int tfo_stats_is_frame_drop(unsigned int id);
+
+/** One line: "rx N = delivered N + dropped N + to_control N (unaccounted N),
+ *  tx N = sent N + dropped N + relayed N (unaccounted N)". */
+void tfo_acct_format(const struct tfo_acct *a, char *buf, size_t len);
 
 #ifdef __cplusplus
 }
