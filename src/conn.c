@@ -196,7 +196,7 @@ tfo_conn_lookup(const struct tfo_conn_table *t, const struct tfo_conn_key *k)
 	return lookup_hashed(t, k, hash_key(t, k));
 }
 
-#define TFO_BULK_STEP 16
+#define TFO_BULK_STEP 32
 
 void
 tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
