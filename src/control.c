@@ -440,6 +440,43 @@ tfo_control_keys(struct tfo_control *c, uint64_t now_us)
 		c->stats.c[TFO_STAT_key_rotations]++;
 }
 
+/*
+ * Re-read the key file (SIGHUP, /tfo/reload). Done here, not in the
+ * telemetry thread, so that the counters keep one writer; the outcome is
+ * published with reload_seq for whoever asked.
+ */
+static void
+tfo_control_reload(struct tfo_control *c)
+{
+	char msg[sizeof(c->reload_msg)];
+	int rc;
+
+	if (!c->reload_requested)
+		return;
+	c->reload_requested = 0;
+	if (c->keys == NULL) {
+		rc = -ENOTSUP;
+		snprintf(msg, sizeof(msg), "TFO is disabled: no keys to reload");
+	} else if (c->key_file == NULL) {
+		rc = -ENOENT;
+		snprintf(msg, sizeof(msg), "no [tfo] key_file configured (random keys): "
+			 "nothing to reload; /tfo/rotate makes a new key");
+	} else {
+		rc = tfo_keyring_reload_file(c->keys, c->key_file, msg, sizeof(msg));
+	}
+	if (rc < 0) {
+		c->stats.c[TFO_STAT_key_reload_errors]++;
+		TFO_LOG(ERR, "key reload refused: %s", msg);
+	} else {
+		if (rc > 0)
+			c->stats.c[TFO_STAT_key_reloads]++;
+		TFO_LOG(INFO, "key file %s re-read: %s", c->key_file, msg);
+	}
+	c->reload_rc = rc;
+	snprintf(c->reload_msg, sizeof(c->reload_msg), "%s", msg);
+	__atomic_store_n(&c->reload_seq, c->reload_seq + 1, __ATOMIC_RELEASE);
+}
+
 /* ---- the loop ---------------------------------------------------------- */
 
 /*
@@ -506,6 +543,7 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 	if (c->engine != NULL)
 		tfo_engine_timers(c->engine, now_us);
 	tfo_control_keys(c, now_us);
+	tfo_control_reload(c);
 	for (uint8_t pi = 0; pi < c->nb_ports; pi++)
 		c->tx.flush(&c->tx, pi);
 	return total;
@@ -826,6 +864,38 @@ tfo_tel_rotate(const char *cmd, const char *params, struct rte_tel_data *d)
 	return tfo_tel_keys(cmd, params, d);
 }
 
+/* Key file reload, done by the control core; the answer says what happened. */
+static int
+tfo_tel_reload(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	uint64_t seq;
+	int done = 0;
+
+	if (c == NULL)
+		return -ENODEV;
+	seq = __atomic_load_n(&c->reload_seq, __ATOMIC_ACQUIRE);
+	c->reload_requested = 1;
+	for (int i = 0; i < 2000 && !done; i++) {
+		rte_delay_us_sleep(1000);
+		done = __atomic_load_n(&c->reload_seq, __ATOMIC_ACQUIRE) != seq;
+	}
+	if (!done) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "result", "error");
+		rte_tel_data_add_dict_string(d, "error", "the control core did not answer in 2 s");
+		return 0;
+	}
+	tfo_tel_keys(cmd, params, d);
+	if (c->key_file != NULL)
+		rte_tel_data_add_dict_string(d, "key_file", c->key_file);
+	rte_tel_data_add_dict_string(d, "result", c->reload_rc > 0 ? "changed" :
+				     c->reload_rc == 0 ? "unchanged" : "error");
+	rte_tel_data_add_dict_string(d, c->reload_rc < 0 ? "error" : "message",
+				     c->reload_msg);
+	return 0;
+}
+
 static void
 tfo_tel_add_conns(struct rte_tel_data *d, const struct tfo_engine *e)
 {
@@ -928,6 +998,8 @@ tfo_control_telemetry_register(struct tfo_control *c)
 		  "TFO key fingerprints (never the keys), algorithm, generation" },
 		{ "/tfo/rotate", tfo_tel_rotate,
 		  "rotate the TFO key now (new primary, old primary becomes backup)" },
+		{ "/tfo/reload", tfo_tel_reload,
+		  "re-read the TFO key file, as SIGHUP (a bad file changes nothing)" },
 		{ "/tfo/conns", tfo_tel_conns, "connections by state, per lcore" },
 		{ "/tfo/config", tfo_tel_config, "the effective configuration" },
 	};

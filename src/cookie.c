@@ -384,20 +384,24 @@ tfo_keyring_rotate(struct tfo_keyring *kr, const struct tfo_key *next)
 	return 0;
 }
 
-int
-tfo_keyring_load_file(struct tfo_keyring *kr, const char *path)
+/*
+ * Read and parse a key file into @p k (@p two: a backup key follows).
+ * @return 0, or a negative errno with the reason in @p err (short, without
+ * the path; never the file's text: it may be a key with a typo).
+ */
+static int
+keyfile_read(const char *path, struct tfo_key k[2], bool *two, char *err,
+	     size_t errlen)
 {
-	struct tfo_key k[2];
 	char buf[256];
 	struct stat st;
-	bool two;
 	ssize_t n;
 	int fd, rc;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		TFO_LOG(ERR, "cookie key file %s: %s", path, strerror(-rc));
+		snprintf(err, errlen, "%s", strerror(-rc));
 		return rc;
 	}
 	if (fstat(fd, &st) == 0 && (st.st_mode & S_IROTH))
@@ -410,22 +414,81 @@ tfo_keyring_load_file(struct tfo_keyring *kr, const char *path)
 		rc = -EFBIG;
 	close(fd);
 	if (rc < 0) {
-		TFO_LOG(ERR, "cookie key file %s: %s", path, strerror(-rc));
+		snprintf(err, errlen, "%s", strerror(-rc));
 		explicit_bzero(buf, sizeof(buf));
 		return rc;
 	}
 	buf[n] = '\0';
-	rc = tfo_key_parse(buf, &k[0], &k[1], &two);
+	rc = tfo_key_parse(buf, &k[0], &k[1], two);
 	explicit_bzero(buf, sizeof(buf));
+	if (rc < 0)
+		snprintf(err, errlen, "not in tcp_fastopen_key format "
+			 "(xxxxxxxx-xxxxxxxx-xxxxxxxx-xxxxxxxx[,backup])");
+	return rc;
+}
+
+int
+tfo_keyring_load_file(struct tfo_keyring *kr, const char *path)
+{
+	struct tfo_key k[2];
+	char err[128];
+	bool two;
+	int rc;
+
+	rc = keyfile_read(path, k, &two, err, sizeof(err));
 	if (rc < 0) {
-		/* the text may be a key with a typo: do not echo it */
-		TFO_LOG(ERR, "cookie key file %s: not in tcp_fastopen_key format "
-			"(xxxxxxxx-xxxxxxxx-xxxxxxxx-xxxxxxxx[,backup])", path);
+		TFO_LOG(ERR, "cookie key file %s: %s", path, err);
 		return rc;
 	}
 	rc = tfo_keyring_set(kr, &k[0], two ? &k[1] : NULL);
 	explicit_bzero(k, sizeof(k));
 	return rc;
+}
+
+int
+tfo_keyring_reload_file(struct tfo_keyring *kr, const char *path, char *err,
+			size_t errlen)
+{
+	struct tfo_key k[2];
+	union tfo_keyset ks;
+	bool two, changed;
+	uint64_t gen;
+	int rc;
+
+	if (kr == NULL || path == NULL) {
+		snprintf(err, errlen, "no key ring or no key file");
+		return -EINVAL;
+	}
+	rc = keyfile_read(path, k, &two, err, errlen);
+	if (rc < 0) {
+		TFO_LOG(ERR, "cookie key file %s: %s; the running keys stay", path, err);
+		return rc;
+	}
+	memset(&ks, 0, sizeof(ks));
+	ks.s.k[0] = k[0];
+	ks.s.k[1] = k[1];
+	ks.s.has_backup = two;
+	explicit_bzero(k, sizeof(k));
+
+	rte_spinlock_lock(&kr->wlock);
+	/* one key: promote it (the old primary keeps validating as backup) */
+	if (!two && memcmp(&ks.s.k[0], &kr->set.s.k[0], sizeof(ks.s.k[0])) != 0) {
+		ks.s.k[1] = kr->set.s.k[0];
+		ks.s.has_backup = 1;
+	} else if (!two) {
+		ks.s.k[1] = kr->set.s.k[1];
+		ks.s.has_backup = kr->set.s.has_backup;
+	}
+	changed = memcmp(&ks, &kr->set, sizeof(ks)) != 0;
+	if (changed)
+		keyring_write(kr, &ks);
+	gen = kr->seq / 2;
+	rte_spinlock_unlock(&kr->wlock);
+	if (changed)
+		keyring_log(kr, &ks, gen);
+	explicit_bzero(&ks, sizeof(ks));
+	snprintf(err, errlen, "%s", changed ? "keys changed" : "keys unchanged");
+	return changed ? 1 : 0;
 }
 
 void

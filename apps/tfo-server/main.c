@@ -41,6 +41,7 @@
 #define TFO_MAX_EAL_ARGS 128
 
 static volatile bool force_quit;
+static volatile int *reload_flag;	/* SIGHUP: the control core re-reads the key file */
 static bool eal_started;
 static char eal_runtime_dir[PATH_MAX];
 
@@ -55,6 +56,7 @@ struct app {
 	struct rte_ring **rings;
 	struct tfo_control control;
 	struct tfo_keyring *keys;
+	char key_path[PATH_MAX * 2];	/**< resolved [tfo] key_file, or "" */
 	unsigned int nb_services;
 	struct tfo_service_inst services[TFO_MAX_SERVICES];
 };
@@ -91,7 +93,10 @@ usage(FILE *f, const char *prog)
 		"\n"
 		"Counters: a stats line every --stats-period, a summary at exit, and the\n"
 		"telemetry command /tfo/stats (dpdk-telemetry.py -f PREFIX).\n"
-		"SIGINT/SIGTERM stop the server cleanly (exit code 0).\n",
+		"SIGINT/SIGTERM stop the server cleanly (exit code 0). SIGHUP (or\n"
+		"/tfo/reload) re-reads the key file: KEY promotes KEY to primary (the\n"
+		"old primary becomes the backup), PRIMARY,BACKUP installs both; a bad\n"
+		"file is refused and the running keys stay.\n",
 		prog);
 }
 
@@ -383,13 +388,13 @@ setup_keys(struct app *a, int socket)
 	if (a->keys == NULL)
 		die("cannot create the TFO key ring: %s", rte_strerror(rte_errno));
 	if (a->cfg.key_file[0] != '\0') {
-		char path[PATH_MAX * 2];
+		char *path = a->key_path;
 		int rc;
 
 		if (a->cfg.key_file[0] == '/')
-			snprintf(path, sizeof(path), "%s", a->cfg.key_file);
+			snprintf(path, sizeof(a->key_path), "%s", a->cfg.key_file);
 		else
-			snprintf(path, sizeof(path), "%s/%s", a->cfg.base_dir,
+			snprintf(path, sizeof(a->key_path), "%s/%s", a->cfg.base_dir,
 				 a->cfg.key_file);
 		rc = tfo_keyring_load_file(a->keys, path);
 		if (rc < 0)
@@ -482,6 +487,8 @@ signal_handler(int sig)
 {
 	if (sig == SIGINT || sig == SIGTERM)
 		force_quit = true;
+	else if (sig == SIGHUP && reload_flag != NULL)
+		*reload_flag = 1;
 }
 
 /*
@@ -593,6 +600,8 @@ setup(struct app *a)
 					 &a->control.tx, true);
 	if (a->keys != NULL) {
 		a->control.keys = a->keys;
+		if (a->key_path[0] != '\0')
+			a->control.key_file = a->key_path;
 		a->control.cookies = setup_cookie_ctx(a, socket);
 		if (a->cfg.rotate_period_s)
 			a->control.next_rotate_us = rte_rdtsc() / a->control.tsc_per_us +
@@ -616,6 +625,7 @@ setup(struct app *a)
 		a->workers[0]->relay[i] = r;
 	}
 	tfo_control_telemetry_register(&a->control);
+	reload_flag = &a->control.reload_requested;
 }
 
 int
@@ -655,6 +665,7 @@ main(int argc, char **argv)
 	snprintf(eal_runtime_dir, sizeof(eal_runtime_dir), "%s", rte_eal_get_runtime_dir());
 	signal(SIGINT, signal_handler);
 	signal(SIGTERM, signal_handler);
+	signal(SIGHUP, signal_handler);
 
 	TFO_LOG(INFO, "tfo-server %s, configuration %s", TFO_VERSION, app.cfg.source);
 	setup(&app);

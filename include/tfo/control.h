@@ -48,6 +48,13 @@ struct tfo_control {
 	struct tfo_keyring *keys;	/**< rotated here; NULL: TFO off */
 	uint64_t next_rotate_us;	/**< automatic rotation, 0 = never */
 	volatile int rotate_requested;	/**< set by telemetry, done here */
+	/** Key file re-read on SIGHUP or /tfo/reload (tfo_keyring_reload_file);
+	 *  NULL: random keys, nothing to reload. */
+	const char *key_file;
+	volatile int reload_requested;	/**< set by SIGHUP / telemetry, done here */
+	uint64_t reload_seq;		/**< reloads done; then the result below */
+	int reload_rc;			/**< of the last reload: 1, 0 or -errno */
+	char reload_msg[512];		/**< its one-line outcome */
 	/* stats line state */
 	uint64_t last_stats_us;
 	struct tfo_stats last_total;

@@ -106,6 +106,25 @@ int tfo_keyring_rotate(struct tfo_keyring *kr, const struct tfo_key *next);
 /** Read a key file (Linux format, see tfo_key_parse) and install it. */
 int tfo_keyring_load_file(struct tfo_keyring *kr, const char *path);
 
+/**
+ * Re-read the key file of a running server (SIGHUP, /tfo/reload) so that a
+ * fleet can rotate keys with files alone:
+ * - "NEW,OLD" (two keys) is installed as written: NEW primary, OLD backup.
+ *   "CUR,NEXT" installs NEXT as backup while CUR stays primary (step 1 of a
+ *   fleet rotation: every server then accepts NEXT before any issues it).
+ * - "NEW" (one key) is promoted: NEW becomes the primary and the current
+ *   primary the backup, so the cookies already issued keep working; a file
+ *   naming the current primary changes nothing (a repeated SIGHUP is
+ *   harmless).
+ * A file that cannot be read or parsed changes nothing (the running keys
+ * stay) and is logged. Writers are serialized as tfo_keyring_set.
+ *
+ * @return 1 keys changed, 0 unchanged, or a negative errno; @p err gets one
+ *   line either way (never key material).
+ */
+int tfo_keyring_reload_file(struct tfo_keyring *kr, const char *path,
+			    char *err, size_t errlen);
+
 /** Fingerprints of the current keys; @p backup gets "" when there is none. */
 void tfo_keyring_fingerprints(const struct tfo_keyring *kr, char primary[17],
 			      char backup[17]);

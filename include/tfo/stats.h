@@ -58,7 +58,9 @@ extern "C" {
 	X(drop_nd_bad,		C, "ND messages failing RFC 4861 checks (hop limit, code, length, target)") \
 	X(drop_icmp6_other,	C, "ICMPv6 not handled (RS/RA, MLD, NS for others, errors)") \
 	X(drop_tcp_nohandler,	C, "TCP segments with nothing to handle them") \
-	X(key_rotations,	C, "TFO key rotations (timer or /tfo/rotate)")
+	X(key_rotations,	C, "TFO key rotations (timer or /tfo/rotate)") \
+	X(key_reloads,		C, "key file reloads that changed the keys (SIGHUP or /tfo/reload)") \
+	X(key_reload_errors,	C, "key file reloads refused (unreadable or malformed file; keys kept)")
 
 /* TFO, with Linux's names (see nstat's TcpExt). */
 #define TFO_STATS_TFO(X) \

@@ -49,26 +49,53 @@ def need_root():
 
 
 class Bed:
-    def __init__(self, server, args=(), name=None, cwd=None):
+    """eal: EAL arguments (a list, before "--"; default: the configuration's
+    [eal] args); iface: the tap's kernel name (must match the port's vdev);
+    shared_ns: run in the namespace of another Bed (which deletes it)."""
+
+    def __init__(self, server, args=(), name=None, cwd=None, eal=None, iface='tfo0',
+                 shared_ns=None):
         self.server = server
         self.args = list(args)
-        self.ns = name or 'tfopy%d' % os.getpid()
+        self.eal = list(eal) if eal is not None else None
+        self.iface = iface
+        self.own_ns = shared_ns is None
+        self.ns = shared_ns or name or 'tfopy%d' % os.getpid()
         self.proc = None
+        self.pid = None
         self.log = None
         self.captures = []
 
     # -- lifecycle ----------------------------------------------------------
     def __enter__(self):
-        subprocess.run(['ip', 'netns', 'add', self.ns], check=True)
-        self.ns_run(['ip', 'link', 'set', 'lo', 'up'])
-        self.start()
+        if self.own_ns:
+            subprocess.run(['ip', 'netns', 'add', self.ns], check=True)
+            self.ns_run(['ip', 'link', 'set', 'lo', 'up'])
+        try:
+            self.start()
+        except BaseException:
+            self.__exit__(*sys.exc_info())
+            raise
         return self
+
+    @property
+    def prefix(self):
+        """The EAL --file-prefix (telemetry socket directory)."""
+        args = self.eal or []
+        for i, a in enumerate(args):
+            if a == '--file-prefix' and i + 1 < len(args):
+                return args[i + 1]
+            if a.startswith('--file-prefix='):
+                return a.split('=', 1)[1]
+        return 'tfo%d' % self.pid
 
     def start(self, extra=()):
         fd, self.log = tempfile.mkstemp(prefix='tfo-server.', suffix='.log')
         self.logf = os.fdopen(fd, 'w')
-        cmd = ['ip', 'netns', 'exec', self.ns, self.server, '--'] + self.args + list(extra)
+        cmd = ['ip', 'netns', 'exec', self.ns, self.server] + (self.eal or []) + ['--'] + \
+            self.args + list(extra)
         self.proc = subprocess.Popen(cmd, stdout=self.logf, stderr=subprocess.STDOUT)
+        self.pid = self.proc.pid
         deadline = time.time() + 30
         while time.time() < deadline:
             if 'tfo-server: running' in self.log_text():
@@ -79,9 +106,9 @@ class Bed:
         else:
             raise RuntimeError('tfo-server did not start in 30 s')
         # the tap exists once the server runs; (re)configure it
-        self.ns_run(['ip', 'addr', 'replace', CLIENT_V4 + '/24', 'dev', 'tfo0'])
-        self.ns_run(['ip', '-6', 'addr', 'replace', CLIENT_V6 + '/64', 'dev', 'tfo0', 'nodad'])
-        self.ns_run(['ip', 'link', 'set', 'tfo0', 'up'])
+        self.ns_run(['ip', 'addr', 'replace', CLIENT_V4 + '/24', 'dev', self.iface])
+        self.ns_run(['ip', '-6', 'addr', 'replace', CLIENT_V6 + '/64', 'dev', self.iface, 'nodad'])
+        self.ns_run(['ip', 'link', 'set', self.iface, 'up'])
 
     def stop(self, sig=signal.SIGINT, timeout=15):
         """Stop the server; returns its exit code."""
@@ -96,7 +123,7 @@ class Bed:
                 self.proc.wait()
         rc = self.proc.returncode
         try:
-            os.rmdir('/var/run/dpdk/tfo%d' % self.proc.pid)
+            os.rmdir('/var/run/dpdk/%s' % self.prefix)
         except OSError:
             pass
         self.proc = None
@@ -106,7 +133,8 @@ class Bed:
         for c in self.captures:
             c.stop()
         self.stop(signal.SIGTERM)
-        subprocess.run(['ip', 'netns', 'del', self.ns], stderr=subprocess.DEVNULL)
+        if self.own_ns:
+            subprocess.run(['ip', 'netns', 'del', self.ns], stderr=subprocess.DEVNULL)
         if et is not None or os.environ.get('TFO_KEEP_LOG'):
             print('---- tfo-server log (tail) ----')
             print('\n'.join(self.log_text().splitlines()[-60:]))
@@ -115,6 +143,8 @@ class Bed:
         return False
 
     def log_text(self):
+        if not self.log:
+            return ''
         try:
             with open(self.log) as f:
                 return f.read()
@@ -129,7 +159,7 @@ class Bed:
 
     def telemetry(self, cmd):
         r = subprocess.run(['ip', 'netns', 'exec', self.ns, 'dpdk-telemetry.py', '-f',
-                            'tfo%d' % self.proc.pid], input=cmd + '\n', text=True,
+                            self.prefix], input=cmd + '\n', text=True,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=15)
         return json.loads(r.stdout)[cmd.split(',')[0]]
 
@@ -173,7 +203,7 @@ class Capture:
         fd, self.path = tempfile.mkstemp(prefix='tfo-cap.', suffix='.pcap')
         os.close(fd)
         self.err = tempfile.TemporaryFile(mode='w+')
-        self.proc = subprocess.Popen(['ip', 'netns', 'exec', bed.ns, 'tcpdump', '-i', 'tfo0',
+        self.proc = subprocess.Popen(['ip', 'netns', 'exec', bed.ns, 'tcpdump', '-i', bed.iface,
                                       '-U', '--immediate-mode', '-s', '0', '-w', self.path, filt],
                                      stdout=subprocess.DEVNULL, stderr=self.err)
         deadline = time.time() + 10
