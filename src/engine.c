@@ -1851,13 +1851,23 @@ tfo_engine_free_bufs(const struct tfo_engine *e)
 	return e->nb_buf_free;
 }
 
+void
+tfo_engine_memory_detail(const struct tfo_engine *e, size_t *table,
+			 size_t *bufs, size_t *other)
+{
+	*table = tfo_conn_table_memory(e->ct);
+	*bufs = (size_t)e->nb_bufs * (e->buf_size + sizeof(uint32_t));
+	*other = sizeof(*e) + tfo_timer_wheel_memory(e->tw) +
+		 (size_t)e->hold_cap * sizeof(uint64_t);
+}
+
 size_t
 tfo_engine_memory(const struct tfo_engine *e)
 {
-	return sizeof(*e) + tfo_conn_table_memory(e->ct) +
-	       tfo_timer_wheel_memory(e->tw) +
-	       (size_t)e->nb_bufs * (e->buf_size + sizeof(uint32_t)) +
-	       (size_t)e->hold_cap * sizeof(uint64_t);
+	size_t t, b, o;
+
+	tfo_engine_memory_detail(e, &t, &b, &o);
+	return t + b + o;
 }
 
 /* ---- create / free ----------------------------------------------------- */

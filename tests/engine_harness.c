@@ -444,18 +444,13 @@ cl_free(struct cl *c)
 	c->rx = NULL;
 }
 
+/* Big-endian stores into option bytes. */
 static void
-put16(uint8_t *p, uint16_t v)
+opt16(uint8_t *p, uint16_t v)
 {
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
+	rte_be16_t be = rte_cpu_to_be_16(v);
 
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
+	memcpy(p, &be, 2);
 }
 
 struct rte_mbuf *
@@ -476,15 +471,16 @@ cl_frame(struct cl *c, uint8_t flags, uint32_t seq, uint32_t ack,
 	if (flags & TFO_TCP_SYN) {
 		opts[n++] = TFO_OPT_MSS;
 		opts[n++] = 4;
-		put16(opts + n, c->mss);
+		opt16(opts + n, c->mss);
 		n += 2;
 		opts[n++] = TFO_OPT_SACK_PERM;
 		opts[n++] = 2;
 		if (c->ts) {
 			opts[n++] = TFO_OPT_TS;
 			opts[n++] = 10;
-			put32(opts + n, c->tsval);
-			put32(opts + n + 4, 0);
+			opt16(opts + n, (uint16_t)(c->tsval >> 16));
+			opt16(opts + n + 2, (uint16_t)c->tsval);
+			memset(opts + n + 4, 0, 4);
 			n += 8;
 		} else {
 			opts[n++] = TFO_OPT_NOP;

@@ -30,6 +30,7 @@
 #include "tfo/conn.h"
 
 #include "bench.h"
+#include "bench_list.h"
 
 #define BT_BURST 32
 
@@ -288,18 +289,11 @@ bench_conntable(int argc, char **argv)
 		case 'n':
 			ops = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
-		case 'l': {
-			char *s = optarg, *end;
-
-			nlives = 0;
-			while (*s != '\0' && nlives < RTE_DIM(lives)) {
-				lives[nlives++] = (uint32_t)strtoul(s, &end, 0);
-				if (end == s)
-					break;
-				s = *end == ',' ? end + 1 : end;
-			}
+		case 'l':
+			nlives = tfo_bench_u32_list(optarg, lives, RTE_DIM(lives));
+			if (nlives == 0)
+				return -EINVAL;
 			break;
-		}
 		default:
 			return -EINVAL;
 		}

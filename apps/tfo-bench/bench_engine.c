@@ -36,6 +36,7 @@
 #include "tfo/tcpopt.h"
 
 #include "bench.h"
+#include "bench_list.h"
 
 #define BE_BURST 32
 #define BE_RESP_LEN 128
@@ -388,18 +389,11 @@ bench_engine(int argc, char **argv)
 		case 'n':
 			trans = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
-		case 'l': {
-			char *s = optarg, *end;
-
-			nlives = 0;
-			while (*s != '\0' && nlives < RTE_DIM(lives)) {
-				lives[nlives++] = (uint32_t)strtoul(s, &end, 0);
-				s = *end == ',' ? end + 1 : end;
-				if (end == s && *s != '\0')
-					break;
-			}
+		case 'l':
+			nlives = tfo_bench_u32_list(optarg, lives, RTE_DIM(lives));
+			if (nlives == 0)
+				return -EINVAL;
 			break;
-		}
 		case 'o':
 			offload = false;
 			break;
@@ -421,14 +415,14 @@ bench_engine(int argc, char **argv)
 	       time_wait_ms, reps, trans);
 	printf("# TSC cycles per transaction: open = SYN in, SYN-ACK with response out;"
 	       " ack = handshake ACK in; fin = FIN in, ACK out, entry freed\n");
-	printf("%10s %8s %8s %8s %8s %9s %9s %12s %10s\n", "live", "open", "ack",
-	       "fin", "timers", "total", "Mtrans/s", "bytes/conn", "table MiB");
+	printf("%10s %8s %8s %8s %8s %9s %9s %11s %9s %9s\n", "live", "open", "ack",
+	       "fin", "timers", "total", "Mtrans/s", "B/conn", "bufs MiB", "all MiB");
 
 	for (unsigned int li = 0; li < nlives; li++) {
 		double med[5], *v[5];
 		struct be *b = rte_zmalloc("bench_engine", sizeof(*b), 64);
 		uint64_t cyc[4];
-		size_t mem;
+		size_t mt, mb, mo;
 
 		if (b == NULL || be_setup(b, lives[li], offload, time_wait_ms) != 0) {
 			fprintf(stderr, "engine: setup failed for %u live connections\n",
@@ -456,11 +450,12 @@ bench_engine(int argc, char **argv)
 		}
 		for (unsigned int s = 0; s < 5; s++)
 			med[s] = tfo_bench_median(v[s], reps);
-		mem = tfo_engine_memory(b->e);
-		printf("%10u %8.0f %8.0f %8.0f %8.0f %9.0f %9.2f %12.0f %10.1f%s\n",
+		tfo_engine_memory_detail(b->e, &mt, &mb, &mo);
+		printf("%10u %8.0f %8.0f %8.0f %8.0f %9.0f %9.2f %11.1f %9.1f %9.1f%s\n",
 		       lives[li], med[0], med[1], med[2], med[3], med[4],
 		       (double)tfo_bench_tsc_hz() / med[4] / 1e6,
-		       (double)mem / (lives[li] + 4096), (double)mem / (1 << 20),
+		       (double)mt / (lives[li] + 4096), (double)mb / (1 << 20),
+		       (double)(mt + mb + mo) / (1 << 20),
 		       b->errors ? "  (ERRORS)" : "");
 		if (b->errors)
 			fprintf(stderr, "engine: %u transactions went wrong\n", b->errors);
@@ -470,8 +465,10 @@ bench_engine(int argc, char **argv)
 		tfo_engine_free(b->e);
 		rte_free(b);
 	}
-	printf("# bytes/conn: the engine's memory at create (entries 128 B, index, "
-	       "timer wheel, request/response buffers) / max_conns\n");
+	printf("# B/conn: connection table per entry of max_conns (128 B entry, "
+	       "index, free list); bufs: the request/response buffer pool (fixed, "
+	       "derived from max_conns, used only while a request or response is "
+	       "pending); all: everything the engine allocated\n");
 	return 0;
 }
 

@@ -265,6 +265,11 @@ uint32_t tfo_engine_free_bufs(const struct tfo_engine *e);
 /** Bytes of memory the engine allocated at create (table, wheel, buffers). */
 size_t tfo_engine_memory(const struct tfo_engine *e);
 
+/** The same, split: connection entries + index + free list, the
+ *  request/response buffers, and the rest (timer wheel, engine, hold). */
+void tfo_engine_memory_detail(const struct tfo_engine *e, size_t *table,
+			      size_t *bufs, size_t *other);
+
 #ifdef __cplusplus
 }
 #endif
