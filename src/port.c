@@ -2,6 +2,7 @@
  * tfo-fastpath: port set-up.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -23,6 +24,25 @@ tfo_port_err(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
+}
+
+/*
+ * The first configure attempt with one TX queue more than RX queues fails on
+ * some PMDs by design (net_tap); keep their error lines out of the log (the
+ * retry reports its own failures, and tfo_port_describe says what happened).
+ */
+static int
+tfo_port_configure_quiet(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
+			 const struct rte_eth_conf *conf)
+{
+	uint32_t level = rte_log_get_global_level();
+	int rc;
+
+	if (nb_txq > nb_rxq)
+		rte_log_set_global_level(RTE_LOG_CRIT);
+	rc = rte_eth_dev_configure(port_id, nb_rxq, nb_txq, conf);
+	rte_log_set_global_level(level);
+	return rc;
 }
 
 int
@@ -60,14 +80,24 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	if (nb_rxq > 1) {
 		uint64_t want = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP;
 
+		/* the device's own hash functions only: asking for more fails */
 		conf.rx_adv_conf.rss_conf.rss_hf = want & dev.flow_type_rss_offloads;
 		if (conf.rx_adv_conf.rss_conf.rss_hf != 0)
 			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		else if (!cfg->rss_optional)
 			return tfo_port_err(err, errlen,
-					    "[port %s]: the device cannot do RSS; only one "
-					    "worker can be used on it (%u configured)",
-					    cfg->device, nb_rxq);
+					    "[port %s]: the device (%s) cannot do RSS "
+					    "(flow_type_rss_offloads 0x%" PRIx64 "), so only one "
+					    "worker can be used on it: %u configured; start with "
+					    "2 lcores (-l 0-1: control + one worker)",
+					    cfg->device, dev.driver_name,
+					    dev.flow_type_rss_offloads, nb_rxq);
+		if ((conf.rx_adv_conf.rss_conf.rss_hf & RTE_ETH_RSS_TCP) == 0 &&
+		    conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS)
+			TFO_LOG(WARNING, "[port %s]: the device hashes IP addresses only, "
+				"not TCP ports: all connections of one client land on one "
+				"worker (correct, less balanced)", cfg->device);
+		info->rss_hf = conf.rx_adv_conf.rss_conf.rss_hf;
 	}
 	if (cfg->offload == TFO_OFFLOAD_AUTO) {
 		uint64_t rx = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
@@ -89,7 +119,7 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 
-	rc = rte_eth_dev_configure(port_id, nb_rxq, nb_txq, &conf);
+	rc = tfo_port_configure_quiet(port_id, nb_rxq, nb_txq, &conf);
 	if (rc != 0 && nb_txq > nb_rxq) {
 		/* Some PMDs (net_tap) need as many TX as RX queues: then the
 		 * control core relays its frames through worker 0's queue. */
@@ -163,22 +193,41 @@ tfo_port_close(const struct tfo_port_info *info)
 	rte_eth_dev_close(info->port_id);
 }
 
+/* "offloaded", or why not: the configuration, or the device. */
+static const char *
+tfo_offload_word(bool used, bool offered)
+{
+	return used ? "offloaded" : offered ? "software (offload = off)" :
+	       "software (the device has none)";
+}
+
 void
 tfo_port_describe(const struct tfo_port_info *info, char *buf, size_t len)
 {
+	const uint64_t rx_ck = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+	const uint64_t tx_ck = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
 	struct rte_eth_dev_info dev;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	const char *rss;
+	bool tx_used = info->tx_ip_cksum_offload && info->tx_tcp_cksum_offload;
 
 	rte_ether_format_addr(mac, sizeof(mac), &info->mac);
 	if (rte_eth_dev_info_get(info->port_id, &dev) != 0)
 		memset(&dev, 0, sizeof(dev));
+	if (dev.nb_rx_queues <= 1)
+		rss = "";
+	else if (info->rss_hf & RTE_ETH_RSS_TCP)
+		rss = ", RSS on the TCP 4-tuple";
+	else if (info->rss_hf != 0)
+		rss = ", RSS on IP addresses only";
+	else
+		rss = ", no RSS (the peer steers flows to queues)";
 	snprintf(buf, len,
-		 "port %u (%s) mac %s mtu %u, %u rxq/%u txq%s, rx checksum %s, tx checksum %s",
+		 "port %u (%s) mac %s mtu %u, %u rxq/%u txq%s%s, rx checksum %s, tx checksum %s",
 		 info->port_id, dev.driver_name ? dev.driver_name : "?", mac,
-		 info->mtu, dev.nb_rx_queues, dev.nb_tx_queues,
+		 info->mtu, dev.nb_rx_queues, dev.nb_tx_queues, rss,
 		 info->ctrl_tx_relay ? " (control TX relayed by worker 0)" : "",
-		 info->rx_cksum_offload ? "offloaded" : "software",
-		 info->tx_ip_cksum_offload && info->tx_tcp_cksum_offload ?
-		 "offloaded" : info->tx_tcp_cksum_offload ? "tcp offloaded, ip software" :
-		 "software");
+		 tfo_offload_word(info->rx_cksum_offload, (dev.rx_offload_capa & rx_ck) == rx_ck),
+		 !tx_used && info->tx_tcp_cksum_offload ? "tcp offloaded, ip software" :
+		 tfo_offload_word(tx_used, (dev.tx_offload_capa & tx_ck) == tx_ck));
 }

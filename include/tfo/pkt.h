@@ -68,6 +68,9 @@ struct tfo_port_info {
 	 *  core has no TX queue of its own and relays through worker 0. */
 	bool ctrl_tx_relay;
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
+	/** RSS hash functions in use (RTE_ETH_RSS_*), 0 = one RX queue or
+	 *  none; for the start-up line and the runbook's checks. */
+	uint64_t rss_hf;
 };
 
 /** What a received frame is, after parsing and classification. */

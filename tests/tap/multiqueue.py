@@ -1,0 +1,234 @@
+#!/usr/bin/python3
+"""Two workers on a net_tap with two queues (suite tap, root).
+
+    multiqueue.py TFO_SERVER [CASE...]
+
+The kernel spreads flows over the tap's queues by flow hash, and sends a
+flow's packets to the queue its replies came from; each queue is one
+worker's. This machine has 2 cores: lcores 1 and 2 (the workers) share
+core 1, the control core has core 0, idle_sleep_us lets the pollers share.
+
+Cases:
+  spread   200 concurrent kernel TFO clients: all served byte-exact, both
+           workers take a share, each connection is handled by exactly one
+           worker (per-worker counters add up to the totals, no segment of a
+           fast-path connection reaches the control core, and in the capture
+           every connection is answered from one state: one ISN, one
+           timestamp clock, no RST), the counters add up (totals = sum of
+           the lcores; the workers' rx/tx = the port's).
+  pending  pending_limit 1 on each worker; a TFO connection held pending
+           (reset before its handshake completed) on one worker does not
+           block the other: on the held worker valid cookies overflow to the
+           slow path, on the other they open TFO; all are served.
+"""
+import os
+import struct
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tfotap import Bed, Checks, CLIENT_V4, SERVER_V4, flows, need_root  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ECHO = 7
+T = Checks()
+
+
+def eal(tag):
+    # control on core 0, both workers on core 1
+    return ['--lcores', '0@0,1@1,2@1', '--no-huge', '-m', '512', '--no-shconf', '--no-pci',
+            '--file-prefix', 'tfomq%s%d' % (tag, os.getpid())]
+
+
+def workers(stats):
+    return {k: v for k, v in stats.items() if isinstance(v, dict) and '_worker' in k}
+
+
+def lcores(stats):
+    return {k: v for k, v in stats.items() if isinstance(v, dict)}
+
+
+def wdelta(after, before, name):
+    """Per worker: after - before of one counter."""
+    a, b = workers(after), workers(before)
+    return {k: a[k].get(name, 0) - b.get(k, {}).get(name, 0) for k in a}
+
+
+def learn_cookie(bed):
+    r = bed.client(SERVER_V4, ECHO, '--data', 'first\\n', '--expect-echo')
+    T.check('first connection (cookie request) served', r['ok'], r)
+    T.check('the kernel cached our cookie', 'fo_cookie' in bed.tcp_metrics())
+
+
+def totals_add_up(st, tag):
+    """Every counter's total is the sum over the lcores (telemetry lists the
+    lcores' non-zero counters)."""
+    lc = lcores(st)
+    bad = [k for k, v in st.items() if not isinstance(v, dict) and isinstance(v, int)
+           and v != sum(d.get(k, 0) for d in lc.values())
+           and not k.startswith(('accounting', 'rx_unaccounted', 'tx_unaccounted'))]
+    T.check('%s: every total is the sum of the lcores\' counters' % tag, not bad, bad[:5])
+
+
+def case_spread(server):
+    with Bed(server, ['--stats-period', '0'], eal=eal('s')) as bed:
+        T.check('start-up line: 2 RX queues with RSS', '2 rxq/2 txq, RSS on the TCP 4-tuple'
+                in bed.log_text(), [l for l in bed.log_text().splitlines() if 'port 0' in l])
+        learn_cookie(bed)
+        before = bed.stats()
+        cap = bed.capture()
+        r = bed.ns_run(['/usr/bin/python3', os.path.join(HERE, 'tfo_many.py'), SERVER_V4,
+                        str(ECHO), '200'], check=False, timeout=120)
+        pk = cap.packets()
+        time.sleep(0.3)
+        after = bed.stats()
+        import json
+        res = json.loads(r.stdout.strip().splitlines()[-1]) if r.stdout.strip() else {}
+        T.check('200 concurrent TFO connections, all served byte-exact',
+                res.get('ok') == 200, (res.get('ok'), res.get('fails'), r.stderr[-300:]))
+        tfo = wdelta(after, before, 'TCPFastOpenPassive')
+        print('TFO connections per worker: %s' % tfo)
+        T.check('both workers took a share', len(tfo) == 2 and all(v > 0 for v in tfo.values()), tfo)
+        T.check('per-worker TCPFastOpenPassive add up to 200 (the total)',
+                sum(tfo.values()) == 200 and
+                after['TCPFastOpenPassive'] - before['TCPFastOpenPassive'] == 200, tfo)
+        opened = wdelta(after, before, 'conns_opened_tfo')
+        T.check('each connection opened on one worker (conns_opened_tfo per worker = TFO per worker)',
+                opened == tfo, (opened, tfo))
+        ctl = after['to_control'] - before['to_control']
+        T.check('no segment of these connections reached the control core (to_control +%d, '
+                'ARP/ND only)' % ctl, ctl <= 4, ctl)
+        T.check('no RST sent', after.get('rst_tx', 0) == before.get('rst_tx', 0))
+        T.check('no fallbacks (PassiveFail, ListenOverflow unchanged)',
+                after.get('TCPFastOpenPassiveFail', 0) == before.get('TCPFastOpenPassiveFail', 0)
+                and after.get('TCPFastOpenListenOverflow', 0) ==
+                before.get('TCPFastOpenListenOverflow', 0))
+        # the capture: every connection answered from one state
+        fl = {p: f for p, f in flows(pk).items() if p in set(res.get('ports', []))}
+        T.check('the capture holds the 200 connections', len(fl) == 200, len(fl))
+        one_state = tfo_first = 0
+        bad = []
+        for port, f in fl.items():
+            srv = [p for p in f if p['dir'] == 's2c']
+            synacks = {p['seq'] for p in srv if 'S' in p['flags']}
+            isn = next(iter(synacks)) if len(synacks) == 1 else None
+            in_seq = isn is not None and all(
+                0 <= (p['seq'] - isn) % (1 << 32) <= 1 + 4096 for p in srv)
+            clock = [p['ts'][0] - int(p['time'] * 1000) for p in srv if p['ts']]
+            one_clock = clock and max(clock) - min(clock) < 200
+            no_rst = not any('R' in p['flags'] for p in srv)
+            if isn is not None and in_seq and one_clock and no_rst:
+                one_state += 1
+            else:
+                bad.append((port, [(p['flags'], p['seq'], p['ts']) for p in srv]))
+            if srv and 'S' in srv[0]['flags'] and srv[0]['len'] > 0:
+                tfo_first += 1
+        T.check('capture: every connection answered from one state (one ISN, sequence '
+                'numbers from it, one timestamp clock, no RST)', one_state == len(fl), bad[:2])
+        T.check('capture: every connection\'s first answer is a SYN-ACK carrying the response',
+                tfo_first == len(fl), tfo_first)
+        st = bed.stats()
+        totals_add_up(st, 'spread')
+        w = workers(st)
+        eth = bed.telemetry('/ethdev/stats,0')
+        T.check('the workers\' rx_pkts add up to the port\'s ipackets',
+                sum(v.get('rx_pkts', 0) for v in w.values()) == eth.get('ipackets'),
+                (sum(v.get('rx_pkts', 0) for v in w.values()), eth.get('ipackets')))
+        T.check('the lcores\' tx_pkts add up to the port\'s opackets',
+                st.get('tx_pkts') == eth.get('opackets'), (st.get('tx_pkts'), eth.get('opackets')))
+        conns = bed.telemetry('/tfo/conns')
+        T.check('/tfo/conns: per core, both workers and the control core',
+                len([k for k in conns if '_worker' in k]) == 2 and
+                any('_control' in k for k in conns), list(conns))
+        T.check('server stops with exit code 0', bed.stop() == 0)
+
+
+def inject_tfo_syn(bed, key, sport):
+    """A TFO SYN (valid cookie, data) from the client address, sent with
+    scapy: the kernel has no socket for it and resets our SYN-ACK, so the
+    connection stays counted as pending for pending_hold_ms."""
+    tool = os.path.join(os.path.dirname(bed.server), 'tfo-keytool')
+    cookie = subprocess.run([tool, 'cookie', '--key', key, '--client', CLIENT_V4, '--server',
+                             SERVER_V4], check=True, stdout=subprocess.PIPE,
+                            text=True).stdout.strip()
+    mac = bed.ns_run(['ip', 'neigh', 'show', SERVER_V4, 'dev', bed.iface]).stdout.split()
+    mac = mac[mac.index('lladdr') + 1]
+    ck = struct.unpack('!II', bytes.fromhex(cookie))
+    code = ('from scapy.all import Ether, IP, TCP, sendp\n'
+            'p = Ether(dst="%s")/IP(src="%s", dst="%s")/TCP(sport=%d, dport=%d, flags="S", '
+            'seq=1000, options=[("MSS", 1460), ("TFO", (%d, %d))])/b"held\\n"\n'
+            'sendp(p, iface="%s", verbose=False)\n' % (mac, CLIENT_V4, SERVER_V4, sport, ECHO,
+                                                      ck[0], ck[1], bed.iface))
+    bed.ns_run(['/usr/bin/python3', '-c', code])
+
+
+def case_pending(server):
+    key = subprocess.run([os.path.join(os.path.dirname(server), 'tfo-keytool'), 'gen'],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+    kdir = subprocess.run(['mktemp', '-d'], check=True, stdout=subprocess.PIPE,
+                          text=True).stdout.strip()
+    kfile = os.path.join(kdir, 'key')
+    fd = os.open(kfile, os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(fd, (key + '\n').encode())
+    os.close(fd)
+    try:
+        with Bed(server, ['--pending-limit', '1', '--set', 'tfo.pending_hold_ms=60000',
+                          '--key-file', kfile], eal=eal('p')) as bed:
+            learn_cookie(bed)
+            held = None
+            for attempt in range(4):
+                inject_tfo_syn(bed, key, 40000 + attempt)
+                time.sleep(0.5)
+                conns = bed.telemetry('/tfo/conns')
+                pend = {k: v.get('tfo_pending') for k, v in conns.items() if '_worker' in k}
+                if sum(pend.values()) == 1:
+                    held = next(k for k, v in pend.items() if v == 1)
+                    break
+            T.check('a TFO connection reset before its handshake is held pending on one '
+                    'worker (/tfo/conns tfo_pending per core)', held is not None, pend)
+            if held is None:
+                return
+            other = next(k for k in pend if k != held)
+            print('held pending on %s; the other worker is %s' % (held, other))
+            before = bed.stats()
+            n, served = 30, 0
+            for i in range(n):
+                r = bed.client(SERVER_V4, ECHO, '--data', 'seq %d\\n' % i, '--expect-echo')
+                served += r['ok']
+            after = bed.stats()
+            T.check('all %d sequential connections served' % n, served == n, served)
+            tfo = wdelta(after, before, 'TCPFastOpenPassive')
+            ovf = wdelta(after, before, 'TCPFastOpenListenOverflow')
+            print('TFO per worker %s, overflow per worker %s' % (tfo, ovf))
+            T.check('held worker: its valid cookies overflow (limit 1 reached), no TFO',
+                    ovf[held] > 0 and tfo[held] == 0, (tfo, ovf))
+            T.check('other worker: not blocked, TFO opens, no overflow',
+                    tfo[other] > 0 and ovf[other] == 0, (tfo, ovf))
+            T.check('TFO + overflow = every connection', sum(tfo.values()) + sum(ovf.values()) == n)
+            conns = bed.telemetry('/tfo/conns')
+            T.check('the held entry is still counted on its worker only',
+                    conns[held]['tfo_pending'] == 1 and conns[other]['tfo_pending'] == 0,
+                    {k: v['tfo_pending'] for k, v in conns.items()})
+            totals_add_up(bed.stats(), 'pending')
+            T.check('server stops with exit code 0', bed.stop() == 0)
+    finally:
+        subprocess.run(['rm', '-rf', kdir])
+
+
+CASES = {'spread': case_spread, 'pending': case_pending}
+
+if __name__ == '__main__':
+    need_root()
+    if (os.cpu_count() or 1) < 2:
+        print('SKIP: needs 2 CPUs (lcores mapped 0@0,1@1,2@1)')
+        sys.exit(77)
+    srv = os.path.abspath(sys.argv[1])
+    for name in sys.argv[2:] or CASES:
+        print('== %s' % name)
+        sys.stdout.flush()
+        try:
+            CASES[name](srv)
+        except Exception as e:
+            T.check('%s ran without exception' % name, False, repr(e))
+    sys.exit(T.done())
