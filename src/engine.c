@@ -1617,8 +1617,11 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 	if ((uint32_t)acc < p->payload_len)
 		cnt(e, TFO_STAT_syn_data_dropped);
 	release_input(e, m);
-	send_synack(e, c, op->accept_data, op->cookie_form, op->cookie_len,
-		    op->cookie);
+	/* data in a SYN-ACK only for a SYN with a TFO option: a plain
+	 * client (cookie-less mode) drops it; it gets the response right
+	 * behind instead */
+	send_synack(e, c, op->accept_data && o->form != TFO_FORM_NONE,
+		    op->cookie_form, op->cookie_len, op->cookie);
 	if (c->snd_nxt == c->snd_una)
 		c->snd_nxt = c->snd_max = c->snd_una + 1;	/* SYN-ACK not sent: the RTO resends it */
 	output(e, c);

@@ -379,7 +379,8 @@ h_rx(struct harness *h, struct rte_mbuf *m)
 		tfo_tcpopt_parse(tfo_pkt_tcp_hdr(m, &p) + 20, p.l4_len - 20u, &o);
 		memset(&op, 0, sizeof(op));
 		op.opts = &o;
-		op.accept_data = h->tfo_ok && o.cookie_state == TFO_COOKIE_PRESENT;
+		op.accept_data = (h->tfo_ok && o.cookie_state == TFO_COOKIE_PRESENT) ||
+				 h->accept_all;
 		if (o.cookie_state == TFO_COOKIE_REQUEST && h->offer_cookie) {
 			op.cookie_form = o.form;
 			op.cookie_len = TFO_COOKIE_LEN;
@@ -524,6 +525,8 @@ cl_frame(struct cl *c, uint8_t flags, uint32_t seq, uint32_t ack,
 	t.opts = opts;
 	memset(&r, 0, sizeof(r));
 	memcpy(r.peer_mac.addr_bytes, srv_mac, 6);
+	r.has_vlan = c->vlan != 0;
+	r.vlan_tci = c->vlan;
 	r.family = (uint8_t)c->family;
 	if (c->family == AF_INET) {
 		addr_v4(&r.local, (uint8_t)(2 + c->addr_idx));

@@ -41,6 +41,7 @@ struct harness {
 	uint64_t now;
 	/* how the "worker" treats SYNs */
 	bool tfo_ok;		/**< a SYN with a cookie gets accept_data */
+	bool accept_all;	/**< every SYN gets accept_data (no cookie) */
 	bool offer_cookie;	/**< answer a cookie request with h->cookie */
 	uint8_t cookie[TFO_COOKIE_LEN];
 	int last_open_rc;
@@ -80,6 +81,7 @@ struct cl {
 	int family;
 	uint16_t sport, dport;
 	uint8_t addr_idx;	/**< which client address (0..3) */
+	uint16_t vlan;		/**< 802.1Q tag to send, 0 = none */
 	uint32_t iss, snd_nxt;
 	uint32_t irs, rcv_nxt;
 	bool synced;		/**< SYN-ACK seen */

@@ -152,6 +152,31 @@ TFO_TEST(tfo_open_response_in_synack)
 	cl_free(&c);
 }
 
+/* Cookie-less mode: SYN data without a TFO option is served, but the
+ * response goes behind the SYN-ACK (a plain client drops SYN-ACK data). */
+TFO_TEST(syn_data_without_tfo_option)
+{
+	struct harness h;
+	struct cl c;
+
+	h_init(&h, 16);
+	h.accept_all = true;
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&c, &h, AF_INET, 40030, 80);
+	cl_syn(&c, "100\n", 4);
+	REQUIRE(cl_nsegs(&c) == 2);
+	CHECK_EQ(seg(&c, 0)->p.tcp_flags, TFO_TCP_SYN | TFO_TCP_ACK);
+	CHECK_EQ(seg(&c, 0)->len, 0);
+	CHECK_EQ(seg(&c, 0)->p.ack, c.iss + 5);
+	CHECK_EQ(seg(&c, 1)->len, 100);
+	CHECK(seg(&c, 1)->p.tcp_flags & TFO_TCP_FIN);
+	cl_recv(&c);
+	CHECK(rx_is(&c, "100\n") && c.fin);
+	client_close(&c);
+	CHECK(h_finish(&h, 5) == 0);
+	cl_free(&c);
+}
+
 TFO_TEST(cookie_request_gets_cookie_then_plain)
 {
 	struct harness h;
@@ -1053,6 +1078,39 @@ TFO_TEST(many_connections_table_and_timers)
 	for (unsigned int i = 0; i < n; i++)
 		cl_free(&c[i]);
 	free(c);
+}
+
+/* A VLAN-tagged client without timestamps or window scale. */
+TFO_TEST(vlan_no_timestamps_no_wscale)
+{
+	struct harness h;
+	struct cl c;
+	const struct h_seg *s;
+
+	h_init(&h, 16);
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&c, &h, AF_INET, 43100, 80);
+	c.vlan = 100;
+	c.ts = false;
+	c.ws = false;
+	c.mss = 536;
+	c.tfo = CL_COOKIE;
+	cl_syn(&c, "2000\n", 5);
+	REQUIRE(cl_nsegs(&c) >= 2);
+	s = seg(&c, 0);
+	CHECK(s->p.has_vlan && s->p.vlan_tci == 100);
+	CHECK(!s->o.has_ts && !s->o.has_wscale && s->o.has_mss);
+	CHECK_EQ(s->len, 536 - 4);	/* MSS - the MSS option, the only one */
+	for (unsigned int i = 1; i < cl_nsegs(&c); i++) {
+		s = seg(&c, i);
+		CHECK(s->p.has_vlan && s->p.vlan_tci == 100);
+		CHECK(s->len <= 536 && s->p.l4_len == 20);	/* no options */
+	}
+	ack_each_until_fin(&c, 10);
+	CHECK(rx_is(&c, "2000\n") && c.fin);
+	client_close(&c);
+	CHECK(h_finish(&h, 5) == 0);
+	cl_free(&c);
 }
 
 /* No buffer for a TFO SYN's response: its data is not acked (the client

@@ -173,9 +173,12 @@ struct tfo_open_params {
  * Open a connection for the SYN @p m/@p p (which missed in the table),
  * arrived on port @p port_idx: create the entry, send the SYN-ACK; with
  * accept_data also run the service on the SYN's payload and send the
- * response in the SYN-ACK (and right behind it, within the initial window).
- * A SYN without accept_data that carries data is answered acking only the
- * SYN (the data is dropped).
+ * response in the SYN-ACK (and right behind it, within the initial window);
+ * a SYN without a TFO option (cookie-less mode) gets a bare SYN-ACK with
+ * the response right behind it. A SYN without accept_data that carries
+ * data is answered acking only the SYN (the data is dropped). If no
+ * request/response buffer is free, the SYN's data is not acked either (the
+ * client sends it again after the handshake; buf_pool_empty).
  *
  * @return 0 (@p m consumed), or without consuming @p m:
  *   -ENOSPC  the pool is full (counted; caller drops it or, on the control
