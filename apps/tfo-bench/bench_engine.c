@@ -6,8 +6,9 @@
  *                    [--time-wait MS]
  *
  * One transaction, as a Linux TFO client makes it (IPv4, timestamps, WS):
- *   SYN + cookie + "GET /\n"   -> tfo_engine_open: conn, service call (128
- *                                 bytes static), SYN-ACK + response + FIN
+ *   SYN + cookie + "GET /\n"   -> lookup (miss) + tfo_engine_open: conn,
+ *                                 service call (128 bytes static),
+ *                                 SYN-ACK + response + FIN
  *   ACK of all that            -> lookup + input (FIN_WAIT_2)
  *   FIN                        -> lookup + input: ACK out, entry freed
  *                                 (TIME-WAIT 0 unless --time-wait)
@@ -251,6 +252,8 @@ be_burst(struct be *b, unsigned int n, bool with_fin, uint64_t cyc[4])
 		return -ENOMEM;
 	b->nout = 0;
 	t0 = rte_rdtsc();
+	/* the worker looks every TCP segment of a burst up, SYNs too */
+	tfo_engine_lookup_bulk(b->e, b->pp, n, b->c);
 	for (unsigned int i = 0; i < n; i++) {
 		memset(&op, 0, sizeof(op));
 		op.opts = &b->o[i];
