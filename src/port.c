@@ -70,10 +70,16 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 				    "[port %s]: %u workers need %u RX queues, the device has %u "
 				    "(use fewer lcores)",
 				    cfg->device, nb_rxq, nb_rxq, dev.max_rx_queues);
+	if (nb_txq > dev.max_tx_queues && nb_rxq <= dev.max_tx_queues) {
+		/* no TX queue left for the control core: it relays through
+		 * worker 0 (virtio and VFs with one queue pair per worker) */
+		nb_txq = nb_rxq;
+		info->ctrl_tx_relay = true;
+	}
 	if (nb_txq > dev.max_tx_queues)
 		return tfo_port_err(err, errlen,
-				    "[port %s]: %u workers + the control core need %u TX queues, "
-				    "the device has %u (use fewer lcores)",
+				    "[port %s]: %u workers need %u TX queues, the device has "
+				    "%u (use fewer lcores)",
 				    cfg->device, nb_rxq, nb_txq, dev.max_tx_queues);
 
 	memset(&conf, 0, sizeof(conf));

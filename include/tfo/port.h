@@ -24,8 +24,10 @@ extern "C" {
  * Configure and start the device named in @p cfg with @p nb_rxq RX queues
  * (one per worker) and @p nb_txq TX queues (one per worker + the control
  * core's), RX buffers from @p pool. A device that needs as many TX as RX
- * queues gets @p nb_rxq of each and info->ctrl_tx_relay set. Fill @p info (port id, MAC, MTU,
- * addresses numbered from @p addr_base, offload flags).
+ * queues (net_tap), or has no TX queue left for the control core (net_pcap
+ * with one tx_pcap, virtio/VFs with a queue pair per worker), gets @p nb_rxq
+ * of each and info->ctrl_tx_relay set. Fill @p info (port id, MAC, MTU,
+ * addresses numbered from @p addr_base, offload flags, RSS functions).
  *
  * @return 0, or a negative errno with one line naming the key and value
  *   in @p err (device not found, more workers than queues, MTU refused...).
