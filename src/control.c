@@ -93,6 +93,18 @@ tfo_control_port_idx(const struct tfo_control *c, uint16_t port_id)
 	return -1;
 }
 
+/*
+ * A received frame becomes our reply: its RX offload flags go, but not the
+ * flags that say whose buffer it is. A frame in an external buffer (some
+ * PMDs receive into them) or attached to another mbuf, freed as a direct
+ * one, would put a foreign buffer into the mempool.
+ */
+static inline void
+tfo_reply_flags(struct rte_mbuf *m)
+{
+	m->ol_flags &= RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT;
+}
+
 static void
 tfo_swap_macs(struct rte_ether_hdr *eh, const struct rte_ether_addr *ours)
 {
@@ -126,7 +138,7 @@ tfo_control_arp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	ah->arp_data.arp_tip = sip;
 	memcpy(&ah->arp_data.arp_sip, tip.b, 4);
 	tfo_swap_macs(eh, &port->mac);
-	m->ol_flags = 0;
+	tfo_reply_flags(m);
 	tfo_tx_push(&c->tx, port_idx, m);
 	c->stats.c[TFO_STAT_arp_reply_tx]++;
 	return true;
@@ -170,7 +182,7 @@ tfo_control_icmp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt
 	ih->hdr_checksum = 0;
 	ih->hdr_checksum = (uint16_t)~tfo_cksum_fold(tfo_cksum_add(0, ih, p->l3_len));
 	tfo_swap_macs(rte_pktmbuf_mtod(m, struct rte_ether_hdr *), &port->mac);
-	m->ol_flags = 0;
+	tfo_reply_flags(m);
 	tfo_tx_push(&c->tx, port_idx, m);
 	c->stats.c[TFO_STAT_icmp_echo_tx]++;
 	return true;
@@ -224,7 +236,7 @@ tfo_control_echo6(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pk
 	ih->hop_limits = 64;
 	tfo_icmp6_cksum(ih, icmp, p->l4_len);
 	tfo_swap_macs(rte_pktmbuf_mtod(m, struct rte_ether_hdr *), &port->mac);
-	m->ol_flags = 0;
+	tfo_reply_flags(m);
 	tfo_tx_push(&c->tx, port_idx, m);
 	c->stats.c[TFO_STAT_icmp6_echo_tx]++;
 	return true;
