@@ -218,9 +218,12 @@ expect_digit(const uint8_t *b, uint32_t len, uint32_t *i, uint8_t *d)
 }
 
 enum tfo_http_perr
-tfo_http_parse(const uint8_t *b, uint32_t len,
+tfo_http_parse(const uint8_t *b, uint32_t all,
 	       const struct tfo_http_limits *lim, struct tfo_http_req *r)
 {
+	/* A head fits in max_header bytes: look at no byte past them, so that
+	 * a long head is TOO_BIG whatever follows (and is not scanned). */
+	uint32_t len = all > lim->max_header ? lim->max_header : all;
 	uint32_t i = 0, s, vs, ve, nlen;
 	uint8_t major, minor;
 	bool close_tok = false;
@@ -331,7 +334,7 @@ bad_or_more:
 		return TFO_HTTP_E_SYNTAX;
 incomplete:
 	/* the head will be at least len + 1 bytes long */
-	if (len >= lim->max_header)
+	if (all >= lim->max_header)
 		return TFO_HTTP_E_TOO_BIG;
 	return TFO_HTTP_INCOMPLETE;
 }
