@@ -81,6 +81,7 @@ tfo_control_init(struct tfo_control *c, const struct tfo_config *cfg,
 	c->tx.flush = tfo_control_tx_flush;
 	c->tx.arg = c;
 	c->tx.stats = &c->stats;
+	c->syn_reserve = cfg->max_conns / 4;
 	return 0;
 }
 
@@ -373,7 +374,9 @@ tfo_control_icmp6(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pk
  * handshakes, cookie requests and failed cookies get a SYN-ACK that acks only
  * the SYN (the SYN's data is not delivered: the client re-sends it), the
  * latter two with a fresh cookie; over the limit or with a worker's table
- * full, no cookie (as Linux). A full table here means a SYN cookie.
+ * full, no cookie (as Linux). A table full down to its reserve means a SYN
+ * cookie: under a flood of spoofed SYNs the entries they would take stay
+ * free for the clients that complete the handshake (RFC 4987 section 3.6).
  */
 static void
 tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
@@ -386,6 +389,11 @@ tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	int rc;
 
 	tfo_tcpopt_parse(th + 20, p->l4_len - 20u, &o);	/* malformed: keep what parsed */
+	if (c->cfg->syncookies && tfo_engine_free_conns(c->engine) <= c->syn_reserve &&
+	    tfo_engine_serves(c->engine, p->dport)) {
+		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
+		return;
+	}
 	if ((reason == TFO_CTRL_TCP_COOKIE_REQ || reason == TFO_CTRL_TCP_BAD_COOKIE) &&
 	    c->cookies != NULL && o.form != TFO_FORM_NONE) {
 		struct tfo_cookie_req r = {

@@ -1823,6 +1823,14 @@ tfo_engine_tfo_pending(const struct tfo_engine *e)
 	return e->pending_live + e->hold_n;
 }
 
+int
+tfo_engine_serves(const struct tfo_engine *e, uint16_t port)
+{
+	unsigned int idx;
+
+	return find_service(e, port, &idx) != NULL;
+}
+
 static const char *const tfo_state_names[TFO_CONN_NB_STATES] = {
 	[TFO_CONN_CLOSED] = "CLOSED",
 #define TFO_X_NAME(s) [TFO_CONN_##s] = #s,

@@ -47,6 +47,10 @@ struct tfo_control {
 	struct tfo_cookie_ctx *cookies;	/**< issues cookies; NULL: TFO off */
 	struct tfo_keyring *keys;	/**< rotated here; NULL: TFO off */
 	uint64_t next_rotate_us;	/**< automatic rotation, 0 = never */
+	/** With SYN cookies: connection entries kept for the handshakes they
+	 *  complete. Once only this many are free, SYNs are answered with SYN
+	 *  cookies (half-open entries cannot take the whole table). */
+	uint32_t syn_reserve;
 	volatile int rotate_requested;	/**< set by telemetry, done here */
 	/** Key file re-read on SIGHUP or /tfo/reload (tfo_keyring_reload_file);
 	 *  NULL: random keys, nothing to reload. */

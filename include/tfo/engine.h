@@ -242,6 +242,9 @@ int tfo_engine_tfo_pending_ok(struct tfo_engine *e, uint64_t now_us);
 /** Pending TFO opens now (incl. the ones held after a reset). */
 uint32_t tfo_engine_tfo_pending(const struct tfo_engine *e);
 
+/** 1 if a service listens on TCP port @p port (host order). */
+int tfo_engine_serves(const struct tfo_engine *e, uint16_t port);
+
 #define TFO_CONN_STATES(X) \
 	X(SYN_RCVD) X(ESTABLISHED) X(CLOSE_WAIT) X(LAST_ACK) \
 	X(FIN_WAIT_1) X(FIN_WAIT_2) X(CLOSING) X(TIME_WAIT)
