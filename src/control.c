@@ -799,6 +799,24 @@ tfo_tel_snapshot(const struct tfo_control *c, struct tfo_stats *snap)
 	}
 }
 
+/* Name and lcore id of snapshot entry @p i (0: the control core). */
+static unsigned int
+tfo_tel_lcore_name(const struct tfo_control *c, unsigned int i, char *name, size_t len)
+{
+	if (i == 0) {
+		snprintf(name, len, "lcore%u_control", rte_get_main_lcore());
+		return rte_get_main_lcore();
+	}
+	snprintf(name, len, "lcore%u_worker%u", c->workers[i - 1]->lcore_id, i - 1);
+	return c->workers[i - 1]->lcore_id;
+}
+
+/*
+ * /tfo/stats: the totals (every counter), then each lcore's non-zero ones.
+ * With many workers that outgrows the telemetry answer (16 KiB), so a
+ * parameter narrows it: "total", "lcores" (name -> lcore id), or an lcore
+ * id (all of that lcore's counters); tfo-prom asks lcore by lcore.
+ */
 static int
 tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -806,22 +824,58 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	struct tfo_stats total, *snap;
 	struct rte_tel_data *sub;
 	char name[32];
+	bool one = false, total_only = false, list = false;
+	unsigned long want = 0;
 	int rc = 0;
 
 	RTE_SET_USED(cmd);
-	RTE_SET_USED(params);
 	if (c == NULL)
 		return -ENODEV;
+	if (params != NULL && params[0] != '\0') {
+		char *end;
+
+		if (strcmp(params, "total") == 0) {
+			total_only = true;
+		} else if (strcmp(params, "lcores") == 0) {
+			list = true;
+		} else {
+			want = strtoul(params, &end, 10);
+			if (*end != '\0' || end == params)
+				return -EINVAL;
+			one = true;
+		}
+	}
+	if (list) {
+		rte_tel_data_start_dict(d);
+		for (unsigned int i = 0; i <= c->nb_workers; i++) {
+			unsigned int lc = tfo_tel_lcore_name(c, i, name, sizeof(name));
+
+			rte_tel_data_add_dict_u64(d, name, lc);
+		}
+		return 0;
+	}
 	snap = malloc(sizeof(*snap) * (c->nb_workers + 1));
 	if (snap == NULL)
 		return -ENOMEM;
 	tfo_tel_snapshot(c, snap);
+	if (one) {
+		rc = -EINVAL;
+		for (unsigned int i = 0; i <= c->nb_workers; i++) {
+			if (tfo_tel_lcore_name(c, i, name, sizeof(name)) != want)
+				continue;
+			tfo_tel_add_stats(d, &snap[i], true);
+			tfo_tel_add_acct(d, &snap[i]);
+			rc = 0;
+		}
+		free(snap);
+		return rc;
+	}
 	memset(&total, 0, sizeof(total));
 	for (unsigned int i = 0; i <= c->nb_workers; i++)
 		tfo_stats_accumulate(&total, &snap[i]);
 	tfo_tel_add_stats(d, &total, true);
 	tfo_tel_add_acct(d, &total);
-	for (unsigned int i = 0; i <= c->nb_workers; i++) {
+	for (unsigned int i = 0; i <= c->nb_workers && !total_only; i++) {
 		sub = rte_tel_data_alloc();
 		if (sub == NULL) {
 			rc = -ENOMEM;
@@ -829,15 +883,55 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		}
 		tfo_tel_add_stats(sub, &snap[i], false);
 		tfo_tel_add_acct(sub, &snap[i]);
-		if (i == 0)
-			snprintf(name, sizeof(name), "lcore%u_control", rte_get_main_lcore());
-		else
-			snprintf(name, sizeof(name), "lcore%u_worker%u",
-				 c->workers[i - 1]->lcore_id, i - 1);
+		tfo_tel_lcore_name(c, i, name, sizeof(name));
 		rte_tel_data_add_dict_container(d, name, sub, 0);
 	}
 	free(snap);
 	return rc;
+}
+
+/*
+ * /tfo/counters[,FROM]: what every counter means, as "counter: help" or
+ * "gauge: help", TFO_TEL_COUNTERS_PAGE at a time from id FROM (the whole
+ * list does not fit one telemetry answer); "next" is where the next page
+ * starts, 0 after the last.
+ */
+#define TFO_TEL_COUNTERS_PAGE 64
+
+static int
+tfo_tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rte_tel_data *sub;
+	unsigned long from = 0;
+	unsigned int i, n = 0;
+
+	RTE_SET_USED(cmd);
+	if (params != NULL && params[0] != '\0') {
+		char *end;
+
+		from = strtoul(params, &end, 10);
+		if (*end != '\0')
+			return -EINVAL;
+	}
+	sub = rte_tel_data_alloc();
+	if (sub == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(sub);
+	for (i = (unsigned int)RTE_MIN(from, (unsigned long)TFO_STAT_MAX);
+	     i < TFO_STAT_MAX && n < TFO_TEL_COUNTERS_PAGE; i++) {
+		char text[RTE_TEL_MAX_STRING_LEN];
+
+		if (i == TFO_STAT_PKT_DROP_BASE)
+			continue;
+		snprintf(text, sizeof(text), "%s: %s", tfo_stats_is_gauge(i) ? "gauge" : "counter",
+			 tfo_stats_help(i));
+		rte_tel_data_add_dict_string(sub, tfo_stats_name(i), text);
+		n++;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "next", i < TFO_STAT_MAX ? i : 0);
+	rte_tel_data_add_dict_container(d, "counters", sub, 0);
+	return 0;
 }
 
 static int
@@ -965,7 +1059,11 @@ tfo_tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* The effective configuration, one "section.key" string per line of the dump. */
+/*
+ * The effective configuration, as "section.key = value" strings (telemetry
+ * dict names may not hold the spaces, dots and colons of section names,
+ * and a port may repeat ipv4/ipv6).
+ */
 static int
 tfo_tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -983,22 +1081,20 @@ tfo_tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -ENOMEM;
 	tfo_config_dump(f, c->cfg);
 	fclose(f);
-	rte_tel_data_start_dict(d);
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char key[160], *eq;
+		char entry[RTE_TEL_MAX_STRING_LEN];
 
 		if (line[0] == '[') {
 			snprintf(section, sizeof(section), "%.*s", (int)strcspn(line + 1, "]"),
 				 line + 1);
 			continue;
 		}
-		eq = strstr(line, " = ");
-		if (line[0] == ';' || eq == NULL)
+		if (line[0] == ';' || strstr(line, " = ") == NULL)
 			continue;
-		*eq = '\0';
-		snprintf(key, sizeof(key), "%s.%s", section, line);
-		rte_tel_data_add_dict_string(d, key, eq + 3);
+		snprintf(entry, sizeof(entry), "%s.%s", section, line);
+		rte_tel_data_add_array_string(d, entry);
 	}
 	free(text);
 	return 0;
@@ -1013,7 +1109,9 @@ tfo_control_telemetry_register(struct tfo_control *c)
 		const char *help;
 	} cmds[] = {
 		{ "/tfo/stats", tfo_tel_stats,
-		  "tfo-server counters: totals, then per lcore (non-zero)" },
+		  "counters: totals, then per lcore (non-zero); ,total ,lcores or ,LCORE_ID (all)" },
+		{ "/tfo/counters", tfo_tel_counters,
+		  "what each counter means (counter or gauge: help), 64 from ,FROM" },
 		{ "/tfo/keys", tfo_tel_keys,
 		  "TFO key fingerprints (never the keys), algorithm, generation" },
 		{ "/tfo/rotate", tfo_tel_rotate,
@@ -1021,7 +1119,8 @@ tfo_control_telemetry_register(struct tfo_control *c)
 		{ "/tfo/reload", tfo_tel_reload,
 		  "re-read the TFO key file, as SIGHUP (a bad file changes nothing)" },
 		{ "/tfo/conns", tfo_tel_conns, "connections by state, per lcore" },
-		{ "/tfo/config", tfo_tel_config, "the effective configuration" },
+		{ "/tfo/config", tfo_tel_config,
+		  "the effective configuration, as section.key = value lines" },
 	};
 	int rc = 0;
 

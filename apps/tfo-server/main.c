@@ -36,6 +36,7 @@
 #include "tfo/control.h"
 #include "tfo/log.h"
 #include "tfo/port.h"
+#include "tfo/stats.h"
 #include "tfo/worker.h"
 
 #define TFO_MAX_EAL_ARGS 128
@@ -88,6 +89,8 @@ usage(FILE *f, const char *prog)
 		"  --www DIR             document root of the http service (service http.root)\n"
 		"  --print-config        print the effective configuration and exit\n"
 		"  --help-config         list every configuration key and exit\n"
+		"  --help-counters       list every counter and what it counts (a Markdown\n"
+		"                        table, as in docs/runbook.md) and exit\n"
 		"  --version             print the version and exit\n"
 		"  -h, --help            this text\n"
 		"\n"
@@ -164,6 +167,7 @@ enum {
 	OPT_CONFIG = 256, OPT_SET, OPT_STATS_PERIOD, OPT_PENDING_LIMIT,
 	OPT_COOKIE_ALGO, OPT_KEY_FILE, OPT_NO_TFO, OPT_MAX_CONNS, OPT_BURST,
 	OPT_IDLE_SLEEP, OPT_PRINT_CONFIG, OPT_HELP_CONFIG, OPT_VERSION, OPT_WWW,
+	OPT_HELP_COUNTERS,
 };
 
 static const struct option long_opts[] = {
@@ -180,10 +184,34 @@ static const struct option long_opts[] = {
 	{ "www", required_argument, NULL, OPT_WWW },
 	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 	{ "help-config", no_argument, NULL, OPT_HELP_CONFIG },
+	{ "help-counters", no_argument, NULL, OPT_HELP_COUNTERS },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/*
+ * Every counter with its kind and help string, as a Markdown table: the
+ * runbook's table is this output (a test compares them), so that it cannot
+ * go stale when a counter is added.
+ */
+static void
+help_counters(FILE *f)
+{
+	fprintf(f, "| counter | kind | what it counts |\n|---|---|---|\n");
+	for (unsigned int i = 0; i < TFO_STAT_MAX; i++) {
+		if (i == TFO_STAT_PKT_DROP_BASE)
+			continue;
+		fprintf(f, "| `%s` | %s | ", tfo_stats_name(i),
+			tfo_stats_is_gauge(i) ? "gauge" : "counter");
+		for (const char *h = tfo_stats_help(i); *h != '\0'; h++) {
+			if (*h == '|' || *h == '<' || *h == '>')
+				fputc('\\', f);	/* Markdown would read a column or a tag */
+			fputc(*h, f);
+		}
+		fprintf(f, " |\n");
+	}
+}
 
 /*
  * Options are applied in two passes: --config first (it replaces the
@@ -208,6 +236,9 @@ parse_app_args(struct app *a, int argc, char **argv, const char *prog)
 			exit(0);
 		case OPT_HELP_CONFIG:
 			tfo_config_help(stdout);
+			exit(0);
+		case OPT_HELP_COUNTERS:
+			help_counters(stdout);
 			exit(0);
 		case OPT_VERSION:
 			printf("tfo-server %s (%s)\n", TFO_VERSION, rte_version());
