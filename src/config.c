@@ -76,7 +76,7 @@ static const struct tfo_key_desc tfo_keys[] = {
 
 	K_U32("tcp", "max_conns", max_conns, 1, 1u << 24, "16384",
 	      "connection table size per lcore"),
-	K_U32("tcp", "max_request", max_request, 64, 1u << 20, "8192",
+	K_U32("tcp", "max_request", max_request, 64, 65535, "8192",
 	      "bytes of one request, at most"),
 	K_U16("tcp", "mss", mss, 0, 9000, "0",
 	      "advertised MSS, 0 = from the MTU"),

@@ -384,13 +384,18 @@ fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
 		uint32_t boff = q->body_off + (doff - inbuf);
 		struct rte_mbuf *x;
 
-		if (len < TFO_EXT_MIN) {
+		/* a device that cannot send chains gets the body copied */
+		bool chain = e->p.ports[c->port_idx].tx_multiseg;
+
+		if (len < TFO_EXT_MIN || !chain) {
 			char *d = rte_pktmbuf_append(m, (uint16_t)len);
 
 			if (d != NULL) {
 				memcpy(d, b->data + boff, len);
 				return 0;
 			}
+			if (!chain)
+				return -ENOMEM;
 		}
 		x = rte_pktmbuf_alloc(e->pool);
 		if (x == NULL) {

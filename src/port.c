@@ -122,8 +122,10 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		}
 	}
 	/* external buffers (zero-copy bodies) are chained behind a header mbuf */
-	if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+	if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+		info->tx_multiseg = true;
+	}
 
 	rc = tfo_port_configure_quiet(port_id, nb_rxq, nb_txq, &conf);
 	if (rc != 0 && nb_txq > nb_rxq) {

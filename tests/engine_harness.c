@@ -218,6 +218,7 @@ h_init(struct harness *h, uint32_t max_conns)
 	memset(h, 0, sizeof(*h));
 	h->pool = h_pool;
 	h->srv_port.mtu = 1500;
+	h->srv_port.tx_multiseg = true;	/* a device that sends chains */
 	memcpy(h->srv_port.mac.addr_bytes, srv_mac, 6);
 	h->srv_port.nb_addrs = 2;
 	h->srv_port.addrs[0].family = AF_INET;

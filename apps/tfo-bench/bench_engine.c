@@ -326,6 +326,7 @@ be_setup(struct be *b, uint32_t live, bool offload, uint32_t time_wait_ms)
 	be_addr(&b->srv.addrs[0].addr, (198u << 24) | (18u << 16) | 1);
 	b->srv.tx_ip_cksum_offload = offload;
 	b->srv.tx_tcp_cksum_offload = offload;
+	b->srv.tx_multiseg = true;
 	b->srv.rx_cksum_offload = false;
 	b->cli = b->srv;
 	memcpy(b->cli.mac.addr_bytes, be_cli_mac, 6);

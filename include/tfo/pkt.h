@@ -67,6 +67,9 @@ struct tfo_port_info {
 	/** The device needs as many TX as RX queues (net_tap): the control
 	 *  core has no TX queue of its own and relays through worker 0. */
 	bool ctrl_tx_relay;
+	/** The device sends chained mbufs (RTE_ETH_TX_OFFLOAD_MULTI_SEGS):
+	 *  zero-copy bodies go out as external buffers; else they are copied. */
+	bool tx_multiseg;
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
 	/** RSS hash functions in use (RTE_ETH_RSS_*), 0 = one RX queue or
 	 *  none; for the start-up line and the runbook's checks. */
