@@ -1,0 +1,73 @@
+#!/bin/bash
+# tfo-server's command line: --help tells the truth, bad configuration gives
+# one clear error line naming the key and value and a non-zero exit before
+# any lcore starts.
+set -u
+SERVER=$1
+fails=0
+checks=0
+check() {
+	local what=$1
+	shift
+	checks=$((checks + 1))
+	if "$@"; then echo "ok   $what"; else echo "FAIL $what"; fails=$((fails + 1)); fi
+}
+# run ARGS...: sets rc, out (stdout), err (stderr)
+run() {
+	local o e
+	o=$(mktemp) e=$(mktemp)
+	timeout 60 "$SERVER" "$@" >"$o" 2>"$e"
+	rc=$?
+	out=$(cat "$o") err=$(cat "$e")
+	rm -f "$o" "$e"
+}
+one_line() { [ "$(printf '%s\n' "$err" | grep -c '^tfo-server:')" = 1 ]; }
+
+run --help
+check "--help exits 0" [ "$rc" = 0 ]
+for opt in --config --set --stats-period --pending-limit --cookie-algo --key-file --no-tfo \
+	   --max-conns --burst --idle-sleep-us --www --print-config --help-config --version; do
+	check "--help documents $opt" grep -q -- "$opt" <<<"$out"
+done
+run --version
+check "--version prints the version" grep -q "^tfo-server [0-9]" <<<"$out"
+run --help-config
+check "--help-config lists [tfo] pending_limit" grep -q "pending_limit" <<<"$out"
+check "--help-config lists the services" grep -q "http:" <<<"$out"
+run --print-config
+check "--print-config prints the embedded default" grep -q "^ipv4 = 198.18.0.2/24" <<<"$out"
+
+run -- --set tfo.pending_limit=lots
+check "bad value: exit 1" [ "$rc" = 1 ]
+check "bad value: one line naming key and value" \
+	grep -q 'tfo-server: --set: \[tfo\] pending_limit = "lots": expected an integer' <<<"$err"
+check "bad value: one line only" one_line
+run -- --set tfo.pending_limt=3
+check "unknown key: exit 1 and named" bash -c '[ '"$rc"' = 1 ] && grep -q "pending_limt.*unknown key" <<<"$0"' "$err"
+run -- --set "port net_tap0.ipv4=198.18.0.300/24"
+check "bad address: exit 1 and named" bash -c '[ '"$rc"' = 1 ] && grep -q "ipv4 = \"198.18.0.300/24\": not an IPv4" <<<"$0"' "$err"
+run -- --cookie-algo md5
+check "bad cookie algorithm: exit 1 and named" bash -c '[ '"$rc"' = 1 ] && grep -q "cookie_algo = \"md5\"" <<<"$0"' "$err"
+run -- --frobnicate
+check "unknown option: exit 1" bash -c '[ '"$rc"' = 1 ] && grep -q "frobnicate" <<<"$0"' "$err"
+cfg=$(mktemp)
+printf '[tfo]\npending_limit = 5\nbogus = 1\n' >"$cfg"
+run -- --config "$cfg"
+check "config file error names file:line, key and value" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "'"$cfg"':3: \[tfo\] bogus = \"1\": unknown key" <<<"$0"' "$err"
+printf '[port net_null0]\nvdev = net_null0\nipv4 = 198.18.0.2/24\n[server]\nmbufs = 100\n' >"$cfg"
+run -l 0-1 --no-huge -m 256 --no-shconf --no-pci --file-prefix tfocli$$ -- --config "$cfg"
+check "pool too small: exit 1, names mbufs and the need" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "\[server\] mbufs = 100: too small.*need at least" <<<"$0"' "$err"
+run -l 0 --no-huge -m 256 --no-shconf --no-pci --file-prefix tfocli$$ -- --config "$cfg" --set server.mbufs=0
+check "one lcore: exit 1, says a worker is needed" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "need at least 2 lcores" <<<"$0"' "$err"
+printf '[port net_null7]\nipv4 = 198.18.0.2/24\n' >"$cfg"
+run -l 0-1 --no-huge -m 256 --no-shconf --no-pci --file-prefix tfocli$$ -- --config "$cfg"
+check "missing device: exit 1, names the port" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "\[port net_null7\]: no such DPDK device" <<<"$0"' "$err"
+rm -f "$cfg"
+rmdir "/var/run/dpdk/tfocli$$" 2>/dev/null
+check "no EAL runtime directory left behind" [ ! -d "/var/run/dpdk/tfocli$$" ]
+echo "checks: $checks, failed: $fails"
+[ "$fails" = 0 ]
