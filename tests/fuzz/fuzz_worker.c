@@ -1,0 +1,770 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * libFuzzer harness 3: a whole worker and the control core, fed arbitrary
+ * sequences of frames under a fake clock.
+ *
+ * One worker (its engine, its batched cookie check, the echo and http
+ * services) and the control core (its engine with SYN cookies, ARP, ICMP,
+ * ND, key rotation) on two ports, wired as tfo-server wires them: the
+ * worker's ring to the control core, and the relay rings by which worker 0
+ * sends the control core's frames (net_tap). No device: frames go in
+ * through tfo_worker_burst(); what the worker sends is checked and freed
+ * by its TX flush, which plays a port (it can refuse frames).
+ *
+ * Input: a config byte (bit 0: cookie_not_required), then records:
+ *   op & 7 = 0..3  FRAME: flags, seq delta, ack delta, split, u16 length,
+ *                  bytes. Frames of a burst share a port; a frame for the
+ *                  other port, or 32 frames, end the burst.
+ *   op & 7 = 4     STEP: run the burst, the control core, housekeeping
+ *   op & 7 = 5     ADVANCE: u16 milliseconds, then STEP
+ *   op & 7 = 6     ROTATE the TFO key (the old primary becomes the backup)
+ *   op & 7 = 7     REJECT: u8, the port refuses that many of the next frames
+ * FRAME flags: bit 0 fix the checksums (IPv4 header, TCP, ICMP, ICMPv6);
+ * bit 1 fix seq/ack to the server's view of the flow (+ the deltas); bit 2
+ * a valid cookie in the TFO option (bit 3 too: the backup key's), bit 3
+ * alone: a retired key's; bit 4 exact-size external buffers (else direct
+ * mbufs); bit 5 split in two segments; bit 6 port 1 (trusts RX checksum
+ * flags, TX offloads); bit 7 RX checksum flags GOOD (op bit 0: BAD).
+ *
+ * Invariants: no out-of-bounds access (ASan; RX frames in exact-size
+ * buffers), every frame counted exactly once on each lcore after every
+ * step (tfo_stats_account, the ring backlogs), every frame sent is
+ * well formed (lengths, checksums, within the MTU, from our MAC); after
+ * the input, with the clock run forward, both connection tables and
+ * buffer pools are full again, nothing is pending, and every mbuf is back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "tfo/config.h"
+#include "tfo/control.h"
+#include "tfo/cookie.h"
+#include "tfo/engine.h"
+#include "tfo/service.h"
+#include "tfo/tcpopt.h"
+#include "tfo/worker.h"
+
+#include "fuzz_common.h"
+#include "fuzz_ports.h"
+
+#define NB_PORTS 2
+#define POOL_N 2047
+#define W_CONNS 32
+#define C_CONNS 8
+#define BURST 32
+#define FRAME_MAX 4096
+#define NB_FLOWS 64
+#define NB_KEYS 4
+
+#define F_CKSUM 0x01
+#define F_SEQACK 0x02
+#define F_COOKIE 0x04
+#define F_COOKIE_ALT 0x08
+#define F_EXACT 0x10
+#define F_SPLIT 0x20
+#define F_PORT1 0x40
+#define F_RX_OL 0x80
+
+/* The server's side of a flow, as seen in what it sent. */
+struct flow {
+	bool used;
+	uint8_t family, port_idx;
+	uint16_t cport, sport;
+	struct tfo_addr client;
+	uint32_t srv_next;	/* seq after the last segment it sent */
+	uint32_t srv_ack;	/* what it acked last */
+	uint32_t srv_tsval;	/* its last TSval (SYN cookies keep bits in it) */
+};
+
+static struct {
+	struct rte_mempool *pool;
+	struct tfo_port_info ports[NB_PORTS];
+	struct tfo_service_inst svc[2];
+	struct tfo_keyring *kr;
+	struct tfo_key keys[NB_KEYS];
+	unsigned int prim;		/* keys[prim] is the primary */
+	bool has_backup;
+	struct tfo_config cfg;
+	struct tfo_control c;
+	struct tfo_worker *workers[1];
+	struct rte_ring *to_ctrl, *relay[NB_PORTS];
+	volatile bool quit;
+	uint64_t now;
+	unsigned int reject;
+	uint64_t fed;			/* frames given to the worker */
+	uint32_t w_bufs, c_bufs;
+	struct flow flows[NB_FLOWS];
+	/* the burst being built */
+	struct rte_mbuf *burst[BURST];
+	unsigned int nb;
+	uint8_t burst_port;
+	bool verbose;
+	struct tfo_stats last_w, last_c;
+} G;
+
+static struct tfo_worker W;	/* cache aligned by its type */
+
+/* ---- what the server sends --------------------------------------------- */
+
+static uint8_t out_buf[FRAME_MAX + 64];
+
+static struct flow *
+flow_slot(uint8_t family, const struct tfo_addr *client, uint16_t cport,
+	  uint16_t sport, uint8_t port_idx)
+{
+	uint32_t h = family * 31u + cport * 131u + sport * 7u + port_idx;
+
+	for (unsigned int i = 0; i < 16; i++)
+		h = h * 33 + client->b[i];
+	return &G.flows[h % NB_FLOWS];
+}
+
+static bool
+flow_match(const struct flow *f, uint8_t family, const struct tfo_addr *client,
+	   uint16_t cport, uint16_t sport, uint8_t port_idx)
+{
+	return f->used && f->family == family && f->cport == cport && f->sport == sport &&
+	       f->port_idx == port_idx && memcmp(&f->client, client, sizeof(*client)) == 0;
+}
+
+static uint16_t
+be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t
+be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* A TCP segment we sent: well formed, and what it tells about the flow. */
+static void
+check_tcp_out(const uint8_t *f, uint32_t l3, uint32_t l4len, uint8_t family,
+	      const struct tfo_addr *src, const struct tfo_addr *dst, bool cksum,
+	      uint8_t port_idx)
+{
+	const uint8_t *th = f + l3;
+	uint32_t doff = (uint32_t)(th[12] >> 4) * 4, plen;
+	uint8_t flags = th[13];
+	struct tfo_tcpopts o;
+	struct flow *fl;
+
+	FZ_ASSERT(l4len >= 20 && doff >= 20 && doff <= l4len, "TCP doff %u of %u", doff, l4len);
+	FZ_ASSERT(tfo_tcpopt_parse(th + 20, doff - 20, &o) == 0, "our TCP options malformed");
+	FZ_ASSERT(!((flags & TFO_TCP_SYN) && (flags & TFO_TCP_RST)), "SYN+RST sent");
+	FZ_ASSERT(!(flags & TFO_TCP_SYN) || (flags & TFO_TCP_ACK), "SYN without ACK sent");
+	if (cksum) {
+		uint64_t sum = tfo_cksum_pseudo(family, src, dst, IPPROTO_TCP, l4len);
+
+		FZ_ASSERT(tfo_cksum_fold(tfo_cksum_add(sum, th, l4len)) == 0xffff,
+			  "bad TCP checksum sent");
+	}
+	plen = l4len - doff;
+	if (flags & TFO_TCP_RST)
+		return;
+	fl = flow_slot(family, dst, be16(th + 2), be16(th), port_idx);
+	fl->used = true;
+	fl->family = family;
+	fl->port_idx = port_idx;
+	fl->client = *dst;
+	fl->cport = be16(th + 2);
+	fl->sport = be16(th);
+	fl->srv_next = be32(th + 4) + plen + !!(flags & TFO_TCP_SYN) + !!(flags & TFO_TCP_FIN);
+	if (flags & TFO_TCP_ACK)
+		fl->srv_ack = be32(th + 8);
+	if (o.has_ts)
+		fl->srv_tsval = o.tsval;
+}
+
+static void
+check_out(struct rte_mbuf *m, uint8_t port_idx)
+{
+	const struct tfo_port_info *pi = &G.ports[port_idx];
+	const char *why = NULL;
+	const uint8_t *f;
+	uint32_t len = m->pkt_len, l2 = 14;
+	uint16_t type;
+
+	FZ_ASSERT(rte_mbuf_check(m, 1, &why) == 0, "bad mbuf sent: %s", why);
+	FZ_ASSERT(len >= 14 && len <= FRAME_MAX, "frame of %u bytes sent", len);
+	f = rte_pktmbuf_read(m, 0, len, out_buf);
+	FZ_ASSERT(f != NULL, "unreadable frame");
+	FZ_ASSERT(memcmp(f + 6, pi->mac.addr_bytes, 6) == 0, "not from our MAC");
+	type = be16(f + 12);
+	if (type == RTE_ETHER_TYPE_VLAN) {
+		FZ_ASSERT(len >= 18, "short VLAN frame");
+		type = be16(f + 16);
+		l2 = 18;
+	}
+	FZ_ASSERT(len - l2 <= pi->mtu || type == RTE_ETHER_TYPE_ARP,
+		  "%u-byte datagram over the MTU %u", len - l2, pi->mtu);
+	if (type == RTE_ETHER_TYPE_ARP) {
+		FZ_ASSERT(len >= l2 + 28, "short ARP sent");
+		return;
+	}
+	if (type == RTE_ETHER_TYPE_IPV4) {
+		const uint8_t *ih = f + l2;
+		struct tfo_addr s = { .b = { 0 } }, d = { .b = { 0 } };
+		uint32_t tot;
+
+		FZ_ASSERT(len >= l2 + 20 && ih[0] == 0x45, "IPv4 header sent");
+		tot = be16(ih + 2);
+		FZ_ASSERT(tot == len - l2, "IPv4 total length %u in %u bytes", tot, len - l2);
+		if (!pi->tx_ip_cksum_offload)
+			FZ_ASSERT(tfo_cksum_fold(tfo_cksum_add(0, ih, 20)) == 0xffff,
+				  "bad IPv4 checksum sent");
+		memcpy(s.b, ih + 12, 4);
+		memcpy(d.b, ih + 16, 4);
+		if (ih[9] == IPPROTO_TCP) {
+			check_tcp_out(f, l2 + 20, tot - 20, AF_INET, &s, &d,
+				      !pi->tx_tcp_cksum_offload, port_idx);
+		} else {
+			FZ_ASSERT(ih[9] == IPPROTO_ICMP, "IPv4 protocol %u sent", ih[9]);
+			FZ_ASSERT(tfo_cksum_fold(tfo_cksum_add(0, ih + 20, tot - 20)) == 0xffff,
+				  "bad ICMP checksum sent");
+		}
+		return;
+	}
+	FZ_ASSERT(type == RTE_ETHER_TYPE_IPV6, "EtherType %#x sent", type);
+	{
+		const uint8_t *ih = f + l2;
+		struct tfo_addr s, d;
+		uint32_t plen;
+
+		FZ_ASSERT(len >= l2 + 40 && (ih[0] >> 4) == 6, "IPv6 header sent");
+		plen = be16(ih + 4);
+		FZ_ASSERT(plen == len - l2 - 40, "IPv6 payload length %u in %u bytes", plen,
+			  len - l2 - 40);
+		memcpy(s.b, ih + 8, 16);
+		memcpy(d.b, ih + 24, 16);
+		if (ih[6] == IPPROTO_TCP) {
+			check_tcp_out(f, l2 + 40, plen, AF_INET6, &s, &d,
+				      !pi->tx_tcp_cksum_offload, port_idx);
+		} else {
+			uint64_t sum = tfo_cksum_pseudo(AF_INET6, &s, &d, IPPROTO_ICMPV6, plen);
+
+			FZ_ASSERT(ih[6] == IPPROTO_ICMPV6, "IPv6 next header %u sent", ih[6]);
+			FZ_ASSERT(tfo_cksum_fold(tfo_cksum_add(sum, ih + 40, plen)) == 0xffff,
+				  "bad ICMPv6 checksum sent");
+		}
+	}
+}
+
+/* The worker's TX flush: a port that takes all but G.reject frames. */
+static void
+fz_flush(struct tfo_tx *tx, uint8_t port_idx)
+{
+	struct tfo_worker *w = tx->arg;
+	struct tfo_tx_q *q = &tx->q[port_idx];
+	unsigned int refuse = RTE_MIN(G.reject, (unsigned int)q->n);
+	unsigned int sent = q->n - refuse;
+
+	G.reject -= refuse;
+	for (unsigned int i = 0; i < q->n; i++) {
+		if (i < sent) {
+			check_out(q->pkts[i], port_idx);
+			w->stats.c[TFO_STAT_tx_bytes] += q->pkts[i]->pkt_len;
+		}
+		rte_pktmbuf_free(q->pkts[i]);
+	}
+	w->stats.c[TFO_STAT_tx_pkts] += sent;
+	w->stats.c[TFO_STAT_tx_drop_full] += refuse;
+	q->n = 0;
+}
+
+/* ---- set-up ------------------------------------------------------------ */
+
+static struct tfo_engine *
+mk_engine(const char *name, bool control, struct tfo_stats *st, struct tfo_tx *tx)
+{
+	struct tfo_engine_params p = {
+		.name = name,
+		.socket_id = SOCKET_ID_ANY,
+		.max_conns = control ? C_CONNS : W_CONNS,
+		.max_request = 1024,
+		.nb_bufs = control ? 8 : 12,
+		.resp_buf_size = 2048,
+		.mss = 1460,
+		.wscale = 7,
+		.rcv_wnd = 65535,
+		.rto_init_ms = 200,
+		.rto_min_ms = 50,
+		.rto_max_ms = 800,
+		.max_retries = 2,
+		.synack_retries = 1,
+		.idle_timeout_ms = 1000,
+		.time_wait_ms = 100,
+		.tfo_pending_limit = control ? 0 : 4,
+		.tfo_pending_hold_ms = 300,
+		.syncookies = control,
+		.pool = G.pool,
+		.ports = G.ports,
+		.nb_ports = NB_PORTS,
+		.services = G.svc,
+		.nb_services = 2,
+		.stats = st,
+		.tx = tx,
+	};
+	struct tfo_engine *e = tfo_engine_create(&p);
+
+	if (e == NULL)
+		abort();
+	return e;
+}
+
+static void *
+mk_service(struct tfo_service_inst *si, const char *name, uint16_t port,
+	   const char *k1, const char *v1, const char *k2, const char *v2)
+{
+	struct tfo_service_kv kv[2] = { { k1, v1 }, { k2, v2 } };
+	struct tfo_service_args a = { .port = port, .nb_kv = k2 ? 2 : 1, .kv = kv,
+				      .socket_id = SOCKET_ID_ANY };
+
+	si->svc = tfo_service_find(name);
+	si->port = port;
+	if (si->svc == NULL || si->svc->create(&a, &si->state) != 0)
+		abort();
+	return si->state;
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	fz_eal_init((*argv)[0], 256);
+	if (tfo_ctrl_reason_register() < 0)
+		abort();
+	G.pool = rte_pktmbuf_pool_create("fz_w", POOL_N, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					 SOCKET_ID_ANY);
+	G.to_ctrl = rte_ring_create("fz_ctl", 1024, SOCKET_ID_ANY,
+				    RING_F_SP_ENQ | RING_F_SC_DEQ);
+	for (unsigned int i = 0; i < NB_PORTS; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fz_relay%u", i);
+		G.relay[i] = rte_ring_create(name, 1024, SOCKET_ID_ANY,
+					     RING_F_SP_ENQ | RING_F_SC_DEQ);
+		fz_port_info(&G.ports[i], (uint8_t)i);
+		G.ports[i].ctrl_tx_relay = true;
+	}
+	if (G.pool == NULL || G.to_ctrl == NULL || G.relay[0] == NULL || G.relay[1] == NULL)
+		abort();
+	G.ports[1].rx_cksum_offload = true;
+	G.ports[1].tx_ip_cksum_offload = true;
+	G.ports[1].tx_tcp_cksum_offload = true;
+
+	mk_service(&G.svc[0], "echo", 7, "max_line", "600", NULL, NULL);
+	mk_service(&G.svc[1], "http", 80, "root", TFO_CONFIG_DIR "/../tests/www",
+		   "date", "no");
+
+	for (unsigned int i = 0; i < NB_KEYS; i++)
+		for (unsigned int j = 0; j < 16; j++)
+			G.keys[i].b[j] = (uint8_t)(0x11 * (i + 1) + j);
+	G.kr = tfo_keyring_create(TFO_COOKIE_ALGO_AES128, &G.keys[0], NULL, SOCKET_ID_ANY);
+	if (G.kr == NULL)
+		abort();
+
+	if (tfo_worker_init(&W, 0, G.ports, NB_PORTS, G.to_ctrl, BURST, 0, &G.quit) < 0)
+		abort();
+	W.tx.flush = fz_flush;
+	W.engine = mk_engine("fz_wk", false, &W.stats, &W.tx);
+	W.cookies = tfo_cookie_ctx_create(G.kr, SOCKET_ID_ANY);
+	G.workers[0] = &W;
+
+	tfo_config_defaults(&G.cfg);
+	G.cfg.burst = BURST;
+	G.cfg.syncookies = true;
+	G.cfg.max_conns = C_CONNS;	/* the SYN-cookie reserve: a quarter */
+	if (tfo_control_init(&G.c, &G.cfg, G.ports, NB_PORTS, G.workers, 1, &G.quit) < 0)
+		abort();
+	G.c.engine = mk_engine("fz_ctl", true, &G.c.stats, &G.c.tx);
+	G.c.cookies = tfo_cookie_ctx_create(G.kr, SOCKET_ID_ANY);
+	G.c.keys = G.kr;
+	G.c.out = stderr;
+	for (unsigned int i = 0; i < NB_PORTS; i++) {
+		G.c.relay[i] = G.relay[i];
+		W.relay[i] = G.relay[i];
+	}
+	if (W.cookies == NULL || G.c.cookies == NULL)
+		abort();
+	G.w_bufs = tfo_engine_free_bufs(W.engine);
+	G.c_bufs = tfo_engine_free_bufs(G.c.engine);
+	G.now = 1000000000ull;
+	G.verbose = getenv("TFO_FUZZ_VERBOSE") != NULL;
+	return 0;
+}
+
+/* ---- running ----------------------------------------------------------- */
+
+static void
+check_accounting(void)
+{
+	struct tfo_acct a;
+	char line[320];
+	uint64_t relayed = G.c.stats.c[TFO_STAT_ctrl_relayed] - W.stats.c[TFO_STAT_tx_relay_in];
+
+	if (!tfo_stats_account(&W.stats, &a)) {
+		tfo_acct_format(&a, line, sizeof(line));
+		FZ_ASSERT(0, "worker: %s", line);
+	}
+	if (!tfo_stats_account(&G.c.stats, &a)) {
+		tfo_acct_format(&a, line, sizeof(line));
+		FZ_ASSERT(0, "control: %s", line);
+	}
+	FZ_ASSERT(W.stats.c[TFO_STAT_rx_pkts] == G.fed, "rx_pkts %lu, fed %lu",
+		  (unsigned long)W.stats.c[TFO_STAT_rx_pkts], (unsigned long)G.fed);
+	FZ_ASSERT(W.stats.c[TFO_STAT_to_control] - G.c.stats.c[TFO_STAT_ctrl_rx] ==
+		  rte_ring_count(G.to_ctrl), "to_control backlog");
+	FZ_ASSERT(relayed == rte_ring_count(G.relay[0]) + rte_ring_count(G.relay[1]),
+		  "relay backlog");
+	FZ_ASSERT(tfo_control_accounting(&G.c, NULL), "tfo_control_accounting");
+}
+
+/* The burst, then the control core and housekeeping until the rings are empty. */
+static void
+step(void)
+{
+	if (G.nb > 0) {
+		tfo_worker_burst(&W, G.burst_port, G.burst, G.nb, G.now);
+		G.fed += G.nb;
+		G.nb = 0;
+	}
+	do {
+		tfo_control_poll(&G.c, G.now);
+	} while (rte_ring_count(G.to_ctrl) > 0);
+	do {
+		tfo_worker_housekeeping(&W, G.now);
+	} while (rte_ring_count(G.relay[0]) + rte_ring_count(G.relay[1]) > 0);
+	check_accounting();
+}
+
+/* Where the TCP header is, if the frame has one. */
+static bool
+find_l4(uint8_t *f, uint32_t len, uint32_t *l3off, uint32_t *l4off, uint32_t *l4len,
+	uint8_t *proto, uint8_t *family, struct tfo_addr *src, struct tfo_addr *dst)
+{
+	uint32_t off = 14;
+	uint16_t type;
+
+	if (len < 14)
+		return false;
+	type = be16(f + 12);
+	if (type == RTE_ETHER_TYPE_VLAN) {
+		if (len < 18)
+			return false;
+		type = be16(f + 16);
+		off = 18;
+	}
+	*l3off = off;
+	memset(src, 0, sizeof(*src));
+	memset(dst, 0, sizeof(*dst));
+	if (type == RTE_ETHER_TYPE_IPV4) {
+		uint32_t ihl, tot;
+
+		if (len < off + 20)
+			return false;
+		ihl = (uint32_t)(f[off] & 0xf) * 4;
+		tot = be16(f + off + 2);
+		if (ihl < 20 || len < off + ihl)
+			return false;
+		/* the header checksum first: it does not depend on L4 */
+		tot = RTE_MIN(tot, len - off);
+		if (tot < ihl)
+			return false;
+		*family = AF_INET;
+		*proto = f[off + 9];
+		memcpy(src->b, f + off + 12, 4);
+		memcpy(dst->b, f + off + 16, 4);
+		*l4off = off + ihl;
+		*l4len = tot - ihl;
+		return true;
+	}
+	if (type == RTE_ETHER_TYPE_IPV6) {
+		if (len < off + 40)
+			return false;
+		*family = AF_INET6;
+		*proto = f[off + 6];
+		memcpy(src->b, f + off + 8, 16);
+		memcpy(dst->b, f + off + 24, 16);
+		*l4off = off + 40;
+		*l4len = RTE_MIN((uint32_t)be16(f + off + 4), len - off - 40);
+		return true;
+	}
+	return false;
+}
+
+/* The first option of @p kind with length @p olen (0: any), or NULL. */
+static uint8_t *
+find_opt(uint8_t *th, uint32_t hl, uint8_t want, uint32_t want_len)
+{
+	for (uint32_t i = 20; i < hl;) {
+		uint8_t kind = th[i];
+		uint32_t olen;
+
+		if (kind == TFO_OPT_EOL)
+			break;
+		if (kind == TFO_OPT_NOP) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= hl)
+			break;
+		olen = th[i + 1];
+		if (olen < 2 || i + olen > hl)
+			break;
+		if (kind == want && (want_len == 0 || olen == want_len))
+			return th + i;
+		i += olen;
+	}
+	return NULL;
+}
+
+/* Put a valid (or a backup, or a retired key's) cookie in the TFO option. */
+static void
+fix_cookie(uint8_t *th, uint32_t hl, uint8_t family, const struct tfo_addr *src,
+	   const struct tfo_addr *dst, uint8_t flags)
+{
+	unsigned int k;
+
+	if (!(flags & F_COOKIE_ALT))
+		k = G.prim;
+	else if (flags & F_COOKIE)
+		k = (G.prim + NB_KEYS - 1) % NB_KEYS;	/* the backup, if any */
+	else
+		k = (G.prim + 2) % NB_KEYS;		/* retired (or never used) */
+	for (uint32_t i = 20; i < hl;) {
+		uint8_t kind = th[i];
+		uint32_t olen;
+
+		if (kind == TFO_OPT_EOL)
+			break;
+		if (kind == TFO_OPT_NOP) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= hl)
+			break;
+		olen = th[i + 1];
+		if (olen < 2 || i + olen > hl)
+			break;
+		if ((kind == TFO_OPT_FASTOPEN && olen == 2 + TFO_COOKIE_LEN) ||
+		    (kind == TFO_OPT_EXP && olen == 4 + TFO_COOKIE_LEN &&
+		     be16(th + i + 2) == TFO_OPT_EXP_MAGIC_TFO)) {
+			(void)tfo_cookie_compute(TFO_COOKIE_ALGO_AES128, &G.keys[k], family,
+						 src, dst, th + i + olen - TFO_COOKIE_LEN);
+			return;
+		}
+		i += olen;
+	}
+}
+
+static void
+fix_frame(uint8_t *f, uint32_t len, uint8_t flags, int8_t sd, int8_t ad, uint8_t port_idx)
+{
+	struct tfo_addr src, dst;
+	uint32_t l3, l4, l4len;
+	uint8_t proto, family;
+	uint8_t *th;
+
+	if (!find_l4(f, len, &l3, &l4, &l4len, &proto, &family, &src, &dst))
+		return;
+	th = f + l4;
+	if (proto == IPPROTO_TCP && l4len >= 20) {
+		uint32_t hl = RTE_MIN((uint32_t)(th[12] >> 4) * 4, l4len);
+		struct flow *fl = flow_slot(family, &src, be16(th), be16(th + 2), port_idx);
+
+		if ((flags & F_SEQACK) &&
+		    flow_match(fl, family, &src, be16(th), be16(th + 2), port_idx)) {
+			uint8_t *tso = find_opt(th, hl, TFO_OPT_TS, 10);
+
+			put32(th + 4, fl->srv_ack + (uint32_t)(int32_t)sd);
+			put32(th + 8, fl->srv_next + (uint32_t)(int32_t)ad);
+			if (tso != NULL)
+				put32(tso + 6, fl->srv_tsval);
+		}
+		if (flags & (F_COOKIE | F_COOKIE_ALT))
+			fix_cookie(th, hl, family, &src, &dst, flags);
+	}
+	if (!(flags & F_CKSUM))
+		return;
+	if (family == AF_INET) {
+		uint32_t ihl = l4 - l3;
+
+		f[l3 + 10] = f[l3 + 11] = 0;
+		{
+			uint16_t ck = (uint16_t)~tfo_cksum_fold(tfo_cksum_add(0, f + l3, ihl));
+
+			memcpy(f + l3 + 10, &ck, 2);
+		}
+	}
+	if (proto == IPPROTO_TCP && l4len >= 20) {
+		uint64_t sum = tfo_cksum_pseudo(family, &src, &dst, IPPROTO_TCP, l4len);
+		uint16_t ck;
+
+		th[16] = th[17] = 0;
+		ck = (uint16_t)~tfo_cksum_fold(tfo_cksum_add(sum, th, l4len));
+		memcpy(th + 16, &ck, 2);
+	} else if (proto == IPPROTO_ICMP && family == AF_INET && l4len >= 4) {
+		uint16_t ck;
+
+		th[2] = th[3] = 0;
+		ck = (uint16_t)~tfo_cksum_fold(tfo_cksum_add(0, th, l4len));
+		memcpy(th + 2, &ck, 2);
+	} else if (proto == IPPROTO_ICMPV6 && family == AF_INET6 && l4len >= 4) {
+		uint64_t sum = tfo_cksum_pseudo(family, &src, &dst, IPPROTO_ICMPV6, l4len);
+		uint16_t ck;
+
+		th[2] = th[3] = 0;
+		ck = (uint16_t)~tfo_cksum_fold(tfo_cksum_add(sum, th, l4len));
+		memcpy(th + 2, &ck, 2);
+	}
+}
+
+static void
+add_frame(uint8_t op, struct fz_in *in)
+{
+	static uint8_t f[FRAME_MAX];
+	uint8_t flags = fz_u8(in);
+	int8_t sd = (int8_t)fz_u8(in), ad = (int8_t)fz_u8(in);
+	uint8_t split = fz_u8(in);
+	uint32_t len = fz_u16(in) % (FRAME_MAX + 1);
+	uint8_t port_idx = (flags & F_PORT1) ? 1 : 0;
+	bool exact = (flags & F_EXACT) || len > 2048;
+	const uint8_t *src;
+	struct rte_mbuf *m;
+
+	len = (uint32_t)fz_take(in, len, &src);
+	memcpy(f, src, len);
+	fix_frame(f, len, flags, sd, ad, port_idx);
+
+	if (G.nb > 0 && (G.nb == BURST || G.burst_port != port_idx))
+		step();
+	m = fz_frame(G.pool, f, len, exact, (flags & F_SPLIT) ? (uint32_t)split + 1 : 0);
+	FZ_ASSERT(m != NULL, "mbuf pool empty: leaked mbufs (%u free of %u)",
+		  rte_mempool_avail_count(G.pool), POOL_N);
+	m->port = G.ports[port_idx].port_id;
+	if (flags & F_RX_OL)
+		m->ol_flags |= (op & 1) ? RTE_MBUF_F_RX_IP_CKSUM_BAD | RTE_MBUF_F_RX_L4_CKSUM_BAD :
+			       RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+	G.burst_port = port_idx;
+	G.burst[G.nb++] = m;
+}
+
+static bool
+drained(void)
+{
+	return tfo_engine_free_conns(W.engine) == W_CONNS &&
+	       tfo_engine_free_conns(G.c.engine) == C_CONNS &&
+	       tfo_engine_tfo_pending(W.engine) == 0;
+}
+
+static void
+check_drained(void)
+{
+	uint32_t n[TFO_CONN_NB_STATES];
+
+	for (unsigned int i = 0; i < 4000 && !drained(); i++) {
+		G.now += 50000;
+		step();
+	}
+	tfo_engine_conn_counts(W.engine, n);
+	FZ_ASSERT(drained(), "connections never end: worker %u/%u free (SYN_RCVD %u "
+		  "ESTABLISHED %u FIN_WAIT_1 %u LAST_ACK %u), control %u/%u, pending %u",
+		  tfo_engine_free_conns(W.engine), W_CONNS, n[TFO_CONN_SYN_RCVD],
+		  n[TFO_CONN_ESTABLISHED], n[TFO_CONN_FIN_WAIT_1], n[TFO_CONN_LAST_ACK],
+		  tfo_engine_free_conns(G.c.engine), C_CONNS, tfo_engine_tfo_pending(W.engine));
+	FZ_ASSERT(tfo_engine_free_bufs(W.engine) == G.w_bufs &&
+		  tfo_engine_free_bufs(G.c.engine) == G.c_bufs,
+		  "buffers leaked: worker %u/%u, control %u/%u", tfo_engine_free_bufs(W.engine),
+		  G.w_bufs, tfo_engine_free_bufs(G.c.engine), G.c_bufs);
+	FZ_ASSERT(W.stats.c[TFO_STAT_conns_active] == 0 &&
+		  G.c.stats.c[TFO_STAT_conns_active] == 0 &&
+		  W.stats.c[TFO_STAT_tfo_pending] == 0, "gauges: %lu %lu %lu",
+		  (unsigned long)W.stats.c[TFO_STAT_conns_active],
+		  (unsigned long)G.c.stats.c[TFO_STAT_conns_active],
+		  (unsigned long)W.stats.c[TFO_STAT_tfo_pending]);
+	FZ_ASSERT(rte_mempool_avail_count(G.pool) == POOL_N, "mbufs leaked: %u of %u free",
+		  rte_mempool_avail_count(G.pool), POOL_N);
+	FZ_ASSERT(fz_ext_live == 0, "%ld external RX buffers never freed (an mbuf freed "
+		  "as a direct one?)", fz_ext_live);
+}
+
+const struct tfo_stats *
+fz_worker_stats(bool control)
+{
+	return control ? &G.c.stats : &W.stats;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fz_in in = { data, size };
+	uint8_t cfg = fz_u8(&in);
+
+	/* every input starts from the same keys */
+	G.prim = 0;
+	G.has_backup = true;
+	if (tfo_keyring_set(G.kr, &G.keys[0], &G.keys[NB_KEYS - 1]) < 0)
+		abort();
+	W.cookie_not_required = cfg & 1;
+	G.reject = 0;
+	memset(G.flows, 0, sizeof(G.flows));
+
+	while (in.n > 0) {
+		uint8_t op = fz_u8(&in);
+
+		switch (op & 7) {
+		case 4:
+			step();
+			break;
+		case 5:
+			G.now += (uint64_t)fz_u16(&in) * 1000;
+			step();
+			break;
+		case 6:
+			G.prim = (G.prim + 1) % NB_KEYS;
+			if (tfo_keyring_rotate(G.kr, &G.keys[G.prim]) < 0)
+				abort();
+			break;
+		case 7:
+			G.reject = fz_u8(&in);
+			break;
+		default:
+			add_frame(op, &in);
+			break;
+		}
+	}
+	step();
+	G.reject = 0;
+	check_drained();
+	if (G.verbose) {
+		/* what this input did (replay with TFO_FUZZ_VERBOSE=1) */
+		struct tfo_stats d;
+
+		for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
+			d.c[i] = W.stats.c[i] - G.last_w.c[i];
+		tfo_stats_dump(stderr, "  worker ", &d);
+		for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
+			d.c[i] = G.c.stats.c[i] - G.last_c.c[i];
+		tfo_stats_dump(stderr, "  control ", &d);
+		G.last_w = W.stats;
+		G.last_c = G.c.stats;
+	}
+	return 0;
+}

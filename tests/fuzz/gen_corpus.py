@@ -1,0 +1,228 @@
+#!/usr/bin/python3
+"""Write the seed corpus of the libFuzzer harnesses (tests/fuzz/corpus/).
+
+    /usr/bin/python3 tests/fuzz/gen_corpus.py [OUT_DIR]
+
+Valid frames (scapy) for the packet parser, requests for the HTTP parser,
+and short conversations for the whole-worker harness in its record format
+(see fuzz_worker.c): a cookie request, a TFO open with the request in the
+SYN, plain handshakes, a SYN flood past the control core's table (SYN
+cookies), a stolen-cookie flood past the pending limit, duplicate SYNs,
+RSTs, key rotation, ARP/ICMP/ND, and malformed frames. Deterministic: the
+same files every run.
+"""
+import os
+import struct
+import sys
+
+from scapy.all import (ARP, ICMP, IP, TCP, Ether, ICMPv6EchoRequest,  # noqa: E402
+                       ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPv6, Raw, Dot1Q)
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(
+    os.path.abspath(__file__)), 'corpus')
+
+SMAC, CMAC = '02:00:00:00:00:01', '02:00:00:00:00:02'
+S4, C4 = '198.18.0.2', '198.18.0.1'
+S6, C6 = 'fd00:7f0::2', 'fd00:7f0::1'
+S4_P1, S6_P1, SMAC_P1 = '198.18.1.2', 'fd00:7f1::2', '02:00:00:00:01:01'
+
+F_CKSUM, F_SEQACK, F_COOKIE, F_COOKIE_ALT = 0x01, 0x02, 0x04, 0x08
+F_EXACT, F_SPLIT, F_PORT1, F_RX_OL = 0x10, 0x20, 0x40, 0x80
+OP_FRAME, OP_STEP, OP_ADVANCE, OP_ROTATE, OP_REJECT = 0, 4, 5, 6, 7
+
+SYN_OPTS = [('MSS', 1460), ('SAckOK', b''), ('Timestamp', (1000, 0)), ('NOP', None),
+            ('WScale', 7)]
+REQ = b'GET / HTTP/1.1\r\nHost: tfo\r\n\r\n'
+ZERO_COOKIE = b'\0' * 8
+
+
+def eth(ip, smac=SMAC, cmac=CMAC):
+    return Ether(src=cmac, dst=smac) / ip
+
+
+def tcp4(sport, dport, flags, seq=1000, ack=0, opts=(), data=b'', src=C4, dst=S4, smac=SMAC):
+    p = eth(IP(src=src, dst=dst) / TCP(sport=sport, dport=dport, flags=flags, seq=seq,
+                                        ack=ack, options=list(opts), window=65535), smac=smac)
+    return bytes(p / Raw(data)) if data else bytes(p)
+
+
+def tcp6(sport, dport, flags, seq=1000, ack=0, opts=(), data=b''):
+    p = eth(IPv6(src=C6, dst=S6) / TCP(sport=sport, dport=dport, flags=flags, seq=seq,
+                                        ack=ack, options=list(opts), window=65535))
+    return bytes(p / Raw(data)) if data else bytes(p)
+
+
+def tfo(cookie):
+    return SYN_OPTS + [('TFO', cookie)] if cookie is not None else SYN_OPTS
+
+
+def tfo_exp(cookie):
+    return SYN_OPTS + [(254, b'\xf9\x89' + cookie)]
+
+
+def ts(val=2000):
+    return [('NOP', None), ('NOP', None), ('Timestamp', (val, 0))]
+
+
+def frame(f, flags=F_CKSUM | F_EXACT, sd=0, ad=0, split=0, op=OP_FRAME):
+    return struct.pack('<BBbbBH', op, flags, sd, ad, split, len(f)) + f
+
+
+def step():
+    return bytes([OP_STEP])
+
+
+def advance(ms):
+    return struct.pack('<BH', OP_ADVANCE, ms)
+
+
+def write(sub, name, data):
+    d = os.path.join(OUT, sub)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+# ---- frames shared by the parser corpus and the worker conversations ----
+ARP_REQ = bytes(Ether(src=CMAC, dst='ff:ff:ff:ff:ff:ff') /
+                ARP(op=1, hwsrc=CMAC, psrc=C4, pdst=S4))
+PING = bytes(eth(IP(src=C4, dst=S4) / ICMP(type=8, id=1, seq=1) / Raw(b'ping' * 8)))
+NS = bytes(Ether(src=CMAC, dst='33:33:ff:00:00:02') /
+           IPv6(src=C6, dst='ff02::1:ff00:2', hlim=255) /
+           ICMPv6ND_NS(tgt=S6) / ICMPv6NDOptSrcLLAddr(lladdr=CMAC))
+PING6 = bytes(eth(IPv6(src=C6, dst=S6) / ICMPv6EchoRequest(id=1, seq=1, data=b'ping6')))
+SYN_REQ = tcp4(40000, 7, 'S', opts=tfo(b''))
+SYN_DATA = tcp4(40001, 7, 'S', opts=tfo(ZERO_COOKIE), data=b'hello in the SYN\n')
+SYN_HTTP = tcp4(40002, 80, 'S', opts=tfo(ZERO_COOKIE), data=REQ)
+SYN_PLAIN = tcp4(40003, 80, 'S', opts=SYN_OPTS)
+SYN6_DATA = tcp6(40004, 7, 'S', opts=tfo(ZERO_COOKIE), data=b'v6 in the SYN\n')
+VLAN_SYN = bytes(Ether(src=CMAC, dst=SMAC) / Dot1Q(vlan=5) /
+                 IP(src=C4, dst=S4) / TCP(sport=40005, dport=80, flags='S', options=SYN_OPTS))
+IPOPT_SYN = bytes(eth(IP(src=C4, dst=S4, options=[b'\x01\x01\x01\x00']) /
+                      TCP(sport=40006, dport=7, flags='S', options=SYN_OPTS)))
+
+
+def parser_corpus():
+    valid = {
+        'arp': ARP_REQ, 'ping': PING, 'ns': NS, 'ping6': PING6, 'syn_cookie_req': SYN_REQ,
+        'syn_data': SYN_DATA, 'syn_http': SYN_HTTP, 'syn6_data': SYN6_DATA, 'vlan_syn': VLAN_SYN,
+        'ipopt_syn': IPOPT_SYN,
+        'syn_exp': tcp4(40007, 7, 'S', opts=tfo_exp(ZERO_COOKIE), data=b'x\n'),
+        'ack_ts': tcp4(40008, 80, 'A', opts=ts(), data=REQ),
+        'udp': bytes(eth(IP(src=C4, dst=S4) / Raw(b'\0' * 8))),
+    }
+    for name, f in valid.items():
+        write('pkt', name, bytes([0x80, 0]) + f)
+    # the same with split segments, RX checksum flags, direct mbufs
+    write('pkt', 'syn_data_split', bytes([0x80, 30]) + SYN_DATA)
+    write('pkt', 'syn_http_split', bytes([0x00, 60]) + SYN_HTTP)
+    write('pkt', 'syn_rxol_good', bytes([0x01 | 0x02 | 0x08 | 0x20 | 0x40, 0]) + SYN_DATA)
+    write('pkt', 'syn6_rxol_bad', bytes([0x01 | 0x04 | 0x10, 0]) + SYN6_DATA)
+
+
+def http_corpus():
+    reqs = {
+        'get': REQ,
+        'get_10': b'GET /hello.txt HTTP/1.0\r\nConnection: keep-alive\r\n\r\n',
+        'head': b'HEAD /index.html HTTP/1.1\r\nHost: a\r\nIf-None-Match: W/"x", "y"\r\n\r\n',
+        'ims': b'GET /docs/ HTTP/1.1\r\nHost: a\r\n'
+               b'If-Modified-Since: Sun, 06 Nov 1994 08:49:37 GMT\r\n\r\n',
+        'dir': b'GET /docs HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+        'pct': b'GET /with%20space.txt?q=1 HTTP/1.1\r\nHost: a\r\n\r\n',
+        'dots': b'GET /img/../docs/./x/../ HTTP/1.1\r\nHost: a\r\n\r\n',
+        'abs': b'GET http://a/hello.txt HTTP/1.1\r\nHost: a\r\n\r\n',
+        'post': b'POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc',
+        'pipelined': REQ + b'GET /hello.txt HTTP/1.1\r\nHost: a\r\n\r\n',
+        'v2': b'GET / HTTP/2.0\r\nHost: a\r\n\r\n',
+        'partial': b'GET / HTTP/1.1\r\nHost: a\r\n',
+        'echo_line': b'hello\nworld\n',
+    }
+    for name, r in reqs.items():
+        write('http', name, bytes([0x3f]) + r)
+    write('http', 'small_limits', bytes([0x00]) + reqs['ims'])
+
+
+def worker_corpus():
+    base = F_CKSUM | F_EXACT
+    conv = {}
+    # ARP, ping, ND, ping6 (the control core's replies go out by the relay)
+    conv['control'] = b''.join(frame(f) for f in (ARP_REQ, PING, NS, PING6)) + step()
+    # a cookie request, then the TFO open with the request in the SYN, acked, closed
+    conv['tfo_echo'] = (frame(SYN_REQ) + step() +
+                        frame(SYN_DATA, base | F_COOKIE) + step() +
+                        frame(tcp4(40001, 7, 'A', opts=ts()), base | F_SEQACK) + step() +
+                        frame(tcp4(40001, 7, 'FA', opts=ts()), base | F_SEQACK) + step() +
+                        advance(200))
+    conv['tfo_http_keepalive'] = (
+        frame(SYN_HTTP, base | F_COOKIE) + step() +
+        frame(tcp4(40002, 80, 'A', opts=ts()), base | F_SEQACK) + step() +
+        frame(tcp4(40002, 80, 'PA', opts=ts(), data=b'GET /hello.txt HTTP/1.1\r\nHost: a\r\n\r\n'),
+              base | F_SEQACK) + step() +
+        frame(tcp4(40002, 80, 'A', opts=ts()), base | F_SEQACK) + advance(1500))
+    conv['tfo6_echo'] = (frame(SYN6_DATA, base | F_COOKIE) + step() +
+                         frame(tcp6(40004, 7, 'A'), base | F_SEQACK) + step())
+    # plain handshake, request, close (the control core's connection)
+    conv['plain_http'] = (
+        frame(SYN_PLAIN) + step() +
+        frame(tcp4(40003, 80, 'A', opts=ts()), base | F_SEQACK) +
+        frame(tcp4(40003, 80, 'PA', opts=ts(), data=REQ), base | F_SEQACK) + step() +
+        frame(tcp4(40003, 80, 'FA', opts=ts()), base | F_SEQACK) + step())
+    # a SYN flood past the control core's 8 entries: SYN cookies, one completed
+    flood = b''.join(frame(tcp4(41000 + i, 80, 'S', opts=SYN_OPTS)) for i in range(12))
+    conv['syn_flood'] = (flood + step() +
+                         frame(tcp4(41011, 80, 'A', seq=1001, opts=ts()), base | F_SEQACK) +
+                         frame(tcp4(41011, 80, 'PA', seq=1001, opts=ts(), data=REQ),
+                               base | F_SEQACK) + step())
+    # one stolen cookie from many ports: the pending limit (4) holds
+    conv['stolen_cookie'] = (
+        b''.join(frame(tcp4(42000 + i, 7, 'S', opts=tfo(ZERO_COOKIE), data=b'x\n'),
+                       base | F_COOKIE) for i in range(8)) + step() + advance(400) + advance(400))
+    # a duplicate SYN+data in one burst, then again in the next
+    conv['dup_syn'] = (frame(SYN_DATA, base | F_COOKIE) + frame(SYN_DATA, base | F_COOKIE) +
+                       step() + frame(SYN_DATA, F_CKSUM | F_COOKIE) + step())
+    # RSTs: out of window, in window (challenge ACK), exact
+    conv['rst'] = (frame(SYN_HTTP, base | F_COOKIE) + step() +
+                   frame(tcp4(40002, 80, 'R', seq=5), base) +
+                   frame(tcp4(40002, 80, 'R'), base | F_SEQACK, sd=10) + step() +
+                   frame(tcp4(40002, 80, 'R'), base | F_SEQACK) + step())
+    # key rotation: the backup key's cookie (fresh cookie offered), a retired one
+    conv['rotate'] = (bytes([OP_ROTATE]) +
+                      frame(SYN_DATA, base | F_COOKIE | F_COOKIE_ALT) + step() +
+                      bytes([OP_ROTATE, OP_ROTATE]) +
+                      frame(tcp4(40009, 7, 'S', opts=tfo(ZERO_COOKIE), data=b'old\n'),
+                            base | F_COOKIE_ALT) + step())
+    conv['exp_form'] = frame(tcp4(40010, 7, 'S', opts=tfo_exp(ZERO_COOKIE), data=b'e\n'),
+                             base | F_COOKIE) + step()
+    # port 1: RX checksum flags trusted, TX offloads; a VLAN; IP options
+    conv['port1'] = (frame(tcp4(40011, 7, 'S', opts=tfo(ZERO_COOKIE), data=b'p1\n',
+                                dst=S4_P1, smac=SMAC_P1),
+                           base | F_COOKIE | F_PORT1 | F_RX_OL) + step())
+    conv['vlan_ipopt'] = frame(VLAN_SYN) + frame(IPOPT_SYN) + step()
+    # direct mbufs split in two; the port refusing frames
+    conv['split_reject'] = (bytes([OP_REJECT, 2]) + frame(SYN_HTTP, F_CKSUM | F_COOKIE | F_SPLIT,
+                                                          split=100) + step())
+    # malformed: truncated at every layer, bad checksums, fragment, data offsets
+    syn = bytearray(tcp4(40012, 80, 'S', opts=SYN_OPTS))
+    bad = [bytes(syn[:10]), bytes(syn[:20]), bytes(syn[:40]), bytes(syn[:50])]
+    frag = bytes(eth(IP(src=C4, dst=S4, flags='MF') / TCP(sport=40013, dport=80, flags='S')))
+    doff_small = bytearray(syn)
+    doff_small[14 + 20 + 12] = 0x40
+    doff_big = bytearray(syn)
+    doff_big[14 + 20 + 12] = 0xf0
+    zero_opt = tcp4(40014, 80, 'S', opts=[('MSS', 1460), (3, b'')])
+    conv['malformed'] = (b''.join(frame(f, F_EXACT) for f in bad) +
+                         frame(bytes(syn), F_EXACT, op=OP_FRAME) +
+                         frame(frag) + frame(bytes(doff_small)) + frame(bytes(doff_big)) +
+                         frame(zero_opt, F_EXACT) + step())
+    conv['cookie_not_required'] = frame(tcp4(40015, 7, 'S', opts=SYN_OPTS, data=b'nc\n')) + step()
+    for name, c in conv.items():
+        cfg = 1 if name == 'cookie_not_required' else 0
+        write('worker', name, bytes([cfg]) + c)
+
+
+if __name__ == '__main__':
+    parser_corpus()
+    http_corpus()
+    worker_corpus()
+    n = sum(len(files) for _, _, files in os.walk(OUT))
+    print('corpus: %d files in %s' % (n, OUT))

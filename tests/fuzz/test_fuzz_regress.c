@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Scenario regressions on the fuzz corpus: conversations of
+ * tests/fuzz/corpus/worker run through the whole-worker harness (which
+ * checks its own invariants: accounting, leaks, drain), then the counters
+ * they must have moved, exactly. And the inputs that found bugs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tfo/stats.h"
+
+#include "../../services/http_parse.h"
+#include "../test.h"
+#include "fuzz_common.h"
+
+#define CORPUS TFO_CONFIG_DIR "/../tests/fuzz/corpus"
+
+static struct tfo_stats before_w, before_c;
+
+static uint8_t *
+slurp(const char *name, size_t *len)
+{
+	char path[512];
+	FILE *f;
+	uint8_t *b;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", CORPUS, name);
+	f = fopen(path, "rb");
+	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) != 0) {
+		fprintf(stderr, "  cannot read %s\n", path);
+		exit(1);
+	}
+	b = malloc((size_t)n + 1);
+	if (b == NULL || fread(b, 1, (size_t)n, f) != (size_t)n)
+		exit(1);
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+/* Run one worker conversation; counters are then read as deltas. */
+static void
+run(const char *name)
+{
+	static bool init;
+	size_t len;
+	uint8_t *b;
+
+	if (!init) {
+		int argc = 1;
+		char *args[] = { (char *)(uintptr_t)"test_fuzz_regress", NULL };
+		char **argv = args;
+
+		LLVMFuzzerInitialize(&argc, &argv);
+		init = true;
+	}
+	b = slurp(name, &len);
+	before_w = *fz_worker_stats(false);
+	before_c = *fz_worker_stats(true);
+	LLVMFuzzerTestOneInput(b, len);
+	free(b);
+}
+
+static uint64_t
+dw(const char *name)
+{
+	int id = tfo_stats_lookup(name);
+
+	return id < 0 ? UINT64_MAX : fz_worker_stats(false)->c[id] - before_w.c[id];
+}
+
+static uint64_t
+dc(const char *name)
+{
+	int id = tfo_stats_lookup(name);
+
+	return id < 0 ? UINT64_MAX : fz_worker_stats(true)->c[id] - before_c.c[id];
+}
+
+/* ARP, ICMP, ND, ICMPv6 answered from frames in external buffers, which
+ * come back to their owner (the control core once freed them as direct). */
+TFO_TEST(control_core_replies)
+{
+	run("worker/control");
+	CHECK_EQ(dw("to_control"), 4);
+	CHECK_EQ(dc("arp_reply_tx"), 1);
+	CHECK_EQ(dc("icmp_echo_tx"), 1);
+	CHECK_EQ(dc("nd_na_tx"), 1);
+	CHECK_EQ(dc("icmp6_echo_tx"), 1);
+	CHECK_EQ(dw("tx_relay_in"), 4);
+	CHECK_EQ(fz_ext_live, 0);
+}
+
+/* 12 plain SYNs against a control table of 8: 6 entries, then SYN cookies
+ * (2 entries kept), and the handshake completed from a SYN cookie is served
+ * (it got a RST when the half-open entries had filled the table). */
+TFO_TEST(syn_flood_syncookies_reserve)
+{
+	run("worker/syn_flood");
+	CHECK_EQ(dc("conns_opened_plain"), 6);
+	CHECK_EQ(dc("syncookies_sent"), 6);
+	CHECK_EQ(dc("syncookies_ok"), 1);
+	CHECK_EQ(dc("conns_opened_syncookie"), 1);
+	CHECK_EQ(dc("svc_calls"), 1);
+	CHECK_EQ(dc("conn_pool_full"), 0);
+	CHECK_EQ(dw("conns_opened_tfo") + dw("conns_opened_plain"), 0);
+}
+
+/* One valid cookie from 8 ports: the pending limit (4) holds exactly, the
+ * rest fall back and their data never reaches the service. */
+TFO_TEST(stolen_cookie_pending_limit)
+{
+	run("worker/stolen_cookie");
+	CHECK_EQ(dw("TCPFastOpenPassive"), 4);
+	CHECK_EQ(dw("TCPFastOpenListenOverflow"), 4);
+	CHECK_EQ(dw("svc_calls"), 4);
+	CHECK_EQ(dc("svc_calls"), 0);
+	CHECK_EQ(dc("conns_opened_plain"), 4);
+	CHECK_EQ(dc("syn_data_dropped"), 4);
+	CHECK_EQ(dw("conns_closed_synack_timeout"), 4);
+}
+
+/* The same SYN+data three times (twice in one burst): one service call. */
+TFO_TEST(duplicate_syn_one_service_call)
+{
+	run("worker/dup_syn");
+	CHECK_EQ(dw("TCPFastOpenPassive"), 1);
+	CHECK_EQ(dw("dup_syn"), 2);
+	CHECK_EQ(dw("svc_calls"), 1);
+}
+
+/* A backup-key cookie is accepted (a fresh cookie offered); a retired
+ * key's falls back to the control core. */
+TFO_TEST(rotation_backup_and_retired)
+{
+	run("worker/rotate");
+	CHECK_EQ(dw("TCPFastOpenPassiveAltKey"), 1);
+	CHECK_EQ(dw("TCPFastOpenPassive"), 1);
+	CHECK_EQ(dw("TCPFastOpenPassiveFail"), 1);
+	CHECK_EQ(dc("svc_calls"), 0);
+}
+
+/* RSTs: out of the window ignored, in the window a challenge ACK, exact
+ * sequence closes (RFC 5961). */
+TFO_TEST(rst_rfc5961)
+{
+	run("worker/rst");
+	CHECK_EQ(dw("drop_rst_ignored"), 1);
+	CHECK_EQ(dw("challenge_acks"), 1);
+	CHECK_EQ(dw("conns_closed_rst_rx"), 1);
+}
+
+/* Truncated at every layer, a fragment, data offsets < 5 and past the
+ * segment: each dropped for its reason, the two good SYNs answered. */
+TFO_TEST(malformed_frames)
+{
+	run("worker/malformed");
+	CHECK_EQ(dw("drop_l2_short"), 1);
+	CHECK_EQ(dw("drop_ipv4_short"), 3);
+	CHECK_EQ(dw("drop_ipv4_frag"), 1);
+	CHECK_EQ(dw("drop_tcp_short"), 2);
+	CHECK_EQ(dw("to_control"), 2);
+	CHECK_EQ(dc("conns_opened_plain"), 2);
+}
+
+/* A head longer than max_header is TOO_BIG whatever follows it (it was
+ * SYNTAX when a bad byte came after the limit). */
+TFO_TEST(http_too_big_then_syntax)
+{
+	struct tfo_http_limits lim = { .max_header = 64, .max_uri = 16 };
+	struct tfo_http_req r;
+	size_t len;
+	uint8_t *b = slurp("http/regress-too-big-then-syntax", &len);
+
+	CHECK_EQ(tfo_http_parse(b + 1, (uint32_t)len - 1, &lim, &r), TFO_HTTP_E_TOO_BIG);
+	CHECK_EQ(tfo_http_parse(b + 1, 65, &lim, &r), TFO_HTTP_E_TOO_BIG);
+	free(b);
+}
+
+TFO_TEST_MAIN()
