@@ -126,6 +126,7 @@ static const struct {
 	{ "rx_desc", "1024", "RX descriptors per queue" },
 	{ "tx_desc", "1024", "TX descriptors per queue" },
 	{ "offload", "auto", "checksum offloads: auto | off" },
+	{ "syn_steering", "off", "SYNs to the control core by an rte_flow rule: on | off" },
 };
 
 static int
@@ -358,6 +359,15 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 			p->rx_desc = (uint16_t)v;
 		else
 			p->tx_desc = (uint16_t)v;
+		return 0;
+	}
+	if (strcmp(key, "syn_steering") == 0) {
+		if (strcmp(value, "on") == 0 || strcmp(value, "yes") == 0)
+			p->syn_steering = true;
+		else if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0)
+			p->syn_steering = false;
+		else
+			return tfo_err(why, whylen, "expected on or off");
 		return 0;
 	}
 	if (strcmp(key, "offload") == 0) {
@@ -748,9 +758,10 @@ tfo_config_dump(FILE *f, const struct tfo_config *c)
 				tfo_addr_str(p->addrs[j].family, &p->addrs[j].addr,
 					     buf, sizeof(buf)),
 				p->addrs[j].prefix_len);
-		fprintf(f, "mtu = %u\nrx_desc = %u\ntx_desc = %u\noffload = %s\n",
-			p->mtu, p->rx_desc, p->tx_desc,
-			p->offload == TFO_OFFLOAD_OFF ? "off" : "auto");
+		fprintf(f, "mtu = %u\nrx_desc = %u\ntx_desc = %u\noffload = %s\n"
+			"syn_steering = %s\n", p->mtu, p->rx_desc, p->tx_desc,
+			p->offload == TFO_OFFLOAD_OFF ? "off" : "auto",
+			p->syn_steering ? "on" : "off");
 	}
 	for (unsigned int i = 0; i < c->nb_services; i++) {
 		const struct tfo_cfg_service *s = &c->services[i];

@@ -17,6 +17,7 @@
 
 #include "tfo/control.h"
 #include "tfo/log.h"
+#include "tfo/port.h"
 
 #define ICMP6_ECHO_REQUEST 128
 #define ICMP6_ECHO_REPLY 129
@@ -547,6 +548,43 @@ tfo_control_burst(struct tfo_control *c, struct rte_mbuf **pkts, unsigned int n,
 	}
 }
 
+/*
+ * The SYN queue of a port with hardware SYN steering: each SYN goes to the
+ * worker RSS gives its flow, so that the rest of the connection (which RSS
+ * sends there) finds it. A full inbox is a counted drop (the client
+ * retransmits its SYN).
+ */
+static unsigned int
+tfo_control_syn_queue(struct tfo_control *c, uint8_t pi)
+{
+	const struct tfo_port_info *port = &c->ports[pi];
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+	uint16_t n = rte_eth_rx_burst(port->port_id, port->syn_queue, pkts,
+				      (uint16_t)c->burst);
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct tfo_pkt p, *pp = NULL;
+		unsigned int w;
+
+		if (!(m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) && port->syn_workers > 1 &&
+		    tfo_pkt_parse(m, port, &p) == TFO_PKT_TCP)
+			pp = &p;
+		w = tfo_port_syn_worker(port, m, pp);
+		if (w < c->nb_workers && c->workers[w]->syn_inbox != NULL &&
+		    rte_ring_sp_enqueue(c->workers[w]->syn_inbox, m) == 0) {
+			c->stats.c[TFO_STAT_syn_steered]++;
+			continue;
+		}
+		/* counted here as received, and dropped */
+		c->stats.c[TFO_STAT_rx_pkts]++;
+		c->stats.c[TFO_STAT_rx_bytes] += m->pkt_len;
+		c->stats.c[TFO_STAT_syn_steer_drop]++;
+		rte_pktmbuf_free(m);
+	}
+	return n;
+}
+
 unsigned int
 tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 {
@@ -560,6 +598,9 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 		total += n;
 		tfo_control_burst(c, pkts, n, now_us);
 	}
+	for (uint8_t pi = 0; pi < c->nb_ports; pi++)
+		if (c->ports[pi].syn_steering)
+			total += tfo_control_syn_queue(c, pi);
 	if (c->engine != NULL)
 		tfo_engine_timers(c->engine, now_us);
 	tfo_control_keys(c, now_us);

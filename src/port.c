@@ -2,11 +2,14 @@
  * tfo-fastpath: port set-up.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_flow.h>
+#include <rte_thash.h>
 
 #include "tfo/log.h"
 #include "tfo/port.h"
@@ -45,14 +48,20 @@ tfo_port_configure_quiet(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
 	return rc;
 }
 
-int
-tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
-	       uint16_t nb_txq, struct rte_mempool *pool, uint8_t addr_base,
-	       struct tfo_port_info *info, char *err, size_t errlen)
+/*
+ * Configure and start the device: @p nb_rxq worker queues (+ one SYN queue
+ * for the control core when @p syn_queue), @p nb_txq TX queues.
+ */
+static int
+tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
+		  uint16_t nb_txq, bool syn_queue, struct rte_mempool *pool,
+		  uint8_t addr_base, struct tfo_port_info *info, char *err,
+		  size_t errlen)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info dev;
 	uint16_t port_id, nb_rxd = cfg->rx_desc, nb_txd = cfg->tx_desc;
+	uint16_t nb_dev_rxq = (uint16_t)(nb_rxq + (syn_queue ? 1 : 0));
 	int socket, rc;
 
 	memset(info, 0, sizeof(*info));
@@ -65,17 +74,18 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	if (rc != 0)
 		return tfo_port_err(err, errlen, "[port %s]: cannot read device info: %s",
 				    cfg->device, strerror(-rc));
-	if (nb_rxq > dev.max_rx_queues)
+	if (nb_dev_rxq > dev.max_rx_queues)
 		return tfo_port_err(err, errlen,
 				    "[port %s]: %u workers need %u RX queues, the device has %u "
 				    "(use fewer lcores)",
-				    cfg->device, nb_rxq, nb_rxq, dev.max_rx_queues);
+				    cfg->device, nb_rxq, nb_dev_rxq, dev.max_rx_queues);
 	if (nb_txq > dev.max_tx_queues && nb_rxq <= dev.max_tx_queues) {
 		/* no TX queue left for the control core: it relays through
 		 * worker 0 (virtio and VFs with one queue pair per worker) */
 		nb_txq = nb_rxq;
 		info->ctrl_tx_relay = true;
 	}
+	info->reta_size = dev.reta_size;
 	if (nb_txq > dev.max_tx_queues)
 		return tfo_port_err(err, errlen,
 				    "[port %s]: %u workers need %u TX queues, the device has "
@@ -127,14 +137,14 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		info->tx_multiseg = true;
 	}
 
-	rc = tfo_port_configure_quiet(port_id, nb_rxq, nb_txq, &conf);
-	if (rc != 0 && nb_txq > nb_rxq) {
+	rc = tfo_port_configure_quiet(port_id, nb_dev_rxq, nb_txq, &conf);
+	if (rc != 0 && nb_txq > nb_dev_rxq) {
 		/* Some PMDs (net_tap) need as many TX as RX queues: then the
 		 * control core relays its frames through worker 0's queue. */
-		rc = rte_eth_dev_configure(port_id, nb_rxq, nb_rxq, &conf);
+		rc = rte_eth_dev_configure(port_id, nb_dev_rxq, nb_dev_rxq, &conf);
 		if (rc == 0) {
-			nb_txq = nb_rxq;
-			info->ctrl_tx_relay = true;
+			nb_txq = nb_dev_rxq;
+			info->ctrl_tx_relay = nb_txq <= nb_rxq;
 		}
 	}
 	if (rc != 0)
@@ -153,7 +163,7 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	socket = rte_eth_dev_socket_id(port_id);
 	if (socket < 0)
 		socket = (int)rte_socket_id();
-	for (uint16_t q = 0; q < nb_rxq; q++) {
+	for (uint16_t q = 0; q < nb_dev_rxq; q++) {
 		struct rte_eth_rxconf rxc = dev.default_rxconf;
 
 		rxc.offloads = conf.rxmode.offloads;
@@ -192,6 +202,182 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	/* ND and ARP need multicast/broadcast; unicast filtering is ours */
 	rte_eth_allmulticast_enable(port_id);
 	return 0;
+}
+
+/*
+ * Every RSS redirection table entry to a worker queue (entry i -> i % W),
+ * so that the SYN queue gets nothing by RSS and the control core can tell
+ * a steered SYN's worker from its hash.
+ */
+static int
+tfo_port_reta_workers(const struct tfo_port_info *info, uint16_t nb_workers,
+		      char *why, size_t whylen)
+{
+	struct rte_eth_rss_reta_entry64 reta[512 / RTE_ETH_RETA_GROUP_SIZE];
+	struct rte_eth_rss_conf rc = {
+		.rss_key = (uint8_t *)(uintptr_t)info->rss_key,
+		.rss_key_len = sizeof(info->rss_key),
+	};
+	int r;
+
+	if (info->reta_size == 0 || info->reta_size > 512 ||
+	    info->reta_size % RTE_ETH_RETA_GROUP_SIZE != 0) {
+		snprintf(why, whylen, "no usable RSS redirection table (size %u)", info->reta_size);
+		return -ENOTSUP;
+	}
+	memset(reta, 0, sizeof(reta));
+	for (unsigned int i = 0; i < info->reta_size; i++) {
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask = UINT64_MAX;
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+			(uint16_t)(i % nb_workers);
+	}
+	r = rte_eth_dev_rss_reta_update(info->port_id, reta, info->reta_size);
+	if (r != 0) {
+		snprintf(why, whylen, "RSS redirection table update refused: %s", strerror(-r));
+		return r;
+	}
+	r = rte_eth_dev_rss_hash_conf_get(info->port_id, &rc);
+	if (r != 0 || rc.rss_key_len == 0 || rc.rss_key_len > sizeof(info->rss_key)) {
+		snprintf(why, whylen, "the RSS key cannot be read back (%s)", strerror(-r));
+		return r != 0 ? r : -ENOTSUP;
+	}
+	return rc.rss_key_len;
+}
+
+/* rte_flow rules: TCP segments with SYN set (one per address family of
+ * the port) to the SYN queue. The mask holds SYN only: the form the
+ * ixgbe/igb SYN filter takes; a SYN-ACK to us is answered with a RST by
+ * the control core either way. */
+static int
+tfo_port_syn_rules(const struct tfo_cfg_port *cfg, struct tfo_port_info *info,
+		   uint16_t queue, char *why, size_t whylen)
+{
+	static const struct rte_flow_item_tcp tcp_spec = {
+		.hdr.tcp_flags = RTE_TCP_SYN_FLAG };
+	static const struct rte_flow_item_tcp tcp_mask = {
+		.hdr.tcp_flags = RTE_TCP_SYN_FLAG };
+	const struct rte_flow_attr attr = { .ingress = 1 };
+	const struct rte_flow_action_queue q = { .index = queue };
+	const struct rte_flow_action actions[] = {
+		{ .type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &q },
+		{ .type = RTE_FLOW_ACTION_TYPE_END },
+	};
+	bool fam[2] = { false, false };
+
+	for (unsigned int i = 0; i < cfg->nb_addrs; i++)
+		fam[cfg->addrs[i].family == AF_INET6] = true;
+	for (int f = 0; f < 2; f++) {
+		const struct rte_flow_item pattern[] = {
+			{ .type = RTE_FLOW_ITEM_TYPE_ETH },
+			{ .type = f ? RTE_FLOW_ITEM_TYPE_IPV6 : RTE_FLOW_ITEM_TYPE_IPV4 },
+			{ .type = RTE_FLOW_ITEM_TYPE_TCP, .spec = &tcp_spec, .mask = &tcp_mask },
+			{ .type = RTE_FLOW_ITEM_TYPE_END },
+		};
+		struct rte_flow_error fe = { .message = NULL };
+
+		if (!fam[f])
+			continue;
+		if (rte_flow_validate(info->port_id, &attr, pattern, actions, &fe) != 0 ||
+		    rte_flow_create(info->port_id, &attr, pattern, actions, &fe) == NULL) {
+			snprintf(why, whylen, "rte_flow %s rule refused: %s (%s)",
+				 f ? "IPv6" : "IPv4", fe.message ? fe.message : "no reason given",
+				 rte_strerror(rte_errno));
+			return -ENOTSUP;
+		}
+	}
+	return 0;
+}
+
+/* Turn SYN steering on for a port brought up with a SYN queue. */
+static int
+tfo_port_syn_steer(const struct tfo_cfg_port *cfg, struct tfo_port_info *info,
+		   uint16_t nb_workers, char *why, size_t whylen)
+{
+	int r;
+
+	if (nb_workers > 1) {
+		r = tfo_port_reta_workers(info, nb_workers, why, whylen);
+		if (r < 0)
+			return r;
+		info->rss_key_len = (uint8_t)r;
+	}
+	r = tfo_port_syn_rules(cfg, info, nb_workers, why, whylen);
+	if (r < 0)
+		return r;
+	info->syn_steering = true;
+	info->syn_queue = nb_workers;
+	info->syn_workers = nb_workers;
+	return 0;
+}
+
+int
+tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
+	       uint16_t nb_txq, struct rte_mempool *pool, uint8_t addr_base,
+	       struct tfo_port_info *info, char *err, size_t errlen)
+{
+	char why[TFO_CFG_ERR];
+	int rc;
+
+	if (!cfg->syn_steering)
+		return tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pool, addr_base,
+					 info, err, errlen);
+	rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, true, pool, addr_base, info,
+			       why, sizeof(why));
+	if (rc == 0 && tfo_port_syn_steer(cfg, info, nb_rxq, why, sizeof(why)) == 0) {
+		TFO_LOG(INFO, "[port %s] syn_steering = on: the NIC steers SYNs to RX queue "
+			"%u; the control core hands each to its worker", cfg->device, nb_rxq);
+		return 0;
+	}
+	TFO_LOG(WARNING, "[port %s] syn_steering = on, but the device cannot: %s; SYNs are "
+		"classified in software (correct, only without the hardware's help)",
+		cfg->device, why);
+	if (rc == 0) {
+		rte_flow_flush(info->port_id, NULL);
+		rte_eth_dev_stop(info->port_id);
+	}
+	return tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pool, addr_base, info,
+				 err, errlen);
+}
+
+unsigned int
+tfo_port_syn_worker(const struct tfo_port_info *info, const struct rte_mbuf *m,
+		    const struct tfo_pkt *p)
+{
+	union rte_thash_tuple t;
+	uint32_t hash, len;
+
+	if (info->syn_workers <= 1)
+		return 0;
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) {
+		hash = m->hash.rss;
+	} else if (p == NULL || info->rss_key_len == 0) {
+		return 0;
+	} else {
+		bool l4 = (info->rss_hf & RTE_ETH_RSS_TCP) != 0;
+
+		memset(&t, 0, sizeof(t));
+		if (p->family == AF_INET) {
+			t.v4.src_addr = rte_be_to_cpu_32(*(const uint32_t *)(const void *)p->src.b);
+			t.v4.dst_addr = rte_be_to_cpu_32(*(const uint32_t *)(const void *)p->dst.b);
+			t.v4.sport = p->sport;
+			t.v4.dport = p->dport;
+			len = l4 ? RTE_THASH_V4_L4_LEN : RTE_THASH_V4_L3_LEN;
+		} else {
+			for (int i = 0; i < 4; i++) {
+				uint32_t s, d;
+
+				memcpy(&s, p->src.b + 4 * i, 4);
+				memcpy(&d, p->dst.b + 4 * i, 4);
+				((uint32_t *)(void *)t.v6.src_addr)[i] = rte_be_to_cpu_32(s);
+				((uint32_t *)(void *)t.v6.dst_addr)[i] = rte_be_to_cpu_32(d);
+			}
+			t.v6.sport = p->sport;
+			t.v6.dport = p->dport;
+			len = l4 ? RTE_THASH_V6_L4_LEN : RTE_THASH_V6_L3_LEN;
+		}
+		hash = rte_softrss((uint32_t *)(void *)&t, len, info->rss_key);
+	}
+	return (hash % info->reta_size) % info->syn_workers;
 }
 
 void

@@ -378,6 +378,35 @@ tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us)
 	}
 }
 
+/* SYNs the control core handed over from the SYN queues, run by run of
+ * one port (tfo_worker_burst takes one port's frames). */
+static unsigned int
+tfo_worker_syn_inbox(struct tfo_worker *w, uint64_t now_us)
+{
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+	unsigned int n, start = 0;
+
+	n = rte_ring_sc_dequeue_burst(w->syn_inbox, (void **)pkts, w->burst, NULL);
+	while (start < n) {
+		unsigned int end = start + 1;
+		uint16_t pi = 0;
+
+		while (end < n && pkts[end]->port == pkts[start]->port)
+			end++;
+		while (pi < w->nb_ports && w->ports[pi].port_id != pkts[start]->port)
+			pi++;
+		if (pi == w->nb_ports) {	/* not from a port of ours: counted drop */
+			w->stats.c[TFO_STAT_rx_pkts] += end - start;
+			w->stats.c[TFO_STAT_drop_ctrl_no_port] += end - start;
+			rte_pktmbuf_free_bulk(&pkts[start], end - start);
+		} else {
+			tfo_worker_burst(w, (uint8_t)pi, &pkts[start], end - start, now_us);
+		}
+		start = end;
+	}
+	return n;
+}
+
 unsigned int
 tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 {
@@ -393,6 +422,8 @@ tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 		total += n;
 		tfo_worker_burst(w, (uint8_t)pi, pkts, n, now_us);
 	}
+	if (w->syn_inbox != NULL)
+		total += tfo_worker_syn_inbox(w, now_us);
 	tfo_worker_housekeeping(w, now_us);
 	return total;
 }

@@ -533,12 +533,42 @@ pool_need(const struct app *a, unsigned int nb_lcores)
 	uint64_t need = 1024;
 
 	for (unsigned int i = 0; i < c->nb_ports; i++)
-		need += (uint64_t)a->nb_workers * c->ports[i].rx_desc +
+		need += (uint64_t)(a->nb_workers + c->ports[i].syn_steering) *
+			c->ports[i].rx_desc +
 			(uint64_t)(a->nb_workers + 1) * c->ports[i].tx_desc;
 	need += (uint64_t)a->nb_workers * c->ring_size + 1024 * c->nb_ports;
+	for (unsigned int i = 0; i < c->nb_ports; i++)
+		if (c->ports[i].syn_steering) {	/* the workers' SYN inboxes */
+			need += (uint64_t)a->nb_workers * c->ring_size;
+			break;
+		}
 	need += (uint64_t)nb_lcores * (c->mbuf_cache * 3 / 2 + c->burst +
 				       TFO_TX_BUF * c->nb_ports);
 	return (uint32_t)RTE_MIN(need, (uint64_t)UINT32_MAX);
+}
+
+/* A ring per worker for the SYNs the control core takes from the SYN
+ * queues, when a port steers SYNs in hardware. */
+static void
+setup_syn_inboxes(struct app *a)
+{
+	bool steer = false;
+
+	for (unsigned int i = 0; i < a->nb_ports; i++)
+		steer |= a->ports[i].syn_steering;
+	for (unsigned int wi = 0; steer && wi < a->nb_workers; wi++) {
+		char name[RTE_RING_NAMESIZE];
+		struct rte_ring *r;
+
+		snprintf(name, sizeof(name), "tfo_syn%u", wi);
+		r = rte_ring_create(name, a->cfg.ring_size,
+				    (int)rte_lcore_to_socket_id(a->workers[wi]->lcore_id),
+				    RING_F_SP_ENQ | RING_F_SC_DEQ | RING_F_EXACT_SZ);
+		if (r == NULL)
+			die("[server] ring_size = %u: cannot create ring %s: %s",
+			    a->cfg.ring_size, name, rte_strerror(rte_errno));
+		a->workers[wi]->syn_inbox = r;
+	}
 }
 
 static void
@@ -655,6 +685,7 @@ setup(struct app *a)
 		a->control.relay[i] = r;
 		a->workers[0]->relay[i] = r;
 	}
+	setup_syn_inboxes(a);
 	tfo_control_telemetry_register(&a->control);
 	reload_flag = &a->control.reload_requested;
 }

@@ -42,6 +42,9 @@ struct tfo_cfg_port {
 	 *  steers flows to queues itself (net_memif queue pairs; the
 	 *  load generator hands misdirected segments over). Not a file key. */
 	bool rss_optional;
+	/** Steer SYNs to the control core's RX queue with an rte_flow rule
+	 *  on the TCP flags (syn_steering = on); software otherwise. */
+	bool syn_steering;
 	uint8_t nb_addrs;
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
 };

@@ -74,6 +74,16 @@ struct tfo_port_info {
 	/** RSS hash functions in use (RTE_ETH_RSS_*), 0 = one RX queue or
 	 *  none; for the start-up line and the runbook's checks. */
 	uint64_t rss_hf;
+	/* Hardware SYN steering (syn_steering = on, and the device took the
+	 * rte_flow rule): SYNs arrive on RX queue syn_queue, polled by the
+	 * control core, which hands each to the worker RSS gives its flow
+	 * (redirection table entry i = worker i % syn_workers). */
+	bool syn_steering;
+	uint16_t syn_queue;
+	uint16_t syn_workers;
+	uint16_t reta_size;
+	uint8_t rss_key_len;
+	uint8_t rss_key[52];	/**< for the hash when the NIC reports none */
 };
 
 /** What a received frame is, after parsing and classification. */

@@ -2,7 +2,8 @@
  * tfo-fastpath: port (NIC or vdev) set-up from a [port] section.
  *
  * Every worker gets one RX and one TX queue on every port; the control core
- * one more TX queue. RSS on the TCP/IP 4-tuple when there is more than one
+ * one more TX queue (and, with syn_steering, one RX queue for the SYNs an
+ * rte_flow rule steers to it). RSS on the TCP/IP 4-tuple when there is more than one
  * RX queue; checksum offloads when the device has them and the section
  * allows them. All checks happen here, before any lcore starts.
  */
@@ -35,6 +36,16 @@ extern "C" {
 int tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		   uint16_t nb_txq, struct rte_mempool *pool, uint8_t addr_base,
 		   struct tfo_port_info *info, char *err, size_t errlen);
+
+/**
+ * The worker (0..syn_workers-1) whose RX queue RSS gives the flow of @p m,
+ * a SYN the NIC steered to the SYN queue (info->syn_steering): from the
+ * hash the NIC reported, or, when it reported none, from the Toeplitz hash
+ * of @p p's addresses and ports under the port's RSS key. Both go through
+ * the redirection table tfo_port_setup wrote (entry i -> worker i % W).
+ */
+unsigned int tfo_port_syn_worker(const struct tfo_port_info *info,
+				 const struct rte_mbuf *m, const struct tfo_pkt *p);
 
 /** Stop and close the port. */
 void tfo_port_close(const struct tfo_port_info *info);

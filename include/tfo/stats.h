@@ -41,7 +41,9 @@ extern "C" {
 	X(rx_delivered,		C, "frames consumed by the TCP engine or the control core") \
 	X(tx_queued,		C, "frames this lcore built or took to send (into its TX buffer)") \
 	X(tx_relay_in,		C, "control-core frames worker 0 took from the relay ring to send") \
-	X(drop_ctrl_no_port,	C, "frames at the control core from a port it does not drive")
+	X(drop_ctrl_no_port,	C, "frames at the control core from a port it does not drive") \
+	X(syn_steered,		C, "SYNs the NIC steered to the control core, handed to their worker (syn_steering)") \
+	X(syn_steer_drop,	C, "steered SYNs dropped: their worker's SYN ring was full")
 
 /* Control core: ARP, ICMP, ND. */
 #define TFO_STATS_CONTROL(X) \
@@ -228,7 +230,8 @@ void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
  */
 #define TFO_STATS_FRAME_DROPS(X) \
 	X(ring_drop_full) X(drop_tcp_nohandler) X(drop_ctrl_no_port) \
-	X(drop_arp_other) X(drop_icmp_other) X(drop_icmp6_other) X(drop_nd_bad)
+	X(drop_arp_other) X(drop_icmp_other) X(drop_icmp6_other) X(drop_nd_bad) \
+	X(syn_steer_drop)
 
 /** One lcore's (or the total's) balance; see above. */
 struct tfo_acct {

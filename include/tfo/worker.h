@@ -75,6 +75,9 @@ struct tfo_worker {
 	/** Per port, frames the control core asks this worker to send (ports
 	 *  whose device gave the control core no TX queue); NULL otherwise. */
 	struct rte_ring *relay[TFO_MAX_PORTS];
+	/** SYNs the control core hands over from the ports' SYN queues
+	 *  (hardware SYN steering); NULL when no port steers. */
+	struct rte_ring *syn_inbox;
 	uint32_t burst;
 	uint32_t idle_sleep_us;
 	uint64_t tsc_per_us;
@@ -106,7 +109,8 @@ void tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx,
 /** Run the engine's timers, take relayed control frames, flush w->tx. */
 void tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us);
 
-/** rx_burst every port, tfo_worker_burst, housekeeping; @return frames received. */
+/** rx_burst every port, then the SYN inbox, tfo_worker_burst, housekeeping;
+ *  @return frames received. */
 unsigned int tfo_worker_poll(struct tfo_worker *w, uint64_t now_us);
 
 /** lcore entry point (rte_eal_remote_launch): poll until *quit. */

@@ -20,6 +20,9 @@ Cases:
            (reset before its handshake completed) on one worker does not
            block the other: on the held worker valid cookies overflow to the
            slow path, on the other they open TFO; all are served.
+  steering syn_steering = on, which net_tap cannot do: the fallback to
+           software classification, its log line, and TFO still served
+           (with 1 and 2 workers).
 """
 import os
 import struct
@@ -216,7 +219,35 @@ def case_pending(server):
         subprocess.run(['rm', '-rf', kdir])
 
 
-CASES = {'spread': case_spread, 'pending': case_pending}
+def case_steering(server):
+    """syn_steering = on where the device cannot (net_tap: rte_flow disabled
+    on this kernel, no redirection table): a clear line, and the port runs
+    as without it (no SYN queue), with SYNs classified in software."""
+    for lc, tag, nq in ((['--lcores', '0@0,1@1'], '1 worker', 1), (None, '2 workers', 2)):
+        e = eal('x%d' % nq)
+        if lc:
+            e = lc + e[2:]
+        with Bed(server, ['--set', 'port net_tap0.syn_steering=on'], eal=e) as bed:
+            log = bed.log_text()
+            line = next((l for l in log.splitlines() if 'syn_steering = on' in l), '')
+            print('%s: %s' % (tag, line))
+            T.check('steering, %s: the log says the device cannot, and why, and that SYNs '
+                    'are classified in software' % tag,
+                    'but the device cannot:' in line and 'classified in software' in line, line)
+            T.check('steering, %s: the port has no SYN queue (%d rxq)' % (tag, nq),
+                    '%d rxq/' % nq in log)
+            learn_cookie(bed)
+            r = bed.ns_run(['/usr/bin/python3', os.path.join(HERE, 'tfo_many.py'), SERVER_V4,
+                            str(ECHO), '20'], check=False, timeout=60)
+            st = bed.stats()
+            T.check('steering, %s: 20 TFO connections served, by the workers, none steered'
+                    % tag, r.returncode == 0 and st.get('TCPFastOpenPassive') == 20 and
+                    st.get('syn_steered', 0) == 0, (r.stdout[-200:], st.get('TCPFastOpenPassive')))
+            T.check('steering, %s: /tfo/config shows the key' % tag,
+                    'port net_tap0.syn_steering = on' in bed.telemetry('/tfo/config'))
+
+
+CASES = {'spread': case_spread, 'pending': case_pending, 'steering': case_steering}
 
 if __name__ == '__main__':
     need_root()

@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Prepare a host to run tfo-server on a real NIC (docs/runbook.md, "Host").
+#
+#   scripts/setup-host.sh [--dry-run] [--pages N] [--page-size 2M|1G]
+#                         [--persist] [--bind PCI_ADDR]... [--driver DRV]
+#                         [--no-iommu] [--force]
+#
+# 1. Hugepages: at least N pages of the given size (default 1024 x 2M; the
+#    count is raised, never lowered) and hugetlbfs mounted (/dev/hugepages,
+#    or /dev/hugepages1G for 1G pages). --persist also writes them to
+#    /etc/sysctl.d (2M) so that a reboot keeps them (1G pages are reserved at
+#    boot: the kernel command line hint is printed).
+# 2. The vfio-pci module (with --no-iommu, vfio's unsafe no-IOMMU mode, for
+#    VMs without a virtual IOMMU; DMA is then not isolated).
+# 3. Each --bind PCI address is unbound from its kernel driver and bound to
+#    vfio-pci (--driver uio_pci_generic for old setups) with dpdk-devbind.py.
+#    A device whose kernel interface is up (routes, addresses: maybe the one
+#    you are logged in through) is refused unless --force.
+#
+# --dry-run prints what would be done (one "+ ..." line per action) and
+# changes nothing; it needs no root. Exit status: 0 done, 1 an action or a
+# check failed, 2 usage error. TFO_SYSFS (default /sys) and TFO_PROC (/proc)
+# point at another tree (tests).
+set -uo pipefail
+
+SYSFS=${TFO_SYSFS:-/sys}
+PROC=${TFO_PROC:-/proc}
+DRY=0
+PAGES=1024
+PSIZE=2M
+PERSIST=0
+DRIVER=vfio-pci
+NOIOMMU=0
+FORCE=0
+BIND=()
+
+usage() {
+	sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'
+	exit "${1:-2}"
+}
+
+die() { echo "setup-host: $*" >&2; exit 1; }
+
+# run CMD...: print it, and run it unless --dry-run
+run() {
+	echo "+ $*"
+	[ "$DRY" = 1 ] && return 0
+	"$@" || die "failed: $*"
+}
+
+# put VALUE PATH: write a sysfs/procfs value
+put() {
+	echo "+ echo $1 > $2"
+	[ "$DRY" = 1 ] && return 0
+	echo "$1" >"$2" 2>/dev/null || die "cannot write $1 to $2"
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--dry-run) DRY=1 ;;
+	--pages) PAGES=${2:-}; shift ;;
+	--page-size) PSIZE=${2:-}; shift ;;
+	--persist) PERSIST=1 ;;
+	--bind) BIND+=("${2:-}"); shift ;;
+	--driver) DRIVER=${2:-}; shift ;;
+	--no-iommu) NOIOMMU=1 ;;
+	--force) FORCE=1 ;;
+	-h|--help) usage 0 ;;
+	*) echo "setup-host: unknown option $1" >&2; usage 2 ;;
+	esac
+	shift
+done
+
+[[ $PAGES =~ ^[0-9]+$ ]] || { echo "setup-host: --pages $PAGES: not a number" >&2; exit 2; }
+case $PSIZE in
+2M) KB=2048; MNT=/dev/hugepages ;;
+1G) KB=1048576; MNT=/dev/hugepages1G ;;
+*) echo "setup-host: --page-size $PSIZE: 2M or 1G" >&2; exit 2 ;;
+esac
+case $DRIVER in
+vfio-pci|uio_pci_generic|igb_uio) ;;
+*) echo "setup-host: --driver $DRIVER: vfio-pci, uio_pci_generic or igb_uio" >&2; exit 2 ;;
+esac
+for a in "${BIND[@]}"; do
+	[[ $a =~ ^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$ ]] ||
+		{ echo "setup-host: --bind $a: expected a PCI address like 0000:01:00.0" >&2; exit 2; }
+done
+if [ "$DRY" = 0 ] && [ "$(id -u)" != 0 ]; then
+	die "run as root (or with --dry-run to see what it would do)"
+fi
+[ "$DRY" = 1 ] && echo "setup-host: dry run: nothing is changed"
+
+# ---- 1. hugepages ----------------------------------------------------------
+HP=$SYSFS/kernel/mm/hugepages/hugepages-${KB}kB
+[ -d "$HP" ] || die "no $PSIZE hugepages on this kernel ($HP missing)"
+have=$(cat "$HP/nr_hugepages")
+if [ "$have" -ge "$PAGES" ]; then
+	echo "hugepages: $have x $PSIZE reserved (>= $PAGES): unchanged"
+elif [ "$KB" = 1048576 ]; then
+	put "$PAGES" "$HP/nr_hugepages"
+	echo "hugepages: 1G pages are best reserved at boot: add 'default_hugepagesz=1G" \
+		"hugepagesz=1G hugepages=$PAGES' to the kernel command line"
+else
+	put "$PAGES" "$HP/nr_hugepages"
+	if [ "$DRY" = 0 ]; then
+		got=$(cat "$HP/nr_hugepages")
+		[ "$got" -ge "$PAGES" ] ||
+			die "asked for $PAGES hugepages, the kernel gave $got (memory fragmented: reboot, or reserve at boot)"
+	fi
+fi
+if [ "$PERSIST" = 1 ] && [ "$KB" = 2048 ]; then
+	echo "+ echo vm.nr_hugepages = $PAGES > /etc/sysctl.d/80-tfo-hugepages.conf"
+	[ "$DRY" = 1 ] || echo "vm.nr_hugepages = $PAGES" >/etc/sysctl.d/80-tfo-hugepages.conf ||
+		die "cannot write /etc/sysctl.d/80-tfo-hugepages.conf"
+fi
+mounted=$(awk -v k="$KB" '$3 == "hugetlbfs" {
+	ps = "2048"; if ($4 ~ /pagesize=1G/) ps = "1048576"
+	if (ps == k) { print $2; exit } }' "$PROC/mounts")
+if [ -n "$mounted" ]; then
+	echo "hugetlbfs: mounted at $mounted"
+else
+	run mkdir -p "$MNT"
+	run mount -t hugetlbfs -o "pagesize=$PSIZE" nodev "$MNT"
+fi
+
+# ---- 2. the driver module ------------------------------------------------
+if [ ${#BIND[@]} -gt 0 ]; then
+	if [ "$DRIVER" = vfio-pci ]; then
+		groups=$(ls "$SYSFS/kernel/iommu_groups" 2>/dev/null | wc -l)
+		if [ "$groups" = 0 ] && [ "$NOIOMMU" = 0 ]; then
+			die "no IOMMU (no $SYSFS/kernel/iommu_groups): enable it (intel_iommu=on / amd_iommu=on" \
+				"on the kernel command line), or use --no-iommu in a VM without one"
+		fi
+		run modprobe vfio-pci
+		if [ "$groups" = 0 ]; then
+			echo "vfio: no IOMMU: unsafe no-IOMMU mode (DMA not isolated)"
+			put 1 "$SYSFS/module/vfio/parameters/enable_unsafe_noiommu_mode"
+		fi
+	else
+		run modprobe "$DRIVER"
+	fi
+fi
+
+# ---- 3. bind the NICs ----------------------------------------------------
+for a in "${BIND[@]}"; do
+	dev=$SYSFS/bus/pci/devices/$a
+	[ -d "$dev" ] || die "$a: no such PCI device (see: dpdk-devbind.py --status-dev net)"
+	cur=""
+	[ -L "$dev/driver" ] && cur=$(basename "$(readlink "$dev/driver")")
+	if [ "$cur" = "$DRIVER" ]; then
+		echo "$a: already bound to $DRIVER"
+		continue
+	fi
+	for n in "$dev"/net/*; do
+		[ -e "$n" ] || continue
+		ifc=$(basename "$n")
+		if [ "$(cat "$n/operstate" 2>/dev/null)" = up ] && [ "$FORCE" = 0 ]; then
+			die "$a is $ifc, which is up (maybe your way in): take it down first" \
+				"(ip link set $ifc down), or --force"
+		fi
+	done
+	echo "$a: ${cur:-no driver} -> $DRIVER"
+	run dpdk-devbind.py -b "$DRIVER" "$a"
+done
+
+[ "$DRY" = 1 ] && { echo "setup-host: dry run done"; exit 0; }
+echo "setup-host: done; hugepages: $(cat "$HP/nr_hugepages") x $PSIZE," \
+	"$(cat "$HP/free_hugepages") free"
+[ ${#BIND[@]} -gt 0 ] && dpdk-devbind.py --status-dev net
+exit 0

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""scripts/setup-host.sh in dry-run mode, against a fake /sys and /proc.
+
+    setup_host_test.py PATH/TO/setup-host.sh
+
+Each case builds a small sysfs/procfs tree (hugepage counts, IOMMU groups,
+PCI devices with their driver and kernel interface, mounts), runs the
+script with --dry-run and TFO_SYSFS/TFO_PROC pointing at it, and checks
+the actions it prints, its exit status, and that nothing changed.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SCRIPT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(__file__), '..', 'scripts', 'setup-host.sh')
+checks = failures = 0
+
+
+def check(what, cond, detail=''):
+    global checks, failures
+    checks += 1
+    print(('ok   %s' if cond else 'FAIL %s ' + str(detail)[:600]) % what)
+    failures += 0 if cond else 1
+
+
+def tree(iommu=True, mounted=False, pages=64):
+    root = tempfile.mkdtemp(prefix='tfo-sysfs.')
+    sysfs, proc = os.path.join(root, 'sys'), os.path.join(root, 'proc')
+    for kb, n in (('2048', pages), ('1048576', 0)):
+        hp = os.path.join(sysfs, 'kernel/mm/hugepages/hugepages-%skB' % kb)
+        os.makedirs(hp)
+        for f in ('nr_hugepages', 'free_hugepages'):
+            with open(os.path.join(hp, f), 'w') as fh:
+                fh.write('%d\n' % n)
+    os.makedirs(os.path.join(sysfs, 'kernel/iommu_groups'))
+    if iommu:
+        os.makedirs(os.path.join(sysfs, 'kernel/iommu_groups/7'))
+    os.makedirs(os.path.join(sysfs, 'module/vfio/parameters'))
+    with open(os.path.join(sysfs, 'module/vfio/parameters/enable_unsafe_noiommu_mode'), 'w') as f:
+        f.write('N\n')
+    for drv in ('ixgbe', 'vfio-pci', 'virtio-pci'):
+        os.makedirs(os.path.join(sysfs, 'bus/pci/drivers', drv))
+    for addr, drv, ifc, state in (('0000:01:00.0', 'ixgbe', 'enp1s0f0', 'down'),
+                                  ('0000:02:00.0', 'virtio-pci', 'eth0', 'up'),
+                                  ('0000:03:00.0', 'vfio-pci', None, None)):
+        d = os.path.join(sysfs, 'bus/pci/devices', addr)
+        os.makedirs(d)
+        os.symlink(os.path.join('..', '..', 'drivers', drv), os.path.join(d, 'driver'))
+        if ifc:
+            os.makedirs(os.path.join(d, 'net', ifc))
+            with open(os.path.join(d, 'net', ifc, 'operstate'), 'w') as f:
+                f.write(state + '\n')
+    os.makedirs(proc)
+    with open(os.path.join(proc, 'mounts'), 'w') as f:
+        f.write('sysfs /sys sysfs rw 0 0\n')
+        if mounted:
+            f.write('nodev /mnt/huge hugetlbfs rw,relatime,pagesize=2M 0 0\n')
+    return root, sysfs, proc
+
+
+def run(args, **kw):
+    root, sysfs, proc = tree(**kw)
+    env = dict(os.environ, TFO_SYSFS=sysfs, TFO_PROC=proc)
+    before = snapshot(root)
+    r = subprocess.run(['bash', SCRIPT] + args, env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=30)
+    unchanged = snapshot(root) == before
+    shutil.rmtree(root)
+    return r.returncode, r.stdout.replace(sysfs, '/SYS'), unchanged
+
+
+def snapshot(root):
+    out = {}
+    for d, _, files in os.walk(root):
+        for f in files:
+            with open(os.path.join(d, f)) as fh:
+                out[os.path.join(d, f)] = fh.read()
+    return out
+
+
+def main():
+    rc, out, same = run(['--dry-run', '--pages', '512', '--bind', '0000:01:00.0'])
+    check('full dry run: exit 0, nothing changed', rc == 0 and same, (rc, out))
+    for line in ('setup-host: dry run: nothing is changed',
+                 '+ echo 512 > /SYS/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages',
+                 '+ mkdir -p /dev/hugepages',
+                 '+ mount -t hugetlbfs -o pagesize=2M nodev /dev/hugepages',
+                 '+ modprobe vfio-pci',
+                 '0000:01:00.0: ixgbe -> vfio-pci',
+                 '+ dpdk-devbind.py -b vfio-pci 0000:01:00.0'):
+        check('full dry run prints: %s' % line, line in out.splitlines(), out)
+    check('full dry run: IOMMU present, no no-IOMMU mode', 'noiommu' not in out)
+
+    rc, out, _ = run(['--dry-run', '--pages', '32'], mounted=True)
+    check('enough hugepages and hugetlbfs mounted: nothing to do',
+          rc == 0 and 'unchanged' in out and 'mounted at /mnt/huge' in out
+          and '+ echo' not in out and '+ mount' not in out, out)
+    check('no --bind: no module loaded', 'modprobe' not in out)
+
+    rc, out, _ = run(['--dry-run', '--bind', '0000:01:00.0'], iommu=False)
+    check('no IOMMU, no --no-iommu: refused (exit 1), says how to fix',
+          rc == 1 and 'no IOMMU' in out and 'intel_iommu=on' in out, (rc, out))
+    rc, out, same = run(['--dry-run', '--no-iommu', '--bind', '0000:01:00.0'], iommu=False)
+    check('--no-iommu: unsafe mode switched on (printed, not done)',
+          rc == 0 and same and
+          '+ echo 1 > /SYS/module/vfio/parameters/enable_unsafe_noiommu_mode' in out, out)
+
+    rc, out, _ = run(['--dry-run', '--bind', '0000:02:00.0'])
+    check('a device whose interface is up is refused (exit 1)',
+          rc == 1 and 'eth0, which is up' in out and 'dpdk-devbind' not in out, (rc, out))
+    rc, out, _ = run(['--dry-run', '--force', '--bind', '0000:02:00.0'])
+    check('... unless --force', rc == 0 and '+ dpdk-devbind.py -b vfio-pci 0000:02:00.0' in out,
+          out)
+    rc, out, _ = run(['--dry-run', '--bind', '0000:03:00.0'])
+    check('already bound to vfio-pci: left alone',
+          rc == 0 and 'already bound to vfio-pci' in out and 'dpdk-devbind' not in out, out)
+    rc, out, _ = run(['--dry-run', '--bind', '0000:09:00.0'])
+    check('no such device: exit 1', rc == 1 and 'no such PCI device' in out, (rc, out))
+    rc, out, _ = run(['--dry-run', '--driver', 'uio_pci_generic', '--bind', '0000:01:00.0'],
+                     iommu=False)
+    check('--driver uio_pci_generic: no IOMMU needed',
+          rc == 0 and '+ modprobe uio_pci_generic' in out and
+          '+ dpdk-devbind.py -b uio_pci_generic 0000:01:00.0' in out, out)
+
+    rc, out, _ = run(['--dry-run', '--page-size', '1G', '--pages', '4'])
+    check('--page-size 1G: 1G pool, hugetlbfs for 1G, boot-time hint',
+          rc == 0 and '+ echo 4 > /SYS/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages' in out
+          and 'pagesize=1G nodev /dev/hugepages1G' in out and 'hugepagesz=1G' in out, out)
+    conf = '/etc/sysctl.d/80-tfo-hugepages.conf'
+    existed = os.path.exists(conf)
+    rc, out, _ = run(['--dry-run', '--pages', '512', '--persist'])
+    check('--persist: the sysctl.d file is printed, not written',
+          rc == 0 and '+ echo vm.nr_hugepages = 512 > %s' % conf in out
+          and os.path.exists(conf) == existed, out)
+
+    for args, what in ((['--bind', '01:00.0'], 'short PCI address'),
+                       (['--pages', 'many'], 'bad page count'),
+                       (['--page-size', '4K'], 'bad page size'),
+                       (['--driver', 'e1000'], 'bad driver'),
+                       (['--frobnicate'], 'unknown option')):
+        rc, out, same = run(['--dry-run'] + args)
+        check('usage error (%s): exit 2, nothing changed' % what, rc == 2 and same, (rc, out))
+    rc, out, _ = run(['--help'])
+    check('--help: exit 0, describes --dry-run', rc == 0 and '--dry-run prints' in out, out[:300])
+    print('checks: %d, failed: %d' % (checks, failures))
+    return 0 if checks and not failures else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
