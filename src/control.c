@@ -622,7 +622,8 @@ tfo_control_aggregate(const struct tfo_control *c, struct tfo_stats *total)
 static uint64_t
 tfo_drops(const struct tfo_stats *s)
 {
-	uint64_t d = s->c[TFO_STAT_tx_drop_full] + s->c[TFO_STAT_ring_drop_full];
+	uint64_t d = s->c[TFO_STAT_tx_drop_full] + s->c[TFO_STAT_ring_drop_full] +
+		     s->c[TFO_STAT_syn_steer_drop];
 
 	for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
 		if (strncmp(tfo_stats_name(i), "drop_", 5) == 0)
