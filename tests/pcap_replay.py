@@ -25,12 +25,14 @@ Needs root (EAL); exits 77 with the reason otherwise.
 import json
 import os
 import shutil
-import signal
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tap'))
+from tfotap import Checks, stop_process  # noqa: E402
 
 SKIP = 77
 KEY = '00112233-44556677-8899aabb-ccddeeff'
@@ -38,18 +40,8 @@ SRV4, CLI4 = '198.18.0.2', '198.18.0.1'
 SRV6, CLI6 = 'fd00:7f0::2', 'fd00:7f0::1'
 CLI_MAC = '02:00:00:00:00:01'
 ECHO = 7
-checks = failures = 0
-
-
-def check(what, cond, detail=''):
-    global checks, failures
-    checks += 1
-    if cond:
-        print('ok   %s' % what)
-    else:
-        failures += 1
-        print('FAIL %s %s' % (what, detail))
-    sys.stdout.flush()
+T = Checks()
+check = T.check
 
 
 def keytool(server, *args):
@@ -107,13 +99,7 @@ def run_server(server, d, rx, tx, lcores=('-l', '0-1'), wait_for=None, extra_vde
             if wait_for(stats):
                 break
     finally:
-        if p.poll() is None:
-            p.send_signal(signal.SIGINT)
-            try:
-                p.wait(15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        stop_process(p)
         shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)
     return p.returncode, log_text(), stats
 
@@ -248,8 +234,7 @@ def run(server, d):
     print('two workers: %s' % msg)
     check('two workers on net_pcap: refused (exit code 1) with "cannot do RSS ... only one '
           'worker"', rc == 1 and 'only one worker can be used' in msg, log[-400:])
-    print('checks: %d, failed: %d' % (checks, failures))
-    return 0 if checks and not failures else 1
+    return T.done()
 
 
 if __name__ == '__main__':

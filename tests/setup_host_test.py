@@ -15,16 +15,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tap'))
+from tfotap import Checks  # noqa: E402
+
 SCRIPT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(__file__), '..', 'scripts', 'setup-host.sh')
-checks = failures = 0
-
-
-def check(what, cond, detail=''):
-    global checks, failures
-    checks += 1
-    print(('ok   %s' if cond else 'FAIL %s ' + str(detail)[:600]) % what)
-    failures += 0 if cond else 1
+T = Checks()
+check = T.check
 
 
 def tree(iommu=True, mounted=False, pages=64):
@@ -146,8 +143,7 @@ def main():
         check('usage error (%s): exit 2, nothing changed' % what, rc == 2 and same, (rc, out))
     rc, out, _ = run(['--help'])
     check('--help: exit 0, describes --dry-run', rc == 0 and '--dry-run prints' in out, out[:300])
-    print('checks: %d, failed: %d' % (checks, failures))
-    return 0 if checks and not failures else 1
+    return T.done()
 
 
 if __name__ == '__main__':

@@ -26,7 +26,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tfotap import Bed, Checks, SERVER_V4, need_root  # noqa: E402
+from tfotap import Bed, Checks, SERVER_V4, need_root, stop_process  # noqa: E402
 
 HP = '/sys/kernel/mm/hugepages/hugepages-2048kB'
 # tfo-server -m 128 (64 pages) + dumpcap's pool, with room; the variable
@@ -100,12 +100,7 @@ def run(server, mnt):
             r = bed.client(SERVER_V4, 7, '--data', req, '--expect-echo')
             T.check('TFO exchange served during the capture', r['ok'], r)
             time.sleep(0.5)
-            dc.send_signal(signal.SIGINT)
-            try:
-                dc.wait(15)
-            except subprocess.TimeoutExpired:
-                dc.kill()
-                dc.wait()
+            stop_process(dc)
             dlog.close()
             text = open(dlog.name).read()
             print('dumpcap: ' + ' / '.join(l for l in text.splitlines() if 'Packets' in l))
@@ -123,9 +118,8 @@ def run(server, mnt):
                     synack is not None and synack['payload'] == want, synack)
             T.check('server stops with exit code 0', bed.stop() == 0)
     finally:
-        if dc is not None and dc.poll() is None:
-            dc.kill()
-            dc.wait()
+        if dc is not None:
+            stop_process(dc, signal.SIGKILL)
         shutil.rmtree(out, ignore_errors=True)
         # a primary on hugepages leaves its runtime files and page files
         shutil.rmtree('/var/run/dpdk/' + prefix, ignore_errors=True)

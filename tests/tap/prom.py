@@ -19,7 +19,6 @@ tfo-server (2 workers, net_tap) serves some TFO connections; then:
 """
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -27,7 +26,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tfotap import Bed, Checks, SERVER_V4, need_root  # noqa: E402
+from tfotap import Bed, Checks, SERVER_V4, need_root, stop_process  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 PROM = os.path.join(ROOT, 'scripts', 'tfo-prom')
@@ -205,12 +204,7 @@ def main():
         T.check('prom test ran without exception', False, repr(e))
     finally:
         if http is not None:
-            http.send_signal(signal.SIGINT)
-            try:
-                http.wait(5)
-            except subprocess.TimeoutExpired:
-                http.kill()
-                http.wait()
+            stop_process(http, timeout=5)
     return T.done()
 
 

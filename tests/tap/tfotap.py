@@ -42,6 +42,18 @@ class Checks:
         return 0 if self.n > 0 and self.failed == 0 else 1
 
 
+def stop_process(proc, sig=signal.SIGINT, timeout=15):
+    """Signal @proc, wait up to @timeout s, then kill it; its exit code."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    return proc.returncode
+
+
 def need_root():
     if os.geteuid() != 0:
         print('SKIP: needs root (net_tap, network namespaces)')
@@ -114,14 +126,7 @@ class Bed:
         """Stop the server; returns its exit code."""
         if self.proc is None:
             return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        rc = self.proc.returncode
+        rc = stop_process(self.proc, sig, timeout)
         try:
             os.rmdir('/var/run/dpdk/%s' % self.prefix)
         except OSError:
