@@ -104,10 +104,10 @@ def run_server(server, d, rx, tx, lcores=('-l', '0-1'), wait_for=None, extra_vde
     return p.returncode, log_text(), stats
 
 
-def build_input(server, mac, path):
+def build_input(server, mac, path, kfile):
     from scapy.all import Ether, IP, IPv6, TCP, wrpcap
-    good = keytool(server, 'cookie', '--key', KEY, '--client', CLI4, '--server', SRV4)
-    good6 = keytool(server, 'cookie', '--key', KEY, '--client', CLI6, '--server', SRV6)
+    good = keytool(server, 'cookie', '--key-file', kfile, '--client', CLI4, '--server', SRV4)
+    good6 = keytool(server, 'cookie', '--key-file', kfile, '--client', CLI6, '--server', SRV6)
     tfo = lambda c: ('TFO', struct.unpack('!II', bytes.fromhex(c)))  # noqa: E731
     opts = lambda c: [('MSS', 1460), ('SAckOK', b''), ('Timestamp', (1111, 0)),  # noqa: E731
                       ('NOP', None), ('WScale', 7), tfo(c)]
@@ -183,7 +183,7 @@ def run(server, d):
     mac = line.split(' mac ')[1].split()[0].lower() if ' mac ' in line else '00:00:00:00:00:00'
 
     # 2. replay the SYNs, record the answers
-    req, good = build_input(server, mac, rx)
+    req, good = build_input(server, mac, rx, kfile)
     rc, log, st = run_server(server, d, rx, tx,
                              wait_for=lambda s: s.get('TCPFastOpenPassive', 0) >= 2 and
                              s.get('TCPFastOpenPassiveFail', 0) >= 1 and
