@@ -83,7 +83,9 @@ struct tfo_port_info {
 	uint16_t syn_workers;
 	uint16_t reta_size;
 	uint8_t rss_key_len;
-	uint8_t rss_key[52];	/**< for the hash when the NIC reports none */
+	/** for the hash when the NIC reports none; rte_softrss() reads it in
+	 *  32-bit words */
+	uint8_t rss_key[52] __rte_aligned(4);
 };
 
 /** What a received frame is, after parsing and classification. */
