@@ -28,6 +28,10 @@ cleanup() {
 	for p in "${KPIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null
 	done
+	# whatever else still runs in the namespace was started here
+	for p in $(ip netns pids "$NS" 2>/dev/null); do
+		kill -TERM "$p" 2>/dev/null
+	done
 	wait 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	rm -rf /var/run/dpdk/"$NS"-* 2>/dev/null
@@ -77,7 +81,8 @@ ns sysctl -qw net.ipv4.tcp_fastopen=3
 kserver() {
 	local port=$1
 	shift
-	ns "$KS" -p "$port" "$@" >"$TMP/kserver$port.log" 2>&1 &
+	# ip netns exec execs the server: $! is the server's pid
+	ip netns exec "$NS" "$KS" -p "$port" "$@" >"$TMP/kserver$port.log" 2>&1 &
 	KPIDS+=($!)
 	for _ in $(seq 1 50); do
 		grep -q listening "$TMP/kserver$port.log" && return 0
@@ -96,7 +101,7 @@ lg() {
 	local name=$1
 	shift
 	RUN=$((RUN + 1))
-	ns timeout 60 "$LG" -l 0-1 --no-huge -m 256 --no-shconf --no-pci \
+	ip netns exec "$NS" timeout 60 "$LG" -l 0-1 --no-huge -m 256 --no-shconf --no-pci \
 		--file-prefix "$NS-$RUN" --log-level=lib.eal:error \
 		--vdev net_tap0,iface=lg0 -- --json "$TMP/$name.json" \
 		--resolve-timeout 10 --warmup-timeout 5 --timeout-ms 5000 \
