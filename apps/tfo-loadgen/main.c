@@ -8,11 +8,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -187,6 +189,33 @@ setup_lcores(struct app *a)
 	}
 }
 
+/*
+ * net_tap raises a real-time signal for every frame it receives (its RX
+ * trigger). A thread sleeping in rte_delay_us_sleep() restarts its
+ * nanosleep with the remaining time after each one and, under a storm,
+ * never gets to the end. The main lcore blocks those signals (the other
+ * threads take them) and sleeps once per loop, the clock deciding.
+ */
+static void
+lg_block_rx_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGIO);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaddset(&set, sig);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+static void
+lg_nap_10ms(void)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
+
+	nanosleep(&ts, NULL);	/* EINTR: the loop looks at the clock anyway */
+}
+
 static const char *
 phase_name(int phase)
 {
@@ -284,7 +313,7 @@ run_phases(struct app *a)
 				return true;
 			continue;
 		}
-		rte_delay_us_sleep(10000);
+		lg_nap_10ms();
 	}
 }
 
@@ -325,6 +354,7 @@ main(int argc, char **argv)
 	snprintf(eal_runtime_dir, sizeof(eal_runtime_dir), "%s", rte_eal_get_runtime_dir());
 	signal(SIGINT, signal_handler);
 	signal(SIGTERM, signal_handler);
+	lg_block_rx_signals();
 
 	if (rte_lcore_count() < 2)
 		die("need at least 2 lcores (-l 0-1): the first reports, the others generate");
