@@ -674,7 +674,7 @@ tfo_control_main(struct tfo_control *c)
 		    now_us - c->last_stats_us >= (uint64_t)c->stats_period_s * 1000000)
 			tfo_control_stats_line(c, now_us);
 		if (n == 0 && c->idle_sleep_us)
-			rte_delay_us_sleep(c->idle_sleep_us);
+			tfo_nap_us(c->idle_sleep_us);
 	}
 	return 0;
 }
@@ -837,7 +837,7 @@ tfo_tel_snapshot(const struct tfo_control *c, struct tfo_stats *snap)
 		}
 		if (ok)
 			return;
-		rte_delay_us_sleep(1000);
+		tfo_nap_us(1000);
 	}
 }
 
@@ -1015,8 +1015,9 @@ tfo_tel_rotate(const char *cmd, const char *params, struct rte_tel_data *d)
 		return tfo_tel_keys(cmd, params, d);
 	gen = tfo_keyring_generation(c->keys);
 	c->rotate_requested = 1;
-	for (int i = 0; i < 2000 && tfo_keyring_generation(c->keys) == gen; i++)
-		rte_delay_us_sleep(1000);
+	for (uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+	     tfo_keyring_generation(c->keys) == gen && rte_get_tsc_cycles() < end;)
+		tfo_nap_us(1000);
 	return tfo_tel_keys(cmd, params, d);
 }
 
@@ -1032,8 +1033,9 @@ tfo_tel_reload(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -ENODEV;
 	seq = __atomic_load_n(&c->reload_seq, __ATOMIC_ACQUIRE);
 	c->reload_requested = 1;
-	for (int i = 0; i < 2000 && !done; i++) {
-		rte_delay_us_sleep(1000);
+	for (uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+	     !done && rte_get_tsc_cycles() < end;) {
+		tfo_nap_us(1000);
 		done = __atomic_load_n(&c->reload_seq, __ATOMIC_ACQUIRE) != seq;
 	}
 	if (!done) {

@@ -440,7 +440,7 @@ tfo_worker_main(void *arg)
 		uint64_t now_us = rte_rdtsc() / w->tsc_per_us;
 
 		if (tfo_worker_poll(w, now_us) == 0 && w->idle_sleep_us)
-			rte_delay_us_sleep(w->idle_sleep_us);
+			tfo_nap_us(w->idle_sleep_us);
 	}
 	return 0;
 }

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -112,6 +113,19 @@ void tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us);
 /** rx_burst every port, then the SYN inbox, tfo_worker_burst, housekeeping;
  *  @return frames received. */
 unsigned int tfo_worker_poll(struct tfo_worker *w, uint64_t now_us);
+
+/**
+ * Sleep up to @p us microseconds, in one nanosleep: a signal ends it early.
+ * Not rte_delay_us_sleep(), which restarts after every signal: net_tap
+ * raises one per received frame, and under a storm that sleep never ends.
+ */
+static inline void
+tfo_nap_us(unsigned int us)
+{
+	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
 
 /** lcore entry point (rte_eal_remote_launch): poll until *quit. */
 int tfo_worker_main(void *arg);
