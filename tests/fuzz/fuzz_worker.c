@@ -10,10 +10,14 @@
  * through tfo_worker_burst(); what the worker sends is checked and freed
  * by its TX flush, which plays a port (it can refuse frames).
  *
- * Input: a config byte (bit 0: cookie_not_required), then records:
- *   op & 7 = 0..3  FRAME: flags, seq delta, ack delta, split, u16 length,
+ * Input: a config byte (bit 0: cookie_not_required, bit 1: siphash-linux
+ * cookies instead of aes128), then records:
+ *   op & 7 = 0..2  FRAME: flags, seq delta, ack delta, split, u16 length,
  *                  bytes. Frames of a burst share a port; a frame for the
  *                  other port, or 32 frames, end the burst.
+ *   op & 7 = 3     AGAIN: flags, seq delta, ack delta, split: the last
+ *                  FRAME's bytes again, fixed up anew (the next segment of
+ *                  a flow, a retransmission, a duplicate).
  *   op & 7 = 4     STEP: run the burst, the control core, housekeeping
  *   op & 7 = 5     ADVANCE: u16 milliseconds, then STEP
  *   op & 7 = 6     ROTATE the TFO key (the old primary becomes the backup)
@@ -23,7 +27,9 @@
  * a valid cookie in the TFO option (bit 3 too: the backup key's), bit 3
  * alone: a retired key's; bit 4 exact-size external buffers (else direct
  * mbufs); bit 5 split in two segments; bit 6 port 1 (trusts RX checksum
- * flags, TX offloads); bit 7 RX checksum flags GOOD (op bit 0: BAD).
+ * flags, TX offloads, chained mbufs for zero-copy bodies); bit 7 RX
+ * checksum flags GOOD (op bit 0: BAD).
+ * TFO_FUZZ_VERBOSE=1: print what each input did (counter deltas).
  *
  * Invariants: no out-of-bounds access (ASan; RX frames in exact-size
  * buffers), every frame counted exactly once on each lcore after every
@@ -86,10 +92,11 @@ static struct {
 	struct rte_mempool *pool;
 	struct tfo_port_info ports[NB_PORTS];
 	struct tfo_service_inst svc[2];
-	struct tfo_keyring *kr;
+	struct tfo_keyring *kr, *krs[2];	/* kr: the ring of this input's algorithm */
+	struct tfo_cookie_ctx *wck[2], *cck[2];
+	enum tfo_cookie_algo algo;
 	struct tfo_key keys[NB_KEYS];
 	unsigned int prim;		/* keys[prim] is the primary */
-	bool has_backup;
 	struct tfo_config cfg;
 	struct tfo_control c;
 	struct tfo_worker *workers[1];
@@ -368,6 +375,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	G.ports[1].rx_cksum_offload = true;
 	G.ports[1].tx_ip_cksum_offload = true;
 	G.ports[1].tx_tcp_cksum_offload = true;
+	G.ports[1].tx_multiseg = true;
 
 	mk_service(&G.svc[0], "echo", 7, "max_line", "600", NULL, NULL);
 	mk_service(&G.svc[1], "http", 80, "root", TFO_CONFIG_DIR "/../tests/www",
@@ -376,15 +384,24 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	for (unsigned int i = 0; i < NB_KEYS; i++)
 		for (unsigned int j = 0; j < 16; j++)
 			G.keys[i].b[j] = (uint8_t)(0x11 * (i + 1) + j);
-	G.kr = tfo_keyring_create(TFO_COOKIE_ALGO_AES128, &G.keys[0], NULL, SOCKET_ID_ANY);
-	if (G.kr == NULL)
-		abort();
+	for (unsigned int a = 0; a < 2; a++) {
+		G.krs[a] = tfo_keyring_create(a ? TFO_COOKIE_ALGO_SIPHASH_LINUX :
+					      TFO_COOKIE_ALGO_AES128, &G.keys[0], NULL,
+					      SOCKET_ID_ANY);
+		if (G.krs[a] == NULL)
+			abort();
+		G.wck[a] = tfo_cookie_ctx_create(G.krs[a], SOCKET_ID_ANY);
+		G.cck[a] = tfo_cookie_ctx_create(G.krs[a], SOCKET_ID_ANY);
+		if (G.wck[a] == NULL || G.cck[a] == NULL)
+			abort();
+	}
+	G.kr = G.krs[0];
 
 	if (tfo_worker_init(&W, 0, G.ports, NB_PORTS, G.to_ctrl, BURST, 0, &G.quit) < 0)
 		abort();
 	W.tx.flush = fz_flush;
 	W.engine = mk_engine("fz_wk", false, &W.stats, &W.tx);
-	W.cookies = tfo_cookie_ctx_create(G.kr, SOCKET_ID_ANY);
+	W.cookies = G.wck[0];
 	G.workers[0] = &W;
 
 	tfo_config_defaults(&G.cfg);
@@ -394,15 +411,13 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (tfo_control_init(&G.c, &G.cfg, G.ports, NB_PORTS, G.workers, 1, &G.quit) < 0)
 		abort();
 	G.c.engine = mk_engine("fz_ctl", true, &G.c.stats, &G.c.tx);
-	G.c.cookies = tfo_cookie_ctx_create(G.kr, SOCKET_ID_ANY);
+	G.c.cookies = G.cck[0];
 	G.c.keys = G.kr;
 	G.c.out = stderr;
 	for (unsigned int i = 0; i < NB_PORTS; i++) {
 		G.c.relay[i] = G.relay[i];
 		W.relay[i] = G.relay[i];
 	}
-	if (W.cookies == NULL || G.c.cookies == NULL)
-		abort();
 	G.w_bufs = tfo_engine_free_bufs(W.engine);
 	G.c_bufs = tfo_engine_free_bufs(G.c.engine);
 	G.now = 1000000000ull;
@@ -566,7 +581,7 @@ fix_cookie(uint8_t *th, uint32_t hl, uint8_t family, const struct tfo_addr *src,
 		if ((kind == TFO_OPT_FASTOPEN && olen == 2 + TFO_COOKIE_LEN) ||
 		    (kind == TFO_OPT_EXP && olen == 4 + TFO_COOKIE_LEN &&
 		     be16(th + i + 2) == TFO_OPT_EXP_MAGIC_TFO)) {
-			(void)tfo_cookie_compute(TFO_COOKIE_ALGO_AES128, &G.keys[k], family,
+			(void)tfo_cookie_compute(G.algo, &G.keys[k], family,
 						 src, dst, th + i + olen - TFO_COOKIE_LEN);
 			return;
 		}
@@ -639,18 +654,28 @@ fix_frame(uint8_t *f, uint32_t len, uint8_t flags, int8_t sd, int8_t ad, uint8_t
 static void
 add_frame(uint8_t op, struct fz_in *in)
 {
-	static uint8_t f[FRAME_MAX];
+	static uint8_t f[FRAME_MAX], last[FRAME_MAX];
+	static uint32_t last_len;
 	uint8_t flags = fz_u8(in);
 	int8_t sd = (int8_t)fz_u8(in), ad = (int8_t)fz_u8(in);
 	uint8_t split = fz_u8(in);
-	uint32_t len = fz_u16(in) % (FRAME_MAX + 1);
 	uint8_t port_idx = (flags & F_PORT1) ? 1 : 0;
-	bool exact = (flags & F_EXACT) || len > 2048;
-	const uint8_t *src;
+	uint32_t len;
+	bool exact;
 	struct rte_mbuf *m;
 
-	len = (uint32_t)fz_take(in, len, &src);
-	memcpy(f, src, len);
+	if ((op & 7) == 3) {
+		len = last_len;		/* AGAIN */
+	} else {
+		const uint8_t *src;
+
+		len = fz_u16(in) % (FRAME_MAX + 1);
+		len = (uint32_t)fz_take(in, len, &src);
+		memcpy(last, src, len);
+		last_len = len;
+	}
+	exact = (flags & F_EXACT) || len > 2048;
+	memcpy(f, last, len);
 	fix_frame(f, len, flags, sd, ad, port_idx);
 
 	if (G.nb > 0 && (G.nb == BURST || G.burst_port != port_idx))
@@ -717,12 +742,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_in in = { data, size };
 	uint8_t cfg = fz_u8(&in);
 
+	bool sip = cfg & 2;
+
+	W.cookie_not_required = cfg & 1;
+	G.algo = sip ? TFO_COOKIE_ALGO_SIPHASH_LINUX : TFO_COOKIE_ALGO_AES128;
+	G.kr = G.krs[sip];
+	W.cookies = G.wck[sip];
+	G.c.cookies = G.cck[sip];
+	G.c.keys = G.kr;
 	/* every input starts from the same keys */
 	G.prim = 0;
-	G.has_backup = true;
 	if (tfo_keyring_set(G.kr, &G.keys[0], &G.keys[NB_KEYS - 1]) < 0)
 		abort();
-	W.cookie_not_required = cfg & 1;
 	G.reject = 0;
 	memset(G.flows, 0, sizeof(G.flows));
 

@@ -28,7 +28,7 @@ S4_P1, S6_P1, SMAC_P1 = '198.18.1.2', 'fd00:7f1::2', '02:00:00:00:01:01'
 
 F_CKSUM, F_SEQACK, F_COOKIE, F_COOKIE_ALT = 0x01, 0x02, 0x04, 0x08
 F_EXACT, F_SPLIT, F_PORT1, F_RX_OL = 0x10, 0x20, 0x40, 0x80
-OP_FRAME, OP_STEP, OP_ADVANCE, OP_ROTATE, OP_REJECT = 0, 4, 5, 6, 7
+OP_FRAME, OP_AGAIN, OP_STEP, OP_ADVANCE, OP_ROTATE, OP_REJECT = 0, 3, 4, 5, 6, 7
 
 SYN_OPTS = [('MSS', 1460), ('SAckOK', b''), ('Timestamp', (1000, 0)), ('NOP', None),
             ('WScale', 7)]
@@ -66,6 +66,11 @@ def ts(val=2000):
 
 def frame(f, flags=F_CKSUM | F_EXACT, sd=0, ad=0, split=0, op=OP_FRAME):
     return struct.pack('<BBbbBH', op, flags, sd, ad, split, len(f)) + f
+
+
+def again(flags=F_CKSUM | F_EXACT | F_SEQACK, sd=0, ad=0):
+    """The last frame again, fixed up anew (the next segment of its flow)."""
+    return struct.pack('<BBbbB', OP_AGAIN, flags, sd, ad, 0)
 
 
 def step():
@@ -215,8 +220,17 @@ def worker_corpus():
                          frame(frag) + frame(bytes(doff_small)) + frame(bytes(doff_big)) +
                          frame(zero_opt, F_EXACT) + step())
     conv['cookie_not_required'] = frame(tcp4(40015, 7, 'S', opts=SYN_OPTS, data=b'nc\n')) + step()
+    # siphash-linux cookies, with a rotation
+    conv['siphash'] = conv['rotate'] + conv['tfo_echo']
+    # pipelined requests: the same GET again and again, each the next segment
+    get = b'GET /hello.txt HTTP/1.1\r\nHost: a\r\n\r\n'
+    conv['pipelined'] = (
+        frame(SYN_HTTP, base | F_COOKIE) + step() +
+        frame(tcp4(40002, 80, 'PA', opts=ts(), data=get), base | F_SEQACK) +
+        again() + step() + again() + again() + step() + advance(300) + again() + step())
+    cfgs = {'cookie_not_required': 1, 'siphash': 2}
     for name, c in conv.items():
-        cfg = 1 if name == 'cookie_not_required' else 0
+        cfg = cfgs.get(name, 0)
         write('worker', name, bytes([cfg]) + c)
 
 
