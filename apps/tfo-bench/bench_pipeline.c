@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-bench pipeline: a worker's whole poll-loop work per TFO transaction,
+ * without a device: tfo_worker_burst() (parse, classify, batched cookie
+ * check, engine, service, SYN-ACK + response built, TX buffer) and
+ * tfo_worker_housekeeping() (timers, TX flush) on pre-built bursts of
+ * client segments, then the clients' ACK and FIN bursts; the mbufs sent are
+ * freed (as on TX completion) inside the timed region. See bench_txn.h.
+ *
+ *   tfo-bench pipeline [--reps R] [--trans N] [--live N[,N...]]
+ *                      [--service echo|http|both] [--cksum offload|sw|both]
+ *                      [--burst B] [--request-size N] [--ackfin] [--cold]
+ *
+ * echo: a 100-byte line, answered with itself and FIN. http: GET of a
+ * 100-byte file with Connection: close (the response is the header section
+ * and the body, zero-copy). offload: RX checksum flags trusted and TX
+ * checksums left to the device (pseudo-header sum only); sw: verified and
+ * computed in software (net_memif, net_ring, net_null). After the runs the
+ * end state is checked (every connection closed but the live ones, each SYN
+ * served on the fast path, accounting balanced, every mbuf back).
+ * Figures: TSC ticks, median of R runs of N transactions (after one warm-up
+ * run), spread = (max - min) / median of the totals; left out: bursts the
+ * OS interrupted (over BT_INTERRUPTED x the median burst), not counted.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+
+#include "bench.h"
+#include "bench_list.h"
+#include "bench_txn.h"
+
+static const char bp_http_req[] =
+	"GET /o100 HTTP/1.1\r\n"
+	"Host: 198.18.0.2\r\n"
+	"User-Agent: curl/7.88.1\r\n"
+	"Accept: */*\r\n"
+	"Connection: close\r\n"
+	"\r\n";
+
+static int
+bench_pipeline(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "reps", required_argument, NULL, 'r' },
+		{ "trans", required_argument, NULL, 'n' },
+		{ "live", required_argument, NULL, 'l' },
+		{ "service", required_argument, NULL, 's' },
+		{ "cksum", required_argument, NULL, 'c' },
+		{ "burst", required_argument, NULL, 'b' },
+		{ "request-size", required_argument, NULL, 'q' },
+		{ "ackfin", no_argument, NULL, 'a' },
+		{ "cold", no_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const uint32_t sizes[] = { 100 };
+	uint32_t lives[8] = { 1000, 65536 }, nlives = 2;
+	unsigned int reps = 7, trans = 32768, nsvc = 2, ncks = 2;
+	const char *svcs[2] = { "echo", "http" };
+	bool cks[2] = { true, false };
+	uint8_t echo_req[1400];
+	uint32_t echo_len;
+	char root[64];
+	struct bt_params p;
+	double hz = (double)tfo_bench_tsc_hz();
+	int opt, rc = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.burst = 32;
+	p.req_len = 100;
+	p.tx_multiseg = true;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			reps = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			trans = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'l':
+			nlives = tfo_bench_u32_list(optarg, lives, RTE_DIM(lives));
+			if (nlives == 0)
+				return -EINVAL;
+			break;
+		case 's':
+			if (strcmp(optarg, "both") == 0)
+				break;
+			if (strcmp(optarg, "echo") != 0 && strcmp(optarg, "http") != 0)
+				return -EINVAL;
+			svcs[0] = optarg;
+			nsvc = 1;
+			break;
+		case 'c':
+			if (strcmp(optarg, "both") == 0)
+				break;
+			if (strcmp(optarg, "offload") != 0 && strcmp(optarg, "sw") != 0)
+				return -EINVAL;
+			cks[0] = strcmp(optarg, "offload") == 0;
+			ncks = 1;
+			break;
+		case 'b':
+			p.burst = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'q':
+			p.req_len = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'a':
+			p.ackfin = true;
+			break;
+		case 'C':
+			p.cold = true;
+			break;
+		default:
+			fprintf(stderr, "usage: tfo-bench pipeline [--reps R] [--trans N] "
+				"[--live N,...] [--service echo|http|both] "
+				"[--cksum offload|sw|both] [--burst B] [--request-size N] "
+				"[--ackfin] [--cold]\n");
+			return -EINVAL;
+		}
+	}
+	if (reps == 0 || reps > BT_MAX_REPS || trans == 0 || p.burst == 0 ||
+	    p.burst > BT_BURST_MAX || p.req_len < 2 || p.req_len > sizeof(echo_req))
+		return -EINVAL;
+	for (uint32_t i = 0; i < p.req_len - 1; i++)
+		echo_req[i] = (uint8_t)('a' + i % 26);
+	echo_req[p.req_len - 1] = '\n';
+	echo_len = p.req_len;
+	if (bt_make_docroot(root, sizes, RTE_DIM(sizes)) != 0) {
+		fprintf(stderr, "pipeline: cannot write a document root in /tmp\n");
+		return -EIO;
+	}
+	p.http_root = root;
+
+	printf("# one TFO transaction: SYN+cookie+request -> SYN-ACK+response+FIN; "
+	       "ACK%s; bursts of %u, %s client frames; median of %u x %u "
+	       "transactions\n", p.ackfin ? "+FIN -> ACK" : "; FIN -> ACK",
+	       p.burst, p.cold ? "cold (clflush)" : "warm", reps, trans);
+	printf("# TSC ticks per transaction by step (burst + housekeeping + TX "
+	       "free); Mtrans/s = TSC Hz / total\n");
+	printf("| live | service | cksum | response | syn | ack | fin | total | "
+	       "spread | ticks/pkt | pkts | Mtrans/s/core | left out |\n");
+	printf("|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (unsigned int li = 0; li < nlives && rc == 0; li++)
+		for (unsigned int si = 0; si < nsvc && rc == 0; si++)
+			for (unsigned int ci = 0; ci < ncks && rc == 0; ci++) {
+				struct bt_result row;
+				bool http = strcmp(svcs[si], "http") == 0;
+
+				p.live = lives[li];
+				p.service = svcs[si];
+				p.offload = cks[ci];
+				p.req = http ? (const uint8_t *)bp_http_req : echo_req;
+				p.req_len = http ? (uint32_t)strlen(bp_http_req) : echo_len;
+				rc = bt_measure(&p, reps, trans, &row);
+				if (rc != 0) {
+					fprintf(stderr, "pipeline: live %u %s %s: failed\n",
+						lives[li], svcs[si],
+						cks[ci] ? "offload" : "sw");
+					break;
+				}
+				printf("| %u | %s | %s | %u B/%u seg | %.0f | %.0f | %.0f | "
+				       "%.0f | %.1f%% | %.0f | %.0f | %.2f | %.1f%% |\n",
+				       lives[li], svcs[si], cks[ci] ? "offload" : "sw",
+				       row.resp, row.segs, row.syn, row.ack, row.fin,
+				       row.total, 100.0 * (row.hi - row.lo) / row.total,
+				       row.total / row.pkts, row.pkts,
+				       hz / row.total / 1e6,
+				       100.0 * (double)row.left_out / (double)row.bursts);
+				fflush(stdout);
+			}
+	bt_remove_docroot(root, sizes, RTE_DIM(sizes));
+	printf("# target: <= 1000 cycles per complete TFO transaction on one core "
+	       "(reported, not enforced)\n");
+	return rc;
+}
+
+TFO_BENCH(bench_pipeline_reg, "pipeline",
+	  "a worker's whole poll-loop work per TFO transaction, no device",
+	  bench_pipeline);

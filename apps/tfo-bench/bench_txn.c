@@ -1,0 +1,736 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-bench: a worker in memory and its TFO clients (see bench_txn.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_tcp.h>
+#ifdef RTE_ARCH_X86
+#include <immintrin.h>
+#endif
+
+#include "tfo/cookie.h"
+#include "tfo/engine.h"
+#include "tfo/service.h"
+#include "tfo/tcpopt.h"
+#include "tfo/worker.h"
+
+#include "bench.h"
+#include "bench_txn.h"
+
+#define BT_POOL 16383
+#define BT_STASH 2048		/* segments sent in one step, at most */
+#define BT_PORT0 20000		/* client ports: BT_PORT0 + (id & 1023) */
+#define BT_SRV_IP ((198u << 24) | (18u << 16) | 2)
+
+static const uint8_t bt_srv_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+static const uint8_t bt_cli_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+static const struct tfo_key bt_key = { .b = { 0x74, 0x66, 0x6f, 0x2d, 0x62, 0x65, 0x6e, 0x63,
+					      0x68, 0x2d, 0x6b, 0x65, 0x79, 0x2d, 0x30, 0x31 } };
+
+/* What one transaction's client knows. */
+struct bt_flow {
+	uint32_t iss;
+	uint32_t srv_isn;
+	uint32_t srv_end;	/* after the last byte/FIN the server sent */
+	uint32_t srv_tsval;
+	uint32_t resp_bytes;
+	uint16_t segs;
+	uint8_t flags;		/* TCP flags seen, ORed */
+	bool synack;
+};
+
+struct bt {
+	struct bt_params p;
+	struct rte_mempool *pool;
+	struct rte_ring *ring;
+	struct tfo_port_info srv, cli;
+	struct tfo_service_inst svc;
+	struct tfo_keyring *kr;
+	struct tfo_cookie_ctx *cc;
+	struct tfo_worker *w;
+	volatile bool quit;
+	uint64_t tsc_per_us;
+	uint32_t max_conns;
+	uint32_t nb_bufs;
+	uint32_t next_id;
+	uint64_t opened;
+	unsigned int errors;
+	char why[160];
+	/* the client cookie of the last address */
+	uint32_t ck_ip;
+	uint8_t ck[TFO_COOKIE_LEN];
+	/* the current burst: ids base .. base + n - 1 */
+	uint32_t base;
+	unsigned int n;
+	struct bt_flow f[BT_BURST_MAX];
+	struct rte_mbuf *m[BT_BURST_MAX];
+	/* what the flush took, freed after the step */
+	unsigned int nstash;
+	struct rte_mbuf *stash[BT_STASH];
+	uint32_t resp_bytes, resp_segs;
+};
+
+static void
+bt_fail(struct bt *b, const char *what)
+{
+	if (b->errors++ == 0)
+		snprintf(b->why, sizeof(b->why), "%s", what);
+}
+
+/*
+ * The device: take the frames as a TX queue would (the worker's own flush
+ * counts them the same way) and keep them until the step is over.
+ */
+static void
+bt_flush(struct tfo_tx *tx, uint8_t port_idx)
+{
+	struct bt *b = tx->arg;
+	struct tfo_tx_q *q = &tx->q[port_idx];
+	struct tfo_stats *st = &b->w->stats;
+
+	for (uint16_t i = 0; i < q->n; i++)
+		st->c[TFO_STAT_tx_bytes] += q->pkts[i]->pkt_len;
+	st->c[TFO_STAT_tx_pkts] += q->n;
+	if (likely(b->nstash + q->n <= BT_STASH)) {
+		memcpy(&b->stash[b->nstash], q->pkts, q->n * sizeof(q->pkts[0]));
+		b->nstash += q->n;
+	} else {
+		bt_fail(b, "more segments in one step than the stash holds");
+		rte_pktmbuf_free_bulk(q->pkts, q->n);
+	}
+	q->n = 0;
+}
+
+static void
+bt_addr(struct tfo_addr *a, uint32_t host_order)
+{
+	rte_be32_t be = rte_cpu_to_be_32(host_order);
+
+	memset(a, 0, sizeof(*a));
+	memcpy(a->b, &be, sizeof(be));
+}
+
+/* 1024 ports per address: 10.0.0.0/8 holds 16M transactions. */
+static uint32_t
+bt_client_ip(uint32_t id)
+{
+	return (10u << 24) | ((id >> 10) & 0xffffff);
+}
+
+static uint16_t
+bt_client_port(uint32_t id)
+{
+	return (uint16_t)(BT_PORT0 + (id & 1023));
+}
+
+/* What the clients learn from the segments of one step; then free them. */
+static uint64_t
+bt_take_output(struct bt *b)
+{
+	uint64_t t0;
+
+	for (unsigned int k = 0; k < b->nstash; k++) {
+		const struct rte_mbuf *m = b->stash[k];
+		const struct rte_ipv4_hdr *ih =
+			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, 14);
+		const struct rte_tcp_hdr *th =
+			rte_pktmbuf_mtod_offset(m, const struct rte_tcp_hdr *, 34);
+		uint32_t doff = (uint32_t)(th->data_off >> 4) * 4;
+		uint32_t plen = rte_be_to_cpu_16(ih->total_length) - 20u - doff;
+		uint32_t seq = rte_be_to_cpu_32(th->sent_seq), end;
+		uint32_t i = (rte_be_to_cpu_16(th->dst_port) - BT_PORT0 - b->base) & 1023;
+		struct bt_flow *f;
+
+		if (m->pkt_len < 54 || i >= b->n ||
+		    rte_be_to_cpu_32(ih->dst_addr) != bt_client_ip(b->base + i)) {
+			bt_fail(b, "a segment for no client of the burst");
+			continue;
+		}
+		f = &b->f[i];
+		end = seq + plen + !!(th->tcp_flags & RTE_TCP_SYN_FLAG) +
+		      !!(th->tcp_flags & RTE_TCP_FIN_FLAG);
+		if (th->tcp_flags & RTE_TCP_SYN_FLAG) {
+			struct tfo_tcpopts o;
+
+			f->synack = true;
+			f->srv_isn = seq;
+			f->srv_end = end;
+			if (tfo_tcpopt_parse((const uint8_t *)(th + 1), doff - 20, &o) == 0 &&
+			    o.has_ts)
+				f->srv_tsval = o.tsval;
+		} else if ((int32_t)(end - f->srv_end) > 0) {
+			f->srv_end = end;
+		}
+		f->resp_bytes += plen;
+		f->segs++;
+		f->flags |= th->tcp_flags;
+	}
+	/* a PMD frees what it sent on TX completion: timed */
+	t0 = rte_rdtsc();
+	rte_pktmbuf_free_bulk(b->stash, b->nstash);
+	b->nstash = 0;
+	return rte_rdtsc() - t0;
+}
+
+static const uint8_t *
+bt_cookie(struct bt *b, uint32_t ip)
+{
+	struct tfo_addr c, s;
+
+	if (ip != b->ck_ip) {
+		bt_addr(&c, ip);
+		bt_addr(&s, BT_SRV_IP);
+		if (tfo_cookie_compute(TFO_COOKIE_ALGO_AES128, &bt_key, AF_INET, &c, &s,
+				       b->ck) != 0)
+			bt_fail(b, "tfo_cookie_compute failed");
+		b->ck_ip = ip;
+	}
+	return b->ck;
+}
+
+enum bt_step { BT_SYN, BT_ACK, BT_FIN };
+
+/* A client segment of flow @p i for @p step, as Linux sends it. */
+static struct rte_mbuf *
+bt_frame(struct bt *b, unsigned int i, enum bt_step step)
+{
+	const struct bt_flow *f = &b->f[i];
+	uint32_t id = b->base + i;
+	uint8_t opts[40];
+	struct tfo_tcp_out t;
+	struct tfo_route r;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(b->pool);
+	unsigned int n;
+
+	if (m == NULL)
+		return NULL;
+	memset(&t, 0, sizeof(t));
+	if (step == BT_SYN) {
+		/* MSS, SACK-permitted, TS, NOP, WS 7, TFO cookie, NOP, NOP */
+		static const uint8_t syn_opts[] = { 2, 4, 0x05, 0xb4, 4, 2, 8, 10,
+						    0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7,
+						    TFO_OPT_FASTOPEN, 2 + TFO_COOKIE_LEN };
+
+		memcpy(opts, syn_opts, sizeof(syn_opts));
+		n = sizeof(syn_opts);
+		memcpy(opts + n, bt_cookie(b, bt_client_ip(id)), TFO_COOKIE_LEN);
+		n += TFO_COOKIE_LEN;
+		opts[n++] = TFO_OPT_NOP;
+		opts[n++] = TFO_OPT_NOP;
+		memcpy(rte_pktmbuf_append(m, (uint16_t)b->p.req_len), b->p.req,
+		       b->p.req_len);
+		t.seq = f->iss;
+		t.window = 64240;
+		t.flags = TFO_TCP_SYN;
+	} else {
+		n = tfo_tcpopt_write_ts(opts, step == BT_ACK ? 2 : 3, f->srv_tsval);
+		t.seq = f->iss + 1 + b->p.req_len;
+		t.ack = f->srv_end;
+		t.window = 502;	/* x 128 */
+		t.flags = TFO_TCP_ACK;
+		if (step == BT_FIN || b->p.ackfin)
+			t.flags |= TFO_TCP_FIN;
+	}
+	t.sport = bt_client_port(id);
+	t.dport = b->svc.port;
+	t.opt_len = (uint8_t)n;
+	t.opts = opts;
+	memset(&r, 0, sizeof(r));
+	r.peer_mac = b->srv.mac;
+	r.family = AF_INET;
+	bt_addr(&r.local, bt_client_ip(id));
+	r.peer = b->srv.addrs[0].addr;
+	if (tfo_pkt_prepend_tcp(m, &b->cli, &r, &t) != 0) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	/* as a PMD hands it over: RX flags only */
+	m->ol_flags = b->p.offload ?
+		      RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD : 0;
+	m->port = 0;
+#ifdef RTE_ARCH_X86
+	if (b->p.cold) {	/* as if DMA had just written it to memory */
+		const char *d = rte_pktmbuf_mtod(m, const char *);
+
+		for (uint32_t off = 0; off < m->data_len; off += RTE_CACHE_LINE_SIZE)
+			_mm_clflush(d + off);
+	}
+#endif
+	return m;
+}
+
+/* One step of the burst: build, then the timed poll; @return its ticks. */
+static uint64_t
+bt_step(struct bt *b, enum bt_step step)
+{
+	uint64_t t0, t, now;
+
+	for (unsigned int i = 0; i < b->n; i++) {
+		b->m[i] = bt_frame(b, i, step);
+		if (b->m[i] == NULL) {
+			bt_fail(b, "cannot build a client frame (mbufs)");
+			for (unsigned int k = 0; k < i; k++)
+				rte_pktmbuf_free(b->m[k]);
+			return 0;
+		}
+	}
+#ifdef RTE_ARCH_X86
+	if (b->p.cold)
+		_mm_mfence();
+#endif
+	t0 = rte_rdtsc();
+	now = t0 / b->tsc_per_us;
+	tfo_worker_burst(b->w, 0, b->m, b->n, now);
+	tfo_worker_housekeeping(b->w, now);
+	t = rte_rdtsc() - t0;
+	return t + bt_take_output(b);
+}
+
+/* What every client of the burst must have seen after @p step. */
+static void
+bt_expect(struct bt *b, enum bt_step step)
+{
+	for (unsigned int i = 0; i < b->n; i++) {
+		struct bt_flow *f = &b->f[i];
+
+		if (step == BT_SYN) {
+			if (b->resp_bytes == 0) {
+				b->resp_bytes = f->resp_bytes;
+				b->resp_segs = f->segs;
+			}
+			if (!f->synack || f->resp_bytes != b->resp_bytes || f->resp_bytes == 0 ||
+			    f->segs != b->resp_segs || !(f->flags & TFO_TCP_FIN) ||
+			    (f->flags & TFO_TCP_RST))
+				bt_fail(b, "SYN: no SYN-ACK with the whole response and FIN");
+		} else if (step == BT_ACK && !b->p.ackfin) {
+			if (f->segs != b->resp_segs)
+				bt_fail(b, "ACK: the server answered an ACK of everything");
+		} else if (f->segs != b->resp_segs + 1 || (f->flags & TFO_TCP_RST)) {
+			bt_fail(b, "FIN: not answered by one ACK");
+		}
+	}
+}
+
+/* One burst's figures, before they are added up. */
+struct bt_burst_cyc {
+	uint64_t syn, ack, fin;
+	uint32_t trans, pkts_in, pkts_out;
+};
+
+/* A burst of @p n fresh transactions; without @p close the connections
+ * stay open (FIN_WAIT_2). */
+static void
+bt_burst(struct bt *b, unsigned int n, bool close, struct bt_burst_cyc *c)
+{
+	uint64_t out0 = b->w->stats.c[TFO_STAT_tx_pkts];
+
+	b->base = b->next_id;
+	b->next_id += n;
+	b->n = n;
+	memset(b->f, 0, n * sizeof(b->f[0]));
+	for (unsigned int i = 0; i < n; i++)
+		b->f[i].iss = (b->base + i) * 2654435761u;
+
+	memset(c, 0, sizeof(*c));
+	c->syn = bt_step(b, BT_SYN);
+	bt_expect(b, BT_SYN);
+	c->ack = bt_step(b, BT_ACK);
+	bt_expect(b, BT_ACK);
+	c->pkts_in = 2 * n;
+	if (close && !b->p.ackfin) {
+		c->fin = bt_step(b, BT_FIN);
+		bt_expect(b, BT_FIN);
+		c->pkts_in += n;
+	}
+	c->pkts_out = (uint32_t)(b->w->stats.c[TFO_STAT_tx_pkts] - out0);
+	c->trans = n;
+	b->opened += n;
+}
+
+static int
+bt_cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, c = *(const uint64_t *)y;
+
+	return (a > c) - (a < c);
+}
+
+int
+bt_run(struct bt *b, unsigned int n, struct bt_cycles *cyc)
+{
+	unsigned int nb = (n + b->p.burst - 1) / b->p.burst, k = 0;
+	struct bt_burst_cyc *c = calloc(nb, sizeof(*c));
+	uint64_t *tot = calloc(nb, sizeof(*tot)), med;
+
+	if (c == NULL || tot == NULL) {
+		free(c);
+		free(tot);
+		return -ENOMEM;
+	}
+	for (unsigned int done = 0; done < n && b->errors == 0; done += b->p.burst, k++) {
+		bt_burst(b, RTE_MIN(b->p.burst, n - done), true, &c[k]);
+		tot[k] = c[k].syn + c[k].ack + c[k].fin;
+	}
+	nb = k;
+	qsort(tot, nb, sizeof(*tot), bt_cmp_u64);
+	med = nb > 0 ? tot[nb / 2] : 0;
+	for (k = 0; k < nb; k++) {
+		cyc->bursts++;
+		if (c[k].syn + c[k].ack + c[k].fin > BT_INTERRUPTED * med) {
+			cyc->bursts_left_out++;
+			continue;
+		}
+		cyc->syn += c[k].syn;
+		cyc->ack += c[k].ack;
+		cyc->fin += c[k].fin;
+		cyc->trans += c[k].trans;
+		cyc->pkts_in += c[k].pkts_in;
+		cyc->pkts_out += c[k].pkts_out;
+	}
+	free(c);
+	free(tot);
+	return b->errors ? -EIO : 0;
+}
+
+int
+bt_measure(const struct bt_params *p, unsigned int reps, unsigned int trans,
+	   struct bt_result *res)
+{
+	double v[4][BT_MAX_REPS];
+	struct bt_cycles c;
+	struct bt *b;
+	uint64_t zc0, ntrans = 0;
+	int rc;
+
+	if (reps == 0 || reps > BT_MAX_REPS || trans == 0)
+		return -EINVAL;
+	b = bt_create(p);
+	if (b == NULL)
+		return -ENOMEM;
+	memset(res, 0, sizeof(*res));
+	memset(&c, 0, sizeof(c));
+	rc = bt_run(b, trans, &c);	/* warm-up */
+	zc0 = bt_counter(b, "zero_copy_segs");
+	for (unsigned int r = 0; r < reps && rc == 0; r++) {
+		memset(&c, 0, sizeof(c));
+		rc = bt_run(b, trans, &c);
+		if (c.trans == 0)
+			rc = -EIO;
+		if (rc != 0)
+			break;
+		v[0][r] = (double)c.syn / c.trans;
+		v[1][r] = (double)c.ack / c.trans;
+		v[2][r] = (double)c.fin / c.trans;
+		v[3][r] = (double)(c.syn + c.ack + c.fin) / c.trans;
+		res->pkts = (double)(c.pkts_in + c.pkts_out) / c.trans;
+		res->bursts += c.bursts;
+		res->left_out += c.bursts_left_out;
+		ntrans += trans;
+	}
+	if (rc == 0)
+		rc = bt_check_final(b);
+	if (rc == 0) {
+		res->syn = tfo_bench_median(v[0], reps);
+		res->ack = tfo_bench_median(v[1], reps);
+		res->fin = tfo_bench_median(v[2], reps);
+		res->total = tfo_bench_median(v[3], reps);
+		res->lo = v[3][0];
+		res->hi = v[3][reps - 1];
+		res->resp = b->resp_bytes;
+		res->segs = b->resp_segs;
+		res->zero_copy = (double)(bt_counter(b, "zero_copy_segs") - zc0) / (double)ntrans;
+	}
+	bt_free(b);
+	return rc;
+}
+
+static int
+bt_service(struct bt *b)
+{
+	struct tfo_service_kv kv[2];
+	struct tfo_service_args a = { .kv = kv, .socket_id = (int)rte_socket_id() };
+
+	b->svc.svc = tfo_service_find(b->p.service);
+	if (b->svc.svc == NULL) {
+		fprintf(stderr, "bench: no service '%s'\n", b->p.service);
+		return -ENOENT;
+	}
+	if (strcmp(b->p.service, "http") == 0) {
+		kv[a.nb_kv++] = (struct tfo_service_kv){ "root", b->p.http_root };
+		a.port = 80;
+	} else {
+		kv[a.nb_kv++] = (struct tfo_service_kv){ "max_line", "4096" };
+		a.port = 7;
+	}
+	b->svc.port = a.port;
+	if (b->svc.svc->create(&a, &b->svc.state) != 0) {
+		b->svc.svc = NULL;
+		fprintf(stderr, "bench: cannot create service '%s'\n", b->p.service);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The engine as tfo-server's defaults make it, but for timers that would
+ * end the live connections during the run. */
+static struct tfo_engine *
+bt_engine(struct bt *b)
+{
+	struct tfo_engine_params p = {
+		.name = "bench_worker",
+		.socket_id = (int)rte_socket_id(),
+		.max_conns = b->max_conns,
+		.max_request = 8192,
+		.mss = 1460,
+		.wscale = 7,
+		.rcv_wnd = 65535,
+		.rto_init_ms = 1000,
+		.rto_min_ms = 200,
+		.rto_max_ms = 60000,
+		.max_retries = 8,
+		.synack_retries = 5,
+		.idle_timeout_ms = 3600 * 1000,
+		.time_wait_ms = b->p.time_wait_ms,
+		.tfo_pending_limit = 1024,
+		.tfo_pending_hold_ms = 60000,
+		.pool = b->pool,
+		.ports = &b->srv,
+		.nb_ports = 1,
+		.services = &b->svc,
+		.nb_services = 1,
+		.stats = &b->w->stats,
+		.tx = &b->w->tx,
+	};
+
+	return tfo_engine_create(&p);
+}
+
+struct bt *
+bt_create(const struct bt_params *p)
+{
+	static unsigned int seq;
+	int socket = (int)rte_socket_id();
+	char name[RTE_MEMPOOL_NAMESIZE];
+	struct bt *b;
+
+	if (p->burst == 0 || p->burst > BT_BURST_MAX || p->req_len == 0 ||
+	    p->req_len > 1400) {
+		fprintf(stderr, "bench: burst 1..%u, request 1..1400 bytes\n", BT_BURST_MAX);
+		return NULL;
+	}
+	b = rte_zmalloc_socket("bench_txn", sizeof(*b), RTE_CACHE_LINE_SIZE, socket);
+	if (b == NULL)
+		return NULL;
+	b->p = *p;
+	b->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
+	b->max_conns = p->live + 1024;
+	seq++;
+	snprintf(name, sizeof(name), "bt_pool%u", seq);
+	b->pool = rte_pktmbuf_pool_create(name, BT_POOL, 256, 0,
+					  RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	snprintf(name, sizeof(name), "bt_ctl%u", seq);
+	b->ring = rte_ring_create(name, 1024, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	b->w = rte_zmalloc_socket("bench_worker", sizeof(*b->w), RTE_CACHE_LINE_SIZE,
+				  socket);
+	if (b->pool == NULL || b->ring == NULL || b->w == NULL ||
+	    tfo_ctrl_reason_register() < 0) {
+		fprintf(stderr, "bench: out of memory (pool, ring, worker)\n");
+		goto fail;
+	}
+
+	b->srv.mtu = 1500;
+	memcpy(b->srv.mac.addr_bytes, bt_srv_mac, 6);
+	b->srv.nb_addrs = 1;
+	b->srv.addrs[0].family = AF_INET;
+	b->srv.addrs[0].prefix_len = 24;
+	bt_addr(&b->srv.addrs[0].addr, BT_SRV_IP);
+	b->srv.rx_cksum_offload = p->offload;
+	b->srv.tx_ip_cksum_offload = p->offload;
+	b->srv.tx_tcp_cksum_offload = p->offload;
+	b->srv.tx_multiseg = p->tx_multiseg;
+	b->cli = b->srv;
+	memcpy(b->cli.mac.addr_bytes, bt_cli_mac, 6);
+	b->cli.rx_cksum_offload = false;
+	b->cli.tx_ip_cksum_offload = false;
+	b->cli.tx_tcp_cksum_offload = false;
+	b->cli.nb_addrs = 0;
+
+	if (bt_service(b) != 0)
+		goto fail;
+	b->kr = tfo_keyring_create(TFO_COOKIE_ALGO_AES128, &bt_key, NULL, socket);
+	b->cc = b->kr != NULL ? tfo_cookie_ctx_create(b->kr, socket) : NULL;
+	if (b->cc == NULL) {
+		fprintf(stderr, "bench: cannot create the TFO keys\n");
+		goto fail;
+	}
+	if (tfo_worker_init(b->w, 0, &b->srv, 1, b->ring, p->burst, 0, &b->quit) < 0)
+		goto fail;
+	b->w->tx.flush = bt_flush;
+	b->w->tx.arg = b;
+	b->w->cookies = b->cc;
+	b->w->engine = bt_engine(b);
+	if (b->w->engine == NULL) {
+		fprintf(stderr, "bench: cannot create the engine (%u conns)\n", b->max_conns);
+		goto fail;
+	}
+	b->nb_bufs = tfo_engine_free_bufs(b->w->engine);
+
+	/* the live population: transactions left in FIN_WAIT_2 */
+	for (uint32_t k = 0; k < p->live && b->errors == 0; k += p->burst) {
+		struct bt_burst_cyc dummy;
+
+		bt_burst(b, RTE_MIN(p->live - k, p->burst), false, &dummy);
+	}
+	if (b->errors) {
+		fprintf(stderr, "bench: opening the live connections: %s\n", b->why);
+		goto fail;
+	}
+	return b;
+fail:
+	bt_free(b);
+	return NULL;
+}
+
+uint64_t
+bt_counter(const struct bt *b, const char *name)
+{
+	int id = tfo_stats_lookup(name);
+
+	return id < 0 ? 0 : b->w->stats.c[id];
+}
+
+int
+bt_check_final(struct bt *b)
+{
+	struct tfo_engine *e = b->w->engine;
+	uint32_t st[TFO_CONN_NB_STATES];
+	struct tfo_acct a;
+	char why[200] = "";
+
+	tfo_worker_housekeeping(b->w, rte_rdtsc() / b->tsc_per_us);
+	bt_take_output(b);
+	tfo_engine_conn_counts(e, st);
+	if (b->errors)
+		snprintf(why, sizeof(why), "%u client errors, first: %s", b->errors, b->why);
+	else if (tfo_engine_free_conns(e) != b->max_conns - b->p.live)
+		snprintf(why, sizeof(why), "%u connections open, %u expected",
+			 b->max_conns - tfo_engine_free_conns(e), b->p.live);
+	else if (st[TFO_CONN_FIN_WAIT_2] != b->p.live)
+		snprintf(why, sizeof(why), "%u in FIN_WAIT_2, %u expected",
+			 st[TFO_CONN_FIN_WAIT_2], b->p.live);
+	else if (tfo_engine_free_bufs(e) != b->nb_bufs)
+		snprintf(why, sizeof(why), "%u request/response buffers held",
+			 b->nb_bufs - tfo_engine_free_bufs(e));
+	else if (bt_counter(b, "TCPFastOpenPassive") != b->opened ||
+		 bt_counter(b, "svc_responses") != b->opened)
+		snprintf(why, sizeof(why), "TCPFastOpenPassive %lu, svc_responses %lu, "
+			 "transactions %lu", (unsigned long)bt_counter(b, "TCPFastOpenPassive"),
+			 (unsigned long)bt_counter(b, "svc_responses"),
+			 (unsigned long)b->opened);
+	else if (bt_counter(b, "to_control") != 0 || rte_ring_count(b->ring) != 0)
+		snprintf(why, sizeof(why), "%lu frames went to the control core",
+			 (unsigned long)bt_counter(b, "to_control"));
+	else if (!tfo_stats_account(&b->w->stats, &a))
+		tfo_acct_format(&a, why, sizeof(why));
+	else if (rte_mempool_avail_count(b->pool) != BT_POOL)
+		snprintf(why, sizeof(why), "%u mbufs not back in the pool",
+			 BT_POOL - rte_mempool_avail_count(b->pool));
+	if (why[0] != '\0') {
+		fprintf(stderr, "bench: final state: %s\n", why);
+		return -EIO;
+	}
+	return 0;
+}
+
+uint32_t
+bt_resp_bytes(const struct bt *b)
+{
+	return b->resp_bytes;
+}
+
+uint32_t
+bt_resp_segs(const struct bt *b)
+{
+	return b->resp_segs;
+}
+
+void
+bt_free(struct bt *b)
+{
+	struct rte_mbuf *m;
+
+	if (b == NULL)
+		return;
+	if (b->w != NULL && b->w->engine != NULL) {
+		tfo_engine_free(b->w->engine);
+		b->w->engine = NULL;
+	}
+	tfo_cookie_ctx_free(b->cc);
+	tfo_keyring_free(b->kr);
+	if (b->svc.svc != NULL && b->svc.svc->destroy != NULL)
+		b->svc.svc->destroy(b->svc.state);
+	while (b->ring != NULL && rte_ring_sc_dequeue(b->ring, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(b->ring);
+	rte_mempool_free(b->pool);
+	rte_free(b->w);
+	rte_free(b);
+}
+
+int
+bt_make_docroot(char *dir, const uint32_t *sizes, unsigned int n)
+{
+	char path[PATH_MAX], buf[4096];
+
+	snprintf(dir, 64, "/tmp/tfo-bench-www.XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return -errno;
+	for (unsigned int i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)('a' + i % 26);
+	for (unsigned int i = 0; i < n; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/o%u", dir, sizes[i]);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			goto fail;
+		for (uint32_t left = sizes[i]; left > 0;) {
+			ssize_t w = write(fd, buf, RTE_MIN(left, (uint32_t)sizeof(buf)));
+
+			if (w <= 0) {
+				close(fd);
+				goto fail;
+			}
+			left -= (uint32_t)w;
+		}
+		close(fd);
+	}
+	return 0;
+fail:
+	bt_remove_docroot(dir, sizes, n);
+	return -EIO;
+}
+
+void
+bt_remove_docroot(const char *dir, const uint32_t *sizes, unsigned int n)
+{
+	char path[PATH_MAX];
+
+	for (unsigned int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/o%u", dir, sizes[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
