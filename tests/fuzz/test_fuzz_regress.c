@@ -180,4 +180,41 @@ TFO_TEST(http_too_big_then_syntax)
 	free(b);
 }
 
+/* The accounting identity itself: what counts as a frame drop, and that a
+ * frame counted nowhere (or twice) is seen. */
+TFO_TEST(accounting_identity)
+{
+	struct tfo_stats st;
+	struct tfo_acct a;
+
+	memset(&st, 0, sizeof(st));
+	st.c[TFO_STAT_rx_pkts] = 10;
+	st.c[TFO_STAT_rx_delivered] = 5;
+	st.c[TFO_STAT_PKT_DROP_BASE + TFO_PKT_DROP_tcp_cksum] = 2;
+	st.c[TFO_STAT_to_control] = 2;
+	st.c[TFO_STAT_drop_seq_window] = 7;	/* a delivered segment's fate */
+	CHECK(!tfo_stats_account(&st, &a));
+	CHECK_EQ(a.rx_unaccounted, 1);
+	CHECK_EQ(a.dropped, 2);
+	st.c[TFO_STAT_ring_drop_full] = 1;
+	CHECK(tfo_stats_account(&st, &a));
+	st.c[TFO_STAT_ctrl_rx] = 1;		/* a control-core frame... */
+	st.c[TFO_STAT_drop_nd_bad] = 2;		/* ...counted twice */
+	CHECK(!tfo_stats_account(&st, &a));
+	CHECK_EQ(a.rx_unaccounted, -1);
+	st.c[TFO_STAT_drop_nd_bad] = 1;
+	st.c[TFO_STAT_tx_queued] = 4;
+	st.c[TFO_STAT_tx_relay_in] = 1;
+	st.c[TFO_STAT_tx_pkts] = 3;
+	st.c[TFO_STAT_tx_drop_full] = 1;
+	CHECK(!tfo_stats_account(&st, &a));
+	CHECK_EQ(a.tx_unaccounted, 1);
+	st.c[TFO_STAT_ctrl_relayed] = 1;
+	CHECK(tfo_stats_account(&st, &a));
+	CHECK(tfo_stats_is_frame_drop(TFO_STAT_PKT_DROP_BASE + TFO_PKT_DROP_multiseg));
+	CHECK(!tfo_stats_is_frame_drop(TFO_STAT_PKT_DROP_BASE));
+	CHECK(!tfo_stats_is_frame_drop(TFO_STAT_drop_rst_ignored));
+	CHECK(tfo_stats_is_frame_drop(TFO_STAT_drop_arp_other));
+}
+
 TFO_TEST_MAIN()
