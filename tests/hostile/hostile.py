@@ -288,6 +288,9 @@ class Suite:
         out, frames_in = self.wire.since(self.m)
         dropped = self.tun_tx_dropped() - self.tun0
         rx = st['rx_pkts'] - self.st0['rx_pkts']
+        if not quiet:
+            print('note: %s the wire never went quiet for 0.4 s: the frame count below is '
+                  'not exact' % tag)
         T.check('%s server up' % tag, self.bed.proc.poll() is None)
         T.check('%s every frame on the wire reached the server: rx_pkts +%d = %d sent - %d '
                 'dropped by the tap' % (tag, rx, out, dropped),
