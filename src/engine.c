@@ -67,6 +67,7 @@ struct tfo_engine {
 	struct tfo_tx *tx;
 	struct rte_mempool *pool;
 	uint64_t now_us;
+	bool clock_started;		/* the wheel runs on the caller's clock */
 	struct rte_mbuf *spare;		/* consumed input mbuf, reusable */
 	unsigned int nxmit;		/* segments built so far (any kind) */
 
@@ -118,6 +119,22 @@ static inline void
 cnt(struct tfo_engine *e, enum tfo_stat_id id)
 {
 	tfo_stats_inc(e->st, id);
+}
+
+/*
+ * The caller's clock, at every entry. The wheel was created at time 0; its
+ * 32-bit ticks (1.024 ms) compare modulo 2^32, so a first run 2^31 ticks
+ * (25 days of TSC uptime) or more later looked like the past and no timer
+ * ever fired: the wheel starts at the first time the engine is given.
+ */
+static inline void
+engine_clock(struct tfo_engine *e, uint64_t now_us)
+{
+	e->now_us = now_us;
+	if (unlikely(!e->clock_started)) {
+		tfo_timer_wheel_start(e->tw, now_us);
+		e->clock_started = true;
+	}
 }
 
 static inline uint32_t
@@ -1488,7 +1505,7 @@ timer_cb(void *arg, uint32_t idx)
 void
 tfo_engine_timers(struct tfo_engine *e, uint64_t now_us)
 {
-	e->now_us = now_us;
+	engine_clock(e, now_us);
 	hold_expire(e);
 	tfo_timer_run(e->tw, now_us, timer_cb, e);
 	finish(e);
@@ -1541,7 +1558,7 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 	uint64_t h;
 	int acc = 0;
 
-	e->now_us = now_us;
+	engine_clock(e, now_us);
 	if (unlikely((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST |
 				      TFO_TCP_FIN)) != TFO_TCP_SYN)) {
 		cnt(e, TFO_STAT_drop_syn_bad);
@@ -1643,7 +1660,7 @@ tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	int r;
 
 	RTE_SET_USED(port_idx);
-	e->now_us = now_us;
+	engine_clock(e, now_us);
 	tfo_conn_key_from_pkt(&key, p);
 	if (unlikely(c->state == TFO_CONN_CLOSED || !tfo_conn_key_eq(&c->key, &key))) {
 		c = tfo_conn_lookup(e->ct, &key);
@@ -1690,7 +1707,7 @@ tfo_engine_syncookie_reply(struct tfo_engine *e, struct rte_mbuf *m,
 	struct tfo_route r;
 	uint32_t tv;
 
-	e->now_us = now_us;
+	engine_clock(e, now_us);
 	if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST |
 			     TFO_TCP_FIN)) != TFO_TCP_SYN) {
 		cnt(e, TFO_STAT_drop_syn_bad);
@@ -1782,7 +1799,7 @@ tfo_engine_input_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 {
 	uint8_t fl = p->tcp_flags;
 
-	e->now_us = now_us;
+	engine_clock(e, now_us);
 	if (fl & TFO_TCP_RST) {
 		cnt(e, TFO_STAT_drop_rst_ignored);	/* never answer a RST */
 		rte_pktmbuf_free(m);
@@ -1817,7 +1834,7 @@ tfo_engine_input_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 int
 tfo_engine_tfo_pending_ok(struct tfo_engine *e, uint64_t now_us)
 {
-	e->now_us = now_us;
+	engine_clock(e, now_us);
 	hold_expire(e);
 	return e->pending_live + e->hold_n < e->p.tfo_pending_limit;
 }

@@ -76,6 +76,15 @@ tfo_timer_wheel_create(const char *name, int socket_id, uint32_t nb_slots,
 	return w;
 }
 
+int
+tfo_timer_wheel_start(struct tfo_timer_wheel *w, uint64_t now_us)
+{
+	if (w->count != 0)
+		return -EBUSY;
+	w->cur = tick_of(w, now_us);
+	return 0;
+}
+
 void
 tfo_timer_wheel_free(struct tfo_timer_wheel *w)
 {

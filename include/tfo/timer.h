@@ -56,6 +56,13 @@ struct tfo_timer_wheel *tfo_timer_wheel_create(const char *name, int socket_id,
 					       uint64_t now_us);
 void tfo_timer_wheel_free(struct tfo_timer_wheel *w);
 
+/**
+ * Set the wheel's time to @p now_us: for a wheel created before its owner
+ * knew the clock. Only while no timer is armed (-EBUSY otherwise).
+ * @return 0 or -EBUSY.
+ */
+int tfo_timer_wheel_start(struct tfo_timer_wheel *w, uint64_t now_us);
+
 /** Mark node @p idx unarmed (when its object is reinitialised). */
 void tfo_timer_init(struct tfo_timer_wheel *w, uint32_t idx);
 
