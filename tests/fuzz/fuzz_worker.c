@@ -420,7 +420,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	G.w_bufs = tfo_engine_free_bufs(W.engine);
 	G.c_bufs = tfo_engine_free_bufs(G.c.engine);
-	G.now = 1000000000ull;
+	/* the clock: TFO_FUZZ_CLOCK_US to start elsewhere (wrap-arounds) */
+	G.now = getenv("TFO_FUZZ_CLOCK_US") != NULL ?
+		strtoull(getenv("TFO_FUZZ_CLOCK_US"), NULL, 0) : 1000000000ull;
 	G.verbose = getenv("TFO_FUZZ_VERBOSE") != NULL;
 	return 0;
 }
