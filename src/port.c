@@ -85,6 +85,14 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		nb_txq = nb_rxq;
 		info->ctrl_tx_relay = true;
 	}
+	if (nb_txq > nb_rxq && dev.driver_name != NULL &&
+	    strcmp(dev.driver_name, "net_memif") == 0) {
+		/* memif rings come in pairs and the peer's queue pairs decide
+		 * how many exist: a TX queue past our RX queues has no ring
+		 * (every frame refused), so the control core relays */
+		nb_txq = nb_rxq;
+		info->ctrl_tx_relay = true;
+	}
 	info->reta_size = dev.reta_size;
 	if (nb_txq > dev.max_tx_queues)
 		return tfo_port_err(err, errlen,
