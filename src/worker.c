@@ -437,9 +437,13 @@ tfo_worker_main(void *arg)
 	TFO_LOG(INFO, "worker on lcore %u: queue %u on %u port(s)", w->lcore_id,
 		w->queue, w->nb_ports);
 	while (!*w->quit) {
-		uint64_t now_us = rte_rdtsc() / w->tsc_per_us;
+		uint64_t t0 = rte_rdtsc();
 
-		if (tfo_worker_poll(w, now_us) == 0 && w->idle_sleep_us)
+		/* busy time, as testpmd's --record-core-cycles: what a core
+		 * can do is what it did over the share it was busy */
+		if (tfo_worker_poll(w, t0 / w->tsc_per_us) != 0)
+			w->stats.c[TFO_STAT_busy_tsc] += rte_rdtsc() - t0;
+		else if (w->idle_sleep_us)
 			tfo_nap_us(w->idle_sleep_us);
 	}
 	return 0;

@@ -43,7 +43,8 @@ extern "C" {
 	X(tx_relay_in,		C, "control-core frames worker 0 took from the relay ring to send") \
 	X(drop_ctrl_no_port,	C, "frames at the control core from a port it does not drive") \
 	X(syn_steered,		C, "SYNs the NIC steered to the control core, handed to their worker (syn_steering)") \
-	X(syn_steer_drop,	C, "steered SYNs dropped: their worker's SYN ring was full")
+	X(syn_steer_drop,	C, "steered SYNs dropped: their worker's SYN ring was full") \
+	X(busy_tsc,		C, "TSC ticks a worker spent in polls that found frames (busy share = its increase / TSC Hz per second)")
 
 /* Control core: ARP, ICMP, ND. */
 #define TFO_STATS_CONTROL(X) \
