@@ -1,0 +1,340 @@
+#!/bin/bash
+# The benchmark suite, in one run on this machine (a benchmark, not a test:
+# nothing fails on a number):
+#   sudo scripts/bench.sh [--no-readme]
+# 1. the I/O ceiling: dpdk-testpmd macswap forwarding between two processes
+#    over net_memif, fed by a second testpmd (flowgen: it generates like
+#    txonly and also drains what comes back, so the forwarder's TX succeeds)
+#    -- packets/s per forwarding core (from testpmd's busy cycles/packet);
+# 2. tfo-server (1 worker, echo, 100-byte request and response) driven by
+#    tfo-loadgen over the same net_memif pair -- transactions/s of the
+#    machine, and per worker core from the worker's busy share (busy_tsc);
+#    packets/s per worker core and its ratio to (1); p50/p99 latency at 50%
+#    of the peak rate;
+# 3. the Linux kernel's TFO server and client (bench/kernel_tfo_*) over
+#    loopback in a private network namespace on the same 2 cores --
+#    transactions/s of the machine, next to (2);
+# 4. tfo-bench pipeline, engine, cookie and http.
+# Medians of BENCH_REPS repetitions (default 5) of BENCH_SECONDS (default 5)
+# with their spread ((max - min) / median). Prints a markdown report and
+# writes it to bench/results/latest.md; puts its summary table into
+# README.md's "## Performance" section (between its markers) unless
+# --no-readme. Builds in BENCH_BUILD (default build-bench, release).
+# CPUs: the device under test (testpmd's forwarder, tfo-server's worker,
+# tfo-bench) on BENCH_DUT_CPU (default 1), the traffic sources and the
+# processes' main lcores on BENCH_GEN_CPU (default 0).
+# Hugepages: uses the free 2 MiB pages; when fewer than BENCH_HUGEPAGES
+# (default 600) are free it reserves the missing ones and gives them back
+# at the end (never lowers nr_hugepages below what it found).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+B=${BENCH_BUILD:-build-bench}
+REPS=${BENCH_REPS:-5}
+SECS=${BENCH_SECONDS:-5}
+DUT=${BENCH_DUT_CPU:-1}
+GEN=${BENCH_GEN_CPU:-0}
+NEED_PAGES=${BENCH_HUGEPAGES:-600}
+OUT=${BENCH_OUT:-$ROOT/bench/results/latest.md}
+README=1
+[ "${1:-}" = "--no-readme" ] && README=0
+
+RAW=$(mktemp -d /tmp/tfo-bench-run.XXXXXX)
+TAG=tfob$$
+NS=$TAG
+SOCK=/run/$TAG-memif.sock
+ADDED_PAGES=0
+HUGE_DIR=/dev/hugepages
+MOUNTED=0
+PIDS=()
+
+say() { printf '== %s\n' "$*" >&2; }
+# stop PID (one this script started) and forget it
+stop() {
+	local keep=() p
+
+	kill -INT "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	for p in "${PIDS[@]}"; do
+		[ "$p" = "$1" ] || keep+=("$p")
+	done
+	PIDS=("${keep[@]}")
+}
+die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+
+cleanup() {
+	local rc=$?
+
+	for p in "${PIDS[@]}"; do
+		kill -INT "$p" 2>/dev/null
+	done
+	for p in "${PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	ip netns del "$NS" 2>/dev/null
+	rm -f "$SOCK"
+	rm -rf /var/run/dpdk/"$TAG"-* 2>/dev/null
+	rm -f "$HUGE_DIR"/"$TAG"-*map_* 2>/dev/null
+	if [ "$ADDED_PAGES" -gt 0 ]; then
+		local now
+		now=$(cat /proc/sys/vm/nr_hugepages)
+		echo $((now - ADDED_PAGES)) >/proc/sys/vm/nr_hugepages
+		say "hugepages: gave back the $ADDED_PAGES pages reserved for the run"
+	fi
+	if [ "$MOUNTED" = 1 ]; then
+		umount "$HUGE_DIR" && rmdir "$HUGE_DIR"
+	fi
+	if [ "$rc" != 0 ]; then
+		echo "bench: failed; logs kept in $RAW" >&2
+	else
+		rm -rf "$RAW"
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- set-up -----------------------------------------------------------------
+[ "$(id -u)" = 0 ] || die "needs root (hugepages, network namespaces, memif sockets)"
+[ "$(nproc --all)" -ge 2 ] || die "needs 2 CPUs"
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+say "build: $B (release)"
+if [ ! -f "$B/build.ninja" ] && command -v meson >/dev/null; then
+	meson setup "$B" --buildtype=release -Dtests=false -Dwerror=true >/dev/null ||
+		die "meson setup $B failed"
+fi
+scripts/setup.sh "$B" >"$RAW/setup.log" 2>&1 || { tail -n 20 "$RAW/setup.log"; die "set-up failed"; }
+meson configure "$B" -Dbuildtype=release -Dtests=false >/dev/null &&
+	ninja -C "$B" >"$RAW/build.log" 2>&1 || { tail -n 20 "$RAW/build.log"; die "build failed"; }
+for t in dpdk-testpmd dpdk-telemetry.py ip timeout; do
+	command -v "$t" >/dev/null || die "missing tool: $t"
+done
+SRV=$B/apps/tfo-server
+LG=$B/apps/tfo-loadgen
+TB=$B/apps/tfo-bench
+KS=$B/bench/kernel_tfo_server
+KC=$B/bench/kernel_tfo_client
+
+# hugepages: use the free ones, reserve what is missing, give it back after
+if ! grep -q " $HUGE_DIR hugetlbfs " /proc/mounts; then
+	HUGE_DIR=$(grep -m1 ' hugetlbfs ' /proc/mounts | awk '{print $2}')
+	if [ -z "$HUGE_DIR" ]; then
+		HUGE_DIR=/run/$TAG-huge
+		mkdir -p "$HUGE_DIR" && mount -t hugetlbfs nodev "$HUGE_DIR" || die "cannot mount hugetlbfs"
+		MOUNTED=1
+	fi
+fi
+free_pages=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+if [ "$free_pages" -lt "$NEED_PAGES" ]; then
+	nr0=$(cat /proc/sys/vm/nr_hugepages)
+	echo $((nr0 + NEED_PAGES - free_pages)) >/proc/sys/vm/nr_hugepages
+	ADDED_PAGES=$(($(cat /proc/sys/vm/nr_hugepages) - nr0))	# what the kernel gave
+	free_pages=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	say "hugepages: reserved $ADDED_PAGES more (free now $free_pages)"
+	[ "$free_pages" -ge "$NEED_PAGES" ] || die "only $free_pages free hugepages; need $NEED_PAGES"
+fi
+EAL_COMMON=(--no-pci --huge-dir "$HUGE_DIR" --log-level=lib.eal:error)
+
+{
+	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+	echo "cpus=$(nproc --all)"
+	echo "flags=$(grep -m1 flags /proc/cpuinfo | grep -o -w -E 'aes|vaes|avx2|avx512f|gfni' | tr '\n' ' ')"
+	echo "kernel=$(uname -r)"
+	echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "dpdk=$(pkg-config --modversion libdpdk 2>/dev/null)"
+	echo "commit=$(git rev-parse --short HEAD 2>/dev/null)"
+	echo "reps=$REPS"
+	echo "seconds=$SECS"
+	echo "dut_cpu=$DUT"
+	echo "gen_cpu=$GEN"
+} >"$RAW/machine.txt"
+
+# cpu_busy: the busy share (%) of cpu0 and cpu1 over one second
+cpu_busy() {
+	local a b
+	a=$(grep -E '^cpu[01] ' /proc/stat)
+	sleep 1
+	b=$(grep -E '^cpu[01] ' /proc/stat)
+	printf '%s\n%s\n' "$a" "$b" | awk '{
+		tot = 0; for (i = 2; i <= 9; i++) tot += $i; idle = $5 + $6
+		if ($1 in t) { d = tot - t[$1]; printf "%d ", (d > 0 ? 100 * (d - (idle - id[$1])) / d : 0) }
+		t[$1] = tot; id[$1] = idle }'
+}
+# quiet PHASE: before a phase, wait up to BENCH_QUIET_WAIT seconds (default
+# 60) until others' work leaves both CPUs under 15 % busy (nothing of this
+# script runs between phases); go on anyway after that, and record what it
+# saw for the report
+quiet() {
+	local phase=$1 deadline=$((SECONDS + ${BENCH_QUIET_WAIT:-60})) c0 c1
+
+	while :; do
+		read -r c0 c1 < <(cpu_busy)
+		[ "$c0" -lt 15 ] && [ "$c1" -lt 15 ] && break
+		[ "$SECONDS" -ge "$deadline" ] && {
+			say "machine busy before $phase: CPUs $c0% / $c1% (noted in the report)"
+			break
+		}
+		say "waiting for a quieter machine (CPUs $c0% / $c1% busy)"
+		sleep 4
+	done
+	echo "busy_$phase=$c0% / $c1%" >>"$RAW/machine.txt"
+}
+
+# ---- 1. the I/O ceiling: testpmd macswap over net_memif ----------------------
+quiet testpmd
+say "1. testpmd macswap over net_memif (forwarder on CPU $DUT), $REPS x ${SECS}s"
+for r in $(seq 1 "$REPS"); do
+	rm -f "$SOCK"
+	# The feeder outlives the forwarder: memif resets the forwarder's
+	# counters when its peer goes. (testpmd 22.11's memif server in
+	# flowgen mode dies of SIGSEGV at exit once its peer has left: after
+	# the measurement, recorded in its log only.)
+	(timeout -s INT $((SECS + 8)) dpdk-testpmd --lcores="0@$GEN,1@$GEN" \
+		--file-prefix "$TAG-gen" -m 256 "${EAL_COMMON[@]}" \
+		--vdev "net_memif0,role=server,socket=$SOCK" -- \
+		--forward-mode=flowgen --txpkts=128 --nb-cores=1 --stats-period 1 &
+	 echo $! >"$RAW/tp_gen.pid"
+	 wait $!
+	 echo "feeder exit code $?") >"$RAW/tp_gen_$r.log" 2>&1 &
+	sleep 2
+	gp=$(cat "$RAW/tp_gen.pid")
+	timeout -s INT $((SECS + 2)) dpdk-testpmd --lcores="0@$GEN,1@$DUT" \
+		--file-prefix "$TAG-fwd" -m 256 "${EAL_COMMON[@]}" \
+		--vdev "net_memif0,role=client,socket=$SOCK" -- \
+		--forward-mode=macswap --nb-cores=1 --stats-period 1 --record-core-cycles \
+		>"$RAW/tp_fwd_$r.log" 2>&1
+	kill -INT "$gp" 2>/dev/null
+	wait
+	grep -q 'CPU cycles/packet' "$RAW/tp_fwd_$r.log" ||
+		{ tail -n 20 "$RAW/tp_fwd_$r.log"; die "testpmd forwarder run $r gave no figures"; }
+done
+rm -f "$SOCK"
+
+# ---- 2. tfo-server driven by tfo-loadgen over net_memif ----------------------
+mkdir -p "$RAW/srv"
+cat >"$RAW/srv/tfo-server.ini" <<EOF
+; tfo-server for scripts/bench.sh: one worker on a net_memif port (server
+; role), echo on TCP 7. max_conns holds the loadgen's 65536 tuples in
+; TIME-WAIT (time_wait_ms stays at its default, 1 s).
+[server]
+stats_period = 0
+idle_sleep_us = 100
+[tcp]
+max_conns = 262144
+max_request = 2048
+[port net_memif0]
+vdev = net_memif0,role=server,socket=$SOCK
+ipv4 = 198.18.0.2/16
+[service echo]
+port = 7
+EOF
+
+# srv_start IDLE_SLEEP_US: tfo-server, control on GEN, the worker on DUT
+srv_start() {
+	rm -f "$SOCK"
+	"$SRV" --lcores="0@$GEN,1@$DUT" --file-prefix "$TAG-srv" -m 512 "${EAL_COMMON[@]}" \
+		-- --config "$RAW/srv/tfo-server.ini" --idle-sleep-us "$1" \
+		>"$RAW/srv_$1.log" 2>&1 &
+	SRV_PID=$!
+	PIDS+=("$SRV_PID")
+	for _ in $(seq 1 100); do
+		grep -q 'running:' "$RAW/srv_$1.log" && return 0
+		kill -0 "$SRV_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	tail -n 20 "$RAW/srv_$1.log"
+	die "tfo-server did not start"
+}
+srv_stop() {
+	stop "$SRV_PID"
+}
+# telemetry snapshot of the server's total counters into FILE
+tel() {
+	echo /tfo/stats,total | timeout 10 dpdk-telemetry.py -f "$TAG-srv" >"$1" 2>/dev/null ||
+		die "telemetry of tfo-server failed"
+}
+# lg NAME ARGS...: one tfo-loadgen run (generator lcore on GEN)
+lg() {
+	local name=$1
+	shift
+	timeout $((SECS + 60)) "$LG" --lcores="0@$GEN,1@$GEN" --file-prefix "$TAG-lg" -m 512 \
+		"${EAL_COMMON[@]}" --vdev "net_memif0,role=client,socket=$SOCK" -- \
+		--server 198.18.0.2 --server-port 7 --client 198.18.1.1 --clients 256 \
+		--request-size 100 --expect-echo --concurrency 128 --stats-period 0 \
+		--duration "$SECS" --json "$RAW/$name.json" "$@" >"$RAW/$name.log" 2>&1
+	local rc=$?
+	[ "$rc" = 0 ] || { tail -n 30 "$RAW/$name.log"; die "tfo-loadgen $name: exit code $rc"; }
+}
+
+quiet tfo-server
+say "2. tfo-server (worker on CPU $DUT) + tfo-loadgen over net_memif, $REPS x ${SECS}s"
+srv_start 100
+for r in $(seq 1 "$REPS"); do
+	tel "$RAW/tel_peak_${r}_a.json"
+	lg "lg_peak_$r"
+	tel "$RAW/tel_peak_${r}_b.json"
+done
+peak=$("$PY" - "$RAW" "$REPS" <<'EOF'
+import json, statistics, sys
+raw, reps = sys.argv[1], int(sys.argv[2])
+print(int(statistics.median(json.load(open(f"{raw}/lg_peak_{r}.json"))["txn_per_s"]
+                            for r in range(1, reps + 1))))
+EOF
+)
+half=$((peak / 2))
+echo "$half" >"$RAW/half_rate.txt"
+say "2b. latency at 50% of the peak ($half transactions/s), idle_sleep_us 100 and 10"
+for r in $(seq 1 "$REPS"); do
+	lg "lg_half100_$r" --rate "$half"
+done
+srv_stop
+srv_start 10
+for r in $(seq 1 "$REPS"); do
+	lg "lg_half10_$r" --rate "$half"
+done
+srv_stop
+rm -f "$SOCK"
+
+# ---- 3. the Linux kernel's TFO server and client ----------------------------
+quiet kernel
+say "3. Linux kernel TFO server + client over loopback (namespace $NS), $REPS x ${SECS}s"
+ip netns add "$NS" || die "ip netns add failed"
+ip netns exec "$NS" ip link set lo up
+ip netns exec "$NS" sysctl -qw net.ipv4.tcp_fastopen=3
+ip netns exec "$NS" "$KS" -p 7 >"$RAW/kserver.log" 2>&1 &
+KS_PID=$!
+PIDS+=("$KS_PID")
+for _ in $(seq 1 50); do
+	grep -q listening "$RAW/kserver.log" && break
+	sleep 0.1
+done
+grep -q listening "$RAW/kserver.log" || die "kernel_tfo_server did not start"
+for r in $(seq 1 "$REPS"); do
+	ip netns exec "$NS" "$KC" -p 7 -t 4 -c 16 -n 100 -w 1 -d "$SECS" >"$RAW/kernel_$r.log" 2>&1 ||
+		{ cat "$RAW/kernel_$r.log"; die "kernel_tfo_client run $r failed"; }
+done
+stop "$KS_PID"
+ip netns del "$NS"
+
+# ---- 4. tfo-bench -------------------------------------------------------------
+TB_EAL=(-l "$DUT" --file-prefix "$TAG-tb" -m 1024 "${EAL_COMMON[@]}" --log-level=lib.*:warning)
+for b in pipeline engine cookie http; do
+	quiet "tfo-bench-$b"
+	say "4. tfo-bench $b (CPU $DUT)"
+	"$TB" "${TB_EAL[@]}" -- "$b" >"$RAW/tb_$b.txt" 2>&1 ||
+		{ tail -n 20 "$RAW/tb_$b.txt"; die "tfo-bench $b failed"; }
+done
+echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RAW/machine.txt"
+
+# ---- report -------------------------------------------------------------------
+mkdir -p "$(dirname "$OUT")"
+"$PY" scripts/bench_report.py "$RAW" >"$OUT" || die "report failed"
+cat "$OUT"
+if [ "$README" = 1 ]; then
+	"$PY" scripts/bench_report.py --readme "$RAW" README.md || die "README update failed"
+	say "README.md: performance section updated"
+fi
+say "written: $OUT"
