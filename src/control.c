@@ -378,8 +378,9 @@ tfo_control_icmp6(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pk
  * full, no cookie (as Linux). A table full down to its reserve means a SYN
  * cookie: under a flood of spoofed SYNs the entries they would take stay
  * free for the clients that complete the handshake (RFC 4987 section 3.6).
+ * @return true if @m was consumed (false: a counted drop, caller frees).
  */
-static void
+static bool
 tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
 		uint8_t port_idx, enum tfo_ctrl_reason reason, uint64_t now_us)
 {
@@ -393,7 +394,7 @@ tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	if (c->cfg->syncookies && tfo_engine_free_conns(c->engine) <= c->syn_reserve &&
 	    tfo_engine_serves(c->engine, p->dport)) {
 		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
-		return;
+		return true;
 	}
 	if ((reason == TFO_CTRL_TCP_COOKIE_REQ || reason == TFO_CTRL_TCP_BAD_COOKIE) &&
 	    c->cookies != NULL && o.form != TFO_FORM_NONE) {
@@ -408,15 +409,21 @@ tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 		}
 	}
 	rc = tfo_engine_open(c->engine, m, p, port_idx, &op, now_us);
-	if (rc == 0) {
-		return;
-	}
+	if (rc == 0)
+		return true;
 	if (rc == -ENOSPC && c->cfg->syncookies) {
 		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
-		return;
+		return true;
 	}
-	/* -ENOENT: closed port (RST); -ENOSPC without SYN cookies: counted drop */
+	if (rc == -ENOSPC) {
+		/* no room and no SYN cookies: silence, as Linux; the client
+		 * retransmits its SYN (a RST would make it give up) */
+		c->stats.c[TFO_STAT_drop_syn_table_full]++;
+		return false;
+	}
+	/* -ENOENT: closed port, answered with a RST */
 	tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
+	return true;
 }
 
 static bool
@@ -437,8 +444,7 @@ tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	}
 	if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN &&
 	    reason != TFO_CTRL_TCP_NO_SERVICE) {
-		tfo_control_syn(c, m, p, port_idx, reason, now_us);
-		return true;
+		return tfo_control_syn(c, m, p, port_idx, reason, now_us);
 	}
 	/* RST for what belongs to nothing (never for a RST), or a SYN-cookie ACK */
 	tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
@@ -622,11 +628,11 @@ tfo_control_aggregate(const struct tfo_control *c, struct tfo_stats *total)
 static uint64_t
 tfo_drops(const struct tfo_stats *s)
 {
-	uint64_t d = s->c[TFO_STAT_tx_drop_full] + s->c[TFO_STAT_ring_drop_full] +
-		     s->c[TFO_STAT_syn_steer_drop];
+	/* frames, not the engine's segment-level drop_* (those were answered) */
+	uint64_t d = s->c[TFO_STAT_tx_drop_full];
 
 	for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
-		if (strncmp(tfo_stats_name(i), "drop_", 5) == 0)
+		if (tfo_stats_is_frame_drop(i))
 			d += s->c[i];
 	return d;
 }

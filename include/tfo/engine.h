@@ -122,9 +122,10 @@ struct tfo_engine_params {
 	uint32_t rto_min_ms;		/**< 0: 200 */
 	uint32_t rto_max_ms;		/**< 0: 60000 */
 	uint8_t max_retries;		/**< data retransmissions (and zero-window
-					 *   probes) before RST (0: 8) */
-	uint8_t synack_retries;		/**< SYN-ACK retransmissions before free
-					 *   (0: 5) */
+					 *   probes) before RST; taken as is (0:
+					 *   none) */
+	uint8_t synack_retries;		/**< SYN-ACK retransmissions before free;
+					 *   taken as is (0: none) */
 	uint32_t idle_timeout_ms;	/**< keep-alive idle limit, then FIN; also
 					 *   the FIN_WAIT_2 limit (0: 30000) */
 	uint32_t time_wait_ms;		/**< TIME-WAIT hold, 0 = none */

@@ -62,6 +62,7 @@ extern "C" {
 	X(drop_icmp6_other,	C, "ICMPv6 not handled (RS/RA, MLD, NS for others, errors)") \
 	X(drop_tcp_nohandler,	C, "TCP segments with nothing to handle them") \
 	X(key_rotations,	C, "TFO key rotations (timer or /tfo/rotate)") \
+	X(drop_syn_table_full,	C, "SYNs dropped: control core's table full and syncookies = no") \
 	X(key_reloads,		C, "key file reloads that changed the keys (SIGHUP or /tfo/reload)") \
 	X(key_reload_errors,	C, "key file reloads refused (unreadable or malformed file; keys kept)")
 
@@ -232,7 +233,7 @@ void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
 #define TFO_STATS_FRAME_DROPS(X) \
 	X(ring_drop_full) X(drop_tcp_nohandler) X(drop_ctrl_no_port) \
 	X(drop_arp_other) X(drop_icmp_other) X(drop_icmp6_other) X(drop_nd_bad) \
-	X(syn_steer_drop)
+	X(syn_steer_drop) X(drop_syn_table_full)
 
 /** One lcore's (or the total's) balance; see above. */
 struct tfo_acct {
