@@ -152,6 +152,37 @@ EAL_COMMON=(--no-pci --huge-dir "$HUGE_DIR" --log-level=lib.eal:error)
 	echo "gen_cpu=$GEN"
 } >"$RAW/machine.txt"
 
+# ticks PID...: CPU time (clock ticks, all threads) the processes used so far
+ticks() {
+	local p sum=0 u k
+
+	for p in "$@"; do
+		# fields after the ")" of the command name: utime is the 12th, stime the 13th
+		read -r u k < <(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | awk '{print $12, $13}')
+		sum=$((sum + ${u:-0} + ${k:-0}))
+	done
+	echo "$sum"
+}
+# machine_ticks: busy and total clock ticks of all CPUs so far
+machine_ticks() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t - $5 - $6, t }' /proc/stat
+}
+# others_start PID... / others_end FILE PID...: the share of the machine
+# that processes other than PID... used in between (this machine is shared:
+# a repetition someone else disturbed is left out of the medians)
+others_start() {
+	read -r MB0 MT0 < <(machine_ticks)
+	OT0=$(ticks "$@")
+}
+others_end() {
+	local f=$1 b t
+	shift
+	read -r b t < <(machine_ticks)
+	echo "$((b - MB0 - ($(ticks "$@") - OT0))) $((t - MT0))" >"$f"
+}
+# child PID: the process timeout(1) runs
+child() { pgrep -P "$1" | head -n 1; }
+
 # cpu_busy: the busy share (%) of cpu0 and cpu1 over one second
 cpu_busy() {
 	local a b
@@ -201,11 +232,19 @@ for r in $(seq 1 "$REPS"); do
 	 echo "feeder exit code $?") >"$RAW/tp_gen_$r.log" 2>&1 &
 	sleep 2
 	gp=$(cat "$RAW/tp_gen.pid")
-	timeout -s INT $((SECS + 2)) dpdk-testpmd --lcores="0@$GEN,1@$DUT" \
+	timeout -s INT $((SECS + 30)) dpdk-testpmd --lcores="0@$GEN,1@$DUT" \
 		--file-prefix "$TAG-fwd" -m 256 "${EAL_COMMON[@]}" \
 		--vdev "net_memif0,role=client,socket=$SOCK" -- \
 		--forward-mode=macswap --nb-cores=1 --stats-period 1 --record-core-cycles \
-		>"$RAW/tp_fwd_$r.log" 2>&1
+		>"$RAW/tp_fwd_$r.log" 2>&1 &
+	fp=$!
+	sleep 1
+	fwd=$(child "$fp") feeder=$(child "$gp")
+	others_start "$fwd" "$feeder"
+	sleep $((SECS + 1))
+	others_end "$RAW/others_tp_$r.txt" "$fwd" "$feeder"
+	kill -INT "$fp"
+	wait "$fp"
 	kill -INT "$gp" 2>/dev/null
 	wait
 	grep -q 'CPU cycles/packet' "$RAW/tp_fwd_$r.log" ||
@@ -260,12 +299,22 @@ tel() {
 lg() {
 	local name=$1
 	shift
+	local lp gen rc
+
 	timeout $((SECS + 60)) "$LG" --lcores="0@$GEN,1@$GEN" --file-prefix "$TAG-lg" -m 512 \
 		"${EAL_COMMON[@]}" --vdev "net_memif0,role=client,socket=$SOCK" -- \
 		--server 198.18.0.2 --server-port 7 --client 198.18.1.1 --clients 256 \
 		--request-size 100 --expect-echo --concurrency 128 --stats-period 0 \
-		--duration "$SECS" --json "$RAW/$name.json" "$@" >"$RAW/$name.log" 2>&1
-	local rc=$?
+		--duration "$SECS" --json "$RAW/$name.json" "$@" >"$RAW/$name.log" 2>&1 &
+	lp=$!
+	# the run starts some 0.3 s in (memif, ARP, warm-up) and lasts SECS
+	sleep 0.5
+	gen=$(child "$lp")
+	others_start "$SRV_PID" "$gen"
+	sleep $((SECS - 1)).7
+	others_end "$RAW/others_$name.txt" "$SRV_PID" "$gen"
+	wait "$lp"
+	rc=$?
 	[ "$rc" = 0 ] || { tail -n 30 "$RAW/$name.log"; die "tfo-loadgen $name: exit code $rc"; }
 }
 

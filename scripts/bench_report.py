@@ -42,6 +42,30 @@ def reps(raw, pattern):
     return out
 
 
+CLEAN = 3.0	# % of the machine others may use during a repetition
+
+
+def clean_reps(raw, name, n):
+    """Repetitions 1..n of a phase during which other processes used under
+    CLEAN % of the machine's CPU time (bench.sh's others_*.txt); all of
+    them when fewer than half are clean. Returns (indexes, note)."""
+    others = []
+    for r in range(1, n + 1):
+        try:
+            busy, total = (int(x) for x in
+                           open(os.path.join(raw, f'others_{name}_{r}.txt')).read().split())
+            others.append((r, max(busy, 0) / total * 100))
+        except (OSError, ValueError, ZeroDivisionError):
+            others.append((r, float('nan')))
+    ok = [r for r, o in others if o < CLEAN]
+    worst = max((o for _, o in others if o == o), default=float('nan'))
+    if ok and len(ok) * 2 >= n:
+        return ok, f'{len(ok)} of {n} repetitions undisturbed' + (
+            '' if len(ok) == n else f' (others took up to {worst:.0f}% of the machine in the rest)')
+    return list(range(1, n + 1)), (f'DISTURBED: other processes took up to {worst:.0f}% of the '
+                                   f'machine in {n - len(ok)} of {n} repetitions')
+
+
 def machine(raw):
     m = {}
     for line in open(os.path.join(raw, 'machine.txt')):
@@ -66,7 +90,11 @@ def testpmd(raw, hz):
     """Per repetition: forwarded Mpps (median of the 1 s samples but the
     first two and the last) and the forwarder's busy cycles per packet."""
     mpps, cyc = [], []
-    for f in reps(raw, 'tp_fwd_{}.log'):
+    files = reps(raw, 'tp_fwd_{}.log')
+    use, note = clean_reps(raw, 'tp', len(files))
+    for n, f in enumerate(files, 1):
+        if n not in use:
+            continue
         text = open(f).read()
         pps = [int(x) for x in re.findall(r'Rx-pps:\s+(\d+)', text)]
         pps = pps[2:-1] if len(pps) > 3 else pps
@@ -76,7 +104,7 @@ def testpmd(raw, hz):
         mpps.append(med(pps) / 1e6)
         cyc.append(float(g.group(1)))
     core = [hz / c / 1e6 for c in cyc]
-    return {'mpps': mpps, 'cycles': cyc, 'core_mpps': core}
+    return {'mpps': mpps, 'cycles': cyc, 'core_mpps': core, 'note': note}
 
 
 def counters(path):
@@ -85,9 +113,19 @@ def counters(path):
 
 def tfo_server(raw, hz):
     r = {k: [] for k in ('txn', 'share', 'core_txn', 'core_rx_mpps', 'pkts_per_txn',
-                         'errors', 'agree', 'p50', 'p99')}
-    for n, f in enumerate(reps(raw, 'lg_peak_{}.json'), 1):
+                         'errors', 'p50', 'p99')}
+    files = reps(raw, 'lg_peak_{}.json')
+    use, r['note'] = clean_reps(raw, 'lg_peak', len(files))
+    r['all_agree'] = True
+    for n, f in enumerate(files, 1):
         lg = json.load(open(f))
+        a = counters(os.path.join(raw, f'tel_peak_{n}_a.json'))
+        b = counters(os.path.join(raw, f'tel_peak_{n}_b.json'))
+        r['errors'].append(lg['errors'])
+        r['all_agree'] &= (b['TCPFastOpenPassive'] - a['TCPFastOpenPassive'] == lg['tfo'] and
+                           lg['fallbacks'] == 0)
+        if n not in use:
+            continue
         a = counters(os.path.join(raw, f'tel_peak_{n}_a.json'))
         b = counters(os.path.join(raw, f'tel_peak_{n}_b.json'))
         d = {k: b[k] - a[k] for k in ('busy_tsc', 'rx_pkts', 'tx_pkts', 'TCPFastOpenPassive')}
@@ -97,8 +135,6 @@ def tfo_server(raw, hz):
         r['core_txn'].append(d['TCPFastOpenPassive'] / busy_s)
         r['core_rx_mpps'].append(d['rx_pkts'] / busy_s / 1e6)
         r['pkts_per_txn'].append((d['rx_pkts'] + d['tx_pkts']) / max(d['TCPFastOpenPassive'], 1))
-        r['errors'].append(lg['errors'])
-        r['agree'].append(d['TCPFastOpenPassive'] == lg['tfo'] and lg['fallbacks'] == 0)
         r['p50'].append(lg['latency_us']['p50'])
         r['p99'].append(lg['latency_us']['p99'])
     return r
@@ -106,10 +142,14 @@ def tfo_server(raw, hz):
 
 def latency(raw, name):
     r = {k: [] for k in ('rate', 'p50', 'p99', 'p999', 'errors')}
-    for f in reps(raw, 'lg_' + name + '_{}.json'):
+    files = reps(raw, 'lg_' + name + '_{}.json')
+    use, r['note'] = clean_reps(raw, 'lg_' + name, len(files))
+    for n, f in enumerate(files, 1):
         lg = json.load(open(f))
-        r['rate'].append(lg['txn_per_s'])
         r['errors'].append(lg['errors'])
+        if n not in use:
+            continue
+        r['rate'].append(lg['txn_per_s'])
         for q in ('p50', 'p99', 'p999'):
             r[q].append(lg['latency_us'][q])
     r['ratio'] = [b / a for a, b in zip(r['p50'], r['p99']) if a > 0]
@@ -163,7 +203,6 @@ def summary(raw):
     ratio_k = med(ts['txn']) / med(k['rate']) if k['rate'] else float('nan')
     half = open(os.path.join(raw, 'half_rate.txt')).read().strip()
     errs = sum(ts['errors']) + sum(l100['errors']) + sum(l10['errors']) + sum(k['errors'])
-    n = len(ts['txn'])
     lines = []
     a = lines.append
     a(f"Run {m['date']} on {m['cpu']} ({m['cpus']} CPUs; {m['flags'].strip()}; TSC "
@@ -182,13 +221,15 @@ def summary(raw):
     a(f"| 1 | testpmd macswap, net_memif, 128-byte frames: forwarded (feeder-bound) | "
       f"{fmt(med(tp['mpps']), '{:.2f}')} Mpps | {fmt(spread(tp['mpps']), '{:.1f}')}% | "
       f"{fmt(med(tp['cycles']), '{:.0f}')} busy TSC cycles/packet = **{fmt(med(tp['core_mpps']), '{:.1f}')} "
-      f"Mpps per forwarding core** (spread {fmt(spread(tp['core_mpps']), '{:.1f}')}%) | I/O ceiling |")
+      f"Mpps per forwarding core** (spread {fmt(spread(tp['core_mpps']), '{:.1f}')}%); "
+      f"{tp['note']} | I/O ceiling |")
     a(f"| 2 | tfo-server, 1 worker, echo 100 B, driven by tfo-loadgen over net_memif: "
       f"TFO transactions/s of the machine (loadgen-bound) | **{fmt(med(ts['txn']))}**/s | "
       f"{fmt(spread(ts['txn']), '{:.1f}')}% | worker busy {fmt(med(ts['share']), '{:.0f}')}%: "
       f"**{fmt(med(ts['core_txn']))} transactions/s per worker core**, "
       f"**{fmt(med(ts['core_rx_mpps']), '{:.2f}')} Mpps in per worker core** "
-      f"({fmt(med(ts['pkts_per_txn']), '{:.1f}')} packets in+out per transaction) | |")
+      f"({fmt(med(ts['pkts_per_txn']), '{:.1f}')} packets in+out per transaction); "
+      f"{ts['note']} | |")
     a(f"| 2/1 | packets/s per worker core vs the macswap ceiling per core | "
       f"**{fmt(ratio_io, '{:.2f}')}x** | | | >= 0.5x: {'met' if ratio_io >= 0.5 else 'not met'} |")
     a(f"| 3 | Linux kernel TFO server + client (bench/kernel_tfo_*), loopback, both CPUs: "
@@ -202,7 +243,8 @@ def summary(raw):
         a(f"| lat | latency at 50% of the peak ({half}/s; got {fmt(med(l['rate']))}/s), "
           f"idle_sleep_us = {name}: p50 / p99 / p999 | {fmt(med(l['p50']), '{:.0f}')} / "
           f"{fmt(med(l['p99']), '{:.0f}')} / {fmt(med(l['p999']), '{:.0f}')} us | "
-          f"p99 {fmt(spread(l['p99']), '{:.0f}')}% | p99 = {fmt(med(l['ratio']), '{:.2f}')}x p50 | "
+          f"p99 {fmt(spread(l['p99']), '{:.0f}')}% | p99 = {fmt(med(l['ratio']), '{:.2f}')}x p50; "
+          f"{l['note']} | "
           f"p99 <= 2x p50: {'met' if med(l['ratio']) <= 2 else 'not met'} |")
     for key in ((1000, 'echo', 'offload'), (65536, 'echo', 'offload'), (1000, 'echo', 'sw'),
                 (1000, 'http', 'offload')):
@@ -214,7 +256,7 @@ def summary(raw):
     a('')
     a(f"Errors in all runs: {errs} (tfo-loadgen validated every response); tfo-server's "
       f"TCPFastOpenPassive = the loadgen's TFO count, no fallback: "
-      f"{'yes' if ts['agree'] and all(ts['agree']) else 'NO'} in {n} of {n} runs.")
+      f"{'yes' if ts['all_agree'] else 'NO'} in every run.")
     return '\n'.join(lines)
 
 
@@ -245,7 +287,11 @@ the server's; the per-core figures are the server's. (3) the kernel runs its ser
 epoll thread per CPU, SO_REUSEPORT listeners) and its client (4 threads x 16 in flight) on
 the same 2 CPUs. Latency: tfo-loadgen's SYN sent -> response validated, paced at half the
 peak; the worker naps idle_sleep_us after an empty poll (the Linux timer slack of ~50 us
-comes on top). The pipeline figures exclude the device (see tfo-bench pipeline).
+comes on top). The pipeline figures exclude the device (see tfo-bench pipeline). On this shared
+machine, a repetition during which other processes used more than 3% of the machine's CPU
+time (/proc/stat minus the benchmark's own processes) is left out of the medians of (1), (2) and the latency rows when at least half of them remain (each row says
+so); the kernel row is not filtered (its softirq work is not told apart), and tfo-bench leaves out the bursts
+the OS interrupted itself.
 ''')
     parts.append(code_block(raw, 'tb_pipeline.txt', 'tfo-bench pipeline (a worker without a device)'))
     parts.append(code_block(raw, 'tb_engine.txt', 'tfo-bench engine (the TCP engine alone)'))
