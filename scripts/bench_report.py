@@ -279,19 +279,19 @@ def report(raw):
     parts.append('''How it is measured: (1) the forwarder is `dpdk-testpmd --forward-mode=macswap
 --record-core-cycles` on the device-under-test CPU, fed over net_memif by a second testpmd in
 flowgen mode (it generates like txonly and drains the return ring; with txonly the forwarder's
-TX into memif fails once the ring is full and it measures receive + drop, not forwarding);
-per core = TSC Hz / busy cycles per packet. (2) tfo-server's worker counts busy_tsc, the TSC
-ticks of polls that found frames: per core = what it did / the seconds it was busy. The load
-generator needs a core of its own, so (2)'s rate of the machine is the generator's limit, not
-the server's; the per-core figures are the server's. (3) the kernel runs its server (one
-epoll thread per CPU, SO_REUSEPORT listeners) and its client (4 threads x 16 in flight) on
-the same 2 CPUs. Latency: tfo-loadgen's SYN sent -> response validated, paced at half the
-peak; the worker naps idle_sleep_us after an empty poll (the Linux timer slack of ~50 us
-comes on top). The pipeline figures exclude the device (see tfo-bench pipeline). On this shared
-machine, a repetition during which other processes used more than 3% of the machine's CPU
-time (/proc/stat minus the benchmark's own processes) is left out of the medians of (1), (2) and the latency rows when at least half of them remain (each row says
-so); the kernel row is not filtered (its softirq work is not told apart), and tfo-bench leaves out the bursts
-the OS interrupted itself.
+TX into memif fails once the ring is full and it measures receive + drop, not forwarding); per
+core = TSC Hz / busy cycles per packet. (2) tfo-server's worker counts busy_tsc, the TSC ticks
+of polls that found frames: per core = what it did / the seconds it was busy. The load generator
+needs a core of its own, so (2)'s rate of the machine is the generator's limit, not the
+server's; the per-core figures are the server's. (3) the kernel runs its server (one epoll
+thread per CPU, SO_REUSEPORT listeners) and its client (4 threads x 16 in flight) on the same 2
+CPUs. Latency: tfo-loadgen's SYN sent -> response validated, paced at half the peak; the worker
+naps idle_sleep_us after an empty poll (the Linux timer slack of ~50 us comes on top). The
+pipeline figures exclude the device (see tfo-bench pipeline). On this shared machine, a
+repetition during which other processes used more than 3% of the machine's CPU time (/proc/stat
+minus the benchmark's own processes) is left out of the medians of (1), (2) and the latency rows
+when at least half of them remain (each row says so); the kernel row is not filtered (its
+softirq work is not told apart), and tfo-bench leaves out the bursts the OS interrupted itself.
 ''')
     parts.append(code_block(raw, 'tb_pipeline.txt', 'tfo-bench pipeline (a worker without a device)'))
     parts.append(code_block(raw, 'tb_engine.txt', 'tfo-bench engine (the TCP engine alone)'))
