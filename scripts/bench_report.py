@@ -175,10 +175,10 @@ def kernel(raw):
     return r
 
 
-def pipeline_rows(raw):
+def pipeline_rows(raw, name='tb_pipeline.txt'):
     """(live, service, cksum) -> total ticks, from tfo-bench pipeline's table."""
     rows = {}
-    path = os.path.join(raw, 'tb_pipeline.txt')
+    path = os.path.join(raw, name)
     for line in open(path) if os.path.exists(path) else []:
         c = [x.strip() for x in line.strip().strip('|').split('|')]
         if len(c) >= 12 and c[0].isdigit():
@@ -253,6 +253,12 @@ def summary(raw):
             a(f"| 4 | tfo-bench pipeline: {key[1]}, {key[0]} live, checksums {key[2]}: "
               f"TSC cycles per complete TFO transaction | **{t:.0f}** | {sp} | "
               f"{mt:.2f} M transactions/s per core | <= 1000: {'met' if t <= 1000 else 'not met'} |")
+    af = pipeline_rows(raw, 'tb_pipeline_ackfin.txt').get((1000, 'echo', 'sw'))
+    if af:
+        per_txn = hz / med(ts['core_txn']) if ts['core_txn'] else float('nan')
+        a(f"| 4 | the same in tfo-loadgen's shape (ACK and FIN in one segment), software "
+          f"checksums: the worker's work in (2) without memif | **{af[0]:.0f}** | {af[1]} | "
+          f"(2)'s worker: {fmt(per_txn)} busy TSC cycles per transaction | |")
     a('')
     a(f"Errors in all runs: {errs} (tfo-loadgen validated every response); tfo-server's "
       f"TCPFastOpenPassive = the loadgen's TFO count, no fallback: "
@@ -294,6 +300,12 @@ when at least half of them remain (each row says so); the kernel row is not filt
 softirq work is not told apart), and tfo-bench leaves out the bursts the OS interrupted itself.
 ''')
     parts.append(code_block(raw, 'tb_pipeline.txt', 'tfo-bench pipeline (a worker without a device)'))
+    parts.append(code_block(raw, 'tb_pipeline_ackfin.txt',
+                            "tfo-bench pipeline --ackfin (tfo-loadgen's shape: ACK and FIN in one "
+                            "segment, as in (2))"))
+    parts.append(code_block(raw, 'tb_pipeline_cold.txt',
+                            'tfo-bench pipeline --cold (client frames flushed from the caches, as '
+                            'if DMA had just written them to memory)'))
     parts.append(code_block(raw, 'tb_engine.txt', 'tfo-bench engine (the TCP engine alone)'))
     parts.append(code_block(raw, 'tb_cookie.txt', 'tfo-bench cookie'))
     parts.append(code_block(raw, 'tb_http.txt', 'tfo-bench http'))

@@ -74,6 +74,7 @@ struct bt {
 	/* the current burst: ids base .. base + n - 1 */
 	uint32_t base;
 	unsigned int n;
+	bool ackfin;		/* this burst's ACK carries the FIN */
 	struct bt_flow f[BT_BURST_MAX];
 	struct rte_mbuf *m[BT_BURST_MAX];
 	/* what the flush took, freed after the step */
@@ -240,7 +241,7 @@ bt_frame(struct bt *b, unsigned int i, enum bt_step step)
 		t.ack = f->srv_end;
 		t.window = 502;	/* x 128 */
 		t.flags = TFO_TCP_ACK;
-		if (step == BT_FIN || b->p.ackfin)
+		if (step == BT_FIN || b->ackfin)
 			t.flags |= TFO_TCP_FIN;
 	}
 	t.sport = bt_client_port(id);
@@ -314,7 +315,7 @@ bt_expect(struct bt *b, enum bt_step step)
 			    f->segs != b->resp_segs || !(f->flags & TFO_TCP_FIN) ||
 			    (f->flags & TFO_TCP_RST))
 				bt_fail(b, "SYN: no SYN-ACK with the whole response and FIN");
-		} else if (step == BT_ACK && !b->p.ackfin) {
+		} else if (step == BT_ACK && !b->ackfin) {
 			if (f->segs != b->resp_segs)
 				bt_fail(b, "ACK: the server answered an ACK of everything");
 		} else if (f->segs != b->resp_segs + 1 || (f->flags & TFO_TCP_RST)) {
@@ -339,6 +340,7 @@ bt_burst(struct bt *b, unsigned int n, bool close, struct bt_burst_cyc *c)
 	b->base = b->next_id;
 	b->next_id += n;
 	b->n = n;
+	b->ackfin = close && b->p.ackfin;	/* the live ones stay open */
 	memset(b->f, 0, n * sizeof(b->f[0]));
 	for (unsigned int i = 0; i < n; i++)
 		b->f[i].iss = (b->base + i) * 2654435761u;
