@@ -152,14 +152,18 @@ EAL_COMMON=(--no-pci --huge-dir "$HUGE_DIR" --log-level=lib.eal:error)
 	echo "gen_cpu=$GEN"
 } >"$RAW/machine.txt"
 
-# ticks PID...: CPU time (clock ticks, all threads) the processes used so far
+# ticks PID...: CPU time (clock ticks, all threads) the processes used so
+# far; "+PID": with its waited-for children's (this shell's, after a wait)
 ticks() {
-	local p sum=0 u k
+	local p sum=0 u k cu ck
 
 	for p in "$@"; do
-		# fields after the ")" of the command name: utime is the 12th, stime the 13th
-		read -r u k < <(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | awk '{print $12, $13}')
+		# after the ")" of the command name: utime, stime, cutime, cstime
+		# are the 12th to 15th fields
+		read -r u k cu ck < <(sed 's/.*) //' "/proc/${p#+}/stat" 2>/dev/null |
+			awk '{print $12, $13, $14, $15}')
 		sum=$((sum + ${u:-0} + ${k:-0}))
+		[ "${p:0:1}" = + ] && sum=$((sum + ${cu:-0} + ${ck:-0}))
 	done
 	echo "$sum"
 }
@@ -380,12 +384,28 @@ declare -A TB_RUNS=(
 	[cookie]="cookie"
 	[http]="http"
 )
+# A run during which others used more than 3 % of the machine is run again
+# (twice at most); the least disturbed one is kept, and its share reported.
 for b in pipeline pipeline_ackfin pipeline_cold engine cookie http; do
-	quiet "tfo-bench-$b"
-	say "4. tfo-bench ${TB_RUNS[$b]} (CPU $DUT)"
-	# shellcheck disable=SC2086
-	"$TB" "${TB_EAL[@]}" -- ${TB_RUNS[$b]} >"$RAW/tb_$b.txt" 2>&1 ||
-		{ tail -n 20 "$RAW/tb_$b.txt"; die "tfo-bench $b failed"; }
+	best=""
+	for try in 1 2 3; do
+		quiet "tfo-bench-$b"
+		say "4. tfo-bench ${TB_RUNS[$b]} (CPU $DUT)${best:+, again: others used ${best}% of the machine}"
+		others_start "+$$"
+		# shellcheck disable=SC2086
+		"$TB" "${TB_EAL[@]}" -- ${TB_RUNS[$b]} >"$RAW/tb_try.txt" 2>&1 &
+		tp=$!
+		wait "$tp" || { tail -n 20 "$RAW/tb_try.txt"; die "tfo-bench $b failed"; }
+		others_end "$RAW/tb_try.others" "+$$"
+		read -r ob ot <"$RAW/tb_try.others"
+		pct=$(( ot > 0 ? (ob > 0 ? ob : 0) * 100 / ot : 0 ))
+		if [ -z "$best" ] || [ "$pct" -lt "$best" ]; then
+			best=$pct
+			mv "$RAW/tb_try.txt" "$RAW/tb_$b.txt"
+		fi
+		[ "$best" -lt 3 ] && break
+	done
+	echo "tb_others_$b=$best%" >>"$RAW/machine.txt"
 done
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RAW/machine.txt"
 

@@ -215,6 +215,10 @@ def summary(raw):
         a('')
         a("Others' work on CPU 0 / CPU 1 in the second before each phase (the script waits up "
           "to a minute for both under 15 %): " + '; '.join(busy) + '.')
+    tb = [f"{k[10:]} {v}" for k, v in m.items() if k.startswith('tb_others_')]
+    if tb:
+        a("Others' share of the machine during each tfo-bench run (a run over 3 % is done "
+          "again, twice at most, and the least disturbed kept): " + '; '.join(tb) + '.')
     a('')
     a('| # | measure | median | spread | derived | target |')
     a('|---|---|---:|---:|---|---|')
