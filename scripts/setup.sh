@@ -11,7 +11,7 @@ BUILD=${1:-build}
 PKGS=(
 	build-essential pkg-config meson ninja-build python3 python3-pyelftools
 	dpdk dpdk-dev libdpdk-dev libipsec-mb-dev libpcap-dev
-	python3-scapy tcpdump tshark curl iproute2 iputils-ping openssl
+	python3-scapy tcpdump tshark curl iproute2 iputils-ping openssl procps
 	libhttp-parser-dev
 )
 
