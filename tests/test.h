@@ -93,4 +93,14 @@ void tfo_test_eal_init(const char *prog, unsigned int mem_mb, ...);
 	} \
 } while (0)
 
+/* xorshift64 (fixed seeds: failures reproduce); 32 well-mixed bits. */
+static inline uint32_t
+tfo_test_rand(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return (uint32_t)(*state >> 16);
+}
+
 #endif /* TFO_TEST_H */

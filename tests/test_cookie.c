@@ -27,14 +27,6 @@
 #include "../src/siphash.h"
 #include "test.h"
 
-/* REQUIRE evaluates its argument twice: this one runs side effects once. */
-#define REQUIRE_ONCE(cond) do { \
-	int ok_ = !!(cond); \
-	CHECK_MSG(ok_, "%s", #cond); \
-	if (!ok_) \
-		return; \
-} while (0)
-
 static void
 need_eal(void)
 {
@@ -357,16 +349,16 @@ check_vector(enum tfo_cookie_algo algo, const char *key_text,
 	struct tfo_cookie_req r;
 	char hex[17];
 
-	REQUIRE_ONCE(tfo_key_parse(key_text, &k, NULL, NULL) == 0);
+	REQUIRE(tfo_key_parse(key_text, &k, NULL, NULL) == 0);
 	addr_of(client, &fam, &c);
 	addr_of(server, &fam2, &s);
-	REQUIRE_ONCE(tfo_cookie_compute(algo, &k, fam, &c, &s, got) == 0);
+	REQUIRE(tfo_cookie_compute(algo, &k, fam, &c, &s, got) == 0);
 	hex_of(got, 8, hex);
 	CHECK_MSG(memcmp(got, want, 8) == 0, "%s %s %s -> %s", key_text,
 		  client, server, hex);
 
 	ctx = make_ctx(algo, &k, NULL, &kr);
-	REQUIRE_ONCE(ctx != NULL);
+	REQUIRE(ctx != NULL);
 	r = (struct tfo_cookie_req){ .family = (uint8_t)fam,
 		.cookie_len = 8, .client = &c, .server = &s, .cookie = want };
 	for (int e = TFO_COOKIE_SIMD_SCALAR; e <= TFO_COOKIE_SIMD_AVX512; e++) {
@@ -388,7 +380,7 @@ TFO_TEST(siphash_linux_vectors)
 		const struct vec *v = &sip_vectors[i];
 		uint8_t want[8];
 
-		REQUIRE_ONCE(unhex(v->cookie, want, 8) == 0);
+		REQUIRE(unhex(v->cookie, want, 8) == 0);
 		check_vector(TFO_COOKIE_ALGO_SIPHASH_LINUX, v->key, v->client,
 			     v->server, want);
 	}
@@ -405,7 +397,7 @@ TFO_TEST(aes128_vectors_by_openssl)
 
 		addr_of(v->client, &fam, &c);
 		addr_of(v->server, &fam2, &s);
-		REQUIRE_ONCE(openssl_cookie(v->key, fam, &c, &s, want) == 0);
+		REQUIRE(openssl_cookie(v->key, fam, &c, &s, want) == 0);
 		check_vector(TFO_COOKIE_ALGO_AES128, v->key, v->client,
 			     v->server, want);
 	}
@@ -448,7 +440,7 @@ TFO_TEST(aes_kat_fips197)
 
 	need_eal();
 	c = make_ctx(TFO_COOKIE_ALGO_AES128, NULL, NULL, &kr);
-	REQUIRE_ONCE(c != NULL);
+	REQUIRE(c != NULL);
 	printf("  engine: %s\n", tfo_cookie_ctx_engine(c));
 
 	memcpy(key.b, k1, 16);
@@ -460,7 +452,7 @@ TFO_TEST(aes_kat_fips197)
 	CHECK_EQ(tfo_cookie_ecb(c, &key, in[0], out[0], 1), 0);
 	CHECK_MEM(out[0], c2, 16);
 
-	REQUIRE_ONCE(unhex(sp_p, sp, 64) == 0 && unhex(sp_c, spc, 64) == 0);
+	REQUIRE(unhex(sp_p, sp, 64) == 0 && unhex(sp_c, spc, 64) == 0);
 	/* every job size up to the largest the batch submits */
 	for (unsigned int n = 1; n <= 128; n++) {
 		for (unsigned int i = 0; i < n; i++)
@@ -506,7 +498,7 @@ TFO_TEST(aes_kat_through_batch)
 			sv.b[i] = full[i] ^ cl.b[i];
 	}
 	c = make_ctx(TFO_COOKIE_ALGO_AES128, &key, NULL, &kr);
-	REQUIRE_ONCE(c != NULL);
+	REQUIRE(c != NULL);
 	/* 3: ECB job then AES-NI (2 blocks); 64: two ECB jobs. Every third
 	 * request IPv4: both passes must keep the requests in order. */
 	for (unsigned int n = 3; n <= 64; n += 61) {
@@ -562,9 +554,9 @@ batch_vs_single(enum tfo_cookie_algo algo, enum tfo_cookie_simd simd)
 	unsigned long mism = 0, verdicts[3] = { 0 };
 
 	for (int i = 0; i < 3; i++)
-		REQUIRE_ONCE(tfo_key_generate(&keys[i]) == 0);
+		REQUIRE(tfo_key_generate(&keys[i]) == 0);
 	c = make_ctx(algo, &keys[0], &keys[1], &kr);
-	REQUIRE_ONCE(c != NULL);
+	REQUIRE(c != NULL);
 	if (tfo_cookie_ctx_set_simd(c, simd) < 0) {
 		printf("  SIMD engine %d not on this CPU: skipped\n", simd);
 		CHECK(1);
@@ -586,7 +578,7 @@ batch_vs_single(enum tfo_cookie_algo algo, enum tfo_cookie_simd simd)
 				kind[i] = (enum kind)(x % K_KINDS);
 				kk = kind[i] == K_BACKUP ? &keys[1] :
 				     kind[i] == K_RETIRED ? &keys[2] : &keys[0];
-				REQUIRE_ONCE(tfo_cookie_compute(algo, kk, fam, &cl[i],
+				REQUIRE(tfo_cookie_compute(algo, kk, fam, &cl[i],
 							   &sv[i], ck[i]) == 0);
 				r[i] = (struct tfo_cookie_req){
 					.family = (uint8_t)fam, .cookie_len = 8,
@@ -602,7 +594,7 @@ batch_vs_single(enum tfo_cookie_algo algo, enum tfo_cookie_simd simd)
 				if (kind[i] == K_FAMILY)
 					r[i].family = AF_UNIX;
 			}
-			REQUIRE_ONCE(tfo_cookie_check_burst(c, r, n, v) == 0);
+			REQUIRE(tfo_cookie_check_burst(c, r, n, v) == 0);
 			for (unsigned int i = 0; i < n; i++) {
 				uint8_t want = kind[i] == K_PRIMARY ?
 					TFO_COOKIE_OK_PRIMARY :
@@ -618,7 +610,7 @@ batch_vs_single(enum tfo_cookie_algo algo, enum tfo_cookie_simd simd)
 			for (unsigned int i = 0; i < n; i++)
 				if (r[i].family == AF_UNIX)
 					r[i].family = AF_INET;
-			REQUIRE_ONCE(tfo_cookie_gen_burst(c, r, n, gen) == 0);
+			REQUIRE(tfo_cookie_gen_burst(c, r, n, gen) == 0);
 			for (unsigned int i = 0; i < n; i++) {
 				uint8_t one[8];
 
@@ -672,7 +664,7 @@ TFO_TEST(batch_arguments)
 	need_eal();
 	memset(&a, 0, sizeof(a));
 	c = make_ctx(TFO_COOKIE_ALGO_AES128, NULL, NULL, &kr);
-	REQUIRE_ONCE(c != NULL);
+	REQUIRE(c != NULL);
 	for (int i = 0; i < 65; i++)
 		r[i] = (struct tfo_cookie_req){ .family = AF_INET,
 			.cookie_len = 8, .client = &a, .server = &a,
@@ -724,9 +716,9 @@ TFO_TEST(keyring_rotate_set_load)
 
 	need_eal();
 	for (int i = 0; i < 4; i++)
-		REQUIRE_ONCE(tfo_key_generate(&k[i]) == 0);
+		REQUIRE(tfo_key_generate(&k[i]) == 0);
 	c = make_ctx(algo, &k[0], NULL, &kr);
-	REQUIRE_ONCE(c != NULL);
+	REQUIRE(c != NULL);
 	CHECK_EQ(tfo_keyring_generation(kr), 1);
 	tfo_keyring_fingerprints(kr, fp, fb);
 	tfo_key_fingerprint(&k[0], want);
@@ -751,13 +743,13 @@ TFO_TEST(keyring_rotate_set_load)
 
 	/* a key file in Linux's format: primary,backup */
 	fd = mkstemp(path);
-	REQUIRE_ONCE(fd >= 0);
+	REQUIRE(fd >= 0);
 	tfo_key_format(&k[3], text, 40);
 	strcat(text, ",");
 	tfo_key_format(&k[0], text + strlen(text), 40);
 	strcat(text, "\n");
 	rc = (int)write(fd, text, strlen(text));
-	REQUIRE_ONCE(rc == (int)strlen(text));
+	REQUIRE(rc == (int)strlen(text));
 	close(fd);
 	CHECK_EQ(tfo_keyring_load_file(kr, path), 0);
 	CHECK_EQ(verdict_for(c, algo, &k[3]), TFO_COOKIE_OK_PRIMARY);
@@ -768,9 +760,9 @@ TFO_TEST(keyring_rotate_set_load)
 	CHECK(strcmp(fb, want) == 0);
 	/* a bad file changes nothing */
 	fd = open(path, O_WRONLY | O_TRUNC);
-	REQUIRE_ONCE(fd >= 0);
+	REQUIRE(fd >= 0);
 	rc = (int)write(fd, "not a key\n", 10);
-	REQUIRE_ONCE(rc == 10);
+	REQUIRE(rc == 10);
 	close(fd);
 	CHECK_EQ(tfo_keyring_load_file(kr, path), -EINVAL);
 	CHECK_EQ(verdict_for(c, algo, &k[3]), TFO_COOKIE_OK_PRIMARY);
@@ -825,11 +817,11 @@ rotation_under_load(enum tfo_cookie_algo algo)
 	int rc;
 
 	for (unsigned int i = 0; i < ROT_KEYS; i++)
-		REQUIRE_ONCE(tfo_key_generate(&keys[i]) == 0);
+		REQUIRE(tfo_key_generate(&keys[i]) == 0);
 	memset(&a, 0, sizeof(a));
 	a.keys = keys;
 	c = make_ctx(algo, &keys[1], &keys[0], &a.kr);
-	REQUIRE_ONCE(c != NULL);
+	REQUIRE(c != NULL);
 	for (unsigned int i = 0; i < 64; i++) {
 		memset(&cl[i], 0, sizeof(cl[i]));
 		memset(&sv[i], 0, sizeof(sv[i]));
@@ -852,7 +844,7 @@ rotation_under_load(enum tfo_cookie_algo algo)
 		rc = pthread_create(&th, &at, rotator, &a);
 		pthread_attr_destroy(&at);
 	}
-	REQUIRE_ONCE(rc == 0);
+	REQUIRE(rc == 0);
 	t_end = rte_get_tsc_cycles() + rte_get_tsc_hz() / 2;	/* 0.5 s */
 	while (rte_get_tsc_cycles() < t_end) {
 		/* cookies of keys around the generation the ring is at now */

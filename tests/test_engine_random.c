@@ -24,10 +24,7 @@ static int trace_port = -1;	/* TFO_TEST_TRACE=<client port> */
 static uint32_t
 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
+	return tfo_test_rand(&rng_state);
 }
 
 static uint32_t

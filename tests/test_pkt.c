@@ -99,10 +99,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint32_t
 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
+	return tfo_test_rand(&rng_state);
 }
 
 static void
