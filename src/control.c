@@ -39,18 +39,14 @@ tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 
 	if (n == 0)
 		return;
-	if (c->relay[port_idx] != NULL) {
-		/* the worker counts them as its tx_pkts when the port takes them */
-		sent = (uint16_t)rte_ring_sp_enqueue_burst(c->relay[port_idx],
-							   (void **)q->pkts, n, NULL);
-		c->stats.c[TFO_STAT_ctrl_relayed] += sent;
-	} else {
-		sent = rte_eth_tx_burst(c->ports[port_idx].port_id, c->tx_queue,
-					q->pkts, n);
-		for (uint16_t i = 0; i < sent; i++)
-			c->stats.c[TFO_STAT_tx_bytes] += q->pkts[i]->pkt_len;
-		c->stats.c[TFO_STAT_tx_pkts] += sent;
+	if (c->relay[port_idx] == NULL) {
+		tfo_tx_q_send(q, c->ports[port_idx].port_id, c->tx_queue, &c->stats);
+		return;
 	}
+	/* the worker counts them as its tx_pkts when the port takes them */
+	sent = (uint16_t)rte_ring_sp_enqueue_burst(c->relay[port_idx],
+						   (void **)q->pkts, n, NULL);
+	c->stats.c[TFO_STAT_ctrl_relayed] += sent;
 	if (unlikely(sent < n)) {
 		c->stats.c[TFO_STAT_tx_drop_full] += n - sent;
 		rte_pktmbuf_free_bulk(&q->pkts[sent], n - sent);

@@ -46,25 +46,32 @@ tfo_ctrl_reason_register(void)
 	return 0;
 }
 
-/* TX buffer flush: what the port does not take is freed and counted. */
-static void
-tfo_worker_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
+void
+tfo_tx_q_send(struct tfo_tx_q *q, uint16_t port_id, uint16_t queue,
+	      struct tfo_stats *s)
 {
-	struct tfo_worker *w = tx->arg;
-	struct tfo_tx_q *q = &tx->q[port_idx];
 	uint16_t sent, n = q->n;
 
 	if (n == 0)
 		return;
-	sent = rte_eth_tx_burst(w->ports[port_idx].port_id, w->queue, q->pkts, n);
+	sent = rte_eth_tx_burst(port_id, queue, q->pkts, n);
 	for (uint16_t i = 0; i < sent; i++)
-		w->stats.c[TFO_STAT_tx_bytes] += q->pkts[i]->pkt_len;
-	w->stats.c[TFO_STAT_tx_pkts] += sent;
+		s->c[TFO_STAT_tx_bytes] += q->pkts[i]->pkt_len;
+	s->c[TFO_STAT_tx_pkts] += sent;
 	if (unlikely(sent < n)) {
-		w->stats.c[TFO_STAT_tx_drop_full] += n - sent;
+		s->c[TFO_STAT_tx_drop_full] += n - sent;
 		rte_pktmbuf_free_bulk(&q->pkts[sent], n - sent);
 	}
 	q->n = 0;
+}
+
+static void
+tfo_worker_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
+{
+	struct tfo_worker *w = tx->arg;
+
+	tfo_tx_q_send(&tx->q[port_idx], w->ports[port_idx].port_id, w->queue,
+		      &w->stats);
 }
 
 int
@@ -164,6 +171,18 @@ tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	}
 }
 
+/* At the pending-TFO limit the SYN is a plain one for the control core. */
+static bool
+tfo_worker_over_limit(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
+		      uint64_t now_us)
+{
+	if (tfo_engine_tfo_pending_ok(w->engine, now_us))
+		return false;
+	w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
+	tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
+	return true;
+}
+
 /*
  * A SYN that opens nothing yet: decide from its TFO option whether it is a
  * fast-path candidate (queued for the batched cookie check) or a slow-path
@@ -188,12 +207,8 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	}
 	if (w->cookie_not_required && p->payload_len > 0 &&
 	    o->cookie_state != TFO_COOKIE_INVALID) {
-		if (!tfo_engine_tfo_pending_ok(w->engine, now_us)) {
-			w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
-			tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
-			return;
-		}
-		tfo_worker_tfo_open(w, b, j, port_idx, NULL, now_us);
+		if (!tfo_worker_over_limit(w, b, j, now_us))
+			tfo_worker_tfo_open(w, b, j, port_idx, NULL, now_us);
 		return;
 	}
 	switch (o->cookie_state) {
@@ -206,11 +221,8 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_BAD_COOKIE);
 		return;
 	case TFO_COOKIE_PRESENT:
-		if (!tfo_engine_tfo_pending_ok(w->engine, now_us)) {
-			w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
-			tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
+		if (tfo_worker_over_limit(w, b, j, now_us))
 			return;
-		}
 		b->req[b->ncook] = (struct tfo_cookie_req){
 			.family = p->family,
 			.cookie_len = o->cookie_len,

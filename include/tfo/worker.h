@@ -98,6 +98,13 @@ int tfo_worker_init(struct tfo_worker *w, uint16_t queue,
 		    uint32_t idle_sleep_us, const volatile bool *quit);
 
 /**
+ * Send @p q on (@p port_id, @p queue) and empty it: what the port takes is
+ * counted in @p s as tx_pkts/tx_bytes, the rest freed as tx_drop_full.
+ */
+void tfo_tx_q_send(struct tfo_tx_q *q, uint16_t port_id, uint16_t queue,
+		   struct tfo_stats *s);
+
+/**
  * Process @p n (<= TFO_TX_BUF) frames received on port @p port_idx: parse,
  * classify, look up, check cookies in one batch, run the engine; frames for
  * the control core go to its ring. Replies are queued in w->tx (flushed by
