@@ -177,6 +177,82 @@ TFO_TEST(syn_data_without_tfo_option)
 	cl_free(&c);
 }
 
+/*
+ * Cookie-less mode with a Linux client (tcp_fastopen = 5): the response
+ * goes right behind a bare SYN-ACK, so the client's handshake ACK acks only
+ * the SYN, having crossed the data in flight. That ACK says nothing was
+ * lost: the response leaves once (it went twice, 0.2-3.3 ms apart).
+ */
+TFO_TEST(cookie_less_response_sent_once)
+{
+	struct harness h;
+	struct cl c;
+
+	h_init(&h, 16);
+	h.accept_all = true;
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&c, &h, AF_INET, 40031, 80);
+	cl_syn(&c, "100\n", 4);
+	REQUIRE(cl_nsegs(&c) == 2);
+	cl_fold(&c, seg(&c, 0));	/* the SYN-ACK alone */
+	{
+		struct h_seg data = *seg(&c, 1);
+
+		h_clear(&h);
+		cl_send(&c, TFO_TCP_ACK, NULL, 0);	/* acks only our SYN */
+		CHECK_EQ(cl_nsegs(&c), 0);
+		CHECK_EQ(h_stat(&h, "synack_data_resend"), 0);
+		cl_fold(&c, &data);
+	}
+	h_clear(&h);
+	cl_send(&c, TFO_TCP_ACK, NULL, 0);
+	CHECK(rx_is(&c, "100\n") && c.fin);
+	CHECK_EQ(h_stat(&h, "retransmit_segs"), 0);
+	client_close(&c);
+	CHECK(h_finish(&h, 5) == 0);
+	cl_free(&c);
+}
+
+/*
+ * A TFO SYN with data that advertises a zero window gets a bare SYN-ACK
+ * (as Linux): the request is taken, the response waits for the window,
+ * then persists as for any zero window.
+ */
+TFO_TEST(tfo_syn_with_zero_window_gets_bare_synack)
+{
+	struct harness h;
+	struct cl c;
+
+	h_init(&h, 16);
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&c, &h, AF_INET, 40032, 80);
+	c.tfo = CL_COOKIE;
+	c.rwnd = 0;
+	cl_syn(&c, "200\n", 4);
+	REQUIRE(cl_nsegs(&c) == 1);
+	CHECK_EQ(seg(&c, 0)->p.tcp_flags, TFO_TCP_SYN | TFO_TCP_ACK);
+	CHECK_EQ(seg(&c, 0)->len, 0);
+	CHECK_EQ(seg(&c, 0)->p.ack, c.iss + 1 + 4);	/* the request is taken */
+	CHECK_EQ(h_stat(&h, "TCPFastOpenPassive"), 1);
+	cl_recv(&c);
+	h_clear(&h);
+	cl_send(&c, TFO_TCP_ACK, NULL, 0);	/* still zero */
+	CHECK_EQ(cl_nsegs(&c), 0);
+	h_advance(&h, 1100 * MS);		/* a persist probe, no data */
+	REQUIRE(cl_nsegs(&c) == 1);
+	CHECK_EQ(seg(&c, 0)->len, 0);
+	h_clear(&h);
+	c.rwnd = 65535;
+	cl_send(&c, TFO_TCP_ACK, NULL, 0);	/* the window opens */
+	REQUIRE(cl_nsegs(&c) == 1);
+	CHECK_EQ(seg(&c, 0)->len, 200);
+	cl_recv(&c);
+	CHECK(rx_is(&c, "200\n") && c.fin);
+	client_close(&c);
+	CHECK(h_finish(&h, 5) == 0);
+	cl_free(&c);
+}
+
 TFO_TEST(cookie_request_gets_cookie_then_plain)
 {
 	struct harness h;
