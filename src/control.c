@@ -5,7 +5,6 @@
  * summary are in report.c, the telemetry commands in telemetry.c.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>

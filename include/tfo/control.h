@@ -70,7 +70,14 @@ struct tfo_control {
 	FILE *out;			/**< stats line / summary stream */
 };
 
-/** Fill @p c (the workers must be initialised). @return 0 or -errno. */
+/**
+ * Fill @p c from @p cfg (stats line to stdout, a SYN-cookie reserve of a
+ * quarter of max_conns). The caller then sets what it creates: engine,
+ * cookies, keys (with key_file and next_rotate_us) and relay[] for the
+ * ports with ctrl_tx_relay; left NULL / 0, that part is off. @p workers
+ * are read from the first tfo_control_poll() on.
+ * @return 0, or -EINVAL (more than TFO_MAX_PORTS ports, burst over TFO_TX_BUF).
+ */
 int tfo_control_init(struct tfo_control *c, const struct tfo_config *cfg,
 		     const struct tfo_port_info *ports, uint16_t nb_ports,
 		     struct tfo_worker **workers, unsigned int nb_workers,
