@@ -316,7 +316,7 @@ unsigned int lg_poll(struct lg_lcore *lc, uint64_t now);
 /** lcore entry point: poll until the DONE phase. */
 int lg_lcore_main(void *arg);
 
-/* ---- ARP / ND (neigh.c) ------------------------------------------------- */
+/* ---- ARP / ND (resolve.c; the frames are tfo/neigh.h's) -------------- */
 
 /** Handle ARP: answer for client/alias addresses, learn the server's MAC. */
 void lg_arp_input(struct lg_lcore *lc, struct rte_mbuf *m, const struct tfo_pkt *p,

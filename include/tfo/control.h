@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: the control core (the slow path).
  *
- * Runs on the main lcore. Drains the workers' rings and answers ARP, ICMP
- * echo, IPv6 neighbor solicitation and ICMPv6 echo for our addresses on its
- * own TX queue (queue nb_workers of every port); later also the slow-path
- * TCP. It aggregates the counters, prints the periodic stats line and the
- * summary at exit, and serves the /tfo/... telemetry commands.
+ * Runs on the main lcore. Drains the workers' rings and the SYN queues of
+ * hardware SYN steering, and handles what the fast path did not take: the
+ * slow-path TCP (cookie requests, failed cookies, plain handshakes, SYN
+ * cookies under a flood, on its own engine) and ARP, ICMP echo, IPv6
+ * neighbor solicitation and ICMPv6 echo for our addresses (tfo/neigh.h).
+ * It sends on its own TX queue (queue nb_workers of every port) or, on a
+ * port whose device has no queue for it, through worker 0 (relay[]). It
+ * rotates and reloads the TFO keys (the single writer of their schedule),
+ * prints the periodic stats line and the summary at exit (tfo/report.h)
+ * and serves the /tfo/... telemetry commands (tfo/telemetry.h).
  */
 #ifndef TFO_CONTROL_H
 #define TFO_CONTROL_H
@@ -65,13 +70,24 @@ struct tfo_control {
 	FILE *out;			/**< stats line / summary stream */
 };
 
-/** Fill @p c (the workers must be initialised). @return 0 or -errno. */
+/**
+ * Fill @p c from @p cfg (stats line to stdout, a SYN-cookie reserve of a
+ * quarter of max_conns). The caller then sets what it creates: engine,
+ * cookies, keys (with key_file and next_rotate_us) and relay[] for the
+ * ports with ctrl_tx_relay; left NULL / 0, that part is off. @p workers
+ * are read from the first tfo_control_poll() on.
+ * @return 0, or -EINVAL (more than TFO_MAX_PORTS ports, burst over TFO_TX_BUF).
+ */
 int tfo_control_init(struct tfo_control *c, const struct tfo_config *cfg,
 		     const struct tfo_port_info *ports, uint16_t nb_ports,
 		     struct tfo_worker **workers, unsigned int nb_workers,
 		     const volatile bool *quit);
 
-/** Drain the rings once and run the slow path; @return frames handled. */
+/**
+ * One round: drain the workers' rings and the SYN queues, run the engine's
+ * timers, rotate or reload the keys when due or asked, flush c->tx.
+ * @return frames taken from the rings and queues.
+ */
 unsigned int tfo_control_poll(struct tfo_control *c, uint64_t now_us);
 
 /**
@@ -86,30 +102,12 @@ void tfo_control_burst(struct tfo_control *c, struct rte_mbuf **pkts,
 /** Poll until *quit; prints the stats line every stats_period_s. */
 int tfo_control_main(struct tfo_control *c);
 
-/** Sum of all lcores' counters into @p total. */
-void tfo_control_aggregate(const struct tfo_control *c, struct tfo_stats *total);
-
-/** Print the exit summary: totals, per-lcore counters, accounting, port statistics. */
-void tfo_control_summary(const struct tfo_control *c, FILE *f);
-
-/**
- * Check the accounting of stats.h on every lcore and the total, and that
- * the frames the counters say are in the rings are there; print it to
- * @p f (NULL: silent), ending with "accounting: ok" or "accounting:
- * UNBALANCED". Exact only when the lcores are stopped or idle.
- * @return true if everything balances.
- */
-bool tfo_control_accounting(const struct tfo_control *c, FILE *f);
-
-/**
- * Register the /tfo/... telemetry commands for @p c. DPDK 22.11 telemetry
- * callbacks take no user argument, so @p c is kept in one file-scope
- * pointer; only one control core exists per process.
- */
-int tfo_control_telemetry_register(struct tfo_control *c);
-
 #ifdef __cplusplus
 }
 #endif
+
+/* what the control core reports, and its telemetry: part of its interface */
+#include "tfo/report.h"
+#include "tfo/telemetry.h"
 
 #endif /* TFO_CONTROL_H */

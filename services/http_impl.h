@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the http service's state, shared by its hot path (http.c:
+ * request -> response) and its loader (http_load.c: files -> blobs at
+ * create()). Private to the service.
+ */
+#ifndef TFO_HTTP_IMPL_H
+#define TFO_HTTP_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_hash_crc.h>
+#include <rte_memzone.h>
+
+#include "tfo/service.h"
+
+#include "http_parse.h"
+
+/* Status line + Date + "Connection: keep-alive" fit in this. */
+#define HTTP_MIN_BUF 128
+#define HTTP_MAX_DEPTH 32
+/* a Location of a %-encoded path of max_uri bytes fits */
+#define HTTP_HDR_MAX (3 * TFO_HTTP_MAX_URI_LIMIT + 1024)
+#define HTTP_BLOB_ALIGN 64
+#define HTTP_VALUE_MAX 200
+
+enum http_status {
+	S200, S301, S304, S400, S404, S405, S414, S505, S_MAX
+};
+
+/* Status lines and codes, by enum http_status (http.c). */
+extern const struct http_status_line {
+	const char *line;
+	uint8_t len;
+	uint16_t code;
+	const char *reason;
+} http_status_line[S_MAX];
+
+/** One response: what follows the status line, in the blob memzone. */
+struct http_obj {
+	struct tfo_blob blob;
+	uint32_t hdr_len;	/* blob[0, hdr_len): header section (HEAD) */
+	uint32_t nm_off;	/* blob[nm_off, hdr_len): the 304's fields */
+	uint32_t etag_off;	/* quoted ETag in the blob, 0 if none */
+	uint16_t etag_len;
+	uint16_t lm_off;	/* Last-Modified value (29 bytes), 0 if none */
+	uint8_t status;		/* S200 (file), S301 (redirect) or an error */
+};
+
+struct http_slot {
+	uint32_t hash;
+	uint32_t key_len;	/* 0: empty slot */
+	const char *key;
+	const struct http_obj *obj;
+};
+
+/* Written by one lcore only. */
+struct http_date {
+	uint64_t next_tsc;
+	char str[TFO_HTTP_DATE_LEN];
+} __rte_cache_aligned;
+
+struct http_state {
+	struct tfo_http_limits lim;
+	bool date;
+	uint32_t mask;			/* slots - 1 */
+	struct http_slot *slots;
+	struct http_obj *objs;
+	uint32_t nb_objs;
+	uint32_t nb_files;
+	char *keys;
+	struct http_obj errors[S_MAX];
+	const struct rte_memzone *mz;
+	/* wall clock: sec0 + (tsc - tsc0 + frac0) / hz */
+	uint64_t hz;
+	uint64_t tsc0;
+	uint64_t frac0;
+	int64_t sec0;
+	struct http_date *dates;	/* [RTE_MAX_LCORE], per-lcore writes */
+};
+
+/* rte_hash_crc() loads unaligned words (UB); paths start anywhere */
+static inline uint32_t
+http_key_hash(const char *k, uint32_t len)
+{
+	uint32_t h = 0;
+	uint64_t w;
+
+	for (; len >= 8; len -= 8, k += 8) {
+		memcpy(&w, k, 8);
+		h = rte_hash_crc_8byte(w, h);
+	}
+	for (; len > 0; len--, k++)
+		h = rte_hash_crc_1byte((uint8_t)*k, h);
+	return h;
+}
+
+/* The service's create() and destroy() (http_load.c). */
+int tfo_http_create(const struct tfo_service_args *a, void **state);
+void tfo_http_destroy(void *state);
+
+#endif /* TFO_HTTP_IMPL_H */

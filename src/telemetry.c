@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the /tfo/... telemetry commands (tfo/telemetry.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+#include <rte_telemetry.h>
+
+#include "tfo/control.h"
+#include "tfo/log.h"
+#include "tfo/telemetry.h"
+
+static struct tfo_control *tfo_tel_control;
+
+static void
+tfo_tel_add_stats(struct rte_tel_data *d, const struct tfo_stats *s, bool all)
+{
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < TFO_STAT_MAX; i++) {
+		if (i == TFO_STAT_PKT_DROP_BASE)
+			continue;
+		if (all || s->c[i] != 0)
+			rte_tel_data_add_dict_u64(d, tfo_stats_name(i), s->c[i]);
+	}
+}
+
+/* The accounting fields of one lcore (or the total) in its dict. */
+static void
+tfo_tel_add_acct(struct rte_tel_data *d, const struct tfo_stats *s)
+{
+	struct tfo_acct a;
+	bool ok = tfo_stats_account(s, &a);
+
+	rte_tel_data_add_dict_u64(d, "rx_dropped", a.dropped);
+	rte_tel_data_add_dict_int(d, "rx_unaccounted",
+				  (int)RTE_MAX(RTE_MIN(a.rx_unaccounted, (int64_t)INT32_MAX),
+					       (int64_t)INT32_MIN));
+	rte_tel_data_add_dict_int(d, "tx_unaccounted",
+				  (int)RTE_MAX(RTE_MIN(a.tx_unaccounted, (int64_t)INT32_MAX),
+					       (int64_t)INT32_MIN));
+	rte_tel_data_add_dict_u64(d, "accounting_ok", ok);
+}
+
+/*
+ * Copy every lcore's counters (control first) into @p snap. A busy lcore
+ * may be in the middle of a burst, so that its copy does not balance: copy
+ * again a few times, 1 ms apart, until all balance (an idle server always
+ * does; a busy one shows what it shows).
+ */
+static void
+tfo_tel_snapshot(const struct tfo_control *c, struct tfo_stats *snap)
+{
+	for (int attempt = 0; attempt < 5; attempt++) {
+		struct tfo_acct a;
+		bool ok;
+
+		snap[0] = c->stats;
+		ok = tfo_stats_account(&snap[0], &a);
+		for (unsigned int i = 0; i < c->nb_workers; i++) {
+			snap[1 + i] = c->workers[i]->stats;
+			ok &= tfo_stats_account(&snap[1 + i], &a);
+		}
+		if (ok)
+			return;
+		tfo_nap_us(1000);
+	}
+}
+
+/* Name and lcore id of snapshot entry @p i (0: the control core). */
+static unsigned int
+tfo_tel_lcore_name(const struct tfo_control *c, unsigned int i, char *name, size_t len)
+{
+	if (i == 0) {
+		snprintf(name, len, "lcore%u_control", rte_get_main_lcore());
+		return rte_get_main_lcore();
+	}
+	snprintf(name, len, "lcore%u_worker%u", c->workers[i - 1]->lcore_id, i - 1);
+	return c->workers[i - 1]->lcore_id;
+}
+
+/*
+ * /tfo/stats: the totals (every counter), then each lcore's non-zero ones.
+ * With many workers that outgrows the telemetry answer (16 KiB), so a
+ * parameter narrows it: "total", "lcores" (name -> lcore id), or an lcore
+ * id (all of that lcore's counters); tfo-prom asks lcore by lcore.
+ */
+static int
+tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	struct tfo_stats total, *snap;
+	struct rte_tel_data *sub;
+	char name[32];
+	bool one = false, total_only = false, list = false;
+	unsigned long want = 0;
+	int rc = 0;
+
+	RTE_SET_USED(cmd);
+	if (c == NULL)
+		return -ENODEV;
+	if (params != NULL && params[0] != '\0') {
+		char *end;
+
+		if (strcmp(params, "total") == 0) {
+			total_only = true;
+		} else if (strcmp(params, "lcores") == 0) {
+			list = true;
+		} else {
+			want = strtoul(params, &end, 10);
+			if (*end != '\0' || end == params)
+				return -EINVAL;
+			one = true;
+		}
+	}
+	if (list) {
+		rte_tel_data_start_dict(d);
+		for (unsigned int i = 0; i <= c->nb_workers; i++) {
+			unsigned int lc = tfo_tel_lcore_name(c, i, name, sizeof(name));
+
+			rte_tel_data_add_dict_u64(d, name, lc);
+		}
+		return 0;
+	}
+	snap = malloc(sizeof(*snap) * (c->nb_workers + 1));
+	if (snap == NULL)
+		return -ENOMEM;
+	tfo_tel_snapshot(c, snap);
+	if (one) {
+		rc = -EINVAL;
+		for (unsigned int i = 0; i <= c->nb_workers; i++) {
+			if (tfo_tel_lcore_name(c, i, name, sizeof(name)) != want)
+				continue;
+			tfo_tel_add_stats(d, &snap[i], true);
+			tfo_tel_add_acct(d, &snap[i]);
+			rc = 0;
+		}
+		free(snap);
+		return rc;
+	}
+	memset(&total, 0, sizeof(total));
+	for (unsigned int i = 0; i <= c->nb_workers; i++)
+		tfo_stats_accumulate(&total, &snap[i]);
+	tfo_tel_add_stats(d, &total, true);
+	tfo_tel_add_acct(d, &total);
+	for (unsigned int i = 0; i <= c->nb_workers && !total_only; i++) {
+		sub = rte_tel_data_alloc();
+		if (sub == NULL) {
+			rc = -ENOMEM;
+			break;
+		}
+		tfo_tel_add_stats(sub, &snap[i], false);
+		tfo_tel_add_acct(sub, &snap[i]);
+		tfo_tel_lcore_name(c, i, name, sizeof(name));
+		rte_tel_data_add_dict_container(d, name, sub, 0);
+	}
+	free(snap);
+	return rc;
+}
+
+/*
+ * /tfo/counters[,FROM]: what every counter means, as "counter: help" or
+ * "gauge: help", TFO_TEL_COUNTERS_PAGE at a time from id FROM (the whole
+ * list does not fit one telemetry answer); "next" is where the next page
+ * starts, 0 after the last.
+ */
+#define TFO_TEL_COUNTERS_PAGE 64
+
+static int
+tfo_tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct rte_tel_data *sub;
+	unsigned long from = 0;
+	unsigned int i, n = 0;
+
+	RTE_SET_USED(cmd);
+	if (params != NULL && params[0] != '\0') {
+		char *end;
+
+		from = strtoul(params, &end, 10);
+		if (*end != '\0')
+			return -EINVAL;
+	}
+	sub = rte_tel_data_alloc();
+	if (sub == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(sub);
+	for (i = (unsigned int)RTE_MIN(from, (unsigned long)TFO_STAT_MAX);
+	     i < TFO_STAT_MAX && n < TFO_TEL_COUNTERS_PAGE; i++) {
+		char text[RTE_TEL_MAX_STRING_LEN];
+
+		if (i == TFO_STAT_PKT_DROP_BASE)
+			continue;
+		snprintf(text, sizeof(text), "%s: %s", tfo_stats_is_gauge(i) ? "gauge" : "counter",
+			 tfo_stats_help(i));
+		rte_tel_data_add_dict_string(sub, tfo_stats_name(i), text);
+		n++;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "next", i < TFO_STAT_MAX ? i : 0);
+	rte_tel_data_add_dict_container(d, "counters", sub, 0);
+	return 0;
+}
+
+static int
+tfo_tel_keys(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	char prim[17], backup[17];
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (c == NULL)
+		return -ENODEV;
+	rte_tel_data_start_dict(d);
+	if (c->keys == NULL) {
+		rte_tel_data_add_dict_string(d, "tfo", "disabled");
+		return 0;
+	}
+	tfo_keyring_fingerprints(c->keys, prim, backup);
+	rte_tel_data_add_dict_string(d, "algo",
+				     tfo_cookie_algo_name(tfo_keyring_algo(c->keys)));
+	rte_tel_data_add_dict_string(d, "primary", prim);
+	rte_tel_data_add_dict_string(d, "backup", backup);
+	rte_tel_data_add_dict_u64(d, "generation", tfo_keyring_generation(c->keys));
+	rte_tel_data_add_dict_u64(d, "rotate_period_s", c->cfg->rotate_period_s);
+	return 0;
+}
+
+/* Rotation is requested here and done by the control core, the single
+ * writer of the key ring's schedule; the answer shows the new keys. */
+static int
+tfo_tel_rotate(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	uint64_t gen;
+
+	if (c == NULL)
+		return -ENODEV;
+	if (c->keys == NULL)
+		return tfo_tel_keys(cmd, params, d);
+	gen = tfo_keyring_generation(c->keys);
+	c->rotate_requested = 1;
+	for (uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+	     tfo_keyring_generation(c->keys) == gen && rte_get_tsc_cycles() < end;)
+		tfo_nap_us(1000);
+	return tfo_tel_keys(cmd, params, d);
+}
+
+/* Key file reload, done by the control core; the answer says what happened. */
+static int
+tfo_tel_reload(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	uint64_t seq;
+	int done = 0;
+
+	if (c == NULL)
+		return -ENODEV;
+	seq = __atomic_load_n(&c->reload_seq, __ATOMIC_ACQUIRE);
+	c->reload_requested = 1;
+	for (uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
+	     !done && rte_get_tsc_cycles() < end;) {
+		tfo_nap_us(1000);
+		done = __atomic_load_n(&c->reload_seq, __ATOMIC_ACQUIRE) != seq;
+	}
+	if (!done) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "result", "error");
+		rte_tel_data_add_dict_string(d, "error", "the control core did not answer in 2 s");
+		return 0;
+	}
+	tfo_tel_keys(cmd, params, d);
+	if (c->key_file != NULL)
+		rte_tel_data_add_dict_string(d, "key_file", c->key_file);
+	rte_tel_data_add_dict_string(d, "result", c->reload_rc > 0 ? "changed" :
+				     c->reload_rc == 0 ? "unchanged" : "error");
+	rte_tel_data_add_dict_string(d, c->reload_rc < 0 ? "error" : "message",
+				     c->reload_msg);
+	return 0;
+}
+
+static void
+tfo_tel_add_conns(struct rte_tel_data *d, const struct tfo_engine *e)
+{
+	uint32_t n[TFO_CONN_NB_STATES];
+
+	rte_tel_data_start_dict(d);
+	tfo_engine_conn_counts(e, n);
+	for (unsigned int s = 1; s < TFO_CONN_NB_STATES; s++)
+		rte_tel_data_add_dict_u64(d, tfo_conn_state_name((enum tfo_conn_state)s),
+					  n[s]);
+	rte_tel_data_add_dict_u64(d, "free", tfo_engine_free_conns(e));
+	rte_tel_data_add_dict_u64(d, "tfo_pending", tfo_engine_tfo_pending(e));
+}
+
+static int
+tfo_tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	char name[32];
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (c == NULL)
+		return -ENODEV;
+	rte_tel_data_start_dict(d);
+	if (c->engine != NULL) {
+		struct rte_tel_data *sub = rte_tel_data_alloc();
+
+		if (sub == NULL)
+			return -ENOMEM;
+		tfo_tel_add_conns(sub, c->engine);
+		snprintf(name, sizeof(name), "lcore%u_control", rte_get_main_lcore());
+		rte_tel_data_add_dict_container(d, name, sub, 0);
+	}
+	for (unsigned int i = 0; i < c->nb_workers; i++) {
+		struct rte_tel_data *sub;
+
+		if (c->workers[i]->engine == NULL)
+			continue;
+		sub = rte_tel_data_alloc();
+		if (sub == NULL)
+			return -ENOMEM;
+		tfo_tel_add_conns(sub, c->workers[i]->engine);
+		snprintf(name, sizeof(name), "lcore%u_worker%u", c->workers[i]->lcore_id, i);
+		rte_tel_data_add_dict_container(d, name, sub, 0);
+	}
+	return 0;
+}
+
+/*
+ * The effective configuration, as "section.key = value" strings (telemetry
+ * dict names may not hold the spaces, dots and colons of section names,
+ * and a port may repeat ipv4/ipv6).
+ */
+static int
+tfo_tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	char *text = NULL, *line, *save = NULL, section[96] = "";
+	size_t len = 0;
+	FILE *f;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (c == NULL)
+		return -ENODEV;
+	f = open_memstream(&text, &len);
+	if (f == NULL)
+		return -ENOMEM;
+	tfo_config_dump(f, c->cfg);
+	fclose(f);
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char entry[RTE_TEL_MAX_STRING_LEN];
+
+		if (line[0] == '[') {
+			snprintf(section, sizeof(section), "%.*s", (int)strcspn(line + 1, "]"),
+				 line + 1);
+			continue;
+		}
+		if (line[0] == ';' || strstr(line, " = ") == NULL)
+			continue;
+		snprintf(entry, sizeof(entry), "%s.%s", section, line);
+		rte_tel_data_add_array_string(d, entry);
+	}
+	free(text);
+	return 0;
+}
+
+int
+tfo_control_telemetry_register(struct tfo_control *c)
+{
+	static const struct {
+		const char *name;
+		telemetry_cb cb;
+		const char *help;
+	} cmds[] = {
+		{ "/tfo/stats", tfo_tel_stats,
+		  "counters: totals, then per lcore (non-zero); ,total ,lcores or ,LCORE_ID (all)" },
+		{ "/tfo/counters", tfo_tel_counters,
+		  "what each counter means (counter or gauge: help), 64 from ,FROM" },
+		{ "/tfo/keys", tfo_tel_keys,
+		  "TFO key fingerprints (never the keys), algorithm, generation" },
+		{ "/tfo/rotate", tfo_tel_rotate,
+		  "rotate the TFO key now (new primary, old primary becomes backup)" },
+		{ "/tfo/reload", tfo_tel_reload,
+		  "re-read the TFO key file, as SIGHUP (a bad file changes nothing)" },
+		{ "/tfo/conns", tfo_tel_conns, "connections by state, per lcore" },
+		{ "/tfo/config", tfo_tel_config,
+		  "the effective configuration, as section.key = value lines" },
+	};
+	int rc = 0;
+
+	tfo_tel_control = c;
+	for (unsigned int i = 0; i < RTE_DIM(cmds); i++) {
+		int r = rte_telemetry_register_cmd(cmds[i].name, cmds[i].cb, cmds[i].help);
+
+		if (r != 0) {
+			TFO_LOG(ERR, "telemetry %s: %s", cmds[i].name, strerror(-r));
+			rc = r;
+		}
+	}
+	return rc;
+}
