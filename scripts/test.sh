@@ -6,7 +6,7 @@
 # hostile suite again in a second tree built with ASan+UBSan (gcc; any
 # report fails the test; DPDK needs no extra EAL flag for it); each
 # libFuzzer harness for TFO_FUZZ_SECONDS (default 30) when clang's libFuzzer
-# can be installed (scripts/fuzz.sh). TFO_SANITIZE=0 / TFO_FUZZ_SECONDS=0
+# can be installed (scripts/devtools/fuzz.sh). TFO_SANITIZE=0 / TFO_FUZZ_SECONDS=0
 # leave a pass out.
 # Ends with one line over all of it: "tests: N passed, N failed, N skipped".
 set -uo pipefail
@@ -43,7 +43,7 @@ fi
 if [ $# -eq 0 ] && [ "$FUZZ_SECONDS" != 0 ]; then
 	echo "== libFuzzer harnesses, ${FUZZ_SECONDS} s each ($FUZZ_BUILD)"
 	rm -f "$FUZZ_BUILD/meson-logs/testlog.json"
-	FUZZ_BUILD=$FUZZ_BUILD scripts/fuzz.sh "$FUZZ_SECONDS"
+	FUZZ_BUILD=$FUZZ_BUILD scripts/devtools/fuzz.sh "$FUZZ_SECONDS"
 	frc=$?
 	if [ -f "$FUZZ_BUILD/meson-logs/testlog.json" ]; then
 		logs+=("$FUZZ_BUILD/meson-logs/testlog.json")
@@ -54,4 +54,4 @@ if [ $# -eq 0 ] && [ "$FUZZ_SECONDS" != 0 ]; then
 	fi
 fi
 
-python3 scripts/test-summary.py "${extra[@]}" "${logs[@]}"
+python3 scripts/devtools/test-summary.py "${extra[@]}" "${logs[@]}"
