@@ -15,7 +15,11 @@
 - config/tfo-server.service passes systemd-analyze verify (but for the
   binaries, which are not installed here), restarts on failure and maps
   reload to SIGHUP;
-- README.md links the runbook.
+- README.md links the runbook and docs/architecture.md, and nothing outside
+  the repository;
+- every file docs/architecture.md's file map names exists, and its "Start
+  here" names at most three files (a renamed or split file must be renamed
+  there too: the check lists the missing ones).
 """
 import os
 import re
@@ -94,7 +98,30 @@ def main():
     with open(os.path.join(ROOT, 'README.md')) as f:
         readme = f.read()
     check('README links the runbook', 'docs/runbook.md' in readme)
+    check('README links docs/architecture.md', '(docs/architecture.md)' in readme)
+    outside = re.findall(r'\]\((\.\./[^)]*)\)', readme)
+    check('README links nothing outside the repository', not outside, outside)
+    architecture(ROOT)
     return T.done()
+
+
+def architecture(root):
+    """docs/architecture.md's file map and its hot-path entry point."""
+    with open(os.path.join(root, 'docs', 'architecture.md')) as f:
+        doc = f.read()
+    fmap = doc.partition('## 2. File map')[2].partition('\n## ')[0]
+    named = []
+    for row in re.findall(r'^\|[^|\n]*\| ([^|\n]+) \|', fmap, re.M):
+        named += [n.strip().strip('`') for n in row.split(',')]
+    named = [n for n in named if n and n != 'file' and not set(n) <= set('-')]
+    missing = [n for n in named if not os.path.exists(os.path.join(root, n))]
+    check('the file map names files (%d)' % len(named), len(named) > 20, named)
+    check('every file of the file map exists', not missing, 'missing: ' + ' '.join(missing))
+    start = doc.partition('**Start here.**')[2].partition('\n\n')[0]
+    first = sorted(set(re.findall(r'\]\(\.\./([^)]+)\)', start)))
+    check('"Start here" names 1 to 3 files of the hot path, which exist',
+          0 < len(first) <= 3 and all(os.path.exists(os.path.join(root, n)) for n in first)
+          and all(n in named for n in first), first)
 
 
 if __name__ == '__main__':

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""scripts/setup-host.sh in dry-run mode, against a fake /sys and /proc.
+"""scripts/usertools/setup-host.sh in dry-run mode, against a fake /sys and /proc.
 
     setup_host_test.py PATH/TO/setup-host.sh
 
@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tap
 from tfotap import Checks  # noqa: E402
 
 SCRIPT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(
-    os.path.dirname(__file__), '..', 'scripts', 'setup-host.sh')
+    os.path.dirname(__file__), '..', 'scripts', 'usertools', 'setup-host.sh')
 T = Checks()
 check = T.check
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: a minimal test runner. Each test program defines cases with
  * TFO_TEST(name) and ends with TFO_TEST_MAIN(); every case must assert
- * something (a case that checks nothing fails). Exit code: 0 all passed,
- * 1 a check failed, 77 skipped (meson's convention).
+ * something (a case that checks nothing fails) or say why it cannot run
+ * (SKIP). Exit code: 1 a check failed; 77 (meson's "skipped") when every
+ * case that ran was skipped; 0 otherwise. argv[1], when given, runs only the
+ * cases whose name contains it.
  */
 #ifndef TFO_TEST_H
 #define TFO_TEST_H
@@ -22,8 +24,12 @@ struct tfo_test_case {
 extern struct tfo_test_case *tfo_test_cases;
 extern unsigned long tfo_test_checks;	/* checks run in the current case */
 extern unsigned long tfo_test_failures;	/* failed checks in the current case */
+extern int tfo_test_skipped;		/* the current case could not run */
 
 void tfo_test_register(struct tfo_test_case *c);
+/** Mark the current case skipped, printing why (printf format). The caller
+ * returns (after its clean-up); SKIP() does both when there is none. */
+void tfo_test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int tfo_test_run_all(int argc, char **argv);
 
 /**
@@ -79,6 +85,13 @@ void tfo_test_eal_init(const char *prog, unsigned int mem_mb, ...);
 		fprintf(stderr, "  FAIL %s:%d: memcmp(%s, %s, %s)\n", \
 			__FILE__, __LINE__, #a, #b, #n); \
 	} \
+} while (0)
+
+/* The current case cannot run here (a CPU feature, a tool is missing):
+ * say why and return. Counts as skipped, not passed. */
+#define SKIP(...) do { \
+	tfo_test_skip(__VA_ARGS__); \
+	return; \
 } while (0)
 
 /* Stop the current case when a check it depends on failed (@p cond is

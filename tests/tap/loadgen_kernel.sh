@@ -4,7 +4,7 @@
 # network namespace (tcp_fastopen=3 there; its nstat counters start at 0);
 # tfo-loadgen creates the tap lg0 in it. Each case asserts zero errors and
 # the same counts on both sides: the loadgen's JSON and the kernel's nstat.
-#   loadgen_kernel.sh TFO_LOADGEN KERNEL_TFO_SERVER
+#   loadgen_kernel.sh TFO_LOADGEN KERNEL_TFO_SERVER (bench/kernel_tfo_server.c)
 set -u
 LG=$1
 KS=$2
@@ -91,9 +91,11 @@ kserver() {
 	echo "FAIL: kernel_tfo_server on port $port did not start"
 	exit 1
 }
-kserver 7 -m echo -q 1024
-kserver 80 -m http -n 100 -q 1024
-kserver 9 -m echo -q 4
+# -6: IPv4 and IPv6 on one listener; -t 1: one listener, so -q is the
+# whole pending-TFO limit (case 4)
+kserver 7 -6 -t 1 -m echo -q 1024
+kserver 80 -6 -t 1 -m http -n 100 -q 1024
+kserver 9 -6 -t 1 -m echo -q 4
 
 # lg CASE ARGS...: run tfo-loadgen (bounded), address the tap once it
 # exists; the exit code is left in LGRC, the figures in $TMP/CASE.json

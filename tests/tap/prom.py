@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""scripts/tfo-prom against a running tfo-server, and the telemetry it reads
+"""scripts/usertools/tfo-prom against a running tfo-server, and the telemetry it reads
 (suite tap, root).
 
     prom.py TFO_SERVER
@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tfotap import Bed, Checks, SERVER_V4, need_root, stop_process  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
-PROM = os.path.join(ROOT, 'scripts', 'tfo-prom')
+PROM = os.path.join(ROOT, 'scripts', 'usertools', 'tfo-prom')
 T = Checks()
 
 NAME = r'[a-zA-Z_:][a-zA-Z0-9_:]*'

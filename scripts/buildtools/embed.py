@@ -4,7 +4,7 @@ import sys
 
 src, dst, sym = sys.argv[1:4]
 data = open(src, 'rb').read()
-out = ['/* generated from %s by scripts/embed.py; do not edit */' % src.split('/')[-1],
+out = ['/* generated from %s by scripts/buildtools/embed.py; do not edit */' % src.split('/')[-1],
        'const char %s[] =' % sym]
 for line in data.splitlines(keepends=True):
     esc = ''.join('\\%03o' % b if (b < 32 or b > 126 or b in (34, 92, 63)) else chr(b)

@@ -1,13 +1,13 @@
 #!/bin/bash
 # Run every libFuzzer harness (tests/fuzz) for SECONDS each (default 60):
-#   scripts/fuzz.sh [SECONDS]
+#   scripts/devtools/fuzz.sh [SECONDS]
 # Builds them first in build-fuzz (FUZZ_BUILD) with clang, -Dfuzz=true;
 # installs clang's libFuzzer runtime from Debian when it is missing (root).
 # Each harness prints its executions, coverage (cov: edges, ft: features)
 # and corpus; a crash is kept in tests/fuzz/crashes/ and fails the run.
 # Exit 77 (skip) when clang or libFuzzer cannot be had.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 SECS=${1:-60}
 BUILD=${FUZZ_BUILD:-build-fuzz}
 

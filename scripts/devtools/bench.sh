@@ -1,7 +1,7 @@
 #!/bin/bash
 # The benchmark suite, in one run on this machine (a benchmark, not a test:
 # nothing fails on a number):
-#   sudo scripts/bench.sh [--no-readme]
+#   sudo scripts/devtools/bench.sh [--no-readme]
 # 1. the I/O ceiling: dpdk-testpmd macswap forwarding between two processes
 #    over net_memif, fed by a second testpmd (flowgen: it generates like
 #    txonly and also drains what comes back, so the forwarder's TX succeeds)
@@ -27,7 +27,7 @@
 # (default 600) are free it reserves the missing ones and gives them back
 # at the end (never lowers nr_hugepages below what it found).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 B=${BENCH_BUILD:-build-bench}
 REPS=${BENCH_REPS:-5}
@@ -259,7 +259,7 @@ rm -f "$SOCK"
 # ---- 2. tfo-server driven by tfo-loadgen over net_memif ----------------------
 mkdir -p "$RAW/srv"
 cat >"$RAW/srv/tfo-server.ini" <<EOF
-; tfo-server for scripts/bench.sh: one worker on a net_memif port (server
+; tfo-server for scripts/devtools/bench.sh: one worker on a net_memif port (server
 ; role), echo on TCP 7. max_conns holds the loadgen's 65536 tuples in
 ; TIME-WAIT (time_wait_ms stays at its default, 1 s).
 [server]
@@ -411,10 +411,10 @@ echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RAW/machine.txt"
 
 # ---- report -------------------------------------------------------------------
 mkdir -p "$(dirname "$OUT")"
-"$PY" scripts/bench_report.py "$RAW" >"$OUT" || die "report failed"
+"$PY" scripts/devtools/bench_report.py "$RAW" >"$OUT" || die "report failed"
 cat "$OUT"
 if [ "$README" = 1 ]; then
-	"$PY" scripts/bench_report.py --readme "$RAW" README.md || die "README update failed"
+	"$PY" scripts/devtools/bench_report.py --readme "$RAW" README.md || die "README update failed"
 	say "README.md: performance section updated"
 fi
 say "written: $OUT"

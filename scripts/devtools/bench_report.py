@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The report of scripts/bench.sh, from the logs of one run.
+"""The report of scripts/devtools/bench.sh, from the logs of one run.
 
     bench_report.py RAW                 markdown report on stdout
     bench_report.py --readme RAW FILE   put the summary table into FILE's
@@ -19,7 +19,7 @@ import re
 import statistics
 import sys
 
-BEGIN = '<!-- bench: begin (scripts/bench.sh writes this table) -->'
+BEGIN = '<!-- bench: begin (scripts/devtools/bench.sh writes this table) -->'
 END = '<!-- bench: end -->'
 
 
@@ -285,7 +285,7 @@ def code_block(raw, name, title):
 
 
 def report(raw):
-    parts = ['# tfo-fastpath benchmark (scripts/bench.sh)', '', summary(raw), '']
+    parts = ['# tfo-fastpath benchmark (scripts/devtools/bench.sh)', '', summary(raw), '']
     parts.append('''How it is measured: (1) the forwarder is `dpdk-testpmd --forward-mode=macswap
 --record-core-cycles` on the device-under-test CPU, fed over net_memif by a second testpmd in
 flowgen mode (it generates like txonly and drains the return ring; with txonly the forwarder's
@@ -328,7 +328,7 @@ def readme(raw, path):
         title, _, after = rest.partition('\n')
         text = head + '## Performance' + title + '\n\n' + body + '\n' + after
     else:
-        text = text.rstrip('\n') + '\n\n## Performance\n\n`sudo scripts/bench.sh` builds ' \
+        text = text.rstrip('\n') + '\n\n## Performance\n\n`sudo scripts/devtools/bench.sh` builds ' \
             '(release) and runs the benchmark suite on this machine in one go.\n\n' + body + '\n'
     with open(path, 'w') as f:
         f.write(text)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Prepare a host to run tfo-server on a real NIC (docs/runbook.md, "Host").
 #
-#   scripts/setup-host.sh [--dry-run] [--pages N] [--page-size 2M|1G]
+#   scripts/usertools/setup-host.sh [--dry-run] [--pages N] [--page-size 2M|1G]
 #                         [--persist] [--bind PCI_ADDR]... [--driver DRV]
 #                         [--no-iommu] [--force]
 #
