@@ -213,19 +213,23 @@ tfo_icmp6_cksum(struct rte_ipv6_hdr *ih, uint8_t *icmp, uint32_t len)
 }
 
 static bool
-tfo_control_echo6(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+tfo_control_echo6(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *req,
 		  uint8_t port_idx)
 {
 	const struct tfo_port_info *port = &c->ports[port_idx];
-	struct rte_ipv6_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *,
-							  p->l2_len);
-	uint8_t *icmp = rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off);
+	struct tfo_pkt q = *req, *p = &q;
+	struct rte_ipv6_hdr *ih;
+	uint8_t *icmp;
 
 	if (m->next != NULL) {
 		c->stats.c[TFO_STAT_drop_icmp6_other]++;
 		return false;
 	}
 	c->stats.c[TFO_STAT_icmp6_echo_rx]++;
+	/* the reply carries none of the request's extension headers */
+	tfo_pkt_ipv6_strip_ext(m, p);
+	ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, p->l2_len);
+	icmp = rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off);
 	rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - p->payload_off - p->l4_len));
 	icmp[0] = ICMP6_ECHO_REPLY;
 	memcpy(ih->dst_addr, ih->src_addr, 16);
