@@ -156,13 +156,17 @@ icmp6_cksum(const struct rte_ipv6_hdr *ih, uint8_t *icmp, uint32_t len)
 
 /* The echo request @p m becomes the reply from @p src, in place. */
 static void
-icmp6_echo_reply(struct rte_mbuf *m, const struct tfo_pkt *p,
+icmp6_echo_reply(struct rte_mbuf *m, const struct tfo_pkt *req,
 		 const struct rte_ether_addr *mac, const struct tfo_addr *src)
 {
-	struct rte_ipv6_hdr *ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *,
-							  p->l2_len);
-	uint8_t *icmp = rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off);
+	struct tfo_pkt q = *req, *p = &q;
+	struct rte_ipv6_hdr *ih;
+	uint8_t *icmp;
 
+	/* the reply carries none of the request's extension headers */
+	tfo_pkt_ipv6_strip_ext(m, p);
+	ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, p->l2_len);
+	icmp = rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off);
 	rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - p->payload_off - p->l4_len));
 	icmp[0] = TFO_ICMP6_ECHO_REPLY;
 	memcpy(ih->dst_addr, ih->src_addr, 16);

@@ -205,6 +205,16 @@ tfo_ipv6_unspecified(const uint8_t *s)
 	return memcmp(s, zero, 16) == 0;
 }
 
+/* Index of the port's first IPv6 address, or -1. */
+static int
+tfo_first_ipv6(const struct tfo_port_info *port)
+{
+	for (unsigned int i = 0; i < port->nb_addrs; i++)
+		if (port->addrs[i].family == AF_INET6)
+			return port->addr_base + (int)i;
+	return -1;
+}
+
 /*
  * ICMPv6 may arrive on a multicast group we are in: all-nodes ff02::1 or
  * the solicited-node group ff02::1:ffXX:XXXX of one of our addresses.
@@ -216,12 +226,8 @@ tfo_ipv6_mcast_lookup(const struct tfo_port_info *port, const uint8_t *d)
 	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
 	static const uint8_t sol_node[13] = { 0xff, 0x02, [11] = 1, [12] = 0xff };
 
-	if (memcmp(d, all_nodes, 16) == 0) {
-		for (unsigned int i = 0; i < port->nb_addrs; i++)
-			if (port->addrs[i].family == AF_INET6)
-				return port->addr_base + (int)i;
-		return -1;
-	}
+	if (memcmp(d, all_nodes, 16) == 0)
+		return tfo_first_ipv6(port);
 	if (memcmp(d, sol_node, 13) != 0)
 		return -1;
 	for (unsigned int i = 0; i < port->nb_addrs; i++) {
@@ -234,24 +240,138 @@ tfo_ipv6_mcast_lookup(const struct tfo_port_info *port, const uint8_t *d)
 	return -1;
 }
 
-static bool
-tfo_is_ipv6_ext(uint8_t nh)
+/*
+ * The options of a Hop-by-Hop or Destination Options header @p h of @p len
+ * bytes (RFC 8200 section 4.2), as Linux's ip6_parse_tlv(): padding at most
+ * 7 bytes in a row and PadN all zeros (RFC 4942 2.1.9.5), at most
+ * TFO_IPV6_MAX_OPTS other options, a router alert (Hop-by-Hop) of length 2,
+ * and an unknown option skipped only when its two high bits say so.
+ */
+static enum tfo_pkt_drop
+tfo_ipv6_opts_check(const uint8_t *h, uint32_t len, bool hbh)
 {
-	switch (nh) {
-	case IPPROTO_HOPOPTS:
-	case IPPROTO_ROUTING:
-	case IPPROTO_FRAGMENT:
-	case IPPROTO_DSTOPTS:
-	case IPPROTO_AH:
-	case IPPROTO_ESP:
-	case 135:	/* mobility */
-	case 139:	/* HIP */
-	case 140:	/* shim6 */
-		return true;
-	default:
-		return false;
+	uint32_t off = 2, padlen = 0, nopts = 0;
+
+	while (off < len) {
+		uint32_t optlen;
+
+		if (h[off] == 0) {	/* Pad1 */
+			if (++padlen > 7)
+				return TFO_PKT_DROP_ipv6_ext_bad;
+			off++;
+			continue;
+		}
+		if (len - off < 2)
+			return TFO_PKT_DROP_ipv6_ext_bad;
+		optlen = h[off + 1] + 2u;
+		if (optlen > len - off)
+			return TFO_PKT_DROP_ipv6_ext_bad;
+		if (h[off] == 1) {	/* PadN */
+			padlen += optlen;
+			if (padlen > 7)
+				return TFO_PKT_DROP_ipv6_ext_bad;
+			for (uint32_t i = 2; i < optlen; i++)
+				if (h[off + i] != 0)
+					return TFO_PKT_DROP_ipv6_ext_bad;
+		} else {
+			if (++nopts > TFO_IPV6_MAX_OPTS)
+				return TFO_PKT_DROP_ipv6_ext_bad;
+			if (hbh && h[off] == 5) {	/* router alert (MLD) */
+				if (optlen != 4)
+					return TFO_PKT_DROP_ipv6_ext_bad;
+			} else if ((h[off] >> 6) != 0) {
+				/* 01 discard, 10/11 discard (+ an ICMPv6
+				 * parameter problem we do not send); the
+				 * jumbo payload option (0xc2) is one */
+				return TFO_PKT_DROP_ipv6_ext_opt;
+			}
+			padlen = 0;
+		}
+		off += optlen;
+	}
+	return TFO_PKT_DROP_NONE;
+}
+
+/*
+ * Walk the extension headers from @p off (just past the IPv6 header),
+ * @p plen bytes of payload, @p seg_len bytes in the first segment: on
+ * success *nh is the upper-layer protocol and *ext the bytes of extension
+ * headers in front of it.
+ */
+static enum tfo_pkt_drop
+tfo_ipv6_ext_walk(const struct rte_mbuf *m, uint32_t off, uint32_t plen,
+		  uint32_t seg_len, uint8_t *nh, uint32_t *ext)
+{
+	uint32_t n = 0, done = 0;
+	uint8_t next = *nh;
+
+	for (;;) {
+		const uint8_t *h;
+		uint32_t hl;
+		enum tfo_pkt_drop r;
+
+		switch (next) {
+		case IPPROTO_HOPOPTS:
+			if (n != 0)	/* only right after the IPv6 header */
+				return TFO_PKT_DROP_ipv6_ext_bad;
+			break;
+		case IPPROTO_DSTOPTS:
+		case IPPROTO_ROUTING:
+			break;
+		case IPPROTO_FRAGMENT:
+			return TFO_PKT_DROP_ipv6_frag;
+		case IPPROTO_AH:
+		case IPPROTO_ESP:
+		case 135:	/* mobility */
+		case 139:	/* HIP */
+		case 140:	/* shim6 */
+		case 253:	/* experimentation (RFC 3692) */
+		case 254:
+			return TFO_PKT_DROP_ipv6_ext;
+		default:	/* the upper layer */
+			*nh = next;
+			*ext = done;
+			return TFO_PKT_DROP_NONE;
+		}
+		if (++n > TFO_IPV6_EXT_MAX_HDRS)
+			return TFO_PKT_DROP_ipv6_ext_limit;
+		/* every one of these is at least 8 bytes: next, length, 6 more */
+		if (plen - done < 8)
+			return TFO_PKT_DROP_ipv6_ext_short;
+		if (seg_len < off + done + 8)
+			return TFO_PKT_DROP_multiseg;
+		h = rte_pktmbuf_mtod_offset(m, const uint8_t *, off + done);
+		hl = (h[1] + 1u) * 8;
+		if (hl > plen - done)
+			return TFO_PKT_DROP_ipv6_ext_short;
+		if (done + hl > TFO_IPV6_EXT_MAX_LEN)
+			return TFO_PKT_DROP_ipv6_ext_limit;
+		if (seg_len < off + done + hl)
+			return TFO_PKT_DROP_multiseg;
+		if (next == IPPROTO_ROUTING) {
+			/* segments left 0: ignore it, whatever its type
+			 * (RFC 8200 4.4); else the packet is for the next
+			 * hop, and we route nothing (Linux drops type 0 and
+			 * unknown types too, RFC 5095) */
+			if (h[3] != 0)
+				return TFO_PKT_DROP_ipv6_rthdr;
+		} else {
+			r = tfo_ipv6_opts_check(h, hl, next == IPPROTO_HOPOPTS);
+			if (r != TFO_PKT_DROP_NONE)
+				return r;
+		}
+		next = h[0];
+		done += hl;
 	}
 }
+
+/* MLD: listener query, v1 report, done, v2 report (RFC 2710, RFC 3810). */
+static inline bool
+tfo_icmp6_is_mld(uint8_t type)
+{
+	return type == 130 || type == 131 || type == 132 || type == 143;
+}
+
 
 /*
  * What the PMD says about a checksum: 1 good, -1 bad, 0 unknown (verify in
@@ -409,7 +529,9 @@ tfo_parse_ipv6(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	       struct tfo_pkt *p, uint32_t off, uint32_t seg_len)
 {
 	const struct rte_ipv6_hdr *ih;
-	uint32_t plen, frame_avail = m->pkt_len - off;
+	uint32_t plen, ext = 0, frame_avail = m->pkt_len - off;
+	enum tfo_pkt_drop r;
+	uint8_t nh;
 	int idx;
 
 	if (frame_avail < sizeof(*ih))
@@ -422,18 +544,34 @@ tfo_parse_ipv6(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	plen = rte_be_to_cpu_16(ih->payload_len);
 	if (plen > frame_avail - sizeof(*ih))
 		return tfo_drop(p, TFO_PKT_DROP_ipv6_short);
-	if (tfo_is_ipv6_ext(ih->proto))
-		return tfo_drop(p, TFO_PKT_DROP_ipv6_ext);
+	off += sizeof(*ih);
+	nh = ih->proto;
+	if (unlikely(nh != IPPROTO_TCP && nh != IPPROTO_ICMPV6)) {
+		r = tfo_ipv6_ext_walk(m, off, plen, seg_len, &nh, &ext);
+		if (r != TFO_PKT_DROP_NONE)
+			return tfo_drop(p, r);
+		off += ext;
+		plen -= ext;
+	}
 
 	p->family = AF_INET6;
-	p->l3_len = sizeof(*ih);
-	p->l4proto = ih->proto;
+	p->l3_len = (uint16_t)(sizeof(*ih) + ext);
+	p->l4proto = nh;
 	memcpy(p->src.b, ih->src_addr, 16);
 	memcpy(p->dst.b, ih->dst_addr, 16);
 
 	idx = tfo_port_addr_lookup(port, AF_INET6, &p->dst);
-	if (idx < 0 && p->l4proto == IPPROTO_ICMPV6)
+	if (idx < 0 && p->l4proto == IPPROTO_ICMPV6) {
 		idx = tfo_ipv6_mcast_lookup(port, p->dst.b);
+		/* MLD goes to groups we are not in (ff02::16, ff02::2, the
+		 * reported group): taken to be counted as ignored */
+		if (idx < 0 && p->dst.b[0] == 0xff && plen > 0) {
+			if (seg_len < off + 1)
+				return tfo_drop(p, TFO_PKT_DROP_multiseg);
+			if (tfo_icmp6_is_mld(*rte_pktmbuf_mtod_offset(m, const uint8_t *, off)))
+				idx = tfo_first_ipv6(port);
+		}
+	}
 	if (idx < 0)
 		return tfo_drop(p, TFO_PKT_DROP_ip_not_ours);
 	p->local_idx = (uint8_t)idx;
@@ -443,7 +581,6 @@ tfo_parse_ipv6(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	    tfo_port_addr_lookup(port, AF_INET6, &p->src) >= 0)
 		return tfo_drop(p, TFO_PKT_DROP_ip_bad_src);
 
-	off += sizeof(*ih);
 	switch (p->l4proto) {
 	case IPPROTO_TCP:
 		return tfo_parse_tcp(m, port, p, off, plen,
@@ -457,8 +594,9 @@ tfo_parse_ipv6(const struct rte_mbuf *m, const struct tfo_port_info *port,
 			return tfo_drop(p, TFO_PKT_DROP_icmp_cksum);
 		p->l4_len = (uint16_t)plen;
 		p->payload_off = (uint16_t)off;
-		p->cls = TFO_PKT_ICMP6;
-		return TFO_PKT_ICMP6;
+		p->cls = tfo_icmp6_is_mld(*rte_pktmbuf_mtod_offset(m, const uint8_t *, off)) ?
+			 TFO_PKT_MLD : TFO_PKT_ICMP6;
+		return (enum tfo_pkt_class)p->cls;
 	default:
 		return tfo_drop(p, TFO_PKT_DROP_l4_proto);
 	}
@@ -556,6 +694,29 @@ tfo_route_from_pkt(struct tfo_route *r, const struct rte_mbuf *m,
 	r->port_idx = port_idx;
 	r->local = p->dst;
 	r->peer = p->src;
+}
+
+uint16_t
+tfo_pkt_ipv6_strip_ext(struct rte_mbuf *m, struct tfo_pkt *p)
+{
+	uint16_t ext, hdr;
+	struct rte_ipv6_hdr *ih;
+	uint8_t *d;
+
+	if (p->family != AF_INET6 || p->l3_len <= sizeof(*ih))
+		return 0;
+	ext = (uint16_t)(p->l3_len - sizeof(*ih));
+	hdr = (uint16_t)(p->l2_len + sizeof(*ih));
+	d = rte_pktmbuf_mtod(m, uint8_t *);
+	memmove(d + ext, d, hdr);
+	rte_pktmbuf_adj(m, ext);
+	ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, p->l2_len);
+	ih->proto = p->l4proto;
+	ih->payload_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ih->payload_len) -
+						      ext));
+	p->l3_len = sizeof(*ih);
+	p->payload_off = (uint16_t)(p->payload_off - ext);
+	return ext;
 }
 
 int

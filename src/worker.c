@@ -357,6 +357,13 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 		case TFO_PKT_ICMP6:
 			tfo_to_ctrl(&b, m, TFO_CTRL_ICMP6);
 			break;
+		case TFO_PKT_MLD:
+			/* listeners' chatter on the link: seen, not a drop
+			 * that a drop alert should see */
+			w->stats.c[TFO_STAT_rx_mld_ignored]++;
+			w->stats.c[TFO_STAT_rx_delivered]++;
+			drop[nd++] = m;
+			break;
 		case TFO_PKT_DROP:
 		default:
 			tfo_stats_drop(&w->stats, (enum tfo_pkt_drop)p->drop);

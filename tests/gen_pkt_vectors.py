@@ -12,7 +12,9 @@ import sys
 
 from scapy.all import (ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, ICMPv6EchoRequest,
                        ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPOption_RR,
-                       IPv6, IPv6ExtHdrHopByHop, Padding, Raw)
+                       ICMPv6MLDMultAddrRec, ICMPv6MLReport2, IPv6,
+                       IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop,
+                       IPv6ExtHdrRouting, Padding, PadN, Raw, RouterAlert)
 
 OUR_MAC = "02:00:00:00:00:01"
 PEER_MAC = "02:00:00:00:00:02"
@@ -75,7 +77,32 @@ PARSED = [
      "DROP", "l4_proto"),
     ("v6_hop_by_hop", Ether(dst=OUR_MAC, src=PEER_MAC) / IPv6(src=PEER6, dst=OUR6) /
      IPv6ExtHdrHopByHop() / tcp(),
-     "DROP", "ipv6_ext"),
+     "TCP", "NONE"),
+    ("v6_dst_opts_data", Ether(dst=OUR_MAC, src=PEER_MAC) / IPv6(src=PEER6, dst=OUR6) /
+     IPv6ExtHdrDestOpt(options=[PadN(optdata=b"\0" * 4)]) /
+     tcp(options=TFO_OPTS) / Raw(b"GET / HTTP/1.1\r\n\r\n"),
+     "TCP", "NONE"),
+    ("v6_hbh_ra_dst_rh0", Ether(dst=OUR_MAC, src=PEER_MAC) / IPv6(src=PEER6, dst=OUR6) /
+     IPv6ExtHdrHopByHop(options=[RouterAlert()]) / IPv6ExtHdrDestOpt() /
+     IPv6ExtHdrRouting(type=0, segleft=0, addresses=["fd00:7f0::9"]) /
+     tcp(options=SYN_OPTS) / Raw(b"z" * 9),
+     "TCP", "NONE"),
+    ("v6_rh0_segleft1", Ether(dst=OUR_MAC, src=PEER_MAC) / IPv6(src=PEER6, dst=OUR6) /
+     IPv6ExtHdrRouting(type=0, segleft=1, addresses=["fd00:7f0::9"]) / tcp(),
+     "DROP", "ipv6_rthdr"),
+    ("v6_fragment", Ether(dst=OUR_MAC, src=PEER_MAC) / IPv6(src=PEER6, dst=OUR6) /
+     IPv6ExtHdrHopByHop() / IPv6ExtHdrFragment(offset=0, m=1, id=7) / tcp() / Raw(b"f" * 16),
+     "DROP", "ipv6_frag"),
+    ("v6_nine_dst_opts", Ether(dst=OUR_MAC, src=PEER_MAC) / IPv6(src=PEER6, dst=OUR6) /
+     IPv6ExtHdrDestOpt() / IPv6ExtHdrDestOpt() / IPv6ExtHdrDestOpt() /
+     IPv6ExtHdrDestOpt() / IPv6ExtHdrDestOpt() / IPv6ExtHdrDestOpt() /
+     IPv6ExtHdrDestOpt() / IPv6ExtHdrDestOpt() / IPv6ExtHdrDestOpt() / tcp(),
+     "DROP", "ipv6_ext_limit"),
+    ("mldv2_report", Ether(dst="33:33:00:00:00:16", src=PEER_MAC) /
+     IPv6(src=PEER6LL, dst="ff02::16", hlim=1) /
+     IPv6ExtHdrHopByHop(options=[RouterAlert()]) /
+     ICMPv6MLReport2(records=[ICMPv6MLDMultAddrRec(rtype=4, dst="ff02::1:ff00:2")]),
+     "MLD", "NONE"),
     ("v4_bad_tcp_cksum", Ether(dst=OUR_MAC, src=PEER_MAC) / IP(src=PEER4, dst=OUR4) /
      tcp(chksum=0x1234),
      "DROP", "tcp_cksum"),

@@ -14,7 +14,13 @@ replayed into it (rx_pcap) and its answers are recorded (tx_pcap):
   2. the same over IPv6;
   3. an IPv4 SYN with a wrong cookie and data: the SYN-ACK acks only the SYN
      and offers the right cookie (what tfo-keytool computes);
-  4. a TFO SYN with a bad TCP checksum: no answer, drop_tcp_cksum.
+  4. a TFO SYN with a bad TCP checksum: no answer, drop_tcp_cksum;
+  5. IPv6 extension headers: a TFO SYN behind Hop-by-Hop and Destination
+     Options headers is answered as in 2, a plain SYN behind a Routing
+     header with segments left 0 gets a SYN-ACK, both answers without
+     extension headers (as Linux); a Routing header with segments left 1
+     and a fragment get no answer (drop_ipv6_rthdr, drop_ipv6_frag), and an
+     MLDv2 report is counted as rx_mld_ignored, not as a drop.
 
 Every recorded frame's IPv4 and TCP checksums are recomputed with scapy.
 Also: with two workers net_pcap cannot spread flows (no RSS), and
@@ -105,7 +111,9 @@ def run_server(server, d, rx, tx, lcores=('-l', '0-1'), wait_for=None, extra_vde
 
 
 def build_input(server, mac, path, kfile):
-    from scapy.all import Ether, IP, IPv6, TCP, wrpcap
+    from scapy.all import (Ether, IP, IPv6, TCP, wrpcap, ICMPv6MLDMultAddrRec,
+                           ICMPv6MLReport2, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,
+                           IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, PadN, RouterAlert)
     good = keytool(server, 'cookie', '--key-file', kfile, '--client', CLI4, '--server', SRV4)
     good6 = keytool(server, 'cookie', '--key-file', kfile, '--client', CLI6, '--server', SRV6)
     tfo = lambda c: ('TFO', struct.unpack('!II', bytes.fromhex(c)))  # noqa: E731
@@ -122,6 +130,22 @@ def build_input(server, mac, path, kfile):
                                          window=64240, options=opts('0011223344556677')) / req,
         e / IP(src=CLI4, dst=SRV4) / TCP(sport=40004, dport=ECHO, flags='S', seq=4000,
                                          window=64240, options=opts(good), chksum=0xbad) / req,
+        e / IPv6(src=CLI6, dst=SRV6) / IPv6ExtHdrHopByHop(options=[PadN(optdata=b'\0' * 4)]) /
+        IPv6ExtHdrDestOpt() / TCP(sport=40005, dport=ECHO, flags='S', seq=5000,
+                                  window=64240, options=opts(good6)) / req,
+        e / IPv6(src=CLI6, dst=SRV6) /
+        IPv6ExtHdrRouting(type=0, segleft=0, addresses=['fd00:7f0::9']) /
+        TCP(sport=40006, dport=ECHO, flags='S', seq=6000, window=64240,
+            options=[('MSS', 1440)]),
+        e / IPv6(src=CLI6, dst=SRV6) /
+        IPv6ExtHdrRouting(type=0, segleft=1, addresses=['fd00:7f0::9']) /
+        TCP(sport=40007, dport=ECHO, flags='S', seq=7000, window=64240),
+        e / IPv6(src=CLI6, dst=SRV6) / IPv6ExtHdrFragment(offset=0, m=1, id=8) /
+        TCP(sport=40008, dport=ECHO, flags='S', seq=8000, window=64240) / (b'f' * 16),
+        Ether(src=CLI_MAC, dst='33:33:00:00:00:16') /
+        IPv6(src='fe80::1', dst='ff02::16', hlim=1) /
+        IPv6ExtHdrHopByHop(options=[RouterAlert()]) /
+        ICMPv6MLReport2(records=[ICMPv6MLDMultAddrRec(rtype=4, dst='ff02::1:ff00:2')]),
     ]
     wrpcap(path, pkts)
     return req, good
@@ -185,20 +209,22 @@ def run(server, d):
     # 2. replay the SYNs, record the answers
     req, good = build_input(server, mac, rx, kfile)
     rc, log, st = run_server(server, d, rx, tx,
-                             wait_for=lambda s: s.get('TCPFastOpenPassive', 0) >= 2 and
+                             wait_for=lambda s: s.get('TCPFastOpenPassive', 0) >= 3 and
                              s.get('TCPFastOpenPassiveFail', 0) >= 1 and
-                             s.get('drop_tcp_cksum', 0) >= 1)
+                             s.get('drop_tcp_cksum', 0) >= 1 and
+                             s.get('rx_mld_ignored', 0) >= 1)
+    want = {'TCPFastOpenPassive': 3, 'TCPFastOpenPassiveFail': 1, 'drop_tcp_cksum': 1,
+            'drop_ipv6_rthdr': 1, 'drop_ipv6_frag': 1, 'rx_mld_ignored': 1,
+            'drop_ipv6_ext': 0, 'drop_icmp6_other': 0}
     check('replay: tfo-server exits with code 0', rc == 0, log[-500:])
-    check('replay: TCPFastOpenPassive 2, PassiveFail 1, drop_tcp_cksum 1',
-          st.get('TCPFastOpenPassive') == 2 and st.get('TCPFastOpenPassiveFail') == 1
-          and st.get('drop_tcp_cksum') == 1,
-          {k: st.get(k) for k in ('TCPFastOpenPassive', 'TCPFastOpenPassiveFail',
-                                  'drop_tcp_cksum')})
+    check('replay: ' + ', '.join('%s %d' % kv for kv in want.items()),
+          all(st.get(k, 0) == v for k, v in want.items()), {k: st.get(k) for k in want})
     out = [p for p in rdpcap(tx) if p.haslayer(TCP)]
     first = {}
     for p in out:
         first.setdefault(p[TCP].dport, p)
-    for sport, fam, isn in ((40001, 'IPv4', 1000), (40002, 'IPv6', 2000)):
+    for sport, fam, isn in ((40001, 'IPv4', 1000), (40002, 'IPv6', 2000),
+                            (40005, 'IPv6 behind HBH+DO', 5000)):
         a = first.get(sport)
         ok = a is not None
         check('%s TFO SYN: the first answer is a SYN-ACK with PSH and FIN' % fam,
@@ -221,6 +247,15 @@ def run(server, d):
     check('bad cookie: ... and offers the right cookie (tfo-keytool\'s)',
           a is not None and tfo_opt(a[TCP]) == good, a and tfo_opt(a[TCP]))
     check('bad TCP checksum: no answer', 40004 not in first)
+    a = first.get(40006)
+    check('plain SYN behind a Routing header (segments left 0): a SYN-ACK',
+          a is not None and str(a[TCP].flags) == 'SA' and a[TCP].ack == 6001,
+          a and (str(a[TCP].flags), a[TCP].ack))
+    ext6 = [p.summary() for p in out if p.haslayer(IPv6) and p[IPv6].nh != 6]
+    check('answers to SYNs with extension headers carry none (next header TCP)',
+          40005 in first and 40006 in first and not ext6, ext6)
+    check('Routing header with segments left 1, fragment: no answer',
+          40007 not in first and 40008 not in first)
     bad = [p.summary() for p in out if not cksums_ok(p)]
     check('all %d recorded TCP frames have correct IPv4/TCP checksums (scapy)' % len(out),
           len(out) >= 3 and not bad, bad[:3])

@@ -94,6 +94,11 @@ enum tfo_pkt_class {
 	TFO_PKT_ARP,		/**< ARP (any opcode): control core */
 	TFO_PKT_ICMP,		/**< ICMPv4 to one of our addresses */
 	TFO_PKT_ICMP6,		/**< ICMPv6 (incl. ND) to us or our multicast groups */
+	/** MLD (RFC 2710/3810: listener query, report, done) to us or any
+	 *  multicast group: routers' and snooping switches' business, not a
+	 *  host's that joins no groups. Ignored by design (rx_mld_ignored),
+	 *  not a drop; fields as for TFO_PKT_ICMP6. */
+	TFO_PKT_MLD,
 	TFO_PKT_DROP,		/**< see tfo_pkt.drop */
 };
 
@@ -111,7 +116,13 @@ enum tfo_pkt_class {
 	X(ipv4_frag,		"IPv4 fragment (reassembly is not supported)") \
 	X(ipv6_short,		"truncated IPv6 header or payload length past the frame") \
 	X(ipv6_version,		"IPv6 version field is not 6") \
-	X(ipv6_ext,		"IPv6 extension header (not supported)") \
+	X(ipv6_ext,		"IPv6 extension header we do not process (AH, ESP, mobility, HIP, shim6, experimental)") \
+	X(ipv6_frag,		"IPv6 fragment header (reassembly is not supported)") \
+	X(ipv6_ext_short,	"IPv6 extension header truncated (past the payload length)") \
+	X(ipv6_ext_bad,		"IPv6 extension header malformed: Hop-by-Hop not first, option TLVs overrunning, padding over 7 bytes or not zero, bad router alert, over 8 options") \
+	X(ipv6_ext_opt,		"IPv6 Hop-by-Hop/Destination option of unknown type whose action bits say discard (RFC 8200 4.2; also jumbograms)") \
+	X(ipv6_ext_limit,	"more than 8 IPv6 extension headers, or more than 512 bytes of them") \
+	X(ipv6_rthdr,		"IPv6 Routing header with segments left > 0 (we are not its final destination)") \
 	X(ip_not_ours,		"IP destination is not one of our addresses") \
 	X(ip_bad_src,		"IP source is multicast, broadcast, loopback, v4-mapped or ours") \
 	X(tcp_short,		"TCP header truncated or data offset < 5 or past the segment") \
@@ -147,7 +158,8 @@ struct tfo_pkt {
 	uint8_t has_vlan;
 	uint8_t local_idx;	/**< global index of the local address hit */
 	uint8_t l2_len;		/**< Ethernet (+ VLAN) header bytes */
-	uint16_t l3_len;	/**< IP header bytes, IPv4 options included */
+	/** IP header bytes: IPv4 options, IPv6 extension headers included */
+	uint16_t l3_len;
 	uint16_t l4_len;	/**< TCP: header incl. options; ICMP: whole message */
 	uint16_t payload_off;	/**< TCP payload offset in the frame */
 	uint16_t payload_len;	/**< TCP payload bytes (from the IP length) */
@@ -168,8 +180,16 @@ struct tfo_pkt {
  * first segment; the payload may continue in later ones), verifies IPv4,
  * TCP, ICMP and ICMPv6 checksums (trusting the mbuf's RX checksum flags when
  * @p port->rx_cksum_offload and the flags say GOOD or BAD, in software
- * otherwise), skips IPv4 options, drops fragments and IPv6 extension
- * headers, and decides whether the frame is for one of @p port's addresses.
+ * otherwise), skips IPv4 options, drops fragments, walks the IPv6
+ * Hop-by-Hop, Destination Options and Routing headers (RFC 8200 sections 4.1
+ * to 4.4: Hop-by-Hop only first, options processed by their action bits,
+ * a Routing header only with segments left 0, at most
+ * TFO_IPV6_EXT_MAX_HDRS headers and TFO_IPV6_EXT_MAX_LEN bytes of them;
+ * anything else is a counted drop), and decides whether the frame is for
+ * one of @p port's addresses. With no Routing header left to process, the
+ * IPv6 destination is the final one, so the pseudo-header sums use it.
+ * Answers are built without the extension headers (tfo_pkt_prepend_tcp;
+ * tfo_pkt_ipv6_strip_ext for answers built in place), as Linux does.
  * TCP options are not parsed here (see tcpopt.h); payload_off/l4_len tell
  * where they are.
  *
@@ -178,6 +198,27 @@ struct tfo_pkt {
 enum tfo_pkt_class tfo_pkt_parse(const struct rte_mbuf *m,
 				 const struct tfo_port_info *port,
 				 struct tfo_pkt *p);
+
+/** Most IPv6 extension headers in front of the upper layer (RFC 8200
+ *  section 4.1 lists at most 4 for a packet that is not fragmented). */
+#define TFO_IPV6_EXT_MAX_HDRS 8
+/** Most bytes of IPv6 extension headers together. */
+#define TFO_IPV6_EXT_MAX_LEN 512
+/** Most options other than padding in one Hop-by-Hop or Destination Options
+ *  header (Linux's net.ipv6.max_{hbh,dst}_opts_number default). */
+#define TFO_IPV6_MAX_OPTS 8
+
+/**
+ * Remove the IPv6 extension headers of a frame @p p parsed (as anything
+ * but TFO_PKT_DROP) from @p m, so that an answer built in place does not
+ * echo them: the Ethernet (+VLAN) and IPv6 headers move forward over them,
+ * the IPv6 next header and payload length are fixed up, and @p p's l3_len
+ * and payload_off follow. Nothing to do (returns 0) without extension
+ * headers. The headers sit in the first segment (tfo_pkt_parse checked it).
+ *
+ * @return bytes removed.
+ */
+uint16_t tfo_pkt_ipv6_strip_ext(struct rte_mbuf *m, struct tfo_pkt *p);
 
 /** Pointer to the TCP header of a frame that parsed as TFO_PKT_TCP. */
 static inline uint8_t *

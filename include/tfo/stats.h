@@ -38,7 +38,8 @@ extern "C" {
 	X(ring_drop_full,	C, "frames dropped because the control ring was full") \
 	X(ctrl_rx,		C, "frames the control core took from the workers' rings") \
 	X(ctrl_relayed,		C, "control-core frames handed to worker 0 to send (net_tap)") \
-	X(rx_delivered,		C, "frames consumed by the TCP engine or the control core") \
+	X(rx_delivered,		C, "frames consumed by the TCP engine or the control core (and MLD, rx_mld_ignored)") \
+	X(rx_mld_ignored,	C, "MLD queries/reports/done (ICMPv6 130-132, 143) a worker ignored: a host's business only when it joins groups; counted in rx_delivered, not a drop") \
 	X(tx_queued,		C, "frames this lcore built or took to send (into its TX buffer)") \
 	X(tx_relay_in,		C, "control-core frames worker 0 took from the relay ring to send") \
 	X(drop_ctrl_no_port,	C, "frames at the control core from a port it does not drive") \
@@ -59,7 +60,7 @@ extern "C" {
 	X(nd_ns_rx,		C, "IPv6 neighbor solicitations for one of our addresses") \
 	X(nd_na_tx,		C, "IPv6 neighbor advertisements sent") \
 	X(drop_nd_bad,		C, "ND messages failing RFC 4861 checks (hop limit, code, length, target)") \
-	X(drop_icmp6_other,	C, "ICMPv6 not handled (RS/RA, MLD, NS for others, errors)") \
+	X(drop_icmp6_other,	C, "ICMPv6 not handled (RS/RA, NS for others, errors; MLD is rx_mld_ignored)") \
 	X(drop_tcp_nohandler,	C, "TCP segments with nothing to handle them") \
 	X(key_rotations,	C, "TFO key rotations (timer or /tfo/rotate)") \
 	X(drop_syn_table_full,	C, "SYNs dropped: control core's table full and syncookies = no") \
@@ -214,7 +215,8 @@ void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
 /* ---- accounting ---------------------------------------------------------
  *
  * Every frame an lcore takes in leaves it exactly once: delivered to a
- * handler (the TCP engine; ARP, ICMP, ND answered), dropped with a reason,
+ * handler (the TCP engine; ARP, ICMP, ND answered; MLD, which is ignored
+ * by design and counted as rx_mld_ignored too), dropped with a reason,
  * or handed to the control core; every frame it queues for sending is sent,
  * refused by the full TX queue, or relayed to worker 0:
  *

@@ -515,12 +515,25 @@ find_l4(uint8_t *f, uint32_t len, uint32_t *l3off, uint32_t *l4off, uint32_t *l4
 	if (type == RTE_ETHER_TYPE_IPV6) {
 		if (len < off + 40)
 			return false;
+		uint32_t l4 = off + 40, plen = RTE_MIN((uint32_t)be16(f + off + 4), len - off - 40);
+		uint8_t nh = f[off + 6];
+
+		/* Hop-by-Hop, Destination Options, Routing: to the upper layer */
+		while ((nh == 0 || nh == 43 || nh == 60) && plen >= 8 && len >= l4 + 8) {
+			uint32_t hl = (f[l4 + 1] + 1u) * 8;
+
+			if (hl > plen || len < l4 + hl)
+				break;
+			nh = f[l4];
+			l4 += hl;
+			plen -= hl;
+		}
 		*family = AF_INET6;
-		*proto = f[off + 6];
+		*proto = nh;
 		memcpy(src->b, f + off + 8, 16);
 		memcpy(dst->b, f + off + 24, 16);
-		*l4off = off + 40;
-		*l4len = RTE_MIN((uint32_t)be16(f + off + 4), len - off - 40);
+		*l4off = l4;
+		*l4len = plen;
 		return true;
 	}
 	return false;

@@ -16,7 +16,10 @@ import struct
 import sys
 
 from scapy.all import (ARP, ICMP, IP, TCP, Ether, ICMPv6EchoRequest,  # noqa: E402
-                       ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPv6, Raw, Dot1Q)
+                       ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPv6, Raw, Dot1Q,
+                       ICMPv6MLDMultAddrRec, ICMPv6MLReport2, IPv6ExtHdrDestOpt,
+                       IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting,
+                       PadN, RouterAlert)
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(
     os.path.abspath(__file__)), 'corpus')
@@ -103,6 +106,20 @@ SYN_PLAIN = tcp4(40003, 80, 'S', opts=SYN_OPTS)
 SYN6_DATA = tcp6(40004, 7, 'S', opts=tfo(ZERO_COOKIE), data=b'v6 in the SYN\n')
 VLAN_SYN = bytes(Ether(src=CMAC, dst=SMAC) / Dot1Q(vlan=5) /
                  IP(src=C4, dst=S4) / TCP(sport=40005, dport=80, flags='S', options=SYN_OPTS))
+# IPv6 extension headers in front of TCP / ICMPv6 (the parser walks them)
+EXT6_SYN = bytes(eth(IPv6(src=C6, dst=S6) / IPv6ExtHdrHopByHop(options=[RouterAlert()]) /
+                     IPv6ExtHdrDestOpt(options=[PadN(optdata=b'\0' * 4)]) /
+                     IPv6ExtHdrRouting(type=0, segleft=0, addresses=['fd00:7f0::9']) /
+                     TCP(sport=40009, dport=7, flags='S', options=tfo(ZERO_COOKIE)) /
+                     Raw(b'ext in the SYN\n')))
+EXT6_FRAG = bytes(eth(IPv6(src=C6, dst=S6) / IPv6ExtHdrFragment(offset=0, m=1, id=3) /
+                      TCP(sport=40010, dport=7, flags='S', options=SYN_OPTS)))
+MLD2 = bytes(Ether(src=CMAC, dst='33:33:00:00:00:16') /
+             IPv6(src='fe80::2', dst='ff02::16', hlim=1) /
+             IPv6ExtHdrHopByHop(options=[RouterAlert()]) /
+             ICMPv6MLReport2(records=[ICMPv6MLDMultAddrRec(rtype=4, dst='ff02::1:ff00:2')]))
+PING6_DO = bytes(eth(IPv6(src=C6, dst=S6) / IPv6ExtHdrDestOpt() /
+                     ICMPv6EchoRequest(id=2, seq=1, data=b'ping6 do')))
 IPOPT_SYN = bytes(eth(IP(src=C4, dst=S4, options=[b'\x01\x01\x01\x00']) /
                       TCP(sport=40006, dport=7, flags='S', options=SYN_OPTS)))
 
@@ -115,6 +132,8 @@ def parser_corpus():
         'syn_exp': tcp4(40007, 7, 'S', opts=tfo_exp(ZERO_COOKIE), data=b'x\n'),
         'ack_ts': tcp4(40008, 80, 'A', opts=ts(), data=REQ),
         'udp': bytes(eth(IP(src=C4, dst=S4) / Raw(b'\0' * 8))),
+        'syn6_ext': EXT6_SYN, 'syn6_frag': EXT6_FRAG, 'mld2_report': MLD2,
+        'ping6_dstopts': PING6_DO,
     }
     for name, f in valid.items():
         write('pkt', name, bytes([0x80, 0]) + f)
@@ -166,6 +185,11 @@ def worker_corpus():
         frame(tcp4(40002, 80, 'A', opts=ts()), base | F_SEQACK) + advance(1500))
     conv['tfo6_echo'] = (frame(SYN6_DATA, base | F_COOKIE) + step() +
                          frame(tcp6(40004, 7, 'A'), base | F_SEQACK) + step())
+    # IPv6 extension headers: a TFO open behind HBH+DO+RH (answered without
+    # them), a ping with a DO header (the echo leaves without it), an MLD
+    # report (ignored), a fragment (dropped)
+    conv['ipv6_ext'] = (frame(EXT6_SYN, base | F_COOKIE) + step() +
+                        frame(PING6_DO) + frame(MLD2) + frame(EXT6_FRAG) + step())
     # plain handshake, request, close (the control core's connection)
     conv['plain_http'] = (
         frame(SYN_PLAIN) + step() +

@@ -98,6 +98,24 @@ TFO_TEST(control_core_replies)
 	CHECK_EQ(fz_ext_live, 0);
 }
 
+/* IPv6 extension headers: the TFO SYN behind them opens on the worker and
+ * the echo behind a Destination Options header is answered (the harness
+ * checks that neither answer carries them); MLD ignored, not dropped; the
+ * fragment dropped. */
+TFO_TEST(ipv6_ext_headers)
+{
+	run("worker/ipv6_ext");
+	CHECK_EQ(dw("TCPFastOpenPassive"), 1);
+	CHECK_EQ(dw("conns_opened_tfo"), 1);
+	CHECK_EQ(dc("icmp6_echo_tx"), 1);
+	CHECK_EQ(dw("rx_mld_ignored"), 1);
+	CHECK_EQ(dw("drop_ipv6_frag"), 1);
+	CHECK_EQ(dw("drop_ipv6_ext"), 0);
+	CHECK_EQ(dc("drop_icmp6_other"), 0);
+	CHECK_EQ(dw("to_control"), 1);
+	CHECK_EQ(fz_ext_live, 0);
+}
+
 /* 12 plain SYNs against a control table of 8: 6 entries, then SYN cookies
  * (2 entries kept), and the handshake completed from a SYN cookie is served
  * (it got a RST when the half-open entries had filled the table). */

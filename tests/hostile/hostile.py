@@ -31,7 +31,8 @@ sys.path.insert(0, os.path.join(HERE, '..', 'tap'))
 from tfotap import Bed, Checks, CLIENT_V4, SERVER_V4, need_root  # noqa: E402
 
 from scapy.all import (ARP, IP, IPv6, TCP, UDP, Ether, Raw,  # noqa: E402
-                       IPv6ExtHdrHopByHop)
+                       IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop,
+                       IPv6ExtHdrRouting)
 
 T = Checks()
 ECHO, HTTP = 7, 80
@@ -592,6 +593,9 @@ def case_malformed(s):
     base = h.eth() / IP(src=h.ip, dst=SERVER_V4)
     syn = bytes(base / TCP(sport=34000, dport=HTTP, flags='S', options=[('MSS', 1460)]))
     ip_off = 14
+    v6_src = 'fd00:7f0::62'
+    v6 = Ether(src=h.mac, dst=s.mac) / IPv6(src=v6_src, dst='fd00:7f0::2')
+    v6ah = Ether(src=h.mac, dst=s.mac) / IPv6(src=v6_src, dst='fd00:7f0::2', nh=51)
 
     def patch(b, off, val):
         b = bytearray(b)
@@ -627,9 +631,15 @@ def case_malformed(s):
                       bytes(h.eth() / IP(src=h.ip, dst=SERVER_V4, frag=100, proto=6) /
                             Raw(b'y' * 20))],
         'ipv6_short': [bytes(Ether(src=h.mac, dst=s.mac, type=0x86dd)) + b'\x60' + b'\0' * 20],
-        'ipv6_ext': [bytes(Ether(src=h.mac, dst=s.mac) / IPv6(src='fd00:7f0::62',
-                                                             dst='fd00:7f0::2') /
-                           IPv6ExtHdrHopByHop() / TCP(sport=34003, dport=HTTP, flags='S'))],
+        # AH (51): an extension header we do not process
+        'ipv6_ext': [bytes(v6ah / Raw(b'\x06\x04' + b'\0' * 22 +
+                                    bytes(TCP(sport=34003, dport=HTTP, flags='S'))))],
+        'ipv6_frag': [bytes(v6 / IPv6ExtHdrFragment(offset=0, m=1, id=9) /
+                            TCP(sport=34006, dport=HTTP, flags='S'))],
+        'ipv6_rthdr': [bytes(v6 / IPv6ExtHdrRouting(segleft=1, addresses=['fd00:7f0::99']) /
+                             TCP(sport=34007, dport=HTTP, flags='S'))],
+        'ipv6_ext_bad': [bytes(v6 / IPv6ExtHdrDestOpt() / IPv6ExtHdrHopByHop() /
+                               TCP(sport=34008, dport=HTTP, flags='S'))],
         'ip_not_ours': [bytes(h.eth() / IP(src=h.ip, dst='198.18.0.77') /
                               TCP(sport=34004, dport=HTTP, flags='S'))],
         'ip_bad_src': [bytes(h.eth() / IP(src='224.0.0.5', dst=SERVER_V4) /
@@ -658,24 +668,42 @@ def case_malformed(s):
     for name, fl in kinds.items():
         frames += fl * k
     frames += list(served.values())
+    # IPv6 SYNs behind Hop-by-Hop / Destination Options / Routing (segments
+    # left 0) headers are served too, as Linux serves them
+    served6 = {
+        'Hop-by-Hop': bytes(v6 / IPv6ExtHdrHopByHop() /
+                            TCP(sport=34020, dport=HTTP, flags='S', options=[('MSS', 1440)])),
+        'Destination Options + Routing (segments left 0)': bytes(
+            v6 / IPv6ExtHdrDestOpt() / IPv6ExtHdrRouting(segleft=0, addresses=['fd00:7f0::99']) /
+            TCP(sport=34021, dport=HTTP, flags='S', options=[('MSS', 1440)])),
+    }
+    frames += list(served6.values())
     st0 = s.begin()
     s.wire.send(frames)
     st, frames_in = s.end(tag)
     w0, w1 = s.worker(st0), s.worker(st)
-    # the kernel's own MLD reports (hop-by-hop header) count there too
+    # the kernel's own MLD reports (hop-by-hop header): ignored, not dropped
     mld = sum(1 for f in s.wire.out_since(s.m)
               if f[12:14] == b'\x86\xdd' and f[20] == 0 and f[6:12] != bytes.fromhex(
                   h.mac.replace(':', '')))
     for name, fl in kinds.items():
         d = delta(w0, w1, 'drop_' + name)
-        want = len(fl) * k + (mld if name == 'ipv6_ext' else 0)
-        T.check('%s %d x %d frames: drop_%s +%d%s' % (tag, len(fl), k, name, want,
-                                                     ' (%d from the kernel)' % mld
-                                                     if name == 'ipv6_ext' and mld else ''),
-                d == want, d)
+        want = len(fl) * k
+        T.check('%s %d x %d frames: drop_%s +%d' % (tag, len(fl), k, name, want), d == want, d)
+    T.check('%s the kernel\'s MLD reports: rx_mld_ignored +%d' % (tag, mld),
+            delta(w0, w1, 'rx_mld_ignored') == mld, delta(w0, w1, 'rx_mld_ignored'))
     sa = {p[TCP].dport for p in answers(frames_in, h.ip) if p[TCP].flags == 'SA'}
     for i, name in enumerate(served):
         T.check('%s %s: answered with a SYN-ACK' % (tag, name), 34010 + i in sa)
+    sa6 = {}
+    for f in frames_in:
+        p = tcp_of(f)
+        if p is not None and p.haslayer(IPv6) and p[IPv6].dst == v6_src and \
+                p[TCP].flags == 'SA':
+            sa6[p[TCP].dport] = p[IPv6].nh
+    for i, name in enumerate(served6):
+        T.check('%s IPv6 SYN behind %s: answered with a SYN-ACK without extension headers'
+                % (tag, name), sa6.get(34020 + i) == 6, sa6.get(34020 + i))
     s.good_client(tag)
     s.drained(tag)
 
