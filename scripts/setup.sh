@@ -13,6 +13,8 @@ PKGS=(
 	dpdk dpdk-dev libdpdk-dev libipsec-mb-dev libpcap-dev
 	python3-scapy tcpdump tshark curl iproute2 iputils-ping openssl procps
 	libhttp-parser-dev
+	# the clients of tests/tap/real_clients.py (tap-real-clients)
+	apache2-utils wrk nghttp2-client httping wget socat netcat-openbsd
 )
 
 missing=()
