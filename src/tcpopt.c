@@ -12,7 +12,6 @@
 #define TFO_OPTLEN_TS 10
 #define TFO_OPTLEN_FASTOPEN_BASE 2	/* kind, length */
 #define TFO_OPTLEN_EXP_FASTOPEN_BASE 4	/* kind, length, 16-bit magic */
-#define TFO_WSCALE_MAX 14		/* RFC 7323 section 2.3 */
 
 static inline uint16_t
 get_be16(const uint8_t *p)

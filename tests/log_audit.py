@@ -16,7 +16,9 @@ import os
 import re
 import sys
 
-HOT = ['src/worker.c', 'src/engine.c', 'src/pkt.c', 'src/tcpopt.c', 'src/conn.c',
+HOT = ['src/worker.c', 'src/engine.c', 'src/tcp_input.c', 'src/tcp_output.c',
+       'src/tcp_open.c', 'src/tcp_timer.c', 'src/tcp_service.c', 'src/tx.c',
+       'src/pkt.c', 'src/tcpopt.c', 'src/conn.c',
        'src/timer.c', 'src/cookie.c', 'src/syncookie.c', 'src/siphash.c', 'src/aes128.c',
        'services/echo.c', 'services/http.c', 'services/http_parse.c']
 COLD = re.compile(r'(create|init|setup|load|register|free|_main$|open_file|scan|walk|'
