@@ -97,8 +97,7 @@ tfo_cksum_swap(uint16_t v)
 	return (uint16_t)((v << 8) | (v >> 8));
 }
 
-/* Sum of @len bytes of @m from @off, across segments (not folded). */
-static uint64_t
+uint64_t
 tfo_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 {
 	uint64_t sum = 0;

@@ -180,9 +180,13 @@ process_ack(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 			c->cwnd = seg_max(c);
 			c->retries = 0;
 		}
-		if (ack == c->snd_una && tfo_seq_gt(c->snd_max, c->snd_una)) {
-			/* the SYN-ACK's data (or what followed) did not get
-			 * through: resend the response now, not after an RTO */
+		if (ack == c->snd_una && (c->flags & TFO_CF_SYNACK_DATA) &&
+		    tfo_seq_gt(c->snd_max, c->snd_una)) {
+			/* the client dropped the SYN-ACK's data (a plain
+			 * connect does), so what followed is out of order
+			 * there too: resend the response now, not after an
+			 * RTO. Behind a bare SYN-ACK this ACK only crossed
+			 * the response in flight. */
 			cnt(e, TFO_STAT_synack_data_resend);
 			c->snd_nxt = c->snd_una;
 			c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;

@@ -65,6 +65,22 @@ fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
 			if (!chain)
 				return -ENOMEM;
 		}
+		/*
+		 * Keep the head even: a device that sums each segment on its
+		 * own (net_tap's emulated TX checksum offload in DPDK 22.11
+		 * restarts the 16-bit pairing at every segment) gets a wrong
+		 * TCP checksum behind an odd-length head. One body byte more
+		 * in the copy makes every device right at no cost.
+		 */
+		if (m->data_len & 1) {
+			char *d = rte_pktmbuf_append(m, 1);
+
+			if (d == NULL)
+				return -ENOMEM;
+			*d = (char)b->data[boff];
+			boff++;
+			len--;
+		}
 		x = rte_pktmbuf_alloc(e->pool);
 		if (x == NULL) {
 			cnt(e, TFO_STAT_mbuf_alloc_fail);
@@ -188,7 +204,8 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 
 	if (data_ok) {
 		total = unacked_len(e, c);
-		dlen = RTE_MIN(total, (uint32_t)c->mss - olen);
+		/* the SYN's window binds too: zero gets a bare SYN-ACK */
+		dlen = RTE_MIN(RTE_MIN(total, (uint32_t)c->mss - olen), c->snd_wnd);
 		/* FIN only with data: a bare SYN-ACK-FIN is asking for trouble */
 		fin = dlen > 0 && dlen == total && (c->flags & TFO_CF_FIN_QUEUED);
 	}

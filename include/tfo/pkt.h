@@ -218,6 +218,13 @@ uint64_t tfo_cksum_pseudo(int family, const struct tfo_addr *src,
 			  const struct tfo_addr *dst, uint8_t proto,
 			  uint32_t l4_len);
 
+/**
+ * Sum (not folded) of @p len bytes of the chain @p m from offset @p off,
+ * with the byte pairing kept across segments of any length: what a
+ * receiver computes over the frame it gets.
+ */
+uint64_t tfo_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len);
+
 /* ---- building ---------------------------------------------------------- */
 
 /**
