@@ -558,6 +558,7 @@ tfo_route_from_pkt(struct tfo_route *r, const struct rte_mbuf *m,
 	r->peer = p->src;
 }
 
+/* Over 80 lines: the headers of a frame, outermost first, in one pass. */
 int
 tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 		    const struct tfo_route *r, const struct tfo_tcp_out *t)
