@@ -51,9 +51,10 @@ uint32_t tfo_syncookie_make(const struct tfo_syncookie_secret *s,
 /**
  * Validate the ACK @p ack_pkt (ack = our ISN + 1, seq = peer ISN + 1)
  * against the secret: made in the current or the previous minute of
- * @p now_s / 60 (so at most 2 minutes ago, at least 1). @p tsecr is the ACK's TSecr when @p has_ts (it must then
- * carry the bits the SYN-ACK's TSval had; a cookie made with timestamps
- * fails without them and vice versa).
+ * @p now_s / 60 (so at most 2 minutes ago, at least 1). @p tsecr is the
+ * ACK's TSecr when @p has_ts (it must then carry the bits the SYN-ACK's
+ * TSval had; a cookie made with timestamps fails without them and vice
+ * versa).
  * @return 0 and @p info filled, or -EINVAL.
  */
 int tfo_syncookie_check(const struct tfo_syncookie_secret *s,
