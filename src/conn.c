@@ -59,12 +59,6 @@ hash_key(const struct tfo_conn_table *t, const struct tfo_conn_key *k)
 	       mix(w[2] ^ t->hkey[2], t->hkey[3]);
 }
 
-uint64_t
-tfo_conn_hash(const struct tfo_conn_table *t, const struct tfo_conn_key *k)
-{
-	return hash_key(t, k);
-}
-
 static inline uint16_t
 tag_of(uint64_t h)
 {
@@ -319,12 +313,6 @@ uint32_t
 tfo_conn_free_count(const struct tfo_conn_table *t)
 {
 	return t->nb_free;
-}
-
-uint32_t
-tfo_conn_capacity(const struct tfo_conn_table *t)
-{
-	return t->max_conns;
 }
 
 uint32_t

@@ -719,13 +719,14 @@ tfo_pkt_ipv6_strip_ext(struct rte_mbuf *m, struct tfo_pkt *p)
 	return ext;
 }
 
+/* Over 80 lines: the headers of a frame, outermost first, in one pass. */
 int
 tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 		    const struct tfo_route *r, const struct tfo_tcp_out *t)
 {
 	uint16_t l2 = RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0);
 	uint16_t l3 = r->family == AF_INET ? 20 : 40;
-	uint16_t l4 = (uint16_t)(20 + t->opt_len);
+	uint16_t l4 = (uint16_t)(TFO_TCP_HDR_LEN + t->opt_len);
 	uint32_t l4_total;
 	struct rte_ether_hdr *eh;
 	struct rte_tcp_hdr *th;

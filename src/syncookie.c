@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "tfo/cookie.h"
+#include "tfo/syncookie.h"
 
 #include "siphash.h"
 
@@ -24,9 +24,8 @@
 
 #define SYNCOOKIE_TS_BITS 6
 #define SYNCOOKIE_TS_MASK ((1u << SYNCOOKIE_TS_BITS) - 1)
-#define SYNCOOKIE_TS_WSCALE_NONE 0xf
+#define SYNCOOKIE_TS_WSCALE_MASK 0xf
 #define SYNCOOKIE_TS_SACK 0x10
-#define SYNCOOKIE_WSCALE_MAX 14
 
 /* Linux's tables (net/ipv4/syncookies.c, net/ipv6/syncookies.c). */
 static const uint16_t mss_v4[1 << SYNCOOKIE_MSS_BITS] = { 536, 1300, 1440, 1460 };
@@ -76,8 +75,8 @@ tfo_syncookie_make(const struct tfo_syncookie_secret *s,
 			mssind = i;
 
 	if (peer_ts && tsval_out != NULL) {
-		uint32_t opts = info->wscale <= SYNCOOKIE_WSCALE_MAX ?
-				info->wscale : SYNCOOKIE_TS_WSCALE_NONE;
+		uint32_t opts = info->wscale <= TFO_WSCALE_MAX ?
+				info->wscale : TFO_WSCALE_NONE;
 		uint32_t ts = (*tsval_out & ~SYNCOOKIE_TS_MASK);
 
 		if (info->sack_ok)
@@ -114,10 +113,10 @@ tfo_syncookie_check(const struct tfo_syncookie_secret *s,
 		return -EINVAL;
 	info->mss = mss_table(ack_pkt->family)[mssind];
 	if (has_ts) {
-		info->wscale = tsecr & SYNCOOKIE_TS_WSCALE_NONE;
+		info->wscale = tsecr & SYNCOOKIE_TS_WSCALE_MASK;
 		info->sack_ok = (tsecr & SYNCOOKIE_TS_SACK) != 0;
 	} else {
-		info->wscale = SYNCOOKIE_TS_WSCALE_NONE;
+		info->wscale = TFO_WSCALE_NONE;
 		info->sack_ok = false;
 	}
 	return 0;

@@ -46,25 +46,6 @@ tfo_ctrl_reason_register(void)
 	return 0;
 }
 
-void
-tfo_tx_q_send(struct tfo_tx_q *q, uint16_t port_id, uint16_t queue,
-	      struct tfo_stats *s)
-{
-	uint16_t sent, n = q->n;
-
-	if (n == 0)
-		return;
-	sent = rte_eth_tx_burst(port_id, queue, q->pkts, n);
-	for (uint16_t i = 0; i < sent; i++)
-		s->c[TFO_STAT_tx_bytes] += q->pkts[i]->pkt_len;
-	s->c[TFO_STAT_tx_pkts] += sent;
-	if (unlikely(sent < n)) {
-		s->c[TFO_STAT_tx_drop_full] += n - sent;
-		rte_pktmbuf_free_bulk(&q->pkts[sent], n - sent);
-	}
-	q->n = 0;
-}
-
 static void
 tfo_worker_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 {
@@ -201,7 +182,7 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_SYN);
 		return;
 	}
-	if (tfo_tcpopt_parse(th + 20, p->l4_len - 20u, o) < 0) {
+	if (tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, o) < 0) {
 		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_SYN);
 		return;
 	}

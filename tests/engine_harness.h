@@ -17,6 +17,7 @@
 #include "tfo/engine.h"
 #include "tfo/pkt.h"
 #include "tfo/tcpopt.h"
+#include "tfo/tx.h"
 
 #define H_SEG_DATA 2048
 

@@ -23,6 +23,7 @@
 
 #include "tfo/cookie.h"
 #include "tfo/log.h"
+#include "tfo/syncookie.h"
 
 #include "../src/siphash.h"
 #include "test.h"

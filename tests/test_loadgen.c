@@ -15,6 +15,7 @@
 
 #include "tfo/pkt.h"
 #include "tfo/tcpopt.h"
+#include "tfo/tx.h"
 
 #include "lg.h"
 #include "test.h"

@@ -35,6 +35,7 @@
 
 #include "tfo/engine.h"
 #include "tfo/tcpopt.h"
+#include "tfo/tx.h"
 
 #include "bench.h"
 #include "bench_list.h"

@@ -19,24 +19,13 @@
 #include <rte_prefetch.h>
 
 #include "tfo/log.h"
+#include "tfo/seq.h"
 
 #include "lg.h"
 
 #define LG_NO_SLOT UINT32_MAX
 #define LG_BACKOFF_MAX 6
 #define LG_WARM_TRIES 3
-
-static inline bool
-seq_lt(uint32_t a, uint32_t b)
-{
-	return (int32_t)(a - b) < 0;
-}
-
-static inline bool
-seq_gt(uint32_t a, uint32_t b)
-{
-	return (int32_t)(a - b) > 0;
-}
 
 static inline uint64_t
 lg_rand(struct lg_lcore *lc)
@@ -682,8 +671,8 @@ lg_synack(struct lg_lcore *lc, struct lg_conn *c, const struct rte_mbuf *m,
 		return;
 	}
 	if (op->has_ts) {
-		if (seq_lt(op->tsecr, c->syn_tsval_first) ||
-		    seq_gt(op->tsecr, c->syn_tsval_last)) {
+		if (tfo_seq_lt(op->tsecr, c->syn_tsval_first) ||
+		    tfo_seq_gt(op->tsecr, c->syn_tsval_last)) {
 			lg_fail(lc, c, LG_STAT_err_synack_tsecr, true, now);
 			return;
 		}
@@ -759,15 +748,15 @@ lg_segment(struct lg_lcore *lc, struct lg_conn *c, const struct rte_mbuf *m,
 	}
 	if (!(p->tcp_flags & TFO_TCP_ACK))
 		return;
-	if (seq_gt(p->ack, c->snd_max)) {
+	if (tfo_seq_gt(p->ack, c->snd_max)) {
 		lg_fail(lc, c, LG_STAT_err_ack_unsent, true, now);
 		return;
 	}
-	if (seq_gt(p->ack, c->snd_nxt))
+	if (tfo_seq_gt(p->ack, c->snd_nxt))
 		c->snd_nxt = p->ack;	/* acked while we were going back */
-	if ((c->flags & LG_F_TS) && op->has_ts && !seq_gt(p->seq, c->rcv_nxt))
+	if ((c->flags & LG_F_TS) && op->has_ts && !tfo_seq_gt(p->seq, c->rcv_nxt))
 		c->ts_recent = op->tsval;
-	if (seq_gt(p->ack, c->snd_una)) {
+	if (tfo_seq_gt(p->ack, c->snd_una)) {
 		c->snd_una = p->ack;
 		c->retries = 0;
 		c->backoff = 0;
@@ -815,10 +804,10 @@ lg_tcp_input(struct lg_lcore *lc, const struct rte_mbuf *m, const struct tfo_pkt
 		/* RFC 9293: in SYN-SENT an RST counts if it acks our SYN; later
 		 * if it is in the window */
 		if (c->state == LG_ST_SYN_SENT ?
-		    ((p->tcp_flags & TFO_TCP_ACK) && !seq_lt(p->ack, c->isn + 1) &&
-		     !seq_gt(p->ack, c->isn + 1 + c->syn_data)) :
-		    !seq_lt(p->seq, c->rcv_nxt) &&
-		    seq_lt(p->seq, c->rcv_nxt + LG_RCV_WND))
+		    ((p->tcp_flags & TFO_TCP_ACK) && !tfo_seq_lt(p->ack, c->isn + 1) &&
+		     !tfo_seq_gt(p->ack, c->isn + 1 + c->syn_data)) :
+		    !tfo_seq_lt(p->seq, c->rcv_nxt) &&
+		    tfo_seq_lt(p->seq, c->rcv_nxt + LG_RCV_WND))
 			lg_fail(lc, c, LG_STAT_err_rst_rx, false, now);
 		return;
 	}
@@ -977,12 +966,12 @@ lg_output(struct lg_lcore *lc, struct lg_conn *c, uint64_t now)
 	uint32_t req_end = c->isn + 1 + lc->o->request_len;
 	bool sent = false;
 
-	while (seq_lt(c->snd_nxt, req_end)) {
+	while (tfo_seq_lt(c->snd_nxt, req_end)) {
 		uint32_t wnd_end = c->snd_una + c->snd_wnd;
 		uint32_t n = req_end - c->snd_nxt;
 		uint8_t fl = TFO_TCP_ACK;
 
-		if (!seq_lt(c->snd_nxt, wnd_end))
+		if (!tfo_seq_lt(c->snd_nxt, wnd_end))
 			break;
 		n = RTE_MIN(n, (uint32_t)c->snd_mss);
 		n = RTE_MIN(n, wnd_end - c->snd_nxt);
@@ -1009,7 +998,7 @@ lg_output(struct lg_lcore *lc, struct lg_conn *c, uint64_t now)
 	if (!sent && (c->flags & LG_F_ACK_NOW))
 		lg_send(lc, c, TFO_TCP_ACK, c->snd_nxt, 0, now);
 	c->flags &= (uint16_t)~LG_F_ACK_NOW;
-	if (seq_gt(c->snd_nxt, c->snd_max))
+	if (tfo_seq_gt(c->snd_nxt, c->snd_max))
 		c->snd_max = c->snd_nxt;
 	if (c->snd_una != c->snd_nxt && c->rto_tsc == 0)
 		c->rto_tsc = now + (lc->rto_tsc << c->backoff);
@@ -1041,7 +1030,7 @@ lg_retransmit(struct lg_lcore *lc, struct lg_conn *c, uint64_t now)
 
 	if (++c->retries > lc->o->retries) {
 		enum lg_stat_id id = c->state == LG_ST_SYN_SENT ? LG_STAT_err_timeout_syn :
-				     seq_lt(c->snd_una, req_end) ? LG_STAT_err_timeout_data :
+				     tfo_seq_lt(c->snd_una, req_end) ? LG_STAT_err_timeout_data :
 				     LG_STAT_err_timeout_fin;
 
 		lg_fail(lc, c, id, true, now);
@@ -1059,7 +1048,7 @@ lg_retransmit(struct lg_lcore *lc, struct lg_conn *c, uint64_t now)
 		LG_INC(&lc->stats, syn_retransmits);
 		return;
 	}
-	if (seq_lt(c->snd_una, req_end))
+	if (tfo_seq_lt(c->snd_una, req_end))
 		LG_INC(&lc->stats, data_retransmits);
 	else
 		LG_INC(&lc->stats, fin_retransmits);

@@ -26,6 +26,7 @@
 #include "tfo/engine.h"
 #include "tfo/pkt.h"
 #include "tfo/tcpopt.h"
+#include "tfo/tx.h"
 
 #include "lg_stats.h"
 

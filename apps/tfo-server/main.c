@@ -37,6 +37,7 @@
 #include "tfo/log.h"
 #include "tfo/port.h"
 #include "tfo/stats.h"
+#include "tfo/tx.h"
 #include "tfo/worker.h"
 
 #define TFO_MAX_EAL_ARGS 128

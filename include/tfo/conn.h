@@ -169,10 +169,6 @@ struct tfo_conn_table *tfo_conn_table_create(const char *name,
 					     int socket_id);
 void tfo_conn_table_free(struct tfo_conn_table *t);
 
-/** Keyed hash of @p k (64 bits: bucket from the low, tag from the high). */
-uint64_t tfo_conn_hash(const struct tfo_conn_table *t,
-		       const struct tfo_conn_key *k);
-
 /** The entry of @p k, or NULL. */
 struct tfo_conn *tfo_conn_lookup(const struct tfo_conn_table *t,
 				 const struct tfo_conn_key *k);
@@ -199,10 +195,9 @@ struct tfo_conn *tfo_conn_insert(struct tfo_conn_table *t,
 /** Remove @p c from the index and return it to the pool. */
 void tfo_conn_remove(struct tfo_conn_table *t, struct tfo_conn *c);
 
-/** Entries in use / free / total. */
+/** Entries in use / free. */
 uint32_t tfo_conn_count(const struct tfo_conn_table *t);
 uint32_t tfo_conn_free_count(const struct tfo_conn_table *t);
-uint32_t tfo_conn_capacity(const struct tfo_conn_table *t);
 
 /** Index of @p c in the entry array (the timer wheel's node index). */
 uint32_t tfo_conn_index(const struct tfo_conn_table *t,

@@ -26,6 +26,7 @@
 #include "tfo/engine.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
+#include "tfo/tx.h"
 #include "tfo/worker.h"
 
 #ifdef __cplusplus

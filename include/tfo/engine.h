@@ -10,7 +10,7 @@
  *
  * Time is the caller's monotonic clock in microseconds (now_us).
  *
- * Behaviour chosen here (details in src/engine.c):
+ * Behaviour chosen here (details in src/engine_priv.h and the tcp_*.c files):
  * - A request over max_request (the service still says NEED_MORE with
  *   max_request bytes held) resets the connection: req_too_big. The receive
  *   window advertised is the request buffer's free space, so a well-behaved
@@ -63,42 +63,7 @@
 extern "C" {
 #endif
 
-/* ---- TX buffer: where the engine puts the frames it sends -------------- */
-
-#define TFO_TX_BUF 64
-
 struct tfo_tx;
-/** Called when a port's buffer is full and at the end of the caller's burst. */
-typedef void (*tfo_tx_flush_t)(struct tfo_tx *tx, uint8_t port_idx);
-
-struct tfo_tx_q {
-	uint16_t n;
-	struct rte_mbuf *pkts[TFO_TX_BUF];
-};
-
-struct tfo_tx {
-	tfo_tx_flush_t flush;	/**< must empty q[port_idx] (send or free) */
-	void *arg;		/**< for the flush callback */
-	/** The owner's counters: each push counts tx_queued (the accounting
-	 *  of stats.h); NULL: not counted. */
-	struct tfo_stats *stats;
-	struct tfo_tx_q q[TFO_MAX_PORTS];
-};
-
-/** Queue @p m for port @p port_idx; flushes first when the buffer is full. */
-static inline void
-tfo_tx_push(struct tfo_tx *tx, uint8_t port_idx, struct rte_mbuf *m)
-{
-	struct tfo_tx_q *q = &tx->q[port_idx];
-
-	if (unlikely(q->n == TFO_TX_BUF)) {
-		tx->flush(tx, port_idx);
-		q = &tx->q[port_idx];
-	}
-	q->pkts[q->n++] = m;
-	if (tx->stats != NULL)
-		tx->stats->c[TFO_STAT_tx_queued]++;
-}
 
 /* ---- creation ---------------------------------------------------------- */
 

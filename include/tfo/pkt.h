@@ -36,6 +36,8 @@ extern "C" {
 #define TFO_TCP_ECE 0x40
 #define TFO_TCP_CWR 0x80
 
+#define TFO_TCP_HDR_LEN 20	/**< TCP header without options */
+
 /** IPv4 is kept in the first 4 bytes, the remaining 12 are zero. */
 struct tfo_addr {
 	uint8_t b[16];
@@ -304,7 +306,7 @@ static inline uint16_t
 tfo_pkt_hdr_len(const struct tfo_route *r)
 {
 	return (uint16_t)(RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0) +
-			  (r->family == AF_INET ? 20 : 40) + 20);
+			  (r->family == AF_INET ? 20 : 40) + TFO_TCP_HDR_LEN);
 }
 
 /**

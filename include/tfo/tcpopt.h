@@ -16,6 +16,8 @@ extern "C" {
 #endif
 
 #define TFO_TCPOPT_MAX_LEN 40	/**< options never exceed 40 bytes */
+#define TFO_WSCALE_MAX 14	/**< largest window scale shift (RFC 7323 2.3) */
+#define TFO_WSCALE_NONE 0xf	/**< "no window scale" (SYN-cookie encoding) */
 #define TFO_COOKIE_MIN 4
 #define TFO_COOKIE_MAX 16
 #define TFO_COOKIE_LEN 8	/**< length of the cookies we issue */

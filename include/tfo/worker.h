@@ -22,6 +22,7 @@
 #include "tfo/engine.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
+#include "tfo/tx.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,13 +97,6 @@ int tfo_worker_init(struct tfo_worker *w, uint16_t queue,
 		    const struct tfo_port_info *ports, uint16_t nb_ports,
 		    struct rte_ring *to_control, uint32_t burst,
 		    uint32_t idle_sleep_us, const volatile bool *quit);
-
-/**
- * Send @p q on (@p port_id, @p queue) and empty it: what the port takes is
- * counted in @p s as tx_pkts/tx_bytes, the rest freed as tx_drop_full.
- */
-void tfo_tx_q_send(struct tfo_tx_q *q, uint16_t port_id, uint16_t queue,
-		   struct tfo_stats *s);
 
 /**
  * Process @p n (<= TFO_TX_BUF) frames received on port @p port_idx: parse,

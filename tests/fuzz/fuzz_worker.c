@@ -54,6 +54,7 @@
 #include "tfo/engine.h"
 #include "tfo/service.h"
 #include "tfo/tcpopt.h"
+#include "tfo/tx.h"
 #include "tfo/worker.h"
 
 #include "fuzz_common.h"

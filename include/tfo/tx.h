@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: a per-lcore TX buffer, one queue of frames per port.
+ *
+ * Whoever builds frames (the engine, the control core, the load generator)
+ * pushes them here; the owner's flush callback sends or frees a port's
+ * queue when it is full and at the end of each burst. The engine never
+ * touches a device: tests and benchmarks give it a buffer whose flush
+ * captures the frames.
+ */
+#ifndef TFO_TX_H
+#define TFO_TX_H
+
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "tfo/pkt.h"
+#include "tfo/stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TFO_TX_BUF 64
+
+struct tfo_tx;
+/** Called when a port's buffer is full and at the end of the caller's burst. */
+typedef void (*tfo_tx_flush_t)(struct tfo_tx *tx, uint8_t port_idx);
+
+struct tfo_tx_q {
+	uint16_t n;
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+};
+
+struct tfo_tx {
+	tfo_tx_flush_t flush;	/**< must empty q[port_idx] (send or free) */
+	void *arg;		/**< for the flush callback */
+	/** The owner's counters: each push counts tx_queued (the accounting
+	 *  of stats.h); NULL: not counted. */
+	struct tfo_stats *stats;
+	struct tfo_tx_q q[TFO_MAX_PORTS];
+};
+
+/** Queue @p m for port @p port_idx; flushes first when the buffer is full. */
+static inline void
+tfo_tx_push(struct tfo_tx *tx, uint8_t port_idx, struct rte_mbuf *m)
+{
+	struct tfo_tx_q *q = &tx->q[port_idx];
+
+	if (unlikely(q->n == TFO_TX_BUF)) {
+		tx->flush(tx, port_idx);
+		q = &tx->q[port_idx];
+	}
+	q->pkts[q->n++] = m;
+	if (tx->stats != NULL)
+		tx->stats->c[TFO_STAT_tx_queued]++;
+}
+
+/**
+ * Send @p q on (@p port_id, @p queue) and empty it: what the port takes is
+ * counted in @p s as tx_pkts/tx_bytes, the rest freed as tx_drop_full.
+ */
+void tfo_tx_q_send(struct tfo_tx_q *q, uint16_t port_id, uint16_t queue,
+		   struct tfo_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_TX_H */

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath (private to src/): the TCP engine's state and the helpers its
+ * files share. engine.h has the contract; the engine is split as FreeBSD
+ * splits its stack, in call order: tcp_input.c (segments of a connection)
+ * -> tcp_service.c (the service bridge) -> tcp_output.c (building frames),
+ * tcp_timer.c (RTO, persist, idle, TIME-WAIT), tcp_open.c (SYNs, SYN
+ * cookies, segments of no connection), engine.c (create, free, connection
+ * life, queries).
+ *
+ * Model of one connection's send side: the bytes not yet acknowledged are
+ * the send queue, which lives in one engine buffer (struct tfo_sndq + the
+ * bytes the service wrote) plus an optional slice of an immutable blob.
+ * The first unacknowledged data byte is at data_start() (snd_una, or
+ * snd_una + 1 while our SYN is unacknowledged); an ACK trims the queue from
+ * the front, so stream offsets are always relative to data_start(). Our FIN,
+ * when queued, sits right after the last byte. snd_nxt is the next byte to
+ * (re)send, snd_max the highest sent: an RTO rewinds snd_nxt (go-back-N),
+ * and segments are rebuilt from the queue (no mbuf is kept for
+ * retransmission).
+ *
+ * Receive side: in-order bytes only (out-of-order is dropped with a
+ * duplicate ACK), handed to the service straight from the mbuf when nothing
+ * is held, otherwise appended to a request buffer; the window we advertise
+ * is that buffer's free space.
+ *
+ * One timer per connection (tfo_conn.tkind says what for): RTO while
+ * anything is in flight, persist while the peer's window is zero, idle
+ * while quiet, TIME-WAIT at the end.
+ */
+#ifndef TFO_ENGINE_PRIV_H
+#define TFO_ENGINE_PRIV_H
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_mbuf.h>
+
+#include "tfo/conn.h"
+#include "tfo/engine.h"
+#include "tfo/pkt.h"
+#include "tfo/seq.h"
+#include "tfo/syncookie.h"
+#include "tfo/tcpopt.h"
+#include "tfo/timer.h"
+#include "tfo/tx.h"
+
+#include "siphash.h"
+
+#define TFO_TS_OPT_LEN 12
+#define TFO_MIN_MSS 88			/* Linux's TCP_MIN_MSS */
+#define TFO_DEFAULT_MSS_V4 536		/* RFC 9293 3.7.1 */
+#define TFO_DEFAULT_MSS_V6 1220		/* RFC 8200 MTU - 60 */
+#define TFO_BUF_HDR 64			/* struct tfo_sndq, one cache line */
+#define TFO_EXT_MIN 256			/* smaller body slices are copied */
+#define TFO_CHALLENGE_PER_S 1000	/* RFC 5961 section 7 */
+#define TFO_TICK_SHIFT 10		/* timer tick 1.024 ms */
+#define TFO_WHEEL_SLOTS 16384		/* 16.8 s per rotation */
+#define TFO_CWND_MAX (1u << 30)
+#define TFO_RTT_MAX_MS 8000		/* srtt8 fits 16 bits */
+
+/* Head of a send buffer: what of the response is still unacknowledged. */
+struct tfo_sndq {
+	const struct tfo_blob *body;
+	uint32_t body_off;	/* first unacked body byte */
+	uint32_t body_len;	/* unacked body bytes */
+	uint32_t buf_off;	/* first unacked byte of the buffer part */
+	uint32_t buf_len;	/* end of the buffer part */
+};
+
+struct tfo_engine {
+	struct tfo_engine_params p;
+	struct tfo_conn_table *ct;
+	struct tfo_timer_wheel *tw;
+	struct tfo_stats *st;
+	struct tfo_tx *tx;
+	struct rte_mempool *pool;
+	uint64_t now_us;
+	bool clock_started;		/* the wheel runs on the caller's clock */
+	struct rte_mbuf *spare;		/* consumed input mbuf, reusable */
+	unsigned int nxmit;		/* segments built so far (any kind) */
+
+	/* request/response buffers */
+	uint8_t *bufs;
+	uint32_t *buf_free;
+	uint32_t nb_bufs;
+	uint32_t nb_buf_free;
+	uint32_t buf_size;		/* TFO_BUF_HDR + payload capacity */
+	uint32_t resp_cap;
+	uint32_t max_request;
+	uint32_t rcv_wnd_max;		/* min(rcv_wnd, max_request) */
+	uint8_t our_ws;
+
+	/* pending TFO and its hold after resets (FIFO of expiry times) */
+	uint32_t pending_live;
+	uint32_t hold_cap, hold_head, hold_n;
+	uint64_t *hold;
+
+	/* challenge ACK rate limit */
+	uint64_t chal_sec;
+	uint32_t chal_n;
+
+	struct tfo_siphash_key isn_key;	/* RFC 6528 F and TSval offsets */
+	struct tfo_syncookie_secret sc_secret;
+	struct rte_mbuf_ext_shared_info shinfo;
+
+	uint32_t nstate[TFO_CONN_NB_STATES];
+	uint16_t mss4[TFO_MAX_PORTS];
+	uint16_t mss6[TFO_MAX_PORTS];
+	struct tfo_addr laddr[256];	/* by global local_idx */
+};
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static inline uint32_t
+rd32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+	       ((uint32_t)p[2] << 8) | p[3];
+}
+
+static inline void
+cnt(struct tfo_engine *e, enum tfo_stat_id id)
+{
+	tfo_stats_inc(e->st, id);
+}
+
+/*
+ * The caller's clock, at every entry. The wheel was created at time 0; its
+ * 32-bit ticks (1.024 ms) compare modulo 2^32, so a first run 2^31 ticks
+ * (25 days of TSC uptime) or more later looked like the past and no timer
+ * ever fired: the wheel starts at the first time the engine is given.
+ */
+static inline void
+engine_clock(struct tfo_engine *e, uint64_t now_us)
+{
+	e->now_us = now_us;
+	if (unlikely(!e->clock_started)) {
+		tfo_timer_wheel_start(e->tw, now_us);
+		e->clock_started = true;
+	}
+}
+
+static inline uint32_t
+now_ms(const struct tfo_engine *e)
+{
+	return (uint32_t)(e->now_us / 1000);
+}
+
+static inline uint32_t
+tsval(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	return now_ms(e) + c->ts_off;
+}
+
+
+
+static inline void
+set_state(struct tfo_engine *e, struct tfo_conn *c, enum tfo_conn_state s)
+{
+	e->nstate[c->state]--;
+	e->nstate[s]++;
+	c->state = (uint8_t)s;
+}
+
+static inline uint32_t
+conn_idx(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	return tfo_conn_index(e->ct, c);
+}
+
+/* Data bytes per segment: MSS minus the options every segment carries. */
+static inline uint32_t
+seg_max(const struct tfo_conn *c)
+{
+	return c->mss - ((c->flags & TFO_CF_PEER_TS) ? TFO_TS_OPT_LEN : 0);
+}
+
+static inline uint32_t
+iw_bytes(uint32_t smss)
+{
+	/* RFC 6928 */
+	return RTE_MIN(10 * smss, RTE_MAX(2 * smss, 14600u));
+}
+
+static inline uint8_t *
+buf_ptr(const struct tfo_engine *e, uint32_t idx)
+{
+	return e->bufs + (size_t)idx * e->buf_size;
+}
+
+static inline struct tfo_sndq *
+sndq(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	return (struct tfo_sndq *)(void *)buf_ptr(e, c->sbuf);
+}
+
+static inline uint8_t *
+req_data(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	return buf_ptr(e, c->rbuf) + TFO_BUF_HDR;
+}
+
+static inline uint32_t
+buf_get(struct tfo_engine *e)
+{
+	if (unlikely(e->nb_buf_free == 0))
+		return TFO_CONN_NONE;
+	return e->buf_free[--e->nb_buf_free];
+}
+
+static inline void
+buf_put(struct tfo_engine *e, uint32_t *idx)
+{
+	if (*idx != TFO_CONN_NONE) {
+		e->buf_free[e->nb_buf_free++] = *idx;
+		*idx = TFO_CONN_NONE;
+	}
+}
+
+/* Unacknowledged data bytes in the send queue. */
+static inline uint32_t
+unacked_len(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	const struct tfo_sndq *q;
+
+	if (c->sbuf == TFO_CONN_NONE)
+		return 0;
+	q = sndq(e, c);
+	return q->buf_len - q->buf_off + q->body_len;
+}
+
+/* Our FIN is queued and not yet acknowledged. */
+static inline bool
+fin_pending(const struct tfo_conn *c)
+{
+	return (c->flags & (TFO_CF_FIN_QUEUED | TFO_CF_FIN_ACKED)) ==
+	       TFO_CF_FIN_QUEUED;
+}
+
+static inline uint32_t
+data_start(const struct tfo_conn *c)
+{
+	return c->snd_una + (c->state == TFO_CONN_SYN_RCVD);
+}
+
+static inline uint32_t
+rcv_space(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	return e->rcv_wnd_max > c->req_len ? e->rcv_wnd_max - c->req_len : 0;
+}
+
+static inline uint32_t
+max_snd_wnd(const struct tfo_conn *c)
+{
+	return (c->flags & TFO_CF_PEER_WS) ? (uint32_t)65535 << c->peer_ws : 65535;
+}
+
+static inline const struct tfo_service_inst *
+find_service(const struct tfo_engine *e, uint16_t port, unsigned int *idx)
+{
+	for (unsigned int i = 0; i < e->p.nb_services; i++)
+		if (e->p.services[i].port == port) {
+			*idx = i;
+			return &e->p.services[i];
+		}
+	return NULL;
+}
+
+static inline void
+pending_gauge(struct tfo_engine *e)
+{
+	e->st->c[TFO_STAT_tfo_pending] = e->pending_live + e->hold_n;
+}
+
+static inline void
+hold_expire(struct tfo_engine *e)
+{
+	bool changed = false;
+
+	while (e->hold_n > 0 && e->hold[e->hold_head] <= e->now_us) {
+		e->hold_head = (e->hold_head + 1) % e->hold_cap;
+		e->hold_n--;
+		changed = true;
+	}
+	if (changed)
+		pending_gauge(e);
+}
+
+/* ---- mbufs ------------------------------------------------------------- */
+
+/* Done reading the input frame: keep it to build the first reply in. */
+static inline void
+release_input(struct tfo_engine *e, struct rte_mbuf *m)
+{
+	if (m == NULL)
+		return;
+	if (e->spare == NULL && RTE_MBUF_DIRECT(m) && m->nb_segs == 1 &&
+	    rte_mbuf_refcnt_read(m) == 1)
+		e->spare = m;
+	else
+		rte_pktmbuf_free(m);
+}
+
+static inline void
+finish(struct tfo_engine *e)
+{
+	if (e->spare != NULL) {
+		rte_pktmbuf_free(e->spare);
+		e->spare = NULL;
+	}
+}
+
+
+/* Timestamps of a non-SYN segment (fast path for Linux's NOP,NOP,TS). */
+static inline bool
+seg_ts(const struct rte_mbuf *m, const struct tfo_pkt *p, uint32_t *val,
+       uint32_t *ecr)
+{
+	unsigned int olen = p->l4_len - TFO_TCP_HDR_LEN;
+	const uint8_t *o;
+	struct tfo_tcpopts opts;
+
+	if (olen == 0)
+		return false;
+	o = tfo_pkt_tcp_hdr(m, p) + TFO_TCP_HDR_LEN;
+	if (olen == 12 && o[0] == TFO_OPT_NOP && o[1] == TFO_OPT_NOP &&
+	    o[2] == TFO_OPT_TS && o[3] == 10) {
+		*val = rd32(o + 4);
+		*ecr = rd32(o + 8);
+		return true;
+	}
+	tfo_tcpopt_parse(o, olen, &opts);
+	*val = opts.tsval;
+	*ecr = opts.tsecr;
+	return opts.has_ts;
+}
+
+/* ---- across the engine's files --------------------------------------- */
+
+/* A return of the service bridge: the connection was reset and freed. */
+enum { GONE = -1 };
+
+/* tcp_output.c */
+struct rte_mbuf *tfo_tcp_out_mbuf(struct tfo_engine *e, uint32_t copy);
+int tfo_tcp_push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
+		       const struct tfo_route *r, const struct tfo_tcp_out *t);
+int tfo_tcp_xmit(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq,
+		 uint8_t flags, uint32_t doff, uint32_t len);
+int tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
+			uint8_t form, uint8_t cookie_len, const uint8_t *cookie);
+void tfo_tcp_send_rst_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
+			      const struct tfo_pkt *p, uint8_t port_idx);
+void tfo_tcp_output(struct tfo_engine *e, struct tfo_conn *c);
+uint32_t tfo_tcp_retransmit_first(struct tfo_engine *e, struct tfo_conn *c);
+
+/* engine.c: connection life */
+void tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold);
+void tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why);
+void tfo_tcp_conn_reset(struct tfo_engine *e, struct tfo_conn *c,
+			enum tfo_stat_id why);
+void tfo_tcp_queue_fin(struct tfo_engine *e, struct tfo_conn *c);
+
+/* tcp_timer.c */
+void tfo_tcp_update_timer(struct tfo_engine *e, struct tfo_conn *c);
+
+/* tcp_service.c */
+int tfo_tcp_deliver(struct tfo_engine *e, struct tfo_conn *c,
+		    const struct rte_mbuf *m, uint32_t off, uint32_t len);
+int tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c);
+
+/* tcp_input.c */
+int tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c,
+		       struct rte_mbuf *m, const struct tfo_pkt *p);
+
+static inline void
+send_ack(struct tfo_engine *e, struct tfo_conn *c)
+{
+	tfo_tcp_xmit(e, c, c->snd_max, TFO_TCP_ACK, 0, 0);
+}
+
+#endif /* TFO_ENGINE_PRIV_H */

@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the engine's input: a segment of a known connection
+ * (acceptability, ACK processing, congestion control, data, FIN).
+ */
+#include "engine_priv.h"
+
+static void
+challenge_ack(struct tfo_engine *e, struct tfo_conn *c)
+{
+	uint64_t sec = e->now_us / 1000000;
+
+	if (sec != e->chal_sec) {
+		e->chal_sec = sec;
+		e->chal_n = 0;
+	}
+	if (e->chal_n >= TFO_CHALLENGE_PER_S) {
+		cnt(e, TFO_STAT_challenge_acks_limited);
+		return;
+	}
+	e->chal_n++;
+	cnt(e, TFO_STAT_challenge_acks);
+	send_ack(e, c);
+}
+
+
+static void
+enter_time_wait(struct tfo_engine *e, struct tfo_conn *c)
+{
+	set_state(e, c, TFO_CONN_TIME_WAIT);
+	cnt(e, TFO_STAT_time_wait_entered);
+	buf_put(e, &c->sbuf);
+	buf_put(e, &c->rbuf);
+	c->req_len = 0;
+	c->tkind = TFO_CT_NONE;	/* tfo_tcp_update_timer() arms TIME-WAIT */
+}
+
+
+static void
+rtt_sample(struct tfo_conn *c, uint32_t r)
+{
+	int32_t delta;
+
+	r = RTE_MIN(r, (uint32_t)TFO_RTT_MAX_MS);
+	if (!(c->flags & TFO_CF_RTT_VALID)) {
+		c->srtt8 = (uint16_t)(r << 3);
+		c->rttvar4 = (uint16_t)(r << 1);
+		c->flags |= TFO_CF_RTT_VALID;
+		return;
+	}
+	/* RFC 6298 2.3, Jacobson's fixed point: rttvar first, with the old srtt */
+	delta = (int32_t)r - (int32_t)(c->srtt8 >> 3);
+	c->srtt8 = (uint16_t)((int32_t)c->srtt8 + delta);
+	if (delta < 0)
+		delta = -delta;
+	c->rttvar4 = (uint16_t)((int32_t)c->rttvar4 + delta - (c->rttvar4 >> 2));
+}
+
+
+/* ---- segment processing ------------------------------------------------ */
+
+static void
+new_ack(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack,
+	bool has_ts, uint32_t tsecr, int *gone)
+{
+	uint32_t acked = ack - c->snd_una;
+	uint32_t total = unacked_len(e, c);
+	uint32_t n = RTE_MIN(acked, total);
+	uint32_t smax = seg_max(c);
+	bool fin_acked;
+
+	if ((c->flags & TFO_CF_PEER_TS) && has_ts && tsecr != 0)
+		rtt_sample(c, tsval(e, c) - tsecr);
+	else if ((c->flags & TFO_CF_RTT_TIMING) && tfo_seq_gt(ack, c->rtt_seq)) {
+		rtt_sample(c, now_ms(e) - c->rtt_start);
+		c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
+	}
+	if (n > 0) {
+		struct tfo_sndq *q = sndq(e, c);
+		uint32_t k = RTE_MIN(n, q->buf_len - q->buf_off);
+
+		q->buf_off += k;
+		q->body_off += n - k;
+		q->body_len -= n - k;
+	}
+	fin_acked = fin_pending(c) && acked > n;
+	c->snd_una = ack;
+	if (tfo_seq_lt(c->snd_nxt, ack))
+		c->snd_nxt = ack;
+	c->retries = 0;
+	c->tkind = TFO_CT_NONE;	/* RFC 6298 5.3: restart the RTO */
+
+	if (c->flags & TFO_CF_RECOVERY) {
+		if (tfo_seq_ge(ack, c->recover)) {
+			c->cwnd = c->ssthresh;
+			c->flags &= (uint16_t)~TFO_CF_RECOVERY;
+			c->dupacks = 0;
+		} else {
+			/* NewReno partial ACK (RFC 6582 3.2 step 3) */
+			tfo_tcp_retransmit_first(e, c);
+			c->cwnd = (c->cwnd > acked ? c->cwnd - acked : 0) + smax;
+		}
+	} else {
+		c->dupacks = 0;
+		if (c->cwnd < c->ssthresh)
+			c->cwnd += RTE_MIN(acked, smax);
+		else
+			c->cwnd += RTE_MAX(smax * smax / c->cwnd, 1u);
+		c->cwnd = RTE_MIN(c->cwnd, TFO_CWND_MAX);
+	}
+
+	if (fin_acked) {
+		c->flags |= TFO_CF_FIN_ACKED;
+		switch (c->state) {
+		case TFO_CONN_FIN_WAIT_1:
+			set_state(e, c, TFO_CONN_FIN_WAIT_2);
+			break;
+		case TFO_CONN_CLOSING:
+			enter_time_wait(e, c);
+			break;
+		case TFO_CONN_LAST_ACK:
+			tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_normal);
+			*gone = 1;
+			return;
+		default:
+			break;
+		}
+	}
+	if (total > 0 && n == total && c->sbuf != TFO_CONN_NONE &&
+	    tfo_tcp_after_drain(e, c) == GONE)
+		*gone = 1;
+}
+
+static void
+dup_ack(struct tfo_engine *e, struct tfo_conn *c)
+{
+	uint32_t smax = seg_max(c);
+
+	cnt(e, TFO_STAT_dup_acks_rx);
+	if (c->flags & TFO_CF_RECOVERY) {
+		c->cwnd = RTE_MIN(c->cwnd + smax, TFO_CWND_MAX);
+		return;
+	}
+	if (++c->dupacks != 3)
+		return;
+	/* RFC 5681 3.2 / RFC 6582 */
+	cnt(e, TFO_STAT_fast_retransmits);
+	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2 * smax);
+	c->recover = c->snd_max;
+	c->flags |= TFO_CF_RECOVERY;
+	tfo_tcp_retransmit_first(e, c);
+	c->cwnd = c->ssthresh + 3 * smax;
+}
+
+enum ack_result { ACK_OK, ACK_DROP, ACK_GONE };
+
+static enum ack_result
+process_ack(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
+	    bool has_ts, uint32_t tsecr)
+{
+	uint32_t ack = p->ack, seq = p->seq, old_una, nwin;
+	int gone = 0;
+
+	nwin = (uint32_t)p->window << ((c->flags & TFO_CF_PEER_WS) ? c->peer_ws : 0);
+	if (c->state == TFO_CONN_SYN_RCVD) {
+		if (!(tfo_seq_gt(ack, c->snd_una) && tfo_seq_le(ack, c->snd_max))) {
+			/* RFC 9293 3.10.7.4: <SEQ=SEG.ACK><CTL=RST> */
+			cnt(e, TFO_STAT_drop_synrcvd_bad_ack);
+			if (tfo_tcp_xmit(e, c, ack, TFO_TCP_RST, 0, 0) == 0)
+				cnt(e, TFO_STAT_rst_tx);
+			return ACK_DROP;
+		}
+		tfo_tcp_pending_done(e, c, false);
+		c->snd_una++;	/* our SYN */
+		set_state(e, c, (c->flags & TFO_CF_FIN_QUEUED) ?
+			  TFO_CONN_FIN_WAIT_1 : TFO_CONN_ESTABLISHED);
+		c->snd_wnd = nwin;
+		c->wl1 = seq;
+		if (c->retries > 0) {
+			/* RFC 6298 5.7: the SYN-ACK was lost, start from 1 MSS */
+			c->cwnd = seg_max(c);
+			c->retries = 0;
+		}
+		if (ack == c->snd_una && (c->flags & TFO_CF_SYNACK_DATA) &&
+		    tfo_seq_gt(c->snd_max, c->snd_una)) {
+			/* the client dropped the SYN-ACK's data (a plain
+			 * connect does), so what followed is out of order
+			 * there too: resend the response now, not after an
+			 * RTO. Behind a bare SYN-ACK this ACK only crossed
+			 * the response in flight. */
+			cnt(e, TFO_STAT_synack_data_resend);
+			c->snd_nxt = c->snd_una;
+			c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
+		}
+		if (ack == c->snd_una) {
+			/* only the SYN: a sample, then nothing more to trim */
+			if ((c->flags & TFO_CF_PEER_TS) && has_ts && tsecr != 0)
+				rtt_sample(c, tsval(e, c) - tsecr);
+			else if (c->flags & TFO_CF_RTT_TIMING)
+				rtt_sample(c, now_ms(e) - c->rtt_start);
+			c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
+			c->tkind = TFO_CT_NONE;
+			return ACK_OK;
+		}
+	}
+	if (tfo_seq_gt(ack, c->snd_max)) {
+		cnt(e, TFO_STAT_drop_ack_unsent);
+		send_ack(e, c);
+		return ACK_DROP;
+	}
+	if (tfo_seq_lt(ack, c->snd_una - max_snd_wnd(c))) {
+		cnt(e, TFO_STAT_drop_old_ack);
+		challenge_ack(e, c);
+		return ACK_DROP;
+	}
+	old_una = c->snd_una;
+	if (ack == old_una && p->payload_len == 0 &&
+	    !(p->tcp_flags & TFO_TCP_FIN) && nwin == c->snd_wnd &&
+	    c->snd_max != c->snd_una)
+		dup_ack(e, c);
+	/* window update (RFC 9293 3.10.7.4; SND.WL2 <= SEG.ACK holds for any
+	 * ack >= snd_una, so WL2 need not be kept) */
+	if (tfo_seq_gt(seq, c->wl1) || (seq == c->wl1 && tfo_seq_ge(ack, old_una))) {
+		if (c->snd_wnd == 0 && nwin > 0 && c->tkind == TFO_CT_PERSIST) {
+			c->retries = 0;
+			c->tkind = TFO_CT_NONE;
+		}
+		c->snd_wnd = nwin;
+		c->wl1 = seq;
+	}
+	if (tfo_seq_gt(ack, old_una))
+		new_ack(e, c, ack, has_ts, tsecr, &gone);
+	return gone ? ACK_GONE : ACK_OK;
+}
+
+/* The peer's FIN was just accepted in ESTABLISHED. */
+static void
+peer_closed(struct tfo_engine *e, struct tfo_conn *c)
+{
+	set_state(e, c, TFO_CONN_CLOSE_WAIT);
+	/* a pipelined request waits for the drain (after_drain closes);
+	 * otherwise nothing more can come: FIN after what is queued */
+	if (!(c->sbuf != TFO_CONN_NONE && c->req_len > 0))
+		tfo_tcp_queue_fin(e, c);
+}
+
+static int
+process_data(struct tfo_engine *e, struct tfo_conn *c,
+	     const struct rte_mbuf *m, const struct tfo_pkt *p, bool *need_ack)
+{
+	uint32_t plen = p->payload_len, seq = p->seq;
+	bool fin = (p->tcp_flags & TFO_TCP_FIN) != 0;
+
+	if (plen == 0 && !fin)
+		return 0;
+	*need_ack = true;
+	if (c->flags & TFO_CF_PEER_FIN) {
+		/* a retransmission of what we have (the FIN included) */
+		cnt(e, TFO_STAT_rx_dup_data);
+		if (c->state == TFO_CONN_TIME_WAIT)
+			c->tkind = TFO_CT_NONE;	/* restart TIME-WAIT */
+		return 0;
+	}
+	if (tfo_seq_gt(seq, c->rcv_nxt)) {
+		cnt(e, TFO_STAT_rx_ooo_drop);
+		return 0;
+	}
+	if (plen > 0) {
+		uint32_t skip = c->rcv_nxt - seq;
+		uint32_t fresh = skip < plen ? plen - skip : 0;
+
+		if (fresh == 0) {
+			if (!fin)
+				cnt(e, TFO_STAT_rx_dup_data);
+		} else if ((c->flags & TFO_CF_FIN_QUEUED) ||
+			   c->state != TFO_CONN_ESTABLISHED) {
+			/* after our close: ack and discard */
+			cnt(e, TFO_STAT_rx_after_close);
+			c->rcv_nxt += fresh;
+		} else {
+			uint32_t take = RTE_MIN(fresh, rcv_space(e, c));
+			int acc = 0;
+
+			if (take < fresh)
+				cnt(e, TFO_STAT_rx_trimmed);
+			if (take > 0)
+				acc = tfo_tcp_deliver(e, c, m, p->payload_off + skip, take);
+			if (acc == GONE)
+				return GONE;
+			c->rcv_nxt += (uint32_t)acc;
+			if ((uint32_t)acc < fresh)
+				return 0;	/* the FIN is not next */
+		}
+	}
+	if (fin && seq + plen == c->rcv_nxt) {
+		c->rcv_nxt++;
+		c->flags |= TFO_CF_PEER_FIN;
+		switch (c->state) {
+		case TFO_CONN_ESTABLISHED:
+			peer_closed(e, c);
+			break;
+		case TFO_CONN_FIN_WAIT_1:
+			set_state(e, c, TFO_CONN_CLOSING);	/* simultaneous close */
+			break;
+		case TFO_CONN_FIN_WAIT_2:
+			enter_time_wait(e, c);
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static void
+dup_syn(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
+	const struct tfo_pkt *p)
+{
+	struct tfo_tcpopts o;
+	unsigned int olen = p->l4_len - TFO_TCP_HDR_LEN;
+
+	tfo_tcpopt_parse(tfo_pkt_tcp_hdr(m, p) + TFO_TCP_HDR_LEN, olen, &o);
+	cnt(e, TFO_STAT_dup_syn);
+	if ((c->flags & TFO_CF_PEER_TS) && o.has_ts)
+		c->ts_recent = o.tsval;
+	release_input(e, m);
+	/* the same first flight; data in the SYN-ACK only for a TFO SYN */
+	tfo_tcp_send_synack(e, c, (c->flags & TFO_CF_SYNACK_DATA) &&
+			    o.form != TFO_FORM_NONE, TFO_FORM_NONE, 0, NULL);
+	tfo_tcp_output(e, c);
+}
+
+/* A SYN on an existing connection: a duplicate, a reopen of a TIME-WAIT
+ * tuple, or a challenge ACK. */
+static int
+syn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
+	  const struct tfo_pkt *p)
+{
+	uint8_t fl = p->tcp_flags;
+	uint32_t seq = p->seq, tv = 0, te = 0;
+	bool has_ts;
+
+	if (fl & (TFO_TCP_RST | TFO_TCP_FIN)) {
+		cnt(e, TFO_STAT_drop_syn_bad);
+		rte_pktmbuf_free(m);
+		return TFO_INPUT_DONE;
+	}
+	if (!(fl & TFO_TCP_ACK)) {
+		if (c->state == TFO_CONN_SYN_RCVD && seq == c->wl1) {
+			dup_syn(e, c, m, p);
+			return TFO_INPUT_DONE;
+		}
+		if (c->state == TFO_CONN_TIME_WAIT) {
+			has_ts = seg_ts(m, p, &tv, &te);
+			if (tfo_seq_gt(seq, c->rcv_nxt) ||
+			    ((c->flags & TFO_CF_PEER_TS) && has_ts &&
+			     tfo_seq_gt(tv, c->ts_recent))) {
+				tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_reopen);
+				return TFO_INPUT_REOPEN;
+			}
+		}
+	}
+	/* RFC 5961 4.2: any other SYN gets a challenge ACK */
+	cnt(e, TFO_STAT_drop_syn_bad);
+	release_input(e, m);
+	challenge_ack(e, c);
+	return TFO_INPUT_DONE;
+}
+
+/*
+ * The checks before a non-SYN segment is processed: PAWS, acceptability,
+ * RST, ACK present. @return true when they used up the segment (@p m is
+ * released, any answer sent).
+ */
+static inline bool
+seg_rejected(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
+	     const struct tfo_pkt *p, bool has_ts, uint32_t tv)
+{
+	uint8_t fl = p->tcp_flags;
+	uint32_t seq = p->seq, end, wnd;
+
+	/* PAWS (RFC 7323 5.3); never for RSTs */
+	if ((c->flags & TFO_CF_PEER_TS) && has_ts && !(fl & TFO_TCP_RST) &&
+	    tfo_seq_lt(tv, c->ts_recent)) {
+		cnt(e, TFO_STAT_drop_paws);
+		release_input(e, m);
+		send_ack(e, c);
+		return true;
+	}
+	/* acceptability, Linux's form of RFC 9293 3.10.7.4 */
+	wnd = rcv_space(e, c);
+	end = seq + p->payload_len + !!(fl & TFO_TCP_FIN);
+	if (tfo_seq_lt(end, c->rcv_nxt) || tfo_seq_gt(seq, c->rcv_nxt + wnd)) {
+		release_input(e, m);
+		if (fl & TFO_TCP_RST) {
+			cnt(e, TFO_STAT_drop_rst_ignored);
+		} else {
+			cnt(e, TFO_STAT_drop_seq_window);
+			send_ack(e, c);
+		}
+		return true;
+	}
+	if (fl & TFO_TCP_RST) {
+		release_input(e, m);
+		if (c->state == TFO_CONN_TIME_WAIT) {
+			cnt(e, TFO_STAT_drop_rst_ignored);	/* RFC 1337 */
+		} else if (seq == c->rcv_nxt) {
+			tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_rst_rx);
+		} else {
+			challenge_ack(e, c);	/* RFC 5961 3.2 */
+		}
+		return true;
+	}
+	if (!(fl & TFO_TCP_ACK)) {
+		cnt(e, TFO_STAT_drop_no_ack);
+		rte_pktmbuf_free(m);
+		return true;
+	}
+	return false;
+}
+
+int
+tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
+		   const struct tfo_pkt *p)
+{
+	uint32_t tv = 0, te = 0;
+	bool has_ts, need_ack = false;
+	unsigned int before;
+
+	if (unlikely(p->tcp_flags & TFO_TCP_SYN))
+		return syn_input(e, c, m, p);
+	has_ts = seg_ts(m, p, &tv, &te);
+	if (seg_rejected(e, c, m, p, has_ts, tv))
+		return TFO_INPUT_DONE;
+	/* RFC 7323 4.3: TS.Recent from segments at or before rcv_nxt */
+	if ((c->flags & TFO_CF_PEER_TS) && has_ts && tfo_seq_le(p->seq, c->rcv_nxt))
+		c->ts_recent = tv;
+
+	if (process_ack(e, c, p, has_ts, te) != ACK_OK ||
+	    process_data(e, c, m, p, &need_ack) == GONE) {
+		rte_pktmbuf_free(m);
+		return TFO_INPUT_DONE;
+	}
+	release_input(e, m);
+	before = e->nxmit;
+	tfo_tcp_output(e, c);
+	if (need_ack && e->nxmit == before)
+		send_ack(e, c);
+	if (c->state == TFO_CONN_TIME_WAIT && e->p.time_wait_ms == 0) {
+		tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_normal);
+		return TFO_INPUT_DONE;
+	}
+	tfo_tcp_update_timer(e, c);
+	return TFO_INPUT_DONE;
+}
+
+int
+tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
+		 const struct tfo_pkt *p, uint8_t port_idx, uint64_t now_us)
+{
+	struct tfo_conn_key key;
+	int r;
+
+	RTE_SET_USED(port_idx);
+	engine_clock(e, now_us);
+	tfo_conn_key_from_pkt(&key, p);
+	if (unlikely(c->state == TFO_CONN_CLOSED || !tfo_conn_key_eq(&c->key, &key))) {
+		c = tfo_conn_lookup(e->ct, &key);
+		if (c == NULL) {
+			cnt(e, TFO_STAT_input_stale_conn);
+			return TFO_INPUT_MISS;
+		}
+	}
+	r = tfo_tcp_conn_input(e, c, m, p);
+	finish(e);
+	return r;
+}
+
+void
+tfo_engine_lookup_bulk(struct tfo_engine *e, const struct tfo_pkt *const *pkts,
+		       unsigned int n, struct tfo_conn **conns)
+{
+	struct tfo_conn_key keys[64];
+	const struct tfo_conn_key *kp[64];
+
+	for (unsigned int base = 0; base < n; base += 64) {
+		unsigned int k = RTE_MIN(n - base, 64u);
+
+		for (unsigned int i = 0; i < k; i++) {
+			tfo_conn_key_from_pkt(&keys[i], pkts[base + i]);
+			kp[i] = &keys[i];
+		}
+		tfo_conn_lookup_bulk(e->ct, kp, k, conns + base);
+	}
+}

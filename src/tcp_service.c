@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the engine's service bridge: request bytes to the
+ * service, its response into the send queue.
+ */
+#include "engine_priv.h"
+
+/*
+ * After the service answered @p done of the @p len bytes at @p req: keep
+ * the rest in the request buffer for the next call. @return as run_service.
+ */
+static int
+hold_rest(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
+	  uint32_t len, uint32_t done, bool from_mbuf)
+{
+	uint32_t rest = len - done;
+
+	if (rest == 0) {
+		if (!from_mbuf) {
+			buf_put(e, &c->rbuf);
+			c->req_len = 0;
+		}
+		return (int)len;
+	}
+	if (from_mbuf) {
+		if (c->rbuf == TFO_CONN_NONE)
+			c->rbuf = buf_get(e);
+		if (c->rbuf == TFO_CONN_NONE) {
+			/* accept what was answered; the peer resends the rest */
+			cnt(e, TFO_STAT_buf_pool_empty);
+			return (int)done;
+		}
+		memcpy(req_data(e, c), req + done, rest);
+	} else if (done > 0) {
+		memmove(req_data(e, c), req + done, rest);
+	}
+	c->req_len = (uint16_t)rest;
+	return (int)len;
+}
+
+/*
+ * Hand @p len request bytes at @p req to the service. @p from_mbuf: they
+ * are in the input frame (not held yet); otherwise they are the request
+ * buffer's. @return the bytes accepted (from_mbuf: len, or fewer when they
+ * could not be stored), or GONE when the connection was reset.
+ */
+static int
+run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
+	    uint32_t len, bool from_mbuf)
+{
+	const struct tfo_service_inst *si = &e->p.services[c->svc];
+	uint32_t done = 0;
+
+	for (;;) {
+		struct tfo_svc_resp resp;
+		enum tfo_svc_status st;
+		struct tfo_sndq *q;
+		uint32_t sb = c->sbuf;
+
+		if (sb == TFO_CONN_NONE) {
+			sb = buf_get(e);
+			if (sb == TFO_CONN_NONE) {
+				/* callers make sure held bytes find one */
+				cnt(e, TFO_STAT_buf_pool_empty);
+				return (int)done;
+			}
+		}
+		memset(&resp, 0, sizeof(resp));
+		resp.buf = buf_ptr(e, sb) + TFO_BUF_HDR;
+		resp.buf_cap = e->resp_cap;
+		resp.stats = e->st;
+		st = si->svc->handle(si->state, req + done, len - done, &resp);
+		cnt(e, TFO_STAT_svc_calls);
+
+		if (st == TFO_SVC_NEED_MORE) {
+			c->sbuf = sb;
+			buf_put(e, &c->sbuf);
+			if (len - done >= e->max_request) {
+				tfo_tcp_conn_reset(e, c, TFO_STAT_req_too_big);
+				return GONE;
+			}
+			break;
+		}
+		if (st != TFO_SVC_RESPOND) {
+			c->sbuf = sb;
+			tfo_tcp_conn_reset(e, c, TFO_STAT_svc_reject);
+			return GONE;
+		}
+		if (resp.consumed == 0 || resp.consumed > len - done ||
+		    resp.buf_len > e->resp_cap ||
+		    (resp.body != NULL && (resp.body_off > resp.body->len ||
+					   resp.body_len > resp.body->len - resp.body_off))) {
+			c->sbuf = sb;
+			tfo_tcp_conn_reset(e, c, TFO_STAT_svc_bad_response);
+			return GONE;
+		}
+		cnt(e, TFO_STAT_svc_responses);
+		done += resp.consumed;
+		q = (struct tfo_sndq *)(void *)buf_ptr(e, sb);
+		q->body = resp.body != NULL && resp.body_len > 0 ? resp.body : NULL;
+		q->body_off = q->body != NULL ? resp.body_off : 0;
+		q->body_len = q->body != NULL ? resp.body_len : 0;
+		q->buf_off = 0;
+		q->buf_len = resp.buf_len;
+		c->sbuf = sb;
+		if (resp.close) {
+			tfo_tcp_queue_fin(e, c);
+			if (q->buf_len + q->body_len == 0)
+				buf_put(e, &c->sbuf);
+			return (int)len;	/* the rest is discarded */
+		}
+		if (q->buf_len + q->body_len > 0)
+			break;
+		/* an empty response: on to the next request */
+		buf_put(e, &c->sbuf);
+		if (done == len)
+			break;
+	}
+
+	return hold_rest(e, c, req, len, done, from_mbuf);
+}
+
+/* In-order new bytes [off, off + len) of @p m for the request. */
+int
+tfo_tcp_deliver(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf *m,
+		uint32_t off, uint32_t len)
+{
+	bool can_serve = c->sbuf == TFO_CONN_NONE &&
+			 !(c->flags & TFO_CF_FIN_QUEUED);
+	const uint8_t *d;
+
+	if (can_serve && c->req_len == 0 && off + len <= m->data_len)
+		return run_service(e, c, rte_pktmbuf_mtod_offset(m, const uint8_t *, off),
+				   len, true);
+
+	/* held bytes must always find a response buffer when served */
+	if (e->nb_buf_free < (uint32_t)(c->rbuf == TFO_CONN_NONE) +
+			     (uint32_t)can_serve) {
+		cnt(e, TFO_STAT_buf_pool_empty);
+		return 0;
+	}
+	if (c->rbuf == TFO_CONN_NONE)
+		c->rbuf = buf_get(e);
+	d = rte_pktmbuf_read(m, off, len, req_data(e, c) + c->req_len);
+	if (d != req_data(e, c) + c->req_len)
+		memcpy(req_data(e, c) + c->req_len, d, len);
+	c->req_len = (uint16_t)(c->req_len + len);
+	if (can_serve && run_service(e, c, req_data(e, c), c->req_len, false) == GONE)
+		return GONE;
+	return (int)len;
+}
+
+/* The response is acknowledged: serve a pipelined request, or close. */
+int
+tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c)
+{
+	if (c->flags & TFO_CF_FIN_QUEUED) {
+		buf_put(e, &c->sbuf);
+		return 0;
+	}
+	if (c->req_len > 0) {
+		uint32_t before = c->adv_wnd;
+
+		/* serve from the held bytes, reusing the drained buffer */
+		if (run_service(e, c, req_data(e, c), c->req_len, false) == GONE)
+			return GONE;
+		if (c->sbuf == TFO_CONN_NONE && (c->flags & TFO_CF_PEER_FIN)) {
+			tfo_tcp_queue_fin(e, c);	/* the request can never complete */
+		} else if (c->sbuf == TFO_CONN_NONE && before < seg_max(c)) {
+			send_ack(e, c);	/* window update */
+		}
+		return 0;
+	}
+	buf_put(e, &c->sbuf);
+	if (c->flags & TFO_CF_PEER_FIN)
+		tfo_tcp_queue_fin(e, c);
+	return 0;
+}
