@@ -25,6 +25,7 @@
 #include <rte_mbuf.h>
 
 #include "tfo/engine.h"
+#include "tfo/tx.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
 
