@@ -35,6 +35,7 @@
 
 /* SIGINT/SIGTERM stop it, SIGHUP re-reads its key file. */
 static struct tfo_server *volatile server;
+static volatile sig_atomic_t stop_early;	/* one came before the server */
 
 struct app {
 	struct tfo_config cfg;
@@ -346,12 +347,13 @@ signal_handler(int sig)
 {
 	struct tfo_server *s = server;
 
-	if (s == NULL)
-		return;
-	if (sig == SIGINT || sig == SIGTERM)
-		tfo_server_stop(s);
-	else if (sig == SIGHUP)
+	if (sig == SIGINT || sig == SIGTERM) {
+		stop_early = 1;
+		if (s != NULL)
+			tfo_server_stop(s);
+	} else if (sig == SIGHUP && s != NULL) {
 		tfo_server_reload(s);
+	}
 }
 
 int
@@ -392,6 +394,8 @@ main(int argc, char **argv)
 	if (s == NULL)
 		app_die("%s", err);
 	server = s;
+	if (stop_early)		/* a stop signal during the set-up */
+		tfo_server_stop(s);
 
 	rc = rte_pdump_init();
 	if (rc < 0)
