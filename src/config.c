@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <libgen.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include <rte_debug.h>
 
 #include "tfo/config.h"
+#include "tfo/log.h"
 #include "tfo/service.h"
 
 #ifndef TFO_CONFIG_DIR
@@ -130,23 +130,6 @@ static const struct {
 };
 
 static int
-tfo_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-tfo_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err != NULL && errlen > 0) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
-
-static int
 tfo_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
@@ -246,7 +229,7 @@ tfo_key_apply(struct tfo_config *c, const struct tfo_key_desc *k,
 	case KT_U16:
 	case KT_U8:
 		if (tfo_parse_u64(value, k->min, k->max, &v) < 0)
-			return tfo_err(why, whylen,
+			return tfo_errmsg(why, whylen,
 				       "expected an integer in %" PRIu64 "..%" PRIu64,
 				       k->min, k->max);
 		if (k->type == KT_U32) {
@@ -263,17 +246,17 @@ tfo_key_apply(struct tfo_config *c, const struct tfo_key_desc *k,
 		return 0;
 	case KT_BOOL:
 		if (tfo_parse_bool(value, &b) < 0)
-			return tfo_err(why, whylen, "expected yes or no");
+			return tfo_errmsg(why, whylen, "expected yes or no");
 		memcpy(field, &b, sizeof(b));
 		return 0;
 	case KT_STR:
 		if (strlen(value) >= k->size)
-			return tfo_err(why, whylen, "longer than %zu characters",
+			return tfo_errmsg(why, whylen, "longer than %zu characters",
 				       k->size - 1);
 		strcpy((char *)field, value);
 		return 0;
 	}
-	return tfo_err(why, whylen, "internal: bad key type");
+	return tfo_errmsg(why, whylen, "internal: bad key type");
 }
 
 void
@@ -300,11 +283,11 @@ tfo_port_get(struct tfo_config *c, const char *device, char *why, size_t whylen)
 		if (strcmp(c->ports[i].device, device) == 0)
 			return &c->ports[i];
 	if (c->nb_ports == TFO_MAX_PORTS) {
-		tfo_err(why, whylen, "more than %d ports", TFO_MAX_PORTS);
+		tfo_errmsg(why, whylen, "more than %d ports", TFO_MAX_PORTS);
 		return NULL;
 	}
 	if (*device == '\0' || strlen(device) >= sizeof(p->device)) {
-		tfo_err(why, whylen, "bad device name");
+		tfo_errmsg(why, whylen, "bad device name");
 		return NULL;
 	}
 	p = &c->ports[c->nb_ports++];
@@ -325,7 +308,7 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 
 	if (strcmp(key, "vdev") == 0) {
 		if (strlen(value) >= sizeof(p->vdev))
-			return tfo_err(why, whylen, "too long");
+			return tfo_errmsg(why, whylen, "too long");
 		strcpy(p->vdev, value);
 		return 0;
 	}
@@ -334,27 +317,27 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 		int fam = key[3] == '4' ? AF_INET : AF_INET6;
 
 		if (tfo_parse_addr(value, &a) < 0 || a.family != fam)
-			return tfo_err(why, whylen, "not an %s address[/prefix]",
+			return tfo_errmsg(why, whylen, "not an %s address[/prefix]",
 				       fam == AF_INET ? "IPv4" : "IPv6");
 		if (p->nb_addrs == TFO_MAX_PORT_ADDRS)
-			return tfo_err(why, whylen, "more than %d addresses on a port",
+			return tfo_errmsg(why, whylen, "more than %d addresses on a port",
 				       TFO_MAX_PORT_ADDRS);
 		for (unsigned int i = 0; i < p->nb_addrs; i++)
 			if (p->addrs[i].family == a.family &&
 			    memcmp(&p->addrs[i].addr, &a.addr, sizeof(a.addr)) == 0)
-				return tfo_err(why, whylen, "address given twice");
+				return tfo_errmsg(why, whylen, "address given twice");
 		p->addrs[p->nb_addrs++] = a;
 		return 0;
 	}
 	if (strcmp(key, "mtu") == 0) {
 		if (tfo_parse_u64(value, 68, 9198, &v) < 0)
-			return tfo_err(why, whylen, "expected an integer in 68..9198");
+			return tfo_errmsg(why, whylen, "expected an integer in 68..9198");
 		p->mtu = (uint16_t)v;
 		return 0;
 	}
 	if (strcmp(key, "rx_desc") == 0 || strcmp(key, "tx_desc") == 0) {
 		if (tfo_parse_u64(value, 32, 32768, &v) < 0)
-			return tfo_err(why, whylen, "expected an integer in 32..32768");
+			return tfo_errmsg(why, whylen, "expected an integer in 32..32768");
 		if (key[0] == 'r')
 			p->rx_desc = (uint16_t)v;
 		else
@@ -367,7 +350,7 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 		else if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0)
 			p->syn_steering = false;
 		else
-			return tfo_err(why, whylen, "expected on or off");
+			return tfo_errmsg(why, whylen, "expected on or off");
 		return 0;
 	}
 	if (strcmp(key, "offload") == 0) {
@@ -376,10 +359,10 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 		else if (strcmp(value, "off") == 0)
 			p->offload = TFO_OFFLOAD_OFF;
 		else
-			return tfo_err(why, whylen, "expected auto or off");
+			return tfo_errmsg(why, whylen, "expected auto or off");
 		return 0;
 	}
-	return tfo_err(why, whylen, "unknown key in a [port] section");
+	return tfo_errmsg(why, whylen, "unknown key in a [port] section");
 }
 
 static struct tfo_cfg_service *
@@ -391,11 +374,11 @@ tfo_service_get(struct tfo_config *c, const char *name, char *why, size_t whylen
 		if (strcmp(c->services[i].name, name) == 0)
 			return &c->services[i];
 	if (c->nb_services == TFO_MAX_SERVICES) {
-		tfo_err(why, whylen, "more than %d services", TFO_MAX_SERVICES);
+		tfo_errmsg(why, whylen, "more than %d services", TFO_MAX_SERVICES);
 		return NULL;
 	}
 	if (*name == '\0' || strlen(name) >= sizeof(s->name)) {
-		tfo_err(why, whylen, "bad service name");
+		tfo_errmsg(why, whylen, "bad service name");
 		return NULL;
 	}
 	if (tfo_service_find(name) == NULL) {
@@ -406,7 +389,7 @@ tfo_service_get(struct tfo_config *c, const char *name, char *why, size_t whylen
 			strncat(known, " ", sizeof(known) - strlen(known) - 1);
 			strncat(known, r->name, sizeof(known) - strlen(known) - 1);
 		}
-		tfo_err(why, whylen, "no service named '%s' (built in:%s)", name,
+		tfo_errmsg(why, whylen, "no service named '%s' (built in:%s)", name,
 			known[0] ? known : " none");
 		return NULL;
 	}
@@ -425,22 +408,22 @@ tfo_service_set(struct tfo_cfg_service *s, const char *key, const char *value,
 
 	if (strcmp(key, "port") == 0) {
 		if (tfo_parse_u64(value, 1, 65535, &v) < 0)
-			return tfo_err(why, whylen, "expected a TCP port 1..65535");
+			return tfo_errmsg(why, whylen, "expected a TCP port 1..65535");
 		s->port = (uint16_t)v;
 		return 0;
 	}
 	if (svc == NULL || !tfo_service_key_ok(svc, key))
-		return tfo_err(why, whylen, "unknown key for service %s", s->name);
+		return tfo_errmsg(why, whylen, "unknown key for service %s", s->name);
 	if (strlen(key) >= sizeof(s->kv[0].key) ||
 	    strlen(value) >= sizeof(s->kv[0].value))
-		return tfo_err(why, whylen, "key or value too long");
+		return tfo_errmsg(why, whylen, "key or value too long");
 	for (unsigned int i = 0; i < s->nb_kv; i++)
 		if (strcmp(s->kv[i].key, key) == 0) {
 			strcpy(s->kv[i].value, value);
 			return 0;
 		}
 	if (s->nb_kv == TFO_SERVICE_MAX_KV)
-		return tfo_err(why, whylen, "more than %d keys", TFO_SERVICE_MAX_KV);
+		return tfo_errmsg(why, whylen, "more than %d keys", TFO_SERVICE_MAX_KV);
 	strcpy(s->kv[s->nb_kv].key, key);
 	strcpy(s->kv[s->nb_kv].value, value);
 	s->nb_kv++;
@@ -473,12 +456,12 @@ tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
 	const char *name;
 
 	if (tfo_section_split(section, kind, sizeof(kind), &name) < 0)
-		return tfo_err(why, whylen, "unknown section");
+		return tfo_errmsg(why, whylen, "unknown section");
 	if (strcmp(kind, "port") == 0) {
 		struct tfo_cfg_port *p;
 
 		if (name == NULL || *name == '\0')
-			return tfo_err(why, whylen,
+			return tfo_errmsg(why, whylen,
 				       "a port section needs a device: [port NAME]");
 		p = tfo_port_get(c, name, why, whylen);
 		return p == NULL ? -EINVAL : tfo_port_set(p, key, value, why, whylen);
@@ -487,13 +470,13 @@ tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
 		struct tfo_cfg_service *s;
 
 		if (name == NULL || *name == '\0')
-			return tfo_err(why, whylen,
+			return tfo_errmsg(why, whylen,
 				       "a service section needs a name: [service NAME]");
 		s = tfo_service_get(c, name, why, whylen);
 		return s == NULL ? -EINVAL : tfo_service_set(s, key, value, why, whylen);
 	}
 	if (name != NULL)
-		return tfo_err(why, whylen, "unknown section");
+		return tfo_errmsg(why, whylen, "unknown section");
 	{
 		const struct tfo_key_desc *k = tfo_key_find(kind, key);
 
@@ -503,7 +486,7 @@ tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
 			for (unsigned int i = 0; i < RTE_DIM(tfo_keys); i++)
 				if (strcmp(tfo_keys[i].section, kind) == 0)
 					known_section = true;
-			return tfo_err(why, whylen, known_section ? "unknown key" :
+			return tfo_errmsg(why, whylen, known_section ? "unknown key" :
 				       "unknown section");
 		}
 		return tfo_key_apply(c, k, value, why, whylen);
@@ -517,7 +500,7 @@ tfo_config_set(struct tfo_config *c, const char *section, const char *key,
 	char why[160];
 
 	if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0)
-		return tfo_err(err, errlen, "[%s] %s = \"%s\": %s", section, key,
+		return tfo_errmsg(err, errlen, "[%s] %s = \"%s\": %s", section, key,
 			       value, why);
 	return 0;
 }
@@ -573,7 +556,7 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 
 		lineno++;
 		if (n >= sizeof(line))
-			return tfo_err(err, errlen, "%s:%u: line too long", source,
+			return tfo_errmsg(err, errlen, "%s:%u: line too long", source,
 				       lineno);
 		memcpy(line, p, n);
 		line[n] = '\0';
@@ -592,11 +575,11 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 			char *end = strchr(s, ']');
 
 			if (end == NULL || tfo_trim(end + 1)[0] != '\0')
-				return tfo_err(err, errlen, "%s:%u: bad section header '%s'",
+				return tfo_errmsg(err, errlen, "%s:%u: bad section header '%s'",
 					       source, lineno, s);
 			*end = '\0';
 			if (strlen(s + 1) >= sizeof(section))
-				return tfo_err(err, errlen, "%s:%u: section name too long",
+				return tfo_errmsg(err, errlen, "%s:%u: section name too long",
 					       source, lineno);
 			strcpy(section, s + 1);
 			tfo_section_normalize(section);
@@ -604,16 +587,16 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 		}
 		eq = strchr(s, '=');
 		if (eq == NULL)
-			return tfo_err(err, errlen, "%s:%u: expected 'key = value', got '%s'",
+			return tfo_errmsg(err, errlen, "%s:%u: expected 'key = value', got '%s'",
 				       source, lineno, s);
 		*eq = '\0';
 		key = tfo_trim(s);
 		value = tfo_trim(eq + 1);
 		if (section[0] == '\0')
-			return tfo_err(err, errlen, "%s:%u: key '%s' before any [section]",
+			return tfo_errmsg(err, errlen, "%s:%u: key '%s' before any [section]",
 				       source, lineno, key);
 		if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0)
-			return tfo_err(err, errlen, "%s:%u: [%s] %s = \"%s\": %s",
+			return tfo_errmsg(err, errlen, "%s:%u: [%s] %s = \"%s\": %s",
 				       source, lineno, section, key, value, why);
 	}
 	return 0;
@@ -629,27 +612,27 @@ tfo_config_parse_file(struct tfo_config *c, const char *path, char *err,
 	int rc;
 
 	if (f == NULL)
-		return tfo_err(err, errlen, "%s: %s", path, strerror(errno));
+		return tfo_errmsg(err, errlen, "%s: %s", path, strerror(errno));
 	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 ||
 	    fseek(f, 0, SEEK_SET) != 0 || len > (1 << 20)) {
 		fclose(f);
-		return tfo_err(err, errlen, "%s: unreadable or larger than 1 MiB", path);
+		return tfo_errmsg(err, errlen, "%s: unreadable or larger than 1 MiB", path);
 	}
 	text = malloc((size_t)len + 1);
 	if (text == NULL) {
 		fclose(f);
-		return tfo_err(err, errlen, "%s: out of memory", path);
+		return tfo_errmsg(err, errlen, "%s: out of memory", path);
 	}
 	if (fread(text, 1, (size_t)len, f) != (size_t)len) {
 		free(text);
 		fclose(f);
-		return tfo_err(err, errlen, "%s: read error", path);
+		return tfo_errmsg(err, errlen, "%s: read error", path);
 	}
 	fclose(f);
 	text[len] = '\0';
 	if (strlen(text) != (size_t)len) {
 		free(text);
-		return tfo_err(err, errlen, "%s: contains a NUL byte", path);
+		return tfo_errmsg(err, errlen, "%s: contains a NUL byte", path);
 	}
 	snprintf(dir, sizeof(dir), "%s", path);
 	snprintf(c->base_dir, sizeof(c->base_dir), "%s", dirname(dir));
@@ -664,40 +647,40 @@ tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
 	unsigned int nb_addrs = 0;
 
 	if (c->nb_ports == 0)
-		return tfo_err(err, errlen, "%s: no [port DEVICE] section: nothing to serve",
+		return tfo_errmsg(err, errlen, "%s: no [port DEVICE] section: nothing to serve",
 			       c->source);
 	for (unsigned int i = 0; i < c->nb_ports; i++) {
 		const struct tfo_cfg_port *p = &c->ports[i];
 
 		if (p->nb_addrs == 0)
-			return tfo_err(err, errlen,
+			return tfo_errmsg(err, errlen,
 				       "[port %s]: no ipv4/ipv6 address configured",
 				       p->device);
 		nb_addrs += p->nb_addrs;
 		if (c->mss != 0 && c->mss > p->mtu - 40)
-			return tfo_err(err, errlen,
+			return tfo_errmsg(err, errlen,
 				       "[tcp] mss = %u: larger than [port %s] mtu %u - 40",
 				       c->mss, p->device, p->mtu);
 	}
 	if (nb_addrs > 255)
-		return tfo_err(err, errlen, "more than 255 local addresses in all");
+		return tfo_errmsg(err, errlen, "more than 255 local addresses in all");
 	if (strcmp(c->cookie_algo, "aes128") != 0 &&
 	    strcmp(c->cookie_algo, "siphash-linux") != 0)
-		return tfo_err(err, errlen,
+		return tfo_errmsg(err, errlen,
 			       "[tfo] cookie_algo = \"%s\": expected aes128 or siphash-linux",
 			       c->cookie_algo);
 	if (c->rto_min_ms > c->rto_max_ms || c->rto_init_ms > c->rto_max_ms)
-		return tfo_err(err, errlen,
+		return tfo_errmsg(err, errlen,
 			       "[tcp] rto_min_ms %u / rto_init_ms %u must not exceed rto_max_ms %u",
 			       c->rto_min_ms, c->rto_init_ms, c->rto_max_ms);
 	for (unsigned int i = 0; i < c->nb_services; i++) {
 		const struct tfo_cfg_service *s = &c->services[i];
 
 		if (s->port == 0)
-			return tfo_err(err, errlen, "[service %s]: no port = N", s->name);
+			return tfo_errmsg(err, errlen, "[service %s]: no port = N", s->name);
 		for (unsigned int j = 0; j < i; j++)
 			if (c->services[j].port == s->port)
-				return tfo_err(err, errlen,
+				return tfo_errmsg(err, errlen,
 					       "[service %s] port = %u: already used by [service %s]",
 					       s->name, s->port, c->services[j].name);
 	}

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -13,21 +12,6 @@
 
 #include "tfo/log.h"
 #include "tfo/port.h"
-
-static int
-tfo_port_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int
-tfo_port_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /*
  * The first configure attempt with one TX queue more than RX queues fails on
@@ -66,16 +50,16 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 
 	memset(info, 0, sizeof(*info));
 	if (rte_eth_dev_get_port_by_name(cfg->device, &port_id) != 0)
-		return tfo_port_err(err, errlen,
+		return tfo_errmsg(err, errlen,
 				    "[port %s]: no such DPDK device (probed: %u ports; "
 				    "a vdev needs 'vdev =' or --vdev, a NIC must be bound to vfio-pci)",
 				    cfg->device, rte_eth_dev_count_avail());
 	rc = rte_eth_dev_info_get(port_id, &dev);
 	if (rc != 0)
-		return tfo_port_err(err, errlen, "[port %s]: cannot read device info: %s",
+		return tfo_errmsg(err, errlen, "[port %s]: cannot read device info: %s",
 				    cfg->device, strerror(-rc));
 	if (nb_dev_rxq > dev.max_rx_queues)
-		return tfo_port_err(err, errlen,
+		return tfo_errmsg(err, errlen,
 				    "[port %s]: %u workers need %u RX queues, the device has %u "
 				    "(use fewer lcores)",
 				    cfg->device, nb_rxq, nb_dev_rxq, dev.max_rx_queues);
@@ -95,7 +79,7 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	}
 	info->reta_size = dev.reta_size;
 	if (nb_txq > dev.max_tx_queues)
-		return tfo_port_err(err, errlen,
+		return tfo_errmsg(err, errlen,
 				    "[port %s]: %u workers need %u TX queues, the device has "
 				    "%u (use fewer lcores)",
 				    cfg->device, nb_rxq, nb_txq, dev.max_tx_queues);
@@ -109,7 +93,7 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		if (conf.rx_adv_conf.rss_conf.rss_hf != 0)
 			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		else if (!cfg->rss_optional)
-			return tfo_port_err(err, errlen,
+			return tfo_errmsg(err, errlen,
 					    "[port %s]: the device (%s) cannot do RSS "
 					    "(flow_type_rss_offloads 0x%" PRIx64 "), so only one "
 					    "worker can be used on it: %u configured; start with "
@@ -156,15 +140,15 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		}
 	}
 	if (rc != 0)
-		return tfo_port_err(err, errlen, "[port %s]: configure failed: %s",
+		return tfo_errmsg(err, errlen, "[port %s]: configure failed: %s",
 				    cfg->device, strerror(-rc));
 	rc = rte_eth_dev_set_mtu(port_id, cfg->mtu);
 	if (rc != 0 && rc != -ENOTSUP)
-		return tfo_port_err(err, errlen, "[port %s] mtu = %u: refused by the device: %s",
+		return tfo_errmsg(err, errlen, "[port %s] mtu = %u: refused by the device: %s",
 				    cfg->device, cfg->mtu, strerror(-rc));
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
 	if (rc != 0)
-		return tfo_port_err(err, errlen,
+		return tfo_errmsg(err, errlen,
 				    "[port %s] rx_desc = %u / tx_desc = %u: refused: %s",
 				    cfg->device, cfg->rx_desc, cfg->tx_desc, strerror(-rc));
 
@@ -178,7 +162,7 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd, (unsigned int)socket,
 					    &rxc, pool);
 		if (rc != 0)
-			return tfo_port_err(err, errlen,
+			return tfo_errmsg(err, errlen,
 					    "[port %s]: RX queue %u set-up failed: %s",
 					    cfg->device, q, strerror(-rc));
 	}
@@ -189,20 +173,20 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		rc = rte_eth_tx_queue_setup(port_id, q, nb_txd, (unsigned int)socket,
 					    &txc);
 		if (rc != 0)
-			return tfo_port_err(err, errlen,
+			return tfo_errmsg(err, errlen,
 					    "[port %s]: TX queue %u set-up failed: %s",
 					    cfg->device, q, strerror(-rc));
 	}
 	rc = rte_eth_dev_start(port_id);
 	if (rc != 0)
-		return tfo_port_err(err, errlen, "[port %s]: start failed: %s",
+		return tfo_errmsg(err, errlen, "[port %s]: start failed: %s",
 				    cfg->device, strerror(-rc));
 
 	info->port_id = port_id;
 	info->mtu = cfg->mtu;
 	rc = rte_eth_macaddr_get(port_id, &info->mac);
 	if (rc != 0)
-		return tfo_port_err(err, errlen, "[port %s]: no MAC address: %s",
+		return tfo_errmsg(err, errlen, "[port %s]: no MAC address: %s",
 				    cfg->device, strerror(-rc));
 	info->nb_addrs = cfg->nb_addrs;
 	info->addr_base = addr_base;

@@ -56,21 +56,22 @@ tfo_worker_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 }
 
 int
-tfo_worker_init(struct tfo_worker *w, uint16_t queue,
-		const struct tfo_port_info *ports, uint16_t nb_ports,
-		struct rte_ring *to_control, uint32_t burst,
-		uint32_t idle_sleep_us, const volatile bool *quit)
+tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 {
-	if (burst == 0 || burst > TFO_TX_BUF || nb_ports > TFO_MAX_PORTS)
+	if (p->burst == 0 || p->burst > TFO_TX_BUF || p->nb_ports > TFO_MAX_PORTS)
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
-	w->queue = queue;
-	w->ports = ports;
-	w->nb_ports = nb_ports;
-	w->to_control = to_control;
-	w->burst = burst;
-	w->idle_sleep_us = idle_sleep_us;
-	w->quit = quit;
+	w->queue = p->queue;
+	w->lcore_id = p->lcore_id;
+	w->ports = p->ports;
+	w->nb_ports = p->nb_ports;
+	w->to_control = p->to_control;
+	w->syn_inbox = p->syn_inbox;
+	w->burst = p->burst;
+	w->idle_sleep_us = p->idle_sleep_us;
+	w->quit = p->quit;
+	w->cookies = p->cookies;
+	w->cookie_not_required = p->cookie_not_required;
 	w->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
 	w->tx.flush = tfo_worker_tx_flush;
 	w->tx.arg = w;

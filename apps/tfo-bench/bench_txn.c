@@ -20,8 +20,10 @@
 #include <immintrin.h>
 #endif
 
+#include "tfo/config.h"
 #include "tfo/cookie.h"
 #include "tfo/engine.h"
+#include "tfo/server.h"
 #include "tfo/service.h"
 #include "tfo/tcpopt.h"
 #include "tfo/tx.h"
@@ -54,14 +56,12 @@ struct bt_flow {
 
 struct bt {
 	struct bt_params p;
+	struct tfo_server *srv_all;	/* owns the pool, the ring, the worker */
 	struct rte_mempool *pool;
-	struct rte_ring *ring;
+	struct rte_ring *ring;		/* the worker's, to the control core */
 	struct tfo_port_info srv, cli;
-	struct tfo_service_inst svc;
-	struct tfo_keyring *kr;
-	struct tfo_cookie_ctx *cc;
+	uint16_t svc_port;
 	struct tfo_worker *w;
-	volatile bool quit;
 	uint64_t tsc_per_us;
 	uint32_t max_conns;
 	uint32_t nb_bufs;
@@ -246,7 +246,7 @@ bt_frame(struct bt *b, unsigned int i, enum bt_step step)
 			t.flags |= TFO_TCP_FIN;
 	}
 	t.sport = bt_client_port(id);
-	t.dport = b->svc.port;
+	t.dport = b->svc_port;
 	t.opt_len = (uint8_t)n;
 	t.opts = opts;
 	memset(&r, 0, sizeof(r));
@@ -459,99 +459,72 @@ bt_measure(const struct bt_params *p, unsigned int reps, unsigned int trans,
 	return rc;
 }
 
+/* The service, as a [service NAME] section. */
 static int
-bt_service(struct bt *b)
+bt_service(struct bt *b, struct tfo_config *cfg)
 {
-	struct tfo_service_kv kv[2];
-	struct tfo_service_args a = { .kv = kv, .socket_id = (int)rte_socket_id() };
+	char section[48], err[TFO_CFG_ERR];
+	bool http = strcmp(b->p.service, "http") == 0;
+	int rc;
 
-	b->svc.svc = tfo_service_find(b->p.service);
-	if (b->svc.svc == NULL) {
+	if (tfo_service_find(b->p.service) == NULL) {
 		fprintf(stderr, "bench: no service '%s'\n", b->p.service);
 		return -ENOENT;
 	}
-	if (strcmp(b->p.service, "http") == 0) {
-		kv[a.nb_kv++] = (struct tfo_service_kv){ "root", b->p.http_root };
-		a.port = 80;
-	} else {
-		kv[a.nb_kv++] = (struct tfo_service_kv){ "max_line", "4096" };
-		a.port = 7;
-	}
-	b->svc.port = a.port;
-	if (b->svc.svc->create(&a, &b->svc.state) != 0) {
-		b->svc.svc = NULL;
-		fprintf(stderr, "bench: cannot create service '%s'\n", b->p.service);
-		return -EINVAL;
-	}
-	return 0;
+	b->svc_port = http ? 80 : 7;
+	snprintf(section, sizeof(section), "service %s", b->p.service);
+	rc = tfo_config_set(cfg, section, "port", http ? "80" : "7", err, sizeof(err));
+	if (rc == 0)
+		rc = http ? tfo_config_set(cfg, section, "root", b->p.http_root, err,
+					   sizeof(err)) :
+			    tfo_config_set(cfg, section, "max_line", "4096", err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "bench: service '%s': %s\n", b->p.service, err);
+	return rc;
 }
 
 /* The engine as tfo-server's defaults make it, but for timers that would
  * end the live connections during the run. */
-static struct tfo_engine *
-bt_engine(struct bt *b)
+static int
+bt_config(struct bt *b, struct tfo_config *cfg)
 {
-	struct tfo_engine_params p = {
-		.name = "bench_worker",
-		.socket_id = (int)rte_socket_id(),
-		.max_conns = b->max_conns,
-		.max_request = 8192,
-		.mss = 1460,
-		.wscale = 7,
-		.rcv_wnd = 65535,
-		.rto_init_ms = 1000,
-		.rto_min_ms = 200,
-		.rto_max_ms = 60000,
-		.max_retries = 8,
-		.synack_retries = 5,
-		.idle_timeout_ms = 3600 * 1000,
-		.time_wait_ms = b->p.time_wait_ms,
-		.tfo_pending_limit = 1024,
-		.tfo_pending_hold_ms = 60000,
-		.pool = b->pool,
-		.ports = &b->srv,
-		.nb_ports = 1,
-		.services = &b->svc,
-		.nb_services = 1,
-		.stats = &b->w->stats,
-		.tx = &b->w->tx,
-	};
-
-	return tfo_engine_create(&p);
+	tfo_config_defaults(cfg);
+	cfg->burst = b->p.burst;
+	cfg->idle_sleep_us = 0;
+	cfg->mbuf_cache = 256;
+	cfg->max_conns = b->max_conns;
+	cfg->max_request = 8192;
+	cfg->mss = 1460;
+	cfg->wscale = 7;
+	cfg->rcv_wnd = 65535;
+	cfg->rto_init_ms = 1000;
+	cfg->rto_min_ms = 200;
+	cfg->rto_max_ms = 60000;
+	cfg->retries = 8;
+	cfg->synack_retries = 5;
+	cfg->idle_timeout_ms = 3600 * 1000;
+	cfg->time_wait_ms = b->p.time_wait_ms;
+	cfg->pending_limit = 1024;
+	cfg->pending_hold_ms = 60000;
+	cfg->tfo_enabled = true;
+	cfg->cookie_not_required = false;
+	snprintf(cfg->cookie_algo, sizeof(cfg->cookie_algo), "aes128");
+	return bt_service(b, cfg);
 }
 
-struct bt *
-bt_create(const struct bt_params *p)
+/* Only the worker runs: the control core's table can stay small. */
+static void
+bt_engine_tune(struct tfo_engine_params *ep, bool control, void *arg)
 {
-	static unsigned int seq;
-	int socket = (int)rte_socket_id();
-	char name[RTE_MEMPOOL_NAMESIZE];
-	struct bt *b;
+	if (control)
+		ep->max_conns = 64;
+}
 
-	if (p->burst == 0 || p->burst > BT_BURST_MAX || p->req_len == 0 ||
-	    p->req_len > 1400) {
-		fprintf(stderr, "bench: burst 1..%u, request 1..1400 bytes\n", BT_BURST_MAX);
-		return NULL;
-	}
-	b = rte_zmalloc_socket("bench_txn", sizeof(*b), RTE_CACHE_LINE_SIZE, socket);
-	if (b == NULL)
-		return NULL;
-	b->p = *p;
-	b->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
-	b->max_conns = p->live + 1024;
-	seq++;
-	snprintf(name, sizeof(name), "bt_pool%u", seq);
-	b->pool = rte_pktmbuf_pool_create(name, BT_POOL, 256, 0,
-					  RTE_MBUF_DEFAULT_BUF_SIZE, socket);
-	snprintf(name, sizeof(name), "bt_ctl%u", seq);
-	b->ring = rte_ring_create(name, 1024, socket, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	b->w = rte_zmalloc_socket("bench_worker", sizeof(*b->w), RTE_CACHE_LINE_SIZE,
-				  socket);
-	if (b->pool == NULL || b->ring == NULL || b->w == NULL ||
-	    tfo_ctrl_reason_register() < 0) {
-		fprintf(stderr, "bench: out of memory (pool, ring, worker)\n");
-		goto fail;
-	}
+/* The server's port, and the clients' (their MAC, no offloads). */
+static void
+bt_ports(struct bt *b)
+{
+	const struct bt_params *p = &b->p;
 
 	b->srv.mtu = 1500;
 	memcpy(b->srv.mac.addr_bytes, bt_srv_mac, 6);
@@ -569,25 +542,61 @@ bt_create(const struct bt_params *p)
 	b->cli.tx_ip_cksum_offload = false;
 	b->cli.tx_tcp_cksum_offload = false;
 	b->cli.nb_addrs = 0;
+}
 
-	if (bt_service(b) != 0)
-		goto fail;
-	b->kr = tfo_keyring_create(TFO_COOKIE_ALGO_AES128, &bt_key, NULL, socket);
-	b->cc = b->kr != NULL ? tfo_cookie_ctx_create(b->kr, socket) : NULL;
-	if (b->cc == NULL) {
-		fprintf(stderr, "bench: cannot create the TFO keys\n");
-		goto fail;
+/* One worker of a device-free tfo_server, its TX flush ours. */
+static int
+bt_server(struct bt *b)
+{
+	static unsigned int seq;
+	static struct tfo_config cfg;	/* copied by tfo_server_create */
+	char name[16], err[TFO_CFG_ERR];
+	struct tfo_server_params sp = {
+		.name = name,
+		.ports = &b->srv,
+		.nb_ports = 1,
+		.nb_workers = 1,
+		.nb_mbufs = BT_POOL,
+		.key = &bt_key,
+		.engine_tune = bt_engine_tune,
+	};
+
+	if (bt_config(b, &cfg) < 0)
+		return -EINVAL;
+	snprintf(name, sizeof(name), "bt%u", ++seq);
+	b->srv_all = tfo_server_create(&cfg, &sp, err, sizeof(err));
+	if (b->srv_all == NULL) {
+		fprintf(stderr, "bench: %s\n", err);
+		return -ENOMEM;
 	}
-	if (tfo_worker_init(b->w, 0, &b->srv, 1, b->ring, p->burst, 0, &b->quit) < 0)
-		goto fail;
+	b->pool = tfo_server_pool(b->srv_all);
+	b->w = tfo_server_worker(b->srv_all, 0);
+	b->ring = b->w->to_control;
 	b->w->tx.flush = bt_flush;
 	b->w->tx.arg = b;
-	b->w->cookies = b->cc;
-	b->w->engine = bt_engine(b);
-	if (b->w->engine == NULL) {
-		fprintf(stderr, "bench: cannot create the engine (%u conns)\n", b->max_conns);
-		goto fail;
+	return 0;
+}
+
+struct bt *
+bt_create(const struct bt_params *p)
+{
+	int socket = (int)rte_socket_id();
+	struct bt *b;
+
+	if (p->burst == 0 || p->burst > BT_BURST_MAX || p->req_len == 0 ||
+	    p->req_len > 1400) {
+		fprintf(stderr, "bench: burst 1..%u, request 1..1400 bytes\n", BT_BURST_MAX);
+		return NULL;
 	}
+	b = rte_zmalloc_socket("bench_txn", sizeof(*b), RTE_CACHE_LINE_SIZE, socket);
+	if (b == NULL)
+		return NULL;
+	b->p = *p;
+	b->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
+	b->max_conns = p->live + 1024;
+	bt_ports(b);
+	if (bt_server(b) != 0)
+		goto fail;
 	b->nb_bufs = tfo_engine_free_bufs(b->w->engine);
 
 	/* the live population: transactions left in FIN_WAIT_2 */
@@ -672,23 +681,9 @@ bt_resp_segs(const struct bt *b)
 void
 bt_free(struct bt *b)
 {
-	struct rte_mbuf *m;
-
 	if (b == NULL)
 		return;
-	if (b->w != NULL && b->w->engine != NULL) {
-		tfo_engine_free(b->w->engine);
-		b->w->engine = NULL;
-	}
-	tfo_cookie_ctx_free(b->cc);
-	tfo_keyring_free(b->kr);
-	if (b->svc.svc != NULL && b->svc.svc->destroy != NULL)
-		b->svc.svc->destroy(b->svc.state);
-	while (b->ring != NULL && rte_ring_sc_dequeue(b->ring, (void **)&m) == 0)
-		rte_pktmbuf_free(m);
-	rte_ring_free(b->ring);
-	rte_mempool_free(b->pool);
-	rte_free(b->w);
+	tfo_server_free(b->srv_all);
 	rte_free(b);
 }
 

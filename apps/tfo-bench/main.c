@@ -15,6 +15,7 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 
+#include "app.h"
 #include "bench.h"
 
 static struct tfo_bench *benches;
@@ -83,14 +84,9 @@ int
 main(int argc, char **argv)
 {
 	char prefix[64], *eal[16];
-	int sep = -1, n = 0, rc;
+	int sep = app_find_sep(argc, argv), n = 0, rc;
 	struct tfo_bench *b;
 
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			sep = i;
-			break;
-		}
 	if (sep < 0 && (argc < 2 || strcmp(argv[1], "-h") == 0 ||
 			strcmp(argv[1], "--help") == 0)) {
 		usage(argc < 2 ? stderr : stdout);
@@ -98,7 +94,7 @@ main(int argc, char **argv)
 	}
 	if (sep > 0) {
 		argv[sep] = argv[0];
-		rc = rte_eal_init(sep, argv);
+		rc = app_eal_init(sep, argv);
 		argc -= sep;
 		argv += sep;
 	} else {
@@ -120,7 +116,7 @@ main(int argc, char **argv)
 		eal[n] = NULL;
 		printf("# memory: %s\n", huge ? "hugepages" :
 		       "--no-huge (figures 1.4-4.5x slower than with hugepages)");
-		rc = rte_eal_init(n, eal);
+		rc = app_eal_init(n, eal);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "tfo-bench: EAL init failed: %s\n",
@@ -142,6 +138,6 @@ main(int argc, char **argv)
 	printf("# tfo-bench %s, TSC %.3f GHz, lcore %u\n", b->name,
 	       (double)rte_get_tsc_hz() / 1e9, rte_lcore_id());
 	rc = b->run(argc - 1, argv + 1);
-	rte_eal_cleanup();
+	app_eal_stop();
 	return rc < 0 ? 1 : 0;
 }

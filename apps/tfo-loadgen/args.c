@@ -7,13 +7,13 @@
 #include <inttypes.h>
 #include <math.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_version.h>
 
 #include "tfo/config.h"
+#include "tfo/log.h"
 
 #include "lg.h"
 
@@ -95,20 +95,6 @@ lg_usage(FILE *f, const char *prog)
 		"     --server 198.18.0.1 --server-port 7 --client 198.18.0.100 --clients 16 \\\n"
 		"     --request-size 100 --expect-echo --count 10000\n",
 		prog, prog);
-}
-
-static int
-lg_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int
-lg_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 static int
@@ -335,52 +321,52 @@ lg_check(struct lg_opts *o, bool have_server, bool have_client, int client_famil
 	uint32_t base;
 
 	if (!have_server)
-		return lg_err(err, errlen, "--server ADDR is required (see --help)");
+		return tfo_errmsg(err, errlen, "--server ADDR is required (see --help)");
 	if (!have_client)
-		return lg_err(err, errlen, "--client ADDR is required (see --help)");
+		return tfo_errmsg(err, errlen, "--client ADDR is required (see --help)");
 	if (client_family != o->family)
-		return lg_err(err, errlen, "--client and --server must be of the same family");
+		return tfo_errmsg(err, errlen, "--client and --server must be of the same family");
 	memcpy(&base, o->client.b + off, 4);
 	if ((uint64_t)rte_be_to_cpu_32(base) + o->nb_clients - 1 > UINT32_MAX)
-		return lg_err(err, errlen, "--clients %u: the range from --client wraps around",
+		return tfo_errmsg(err, errlen, "--clients %u: the range from --client wraps around",
 			      o->nb_clients);
 	if (lg_addr_index(o, o->family, &o->server) >= 0)
-		return lg_err(err, errlen, "--server is inside the client range");
+		return tfo_errmsg(err, errlen, "--server is inside the client range");
 	if (o->alias_set && lg_addr_index(o, o->family, &o->alias) >= 0)
-		return lg_err(err, errlen, "--alias is inside the client range");
+		return tfo_errmsg(err, errlen, "--alias is inside the client range");
 	if (o->bp_flood != 0 && o->flood_lo <= o->port_hi && o->port_lo <= o->flood_hi)
-		return lg_err(err, errlen, "--flood-ports %u-%u overlap --client-ports %u-%u",
+		return tfo_errmsg(err, errlen, "--flood-ports %u-%u overlap --client-ports %u-%u",
 			      o->flood_lo, o->flood_hi, o->port_lo, o->port_hi);
 	if ((uint64_t)o->nb_clients * (o->port_hi - o->port_lo + 1u) > LG_MAX_TUPLES)
-		return lg_err(err, errlen, "--clients %u x --client-ports %u-%u: more than "
+		return tfo_errmsg(err, errlen, "--clients %u x --client-ports %u-%u: more than "
 			      "%u tuples", o->nb_clients, o->port_lo, o->port_hi, LG_MAX_TUPLES);
 	if (o->bp_bad_cookie + o->bp_no_tfo + o->bp_flood > 10000)
-		return lg_err(err, errlen, "--bad-cookie + --no-tfo + --syn-flood exceed 100%%");
+		return tfo_errmsg(err, errlen, "--bad-cookie + --no-tfo + --syn-flood exceed 100%%");
 	if (o->request == NULL) {
 		int rc = lg_unescape(LG_DEFAULT_REQUEST, &o->request, &o->request_len);
 
 		if (rc < 0)
-			return lg_err(err, errlen, "out of memory");
+			return tfo_errmsg(err, errlen, "out of memory");
 	}
 	if (o->request_len == 0 || o->request_len > LG_MAX_REQUEST)
-		return lg_err(err, errlen, "--request: %u bytes; want 1..%u", o->request_len,
+		return tfo_errmsg(err, errlen, "--request: %u bytes; want 1..%u", o->request_len,
 			      LG_MAX_REQUEST);
 	if (o->expect_echo) {
 		if (o->expect_len >= 0 && o->expect_len != o->request_len)
-			return lg_err(err, errlen, "--expect-len %" PRId64 " contradicts "
+			return tfo_errmsg(err, errlen, "--expect-len %" PRId64 " contradicts "
 				      "--expect-echo of a %u-byte request", o->expect_len,
 				      o->request_len);
 		o->expect_len = o->request_len;
 	}
 	if (o->expect_len >= 0 && o->expect_prefix_len > o->expect_len)
-		return lg_err(err, errlen, "--expect-prefix is longer than --expect-len");
+		return tfo_errmsg(err, errlen, "--expect-prefix is longer than --expect-len");
 	{
 		uint16_t max = (uint16_t)(o->mtu - (o->family == AF_INET ? 40 : 60));
 
 		if (o->mss == 0)
 			o->mss = max;
 		if (o->mss > max || o->mss < 88)
-			return lg_err(err, errlen, "--mss %u: want 88..%u (MTU %u)", o->mss,
+			return tfo_errmsg(err, errlen, "--mss %u: want 88..%u (MTU %u)", o->mss,
 				      max, o->mtu);
 	}
 	if (o->duration_s == 0 && o->count == 0)
@@ -416,83 +402,83 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 			return 1;
 		case OPT_SERVER:
 			if (lg_addr(a, &o->family, &o->server) < 0)
-				return lg_err(err, errlen, "--server %s: not an IPv4/IPv6 address", a);
+				return tfo_errmsg(err, errlen, "--server %s: not an IPv4/IPv6 address", a);
 			have_server = true;
 			break;
 		case OPT_SERVER_PORT:
 			if (lg_u64(a, 1, 65535, &v) < 0)
-				return lg_err(err, errlen, "--server-port %s: want 1..65535", a);
+				return tfo_errmsg(err, errlen, "--server-port %s: want 1..65535", a);
 			o->server_port = (uint16_t)v;
 			break;
 		case OPT_SERVER_MAC:
 			if (rte_ether_unformat_addr(a, &o->server_mac) < 0 ||
 			    !rte_is_unicast_ether_addr(&o->server_mac) ||
 			    rte_is_zero_ether_addr(&o->server_mac))
-				return lg_err(err, errlen, "--server-mac %s: not a unicast MAC", a);
+				return tfo_errmsg(err, errlen, "--server-mac %s: not a unicast MAC", a);
 			o->server_mac_set = true;
 			break;
 		case OPT_CLIENT:
 			if (lg_addr(a, &client_family, &o->client) < 0)
-				return lg_err(err, errlen, "--client %s: not an IPv4/IPv6 address", a);
+				return tfo_errmsg(err, errlen, "--client %s: not an IPv4/IPv6 address", a);
 			have_client = true;
 			break;
 		case OPT_CLIENTS:
 			if (lg_u64(a, 1, LG_MAX_CLIENTS, &v) < 0)
-				return lg_err(err, errlen, "--clients %s: want 1..%u", a, LG_MAX_CLIENTS);
+				return tfo_errmsg(err, errlen, "--clients %s: want 1..%u", a, LG_MAX_CLIENTS);
 			o->nb_clients = (uint32_t)v;
 			break;
 		case OPT_CLIENT_PORTS:
 			if (lg_range(a, &o->port_lo, &o->port_hi) < 0)
-				return lg_err(err, errlen, "--client-ports %s: want LO-HI in 1..65535", a);
+				return tfo_errmsg(err, errlen, "--client-ports %s: want LO-HI in 1..65535", a);
 			break;
 		case OPT_FLOOD_PORTS:
 			if (lg_range(a, &o->flood_lo, &o->flood_hi) < 0)
-				return lg_err(err, errlen, "--flood-ports %s: want LO-HI in 1..65535", a);
+				return tfo_errmsg(err, errlen, "--flood-ports %s: want LO-HI in 1..65535", a);
 			break;
 		case OPT_ALIAS:
 			if (lg_addr(a, &alias_family, &o->alias) < 0)
-				return lg_err(err, errlen, "--alias %s: not an IPv4/IPv6 address", a);
+				return tfo_errmsg(err, errlen, "--alias %s: not an IPv4/IPv6 address", a);
 			o->alias_set = true;
 			break;
 		case OPT_CONCURRENCY:
 			if (lg_u64(a, 1, LG_MAX_CONCURRENCY, &v) < 0)
-				return lg_err(err, errlen, "--concurrency %s: want 1..%u", a,
+				return tfo_errmsg(err, errlen, "--concurrency %s: want 1..%u", a,
 					      LG_MAX_CONCURRENCY);
 			o->concurrency = (uint32_t)v;
 			break;
 		case OPT_RATE:
 			if (lg_u64(a, 0, 1000000000, &v) < 0)
-				return lg_err(err, errlen, "--rate %s: want 0..1000000000", a);
+				return tfo_errmsg(err, errlen, "--rate %s: want 0..1000000000", a);
 			o->rate = v;
 			break;
 		case OPT_DURATION:
 			if (lg_seconds(a, &o->duration_s) < 0)
-				return lg_err(err, errlen, "--duration %s: want seconds >= 0", a);
+				return tfo_errmsg(err, errlen, "--duration %s: want seconds >= 0", a);
 			break;
 		case OPT_COUNT:
 			if (lg_u64(a, 0, UINT64_MAX / 2, &v) < 0)
-				return lg_err(err, errlen, "--count %s: want an integer >= 0", a);
+				return tfo_errmsg(err, errlen, "--count %s: want an integer >= 0", a);
 			o->count = v;
 			break;
 		case OPT_WARMUP_TIMEOUT:
 			if (lg_seconds(a, &o->warmup_timeout_s) < 0)
-				return lg_err(err, errlen, "--warmup-timeout %s: want seconds >= 0", a);
+				return tfo_errmsg(err, errlen, "--warmup-timeout %s: want seconds >= 0", a);
 			break;
 		case OPT_RESOLVE_TIMEOUT:
 			if (lg_seconds(a, &o->resolve_timeout_s) < 0 || o->resolve_timeout_s == 0)
-				return lg_err(err, errlen, "--resolve-timeout %s: want seconds > 0", a);
+				return tfo_errmsg(err, errlen, "--resolve-timeout %s: want seconds > 0", a);
 			break;
 		case OPT_BAD_COOKIE:
 			if (lg_percent(a, &o->bp_bad_cookie) < 0)
-				return lg_err(err, errlen, "--bad-cookie %s: want a percentage 0..100", a);
+				return tfo_errmsg(err, errlen, "--bad-cookie %s: want a percentage 0..100", a);
 			break;
 		case OPT_NO_TFO:
 			if (lg_percent(a, &o->bp_no_tfo) < 0)
-				return lg_err(err, errlen, "--no-tfo %s: want a percentage 0..100", a);
+				return tfo_errmsg(err, errlen, "--no-tfo %s: want a percentage 0..100", a);
 			break;
 		case OPT_SYN_FLOOD:
 			if (lg_percent(a, &o->bp_flood) < 0)
-				return lg_err(err, errlen, "--syn-flood %s: want a percentage 0..100", a);
+				return tfo_errmsg(err, errlen, "--syn-flood %s: want a percentage 0..100", a);
 			break;
 		case OPT_COOKIE_FORM:
 			if (strcmp(a, "rfc") == 0)
@@ -500,74 +486,74 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 			else if (strcmp(a, "exp") == 0)
 				o->cookie_form = TFO_FORM_EXP;
 			else
-				return lg_err(err, errlen, "--cookie-form %s: want rfc or exp", a);
+				return tfo_errmsg(err, errlen, "--cookie-form %s: want rfc or exp", a);
 			break;
 		case OPT_REQUEST:
 			free(o->request);
 			o->request = NULL;
 			rc = lg_unescape(a, &o->request, &o->request_len);
 			if (rc < 0)
-				return lg_err(err, errlen, "--request: bad escape (\\r \\n \\t \\\\ "
+				return tfo_errmsg(err, errlen, "--request: bad escape (\\r \\n \\t \\\\ "
 					      "\\xHH)");
 			o->tag = false;
 			break;
 		case OPT_REQUEST_SIZE:
 			if (lg_u64(a, 1, LG_MAX_REQUEST, &v) < 0)
-				return lg_err(err, errlen, "--request-size %s: want 1..%u", a,
+				return tfo_errmsg(err, errlen, "--request-size %s: want 1..%u", a,
 					      LG_MAX_REQUEST);
 			free(o->request);
 			if (lg_pattern(o, (uint32_t)v) < 0)
-				return lg_err(err, errlen, "out of memory");
+				return tfo_errmsg(err, errlen, "out of memory");
 			break;
 		case OPT_EXPECT_ECHO:
 			o->expect_echo = true;
 			break;
 		case OPT_EXPECT_LEN:
 			if (lg_u64(a, 0, UINT32_MAX, &v) < 0)
-				return lg_err(err, errlen, "--expect-len %s: want bytes >= 0", a);
+				return tfo_errmsg(err, errlen, "--expect-len %s: want bytes >= 0", a);
 			o->expect_len = (int64_t)v;
 			break;
 		case OPT_EXPECT_PREFIX:
 			free(o->expect_prefix);
 			o->expect_prefix = NULL;
 			if (lg_unescape(a, &o->expect_prefix, &o->expect_prefix_len) < 0)
-				return lg_err(err, errlen, "--expect-prefix: bad escape (\\r \\n \\t "
+				return tfo_errmsg(err, errlen, "--expect-prefix: bad escape (\\r \\n \\t "
 					      "\\\\ \\xHH)");
 			break;
 		case OPT_RTO_MS:
 			if (lg_u64(a, 1, 600000, &v) < 0)
-				return lg_err(err, errlen, "--rto-ms %s: want 1..600000", a);
+				return tfo_errmsg(err, errlen, "--rto-ms %s: want 1..600000", a);
 			o->rto_ms = (uint32_t)v;
 			break;
 		case OPT_RETRIES:
 			if (lg_u64(a, 0, 20, &v) < 0)
-				return lg_err(err, errlen, "--retries %s: want 0..20", a);
+				return tfo_errmsg(err, errlen, "--retries %s: want 0..20", a);
 			o->retries = (uint32_t)v;
 			break;
 		case OPT_TIMEOUT_MS:
 			if (lg_u64(a, 1, 3600000, &v) < 0)
-				return lg_err(err, errlen, "--timeout-ms %s: want 1..3600000", a);
+				return tfo_errmsg(err, errlen, "--timeout-ms %s: want 1..3600000", a);
 			o->timeout_ms = (uint32_t)v;
 			break;
 		case OPT_MTU:
 			if (lg_u64(a, 128, 9198, &v) < 0)
-				return lg_err(err, errlen, "--mtu %s: want 128..9198", a);
+				return tfo_errmsg(err, errlen, "--mtu %s: want 128..9198", a);
 			o->mtu = (uint16_t)v;
 			break;
 		case OPT_MSS:
 			if (lg_u64(a, 88, 9158, &v) < 0)
-				return lg_err(err, errlen, "--mss %s: want 88..9158", a);
+				return tfo_errmsg(err, errlen, "--mss %s: want 88..9158", a);
 			o->mss = (uint16_t)v;
 			break;
 		case OPT_BURST:
 			if (lg_u64(a, 1, TFO_TX_BUF, &v) < 0)
-				return lg_err(err, errlen, "--burst %s: want 1..%d", a, TFO_TX_BUF);
+				return tfo_errmsg(err, errlen, "--burst %s: want 1..%d", a, TFO_TX_BUF);
 			o->burst = (uint32_t)v;
 			break;
 		case OPT_RXD:
 		case OPT_TXD:
 			if (lg_u64(a, 32, 32768, &v) < 0)
-				return lg_err(err, errlen, "--%s %s: want 32..32768",
+				return tfo_errmsg(err, errlen, "--%s %s: want 32..32768",
 					      opt == OPT_RXD ? "rxd" : "txd", a);
 			if (opt == OPT_RXD)
 				o->rx_desc = (uint16_t)v;
@@ -576,7 +562,7 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 			break;
 		case OPT_STATS_PERIOD:
 			if (lg_u64(a, 0, 3600, &v) < 0)
-				return lg_err(err, errlen, "--stats-period %s: want 0..3600", a);
+				return tfo_errmsg(err, errlen, "--stats-period %s: want 0..3600", a);
 			o->stats_period_s = (uint32_t)v;
 			break;
 		case OPT_JSON:
@@ -585,17 +571,17 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 		case '?':
 		default:
 			if (optopt != 0 && optopt < 256)
-				return lg_err(err, errlen, "option -%c: unknown or missing its "
+				return tfo_errmsg(err, errlen, "option -%c: unknown or missing its "
 					      "argument (see --help)", optopt);
-			return lg_err(err, errlen, "option %s: unknown or missing its argument "
+			return tfo_errmsg(err, errlen, "option %s: unknown or missing its argument "
 				      "(see --help)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return lg_err(err, errlen, "unexpected argument '%s' (EAL arguments go "
+		return tfo_errmsg(err, errlen, "unexpected argument '%s' (EAL arguments go "
 			      "before \"--\")", argv[optind]);
 	if (o->alias_set && have_server && alias_family != o->family)
-		return lg_err(err, errlen, "--alias: not of --server's family");
+		return tfo_errmsg(err, errlen, "--alias: not of --server's family");
 	return lg_check(o, have_server, have_client, client_family, err, errlen);
 }
 

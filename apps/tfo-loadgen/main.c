@@ -27,14 +27,13 @@
 #include "tfo/log.h"
 #include "tfo/port.h"
 
+#include "app.h"
 #include "lg.h"
 
 #define LG_HANDOFF_RING 1024
 #define LG_MBUF_CACHE 256
 
 static volatile int signals_seen;
-static bool eal_started;
-static char eal_runtime_dir[PATH_MAX];
 
 struct app {
 	struct lg_opts o;
@@ -44,33 +43,6 @@ struct app {
 	struct rte_mempool *pool;
 	double tsc_per_us;
 };
-
-static void
-eal_stop(void)
-{
-	rte_eal_cleanup();
-	if (eal_runtime_dir[0] != '\0')
-		rmdir(eal_runtime_dir);
-}
-
-static void
-die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-/* Bad arguments or set-up: one line, exit code 2. */
-static void
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "tfo-loadgen: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	if (eal_started)
-		eal_stop();
-	exit(2);
-}
 
 static void
 signal_handler(int sig)
@@ -107,22 +79,22 @@ setup_ports(struct app *a)
 
 	RTE_ETH_FOREACH_DEV(port_id) {
 		if (n == TFO_MAX_PORTS)
-			die("more than %d ports probed; give EAL fewer (--vdev / -a)",
+			app_die("more than %d ports probed; give EAL fewer (--vdev / -a)",
 			    TFO_MAX_PORTS);
 		sh->ports[n++].info.port_id = port_id;
 	}
 	if (n == 0)
-		die("no ports: give EAL one (--vdev net_tap0,iface=lg0, --vdev "
+		app_die("no ports: give EAL one (--vdev net_tap0,iface=lg0, --vdev "
 		    "net_memif0,..., or a NIC bound to vfio-pci)");
 	sh->nb_ports = n;
 	if (o->nb_clients < a->nb_gen * n)
-		die("--clients %u: want at least one address per generator lcore and "
+		app_die("--clients %u: want at least one address per generator lcore and "
 		    "port (%u lcores x %u ports)", o->nb_clients, a->nb_gen, n);
 
 	a->pool = rte_pktmbuf_pool_create("lg_mbufs", pool_need(a), LG_MBUF_CACHE, 0,
 					  data_room, (int)rte_socket_id());
 	if (a->pool == NULL)
-		die("cannot create a pool of %u mbufs: %s (raise -m, or lower --rxd/--txd/"
+		app_die("cannot create a pool of %u mbufs: %s (raise -m, or lower --rxd/--txd/"
 		    "--concurrency)", pool_need(a), rte_strerror(rte_errno));
 
 	for (uint16_t i = 0; i < n; i++) {
@@ -132,7 +104,7 @@ setup_ports(struct app *a)
 		memset(&cfg, 0, sizeof(cfg));
 		port_id = p->info.port_id;
 		if (rte_eth_dev_get_name_by_port(port_id, cfg.device) != 0)
-			die("port %u: no name", port_id);
+			app_die("port %u: no name", port_id);
 		cfg.mtu = o->mtu;
 		cfg.rx_desc = o->rx_desc;
 		cfg.tx_desc = o->tx_desc;
@@ -142,7 +114,7 @@ setup_ports(struct app *a)
 		cfg.rss_optional = true;
 		if (tfo_port_setup(&cfg, (uint16_t)a->nb_gen, (uint16_t)a->nb_gen, a->pool, 0,
 				   &p->info, err, sizeof(err)) < 0)
-			die("%s", err);
+			app_die("%s", err);
 		sh->port_idx_of[port_id] = i;
 		/* address p * L: lcore 0's local address p, on port p */
 		p->first_client = (uint16_t)(i * a->nb_gen);
@@ -173,7 +145,7 @@ setup_lcores(struct app *a)
 							    (int)rte_socket_id(),
 							    RING_F_SP_ENQ | RING_F_SC_DEQ);
 			if (sh->handoff[s][d] == NULL)
-				die("cannot create ring %s: %s", name, rte_strerror(rte_errno));
+				app_die("cannot create ring %s: %s", name, rte_strerror(rte_errno));
 		}
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		int socket = (int)rte_lcore_to_socket_id(lcore);
@@ -181,9 +153,9 @@ setup_lcores(struct app *a)
 							 RTE_CACHE_LINE_SIZE, socket);
 
 		if (lc == NULL)
-			die("out of memory for generator lcore %u", lcore);
+			app_die("out of memory for generator lcore %u", lcore);
 		if (lg_lcore_init(lc, i, &a->o, sh, a->pool, socket, err, sizeof(err)) < 0)
-			die("%s", err);
+			app_die("%s", err);
 		lc->lcore_id = lcore;
 		a->lcs[i++] = lc;
 	}
@@ -322,16 +294,13 @@ main(int argc, char **argv)
 {
 	static struct app app;
 	char err[512];
-	int sep = -1, rc, eal_argc;
+	int sep, rc, eal_argc;
 	unsigned int lcore, i = 0;
 	uint64_t errors;
 	struct lg_report *rep;
 
-	for (int k = 1; k < argc; k++)
-		if (strcmp(argv[k], "--") == 0) {
-			sep = k;
-			break;
-		}
+	app_init("tfo-loadgen", 2);	/* bad arguments or set-up: exit code 2 */
+	sep = app_find_sep(argc, argv);
 	if (sep < 0) {
 		rc = lg_parse_args(&app.o, argc, argv, err, sizeof(err));
 		eal_argc = 1;
@@ -346,24 +315,22 @@ main(int argc, char **argv)
 	if (rc == 1)
 		return 0;
 	if (rc < 0)
-		die("%s", err);
+		app_die("%s", err);
 
-	if (rte_eal_init(eal_argc, argv) < 0)
-		die("EAL init failed: %s", rte_strerror(rte_errno));
-	eal_started = true;
-	snprintf(eal_runtime_dir, sizeof(eal_runtime_dir), "%s", rte_eal_get_runtime_dir());
+	if (app_eal_init(eal_argc, argv) < 0)
+		app_die("EAL init failed: %s", rte_strerror(rte_errno));
 	signal(SIGINT, signal_handler);
 	signal(SIGTERM, signal_handler);
 	lg_block_rx_signals();
 
 	if (rte_lcore_count() < 2)
-		die("need at least 2 lcores (-l 0-1): the first reports, the others generate");
+		app_die("need at least 2 lcores (-l 0-1): the first reports, the others generate");
 	app.nb_gen = rte_lcore_count() - 1;
 	if (app.nb_gen > LG_MAX_LCORES)
-		die("%u generator lcores: at most %d", app.nb_gen, LG_MAX_LCORES);
+		app_die("%u generator lcores: at most %d", app.nb_gen, LG_MAX_LCORES);
 	app.sh = rte_zmalloc("lg_shared", sizeof(*app.sh), RTE_CACHE_LINE_SIZE);
 	if (app.sh == NULL)
-		die("out of memory");
+		app_die("out of memory");
 	app.sh->nb_lcores = app.nb_gen;
 	app.tsc_per_us = (double)rte_get_tsc_hz() / 1e6;
 	setup_ports(&app);
@@ -372,7 +339,7 @@ main(int argc, char **argv)
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		rc = rte_eal_remote_launch(lg_lcore_main, app.lcs[i++], lcore);
 		if (rc != 0)
-			die("cannot launch lcore %u: %s", lcore, strerror(-rc));
+			app_die("cannot launch lcore %u: %s", lcore, strerror(-rc));
 	}
 	printf("tfo-loadgen: %u generator lcore(s), %u port(s), %u client address(es), "
 	       "concurrency %u per lcore\n", app.nb_gen, app.sh->nb_ports, app.o.nb_clients,
@@ -384,7 +351,7 @@ main(int argc, char **argv)
 
 		app.sh->phase = LG_PHASE_DONE;
 		rte_eal_mp_wait_lcore();
-		die("the server %s did not answer ARP/ND within %.1f s (or stopped by a "
+		app_die("the server %s did not answer ARP/ND within %.1f s (or stopped by a "
 		    "signal)", tfo_addr_str(app.o.family, &app.o.server, ip, sizeof(ip)),
 		    app.o.resolve_timeout_s);
 	}
@@ -394,13 +361,13 @@ main(int argc, char **argv)
 	 * it, and calloc() only gives 16 bytes (a GP fault at -O3) */
 	rep = rte_zmalloc("lg_report", sizeof(*rep), RTE_CACHE_LINE_SIZE);
 	if (rep == NULL)
-		die("out of memory");
+		app_die("out of memory");
 	lg_report_collect(rep, app.lcs, app.nb_gen);
 	lg_report_summary(stdout, rep, &app.o, app.tsc_per_us);
 	if (app.o.json_path != NULL) {
 		rc = lg_report_json(app.o.json_path, rep, &app.o, app.tsc_per_us);
 		if (rc < 0)
-			die("--json %s: %s", app.o.json_path, strerror(-rc));
+			app_die("--json %s: %s", app.o.json_path, strerror(-rc));
 	}
 	errors = lg_stats_errors(&rep->total);
 	rte_free(rep);
@@ -412,6 +379,6 @@ main(int argc, char **argv)
 		rte_free(app.lcs[i]);
 	}
 	lg_opts_free(&app.o);
-	eal_stop();
+	app_eal_stop();
 	return errors ? 1 : 0;
 }

@@ -8,6 +8,7 @@
 #define TFO_LOG_H
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_cycles.h>
@@ -39,6 +40,14 @@ extern int tfo_logtype;
 		tfo_rl_missed_++; \
 	} \
 } while (0)
+
+/**
+ * The set-up functions' way to say why they failed: format one line into
+ * @p err (nothing if NULL). @return -EINVAL, so that a caller can
+ * `return tfo_errmsg(err, errlen, ...)`.
+ */
+int tfo_errmsg(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #ifdef __cplusplus
 }

@@ -89,14 +89,24 @@ struct tfo_worker {
 	bool cookie_not_required;	/**< SYN data accepted without a cookie */
 } __rte_cache_aligned;
 
-/**
- * Fill @p w for queue @p queue (its rings and engine are set by the
- * caller). @return 0 or a negative errno.
- */
-int tfo_worker_init(struct tfo_worker *w, uint16_t queue,
-		    const struct tfo_port_info *ports, uint16_t nb_ports,
-		    struct rte_ring *to_control, uint32_t burst,
-		    uint32_t idle_sleep_us, const volatile bool *quit);
+/** What a worker is given; the engine and the relay rings are set after
+ *  tfo_worker_init (the engine counts in w->stats and sends by w->tx). */
+struct tfo_worker_params {
+	uint16_t queue;			/**< its RX/TX queue on every port */
+	unsigned int lcore_id;
+	const struct tfo_port_info *ports;
+	uint16_t nb_ports;
+	struct rte_ring *to_control;
+	struct rte_ring *syn_inbox;	/**< NULL: no port steers SYNs */
+	uint32_t burst;			/**< 1..TFO_TX_BUF */
+	uint32_t idle_sleep_us;
+	const volatile bool *quit;
+	struct tfo_cookie_ctx *cookies;	/**< NULL: TFO off */
+	bool cookie_not_required;
+};
+
+/** Fill @p w from @p p. @return 0 or a negative errno. */
+int tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p);
 
 /**
  * Process @p n (<= TFO_TX_BUF) frames received on port @p port_idx: parse,

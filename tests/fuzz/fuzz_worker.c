@@ -52,6 +52,7 @@
 #include "tfo/control.h"
 #include "tfo/cookie.h"
 #include "tfo/engine.h"
+#include "tfo/server.h"
 #include "tfo/service.h"
 #include "tfo/tcpopt.h"
 #include "tfo/tx.h"
@@ -90,19 +91,16 @@ struct flow {
 };
 
 static struct {
+	struct tfo_server *srv;		/* owns all but krs[1], wck[1], cck[1] */
 	struct rte_mempool *pool;
-	struct tfo_port_info ports[NB_PORTS];
-	struct tfo_service_inst svc[2];
+	struct tfo_port_info ports[NB_PORTS];	/* copied by the server */
 	struct tfo_keyring *kr, *krs[2];	/* kr: the ring of this input's algorithm */
 	struct tfo_cookie_ctx *wck[2], *cck[2];
 	enum tfo_cookie_algo algo;
 	struct tfo_key keys[NB_KEYS];
 	unsigned int prim;		/* keys[prim] is the primary */
-	struct tfo_config cfg;
-	struct tfo_control c;
-	struct tfo_worker *workers[1];
+	struct tfo_control *c;
 	struct rte_ring *to_ctrl, *relay[NB_PORTS];
-	volatile bool quit;
 	uint64_t now;
 	unsigned int reject;
 	uint64_t fed;			/* frames given to the worker */
@@ -116,7 +114,7 @@ static struct {
 	struct tfo_stats last_w, last_c;
 } G;
 
-static struct tfo_worker W;	/* cache aligned by its type */
+static struct tfo_worker *W;
 
 /* ---- what the server sends --------------------------------------------- */
 
@@ -299,128 +297,122 @@ fz_flush(struct tfo_tx *tx, uint8_t port_idx)
 
 /* ---- set-up ------------------------------------------------------------ */
 
-static struct tfo_engine *
-mk_engine(const char *name, bool control, struct tfo_stats *st, struct tfo_tx *tx)
+/* What no configuration key sets: the control core's table smaller than
+ * the worker's (cfg.max_conns: its SYN-cookie reserve), few buffers. */
+static void
+fz_engine_tune(struct tfo_engine_params *p, bool control, void *arg)
 {
-	struct tfo_engine_params p = {
-		.name = name,
-		.socket_id = SOCKET_ID_ANY,
-		.max_conns = control ? C_CONNS : W_CONNS,
-		.max_request = 1024,
-		.nb_bufs = control ? 8 : 12,
-		.resp_buf_size = 2048,
-		.mss = 1460,
-		.wscale = 7,
-		.rcv_wnd = 65535,
-		.rto_init_ms = 200,
-		.rto_min_ms = 50,
-		.rto_max_ms = 800,
-		.max_retries = 2,
-		.synack_retries = 1,
-		.idle_timeout_ms = 1000,
-		.time_wait_ms = 100,
-		.tfo_pending_limit = control ? 0 : 4,
-		.tfo_pending_hold_ms = 300,
-		.syncookies = control,
-		.pool = G.pool,
-		.ports = G.ports,
-		.nb_ports = NB_PORTS,
-		.services = G.svc,
-		.nb_services = 2,
-		.stats = st,
-		.tx = tx,
-	};
-	struct tfo_engine *e = tfo_engine_create(&p);
-
-	if (e == NULL)
-		abort();
-	return e;
+	p->max_conns = control ? C_CONNS : W_CONNS;
+	p->nb_bufs = control ? 8 : 12;
+	p->resp_buf_size = 2048;
 }
 
-static void *
-mk_service(struct tfo_service_inst *si, const char *name, uint16_t port,
-	   const char *k1, const char *v1, const char *k2, const char *v2)
+static void
+fz_set(struct tfo_config *cfg, const char *section, const char *key, const char *value)
 {
-	struct tfo_service_kv kv[2] = { { k1, v1 }, { k2, v2 } };
-	struct tfo_service_args a = { .port = port, .nb_kv = k2 ? 2 : 1, .kv = kv,
-				      .socket_id = SOCKET_ID_ANY };
+	char err[TFO_CFG_ERR];
 
-	si->svc = tfo_service_find(name);
-	si->port = port;
-	if (si->svc == NULL || si->svc->create(&a, &si->state) != 0)
+	if (tfo_config_set(cfg, section, key, value, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fuzz_worker: %s\n", err);
 		abort();
-	return si->state;
+	}
+}
+
+static void
+fz_config(struct tfo_config *cfg)
+{
+	tfo_config_defaults(cfg);
+	cfg->burst = BURST;
+	cfg->mbuf_cache = 0;
+	cfg->max_conns = C_CONNS;	/* the SYN-cookie reserve: a quarter */
+	cfg->max_request = 1024;
+	cfg->mss = 1460;
+	cfg->wscale = 7;
+	cfg->rcv_wnd = 65535;
+	cfg->rto_init_ms = 200;
+	cfg->rto_min_ms = 50;
+	cfg->rto_max_ms = 800;
+	cfg->retries = 2;
+	cfg->synack_retries = 1;
+	cfg->idle_timeout_ms = 1000;
+	cfg->time_wait_ms = 100;
+	cfg->syncookies = true;
+	cfg->tfo_enabled = true;
+	cfg->cookie_not_required = false;
+	cfg->rotate_period_s = 0;
+	cfg->pending_limit = 4;
+	cfg->pending_hold_ms = 300;
+	snprintf(cfg->cookie_algo, sizeof(cfg->cookie_algo), "aes128");
+	fz_set(cfg, "service echo", "port", "7");
+	fz_set(cfg, "service echo", "max_line", "600");
+	fz_set(cfg, "service http", "port", "80");
+	fz_set(cfg, "service http", "root", TFO_CONFIG_DIR "/../tests/www");
+	fz_set(cfg, "service http", "date", "no");
+}
+
+/* tfo-server's assembly without devices: one worker, the control core,
+ * the relay rings; the aes128 keys its own, the siphash-linux ones ours. */
+static void
+fz_server(void)
+{
+	static struct tfo_config cfg;
+	char err[TFO_CFG_ERR];
+	struct tfo_server_params sp = {
+		.name = "fz",
+		.ports = G.ports,
+		.nb_ports = NB_PORTS,
+		.nb_workers = 1,
+		.nb_mbufs = POOL_N,
+		.key = &G.keys[0],
+		.engine_tune = fz_engine_tune,
+	};
+
+	fz_config(&cfg);
+	G.srv = tfo_server_create(&cfg, &sp, err, sizeof(err));
+	if (G.srv == NULL) {
+		fprintf(stderr, "fuzz_worker: %s\n", err);
+		abort();
+	}
+	G.pool = tfo_server_pool(G.srv);
+	W = tfo_server_worker(G.srv, 0);
+	G.c = tfo_server_control(G.srv);
+	G.to_ctrl = W->to_control;
+	for (unsigned int i = 0; i < NB_PORTS; i++)
+		G.relay[i] = W->relay[i];
+	G.krs[0] = G.c->keys;
+	G.wck[0] = W->cookies;
+	G.cck[0] = G.c->cookies;
+	G.krs[1] = tfo_keyring_create(TFO_COOKIE_ALGO_SIPHASH_LINUX, &G.keys[0], NULL,
+				      SOCKET_ID_ANY);
+	if (G.krs[1] == NULL)
+		abort();
+	G.wck[1] = tfo_cookie_ctx_create(G.krs[1], SOCKET_ID_ANY);
+	G.cck[1] = tfo_cookie_ctx_create(G.krs[1], SOCKET_ID_ANY);
+	if (G.wck[1] == NULL || G.cck[1] == NULL)
+		abort();
+	G.kr = G.krs[0];
+	W->tx.flush = fz_flush;
+	G.c->out = stderr;
 }
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	fz_eal_init((*argv)[0], 256);
-	if (tfo_ctrl_reason_register() < 0)
-		abort();
-	G.pool = rte_pktmbuf_pool_create("fz_w", POOL_N, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-					 SOCKET_ID_ANY);
-	G.to_ctrl = rte_ring_create("fz_ctl", 1024, SOCKET_ID_ANY,
-				    RING_F_SP_ENQ | RING_F_SC_DEQ);
 	for (unsigned int i = 0; i < NB_PORTS; i++) {
-		char name[32];
-
-		snprintf(name, sizeof(name), "fz_relay%u", i);
-		G.relay[i] = rte_ring_create(name, 1024, SOCKET_ID_ANY,
-					     RING_F_SP_ENQ | RING_F_SC_DEQ);
 		fz_port_info(&G.ports[i], (uint8_t)i);
 		G.ports[i].ctrl_tx_relay = true;
 	}
-	if (G.pool == NULL || G.to_ctrl == NULL || G.relay[0] == NULL || G.relay[1] == NULL)
-		abort();
 	G.ports[1].rx_cksum_offload = true;
 	G.ports[1].tx_ip_cksum_offload = true;
 	G.ports[1].tx_tcp_cksum_offload = true;
 	G.ports[1].tx_multiseg = true;
-
-	mk_service(&G.svc[0], "echo", 7, "max_line", "600", NULL, NULL);
-	mk_service(&G.svc[1], "http", 80, "root", TFO_CONFIG_DIR "/../tests/www",
-		   "date", "no");
-
 	for (unsigned int i = 0; i < NB_KEYS; i++)
 		for (unsigned int j = 0; j < 16; j++)
 			G.keys[i].b[j] = (uint8_t)(0x11 * (i + 1) + j);
-	for (unsigned int a = 0; a < 2; a++) {
-		G.krs[a] = tfo_keyring_create(a ? TFO_COOKIE_ALGO_SIPHASH_LINUX :
-					      TFO_COOKIE_ALGO_AES128, &G.keys[0], NULL,
-					      SOCKET_ID_ANY);
-		if (G.krs[a] == NULL)
-			abort();
-		G.wck[a] = tfo_cookie_ctx_create(G.krs[a], SOCKET_ID_ANY);
-		G.cck[a] = tfo_cookie_ctx_create(G.krs[a], SOCKET_ID_ANY);
-		if (G.wck[a] == NULL || G.cck[a] == NULL)
-			abort();
-	}
-	G.kr = G.krs[0];
-
-	if (tfo_worker_init(&W, 0, G.ports, NB_PORTS, G.to_ctrl, BURST, 0, &G.quit) < 0)
-		abort();
-	W.tx.flush = fz_flush;
-	W.engine = mk_engine("fz_wk", false, &W.stats, &W.tx);
-	W.cookies = G.wck[0];
-	G.workers[0] = &W;
-
-	tfo_config_defaults(&G.cfg);
-	G.cfg.burst = BURST;
-	G.cfg.syncookies = true;
-	G.cfg.max_conns = C_CONNS;	/* the SYN-cookie reserve: a quarter */
-	if (tfo_control_init(&G.c, &G.cfg, G.ports, NB_PORTS, G.workers, 1, &G.quit) < 0)
-		abort();
-	G.c.engine = mk_engine("fz_ctl", true, &G.c.stats, &G.c.tx);
-	G.c.cookies = G.cck[0];
-	G.c.keys = G.kr;
-	G.c.out = stderr;
-	for (unsigned int i = 0; i < NB_PORTS; i++) {
-		G.c.relay[i] = G.relay[i];
-		W.relay[i] = G.relay[i];
-	}
-	G.w_bufs = tfo_engine_free_bufs(W.engine);
-	G.c_bufs = tfo_engine_free_bufs(G.c.engine);
+	fz_server();
+	G.w_bufs = tfo_engine_free_bufs(W->engine);
+	G.c_bufs = tfo_engine_free_bufs(G.c->engine);
 	/* the clock: TFO_FUZZ_CLOCK_US to start elsewhere (wrap-arounds) */
 	G.now = getenv("TFO_FUZZ_CLOCK_US") != NULL ?
 		strtoull(getenv("TFO_FUZZ_CLOCK_US"), NULL, 0) : 1000000000ull;
@@ -435,23 +427,23 @@ check_accounting(void)
 {
 	struct tfo_acct a;
 	char line[320];
-	uint64_t relayed = G.c.stats.c[TFO_STAT_ctrl_relayed] - W.stats.c[TFO_STAT_tx_relay_in];
+	uint64_t relayed = G.c->stats.c[TFO_STAT_ctrl_relayed] - W->stats.c[TFO_STAT_tx_relay_in];
 
-	if (!tfo_stats_account(&W.stats, &a)) {
+	if (!tfo_stats_account(&W->stats, &a)) {
 		tfo_acct_format(&a, line, sizeof(line));
 		FZ_ASSERT(0, "worker: %s", line);
 	}
-	if (!tfo_stats_account(&G.c.stats, &a)) {
+	if (!tfo_stats_account(&G.c->stats, &a)) {
 		tfo_acct_format(&a, line, sizeof(line));
 		FZ_ASSERT(0, "control: %s", line);
 	}
-	FZ_ASSERT(W.stats.c[TFO_STAT_rx_pkts] == G.fed, "rx_pkts %lu, fed %lu",
-		  (unsigned long)W.stats.c[TFO_STAT_rx_pkts], (unsigned long)G.fed);
-	FZ_ASSERT(W.stats.c[TFO_STAT_to_control] - G.c.stats.c[TFO_STAT_ctrl_rx] ==
+	FZ_ASSERT(W->stats.c[TFO_STAT_rx_pkts] == G.fed, "rx_pkts %lu, fed %lu",
+		  (unsigned long)W->stats.c[TFO_STAT_rx_pkts], (unsigned long)G.fed);
+	FZ_ASSERT(W->stats.c[TFO_STAT_to_control] - G.c->stats.c[TFO_STAT_ctrl_rx] ==
 		  rte_ring_count(G.to_ctrl), "to_control backlog");
 	FZ_ASSERT(relayed == rte_ring_count(G.relay[0]) + rte_ring_count(G.relay[1]),
 		  "relay backlog");
-	FZ_ASSERT(tfo_control_accounting(&G.c, NULL), "tfo_control_accounting");
+	FZ_ASSERT(tfo_control_accounting(G.c, NULL), "tfo_control_accounting");
 }
 
 /* The burst, then the control core and housekeeping until the rings are empty. */
@@ -459,15 +451,15 @@ static void
 step(void)
 {
 	if (G.nb > 0) {
-		tfo_worker_burst(&W, G.burst_port, G.burst, G.nb, G.now);
+		tfo_worker_burst(W, G.burst_port, G.burst, G.nb, G.now);
 		G.fed += G.nb;
 		G.nb = 0;
 	}
 	do {
-		tfo_control_poll(&G.c, G.now);
+		tfo_control_poll(G.c, G.now);
 	} while (rte_ring_count(G.to_ctrl) > 0);
 	do {
-		tfo_worker_housekeeping(&W, G.now);
+		tfo_worker_housekeeping(W, G.now);
 	} while (rte_ring_count(G.relay[0]) + rte_ring_count(G.relay[1]) > 0);
 	check_accounting();
 }
@@ -710,9 +702,9 @@ add_frame(uint8_t op, struct fz_in *in)
 static bool
 drained(void)
 {
-	return tfo_engine_free_conns(W.engine) == W_CONNS &&
-	       tfo_engine_free_conns(G.c.engine) == C_CONNS &&
-	       tfo_engine_tfo_pending(W.engine) == 0;
+	return tfo_engine_free_conns(W->engine) == W_CONNS &&
+	       tfo_engine_free_conns(G.c->engine) == C_CONNS &&
+	       tfo_engine_tfo_pending(W->engine) == 0;
 }
 
 static void
@@ -724,22 +716,22 @@ check_drained(void)
 		G.now += 50000;
 		step();
 	}
-	tfo_engine_conn_counts(W.engine, n);
+	tfo_engine_conn_counts(W->engine, n);
 	FZ_ASSERT(drained(), "connections never end: worker %u/%u free (SYN_RCVD %u "
 		  "ESTABLISHED %u FIN_WAIT_1 %u LAST_ACK %u), control %u/%u, pending %u",
-		  tfo_engine_free_conns(W.engine), W_CONNS, n[TFO_CONN_SYN_RCVD],
+		  tfo_engine_free_conns(W->engine), W_CONNS, n[TFO_CONN_SYN_RCVD],
 		  n[TFO_CONN_ESTABLISHED], n[TFO_CONN_FIN_WAIT_1], n[TFO_CONN_LAST_ACK],
-		  tfo_engine_free_conns(G.c.engine), C_CONNS, tfo_engine_tfo_pending(W.engine));
-	FZ_ASSERT(tfo_engine_free_bufs(W.engine) == G.w_bufs &&
-		  tfo_engine_free_bufs(G.c.engine) == G.c_bufs,
-		  "buffers leaked: worker %u/%u, control %u/%u", tfo_engine_free_bufs(W.engine),
-		  G.w_bufs, tfo_engine_free_bufs(G.c.engine), G.c_bufs);
-	FZ_ASSERT(W.stats.c[TFO_STAT_conns_active] == 0 &&
-		  G.c.stats.c[TFO_STAT_conns_active] == 0 &&
-		  W.stats.c[TFO_STAT_tfo_pending] == 0, "gauges: %lu %lu %lu",
-		  (unsigned long)W.stats.c[TFO_STAT_conns_active],
-		  (unsigned long)G.c.stats.c[TFO_STAT_conns_active],
-		  (unsigned long)W.stats.c[TFO_STAT_tfo_pending]);
+		  tfo_engine_free_conns(G.c->engine), C_CONNS, tfo_engine_tfo_pending(W->engine));
+	FZ_ASSERT(tfo_engine_free_bufs(W->engine) == G.w_bufs &&
+		  tfo_engine_free_bufs(G.c->engine) == G.c_bufs,
+		  "buffers leaked: worker %u/%u, control %u/%u", tfo_engine_free_bufs(W->engine),
+		  G.w_bufs, tfo_engine_free_bufs(G.c->engine), G.c_bufs);
+	FZ_ASSERT(W->stats.c[TFO_STAT_conns_active] == 0 &&
+		  G.c->stats.c[TFO_STAT_conns_active] == 0 &&
+		  W->stats.c[TFO_STAT_tfo_pending] == 0, "gauges: %lu %lu %lu",
+		  (unsigned long)W->stats.c[TFO_STAT_conns_active],
+		  (unsigned long)G.c->stats.c[TFO_STAT_conns_active],
+		  (unsigned long)W->stats.c[TFO_STAT_tfo_pending]);
 	FZ_ASSERT(rte_mempool_avail_count(G.pool) == POOL_N, "mbufs leaked: %u of %u free",
 		  rte_mempool_avail_count(G.pool), POOL_N);
 	FZ_ASSERT(fz_ext_live == 0, "%ld external RX buffers never freed (an mbuf freed "
@@ -749,7 +741,7 @@ check_drained(void)
 const struct tfo_stats *
 fz_worker_stats(bool control)
 {
-	return control ? &G.c.stats : &W.stats;
+	return control ? &G.c->stats : &W->stats;
 }
 
 int
@@ -760,12 +752,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	bool sip = cfg & 2;
 
-	W.cookie_not_required = cfg & 1;
+	W->cookie_not_required = cfg & 1;
 	G.algo = sip ? TFO_COOKIE_ALGO_SIPHASH_LINUX : TFO_COOKIE_ALGO_AES128;
 	G.kr = G.krs[sip];
-	W.cookies = G.wck[sip];
-	G.c.cookies = G.cck[sip];
-	G.c.keys = G.kr;
+	W->cookies = G.wck[sip];
+	G.c->cookies = G.cck[sip];
+	G.c->keys = G.kr;
 	/* every input starts from the same keys */
 	G.prim = 0;
 	if (tfo_keyring_set(G.kr, &G.keys[0], &G.keys[NB_KEYS - 1]) < 0)
@@ -805,13 +797,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct tfo_stats d;
 
 		for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
-			d.c[i] = W.stats.c[i] - G.last_w.c[i];
+			d.c[i] = W->stats.c[i] - G.last_w.c[i];
 		tfo_stats_dump(stderr, "  worker ", &d);
 		for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
-			d.c[i] = G.c.stats.c[i] - G.last_c.c[i];
+			d.c[i] = G.c->stats.c[i] - G.last_c.c[i];
 		tfo_stats_dump(stderr, "  control ", &d);
-		G.last_w = W.stats;
-		G.last_c = G.c.stats;
+		G.last_w = W->stats;
+		G.last_c = G.c->stats;
 	}
 	return 0;
 }

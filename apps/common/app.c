@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * What every tfo application does the same way (see app.h).
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+
+#include "app.h"
+
+static const char *app_name = "tfo";
+static int app_die_code = 1;
+static bool eal_started;
+static char eal_runtime_dir[PATH_MAX];
+
+void
+app_init(const char *name, int die_code)
+{
+	app_name = name;
+	app_die_code = die_code;
+}
+
+void
+app_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", app_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	app_eal_stop();
+	exit(app_die_code);
+}
+
+int
+app_find_sep(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return -1;
+}
+
+int
+app_eal_init(int argc, char **argv)
+{
+	int rc = rte_eal_init(argc, argv);
+
+	if (rc < 0)
+		return rc;
+	eal_started = true;
+	snprintf(eal_runtime_dir, sizeof(eal_runtime_dir), "%s", rte_eal_get_runtime_dir());
+	return rc;
+}
+
+void
+app_eal_stop(void)
+{
+	if (!eal_started)
+		return;
+	eal_started = false;
+	rte_eal_cleanup();
+	if (eal_runtime_dir[0] != '\0')
+		rmdir(eal_runtime_dir);
+}

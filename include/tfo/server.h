@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the whole server, assembled from a configuration.
+ *
+ * tfo_server_create() builds what tfo-server runs: the mbuf pool, the
+ * ports, the services, the TFO key ring and cookie checkers, one worker per
+ * EAL worker lcore (its ring to the control core, its SYN inbox, its
+ * engine), the control core (its engine, its relay rings) and the
+ * telemetry commands. The same function builds the device-free server the
+ * fuzzers and benchmarks feed directly (tfo_worker_burst,
+ * tfo_control_poll): give it the ports' tfo_port_info instead of devices.
+ */
+#ifndef TFO_SERVER_H
+#define TFO_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_mempool.h>
+
+#include "tfo/config.h"
+#include "tfo/control.h"
+#include "tfo/cookie.h"
+#include "tfo/engine.h"
+#include "tfo/pkt.h"
+#include "tfo/worker.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct tfo_server;
+
+/** What differs from tfo-server's assembly; all zero: tfo-server's. */
+struct tfo_server_params {
+	/** Prefix of the pool and ring names (several servers in one
+	 *  process); NULL: "tfo". */
+	const char *name;
+	/** Non-NULL: no device. These @p nb_ports ports are used as given
+	 *  (cfg->ports is ignored), no lcore is launched, and the caller
+	 *  feeds the workers and the control core itself. */
+	const struct tfo_port_info *ports;
+	uint16_t nb_ports;
+	/** Workers without devices (>= 1); with devices, one per EAL
+	 *  worker lcore and this must be 0. */
+	unsigned int nb_workers;
+	/** mbufs in the pool; 0: [server] mbufs, or computed. */
+	uint32_t nb_mbufs;
+	/** TFO primary (and backup) key; NULL: [tfo] key_file, or random. */
+	const struct tfo_key *key;
+	const struct tfo_key *backup;
+	/** Called on every engine's parameters (filled from the
+	 *  configuration) before it is created: what no key sets (buffer
+	 *  counts, a control table smaller than the workers'). NULL: none. */
+	void (*engine_tune)(struct tfo_engine_params *ep, bool control, void *arg);
+	void *arg;
+	/** Register the /tfo/... telemetry commands (one server per process). */
+	bool telemetry;
+};
+
+/**
+ * Build the server for @p cfg (validated; copied). With devices, the EAL
+ * must be initialised with at least 2 lcores: the calling one is the
+ * control core. @return the server, or NULL with a one-line reason in
+ * @p err (what to change, as tfo-server prints it).
+ */
+struct tfo_server *tfo_server_create(const struct tfo_config *cfg,
+				     const struct tfo_server_params *params,
+				     char *err, size_t errlen);
+
+/**
+ * Close the ports and free everything. With telemetry registered only the
+ * ports are closed: the telemetry thread may read the counters until
+ * rte_eal_cleanup(), which frees the rest. NULL is a no-op.
+ */
+void tfo_server_free(struct tfo_server *s);
+
+/** Launch every worker on its lcore. @return 0 or a negative errno. */
+int tfo_server_launch(struct tfo_server *s);
+
+/** Run the control core on the calling lcore until tfo_server_stop(),
+ *  then wait for the workers. */
+void tfo_server_run(struct tfo_server *s);
+
+/** Ask every lcore to stop (async-signal-safe: one store). */
+void tfo_server_stop(struct tfo_server *s);
+
+/** Ask the control core to re-read the key file (async-signal-safe). */
+void tfo_server_reload(struct tfo_server *s);
+
+unsigned int tfo_server_nb_workers(const struct tfo_server *s);
+unsigned int tfo_server_nb_ports(const struct tfo_server *s);
+struct tfo_worker *tfo_server_worker(struct tfo_server *s, unsigned int i);
+struct tfo_control *tfo_server_control(struct tfo_server *s);
+struct rte_mempool *tfo_server_pool(struct tfo_server *s);
+/** The ports, as the workers see them (nb: tfo_server_nb_ports). */
+const struct tfo_port_info *tfo_server_ports(const struct tfo_server *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_SERVER_H */

@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the whole server, assembled from a configuration (see
+ * server.h). Every step writes its own one-line reason into err.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ether.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "tfo/log.h"
+#include "tfo/port.h"
+#include "tfo/server.h"
+#include "tfo/service.h"
+
+struct tfo_server {
+	struct tfo_config cfg;		/* the control core keeps a pointer */
+	struct tfo_server_params p;
+	char name[16];			/* prefix of pool and ring names */
+	volatile bool quit;
+	bool devices;			/* ports are rte_eth devices we set up */
+	unsigned int nb_workers;
+	unsigned int nb_ports;
+	unsigned int nb_ports_up;	/* devices set up, closed by free */
+	struct rte_mempool *pool;
+	struct tfo_port_info ports[TFO_MAX_PORTS];
+	struct tfo_worker **workers;
+	struct rte_ring **rings;	/* worker i -> control */
+	struct rte_ring **syn_inbox;	/* control -> worker i; NULL: no steering */
+	struct rte_ring *relay[TFO_MAX_PORTS];
+	struct tfo_control control;
+	struct tfo_keyring *keys;
+	struct tfo_cookie_ctx *ctl_cookies;
+	char key_path[PATH_MAX * 2];	/* resolved [tfo] key_file, or "" */
+	unsigned int nb_services;
+	struct tfo_service_inst services[TFO_MAX_SERVICES];
+};
+
+/* Create every configured service once; all lcores share them read-only. */
+static int
+srv_services(struct tfo_server *s, int socket, char *err, size_t errlen)
+{
+	for (unsigned int i = 0; i < s->cfg.nb_services; i++) {
+		const struct tfo_cfg_service *cs = &s->cfg.services[i];
+		struct tfo_service_kv kv[TFO_SERVICE_MAX_KV];
+		struct tfo_service_args args = {
+			.port = cs->port,
+			.nb_kv = cs->nb_kv,
+			.kv = kv,
+			.base_dir = s->cfg.base_dir,
+			.socket_id = socket,
+		};
+		struct tfo_service_inst *si = &s->services[s->nb_services];
+		int rc;
+
+		for (unsigned int k = 0; k < cs->nb_kv; k++) {
+			kv[k].key = cs->kv[k].key;
+			kv[k].value = cs->kv[k].value;
+		}
+		si->svc = tfo_service_find(cs->name);
+		si->port = cs->port;
+		rc = si->svc == NULL ? -ENOENT : si->svc->create(&args, &si->state);
+		if (rc < 0)
+			return tfo_errmsg(err, errlen,
+				       "[service %s]: cannot start: %s (see the log line above)",
+				       cs->name, strerror(-rc));
+		s->nb_services++;
+		if (s->devices)	/* not for every benchmark run or fuzzer start */
+			TFO_LOG(INFO, "service %s on TCP port %u", cs->name, cs->port);
+	}
+	return 0;
+}
+
+/* MSS for IPv4: configured, or the smallest port MTU - 40. */
+static uint16_t
+srv_mss(const struct tfo_server *s)
+{
+	uint16_t mss = UINT16_MAX;
+
+	if (s->cfg.mss != 0)
+		return s->cfg.mss;
+	for (unsigned int i = 0; i < s->nb_ports; i++)
+		mss = (uint16_t)RTE_MIN(mss, s->ports[i].mtu - 40);
+	return mss;
+}
+
+static struct tfo_engine *
+srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats *stats,
+	   struct tfo_tx *tx, bool control, char *err, size_t errlen)
+{
+	const struct tfo_config *c = &s->cfg;
+	struct tfo_engine_params p = {
+		.name = name,
+		.socket_id = socket,
+		.max_conns = c->max_conns,
+		.max_request = c->max_request,
+		.mss = srv_mss(s),
+		.wscale = c->wscale,
+		.rcv_wnd = c->rcv_wnd,
+		.rto_init_ms = c->rto_init_ms,
+		.rto_min_ms = c->rto_min_ms,
+		.rto_max_ms = c->rto_max_ms,
+		.max_retries = (uint8_t)c->retries,
+		.synack_retries = (uint8_t)c->synack_retries,
+		.idle_timeout_ms = c->idle_timeout_ms,
+		.time_wait_ms = c->time_wait_ms,
+		.tfo_pending_limit = control ? 0 : c->pending_limit,
+		.tfo_pending_hold_ms = c->pending_hold_ms,
+		.syncookies = control && c->syncookies,
+		.pool = s->pool,
+		.ports = s->ports,
+		.nb_ports = (uint16_t)s->nb_ports,
+		.services = s->services,
+		.nb_services = s->nb_services,
+		.stats = stats,
+		.tx = tx,
+	};
+	struct tfo_engine *e;
+
+	if (s->p.engine_tune != NULL)
+		s->p.engine_tune(&p, control, s->p.arg);
+	e = tfo_engine_create(&p);
+	if (e == NULL)
+		tfo_errmsg(err, errlen, "%s: cannot create the TCP engine (%u conns, %u-byte "
+			"requests): %s (see the log line above; lower [tcp] max_conns or "
+			"raise -m)", name, p.max_conns, p.max_request, rte_strerror(rte_errno));
+	return e;
+}
+
+/* The key ring: the given keys, the key file, or random keys. */
+static int
+srv_keys(struct tfo_server *s, int socket, char *err, size_t errlen)
+{
+	enum tfo_cookie_algo algo;
+	char *path = s->key_path;
+	int rc;
+
+	if (tfo_cookie_algo_parse(s->cfg.cookie_algo, &algo) < 0)
+		return tfo_errmsg(err, errlen, "[tfo] cookie_algo = %s: expected aes128 or "
+			       "siphash-linux", s->cfg.cookie_algo);
+	s->keys = tfo_keyring_create(algo, s->p.key, s->p.backup, socket);
+	if (s->keys == NULL)
+		return tfo_errmsg(err, errlen, "cannot create the TFO key ring: %s",
+			       rte_strerror(rte_errno));
+	if (s->p.key != NULL || s->cfg.key_file[0] == '\0')
+		return 0;
+	if (s->cfg.key_file[0] == '/')
+		snprintf(path, sizeof(s->key_path), "%s", s->cfg.key_file);
+	else
+		snprintf(path, sizeof(s->key_path), "%s/%s", s->cfg.base_dir,
+			 s->cfg.key_file);
+	rc = tfo_keyring_load_file(s->keys, path);
+	if (rc < 0)
+		return tfo_errmsg(err, errlen, "[tfo] key_file = %s: %s (expected Linux's "
+			       "tcp_fastopen_key format: "
+			       "xxxxxxxx-xxxxxxxx-xxxxxxxx-xxxxxxxx[,backup])",
+			       path, strerror(-rc));
+	return 0;
+}
+
+static struct tfo_cookie_ctx *
+srv_cookie_ctx(struct tfo_server *s, int socket, char *err, size_t errlen)
+{
+	struct tfo_cookie_ctx *cc;
+
+	if (s->keys == NULL)
+		return NULL;
+	cc = tfo_cookie_ctx_create(s->keys, socket);
+	if (cc == NULL)
+		tfo_errmsg(err, errlen, "cannot create a TFO cookie checker: %s",
+			rte_strerror(rte_errno));
+	return cc;
+}
+
+static struct rte_ring *
+srv_ring(struct tfo_server *s, const char *kind, unsigned int i, uint32_t size,
+	 int socket, unsigned int flags, char *err, size_t errlen)
+{
+	char name[RTE_RING_NAMESIZE];
+	struct rte_ring *r;
+
+	snprintf(name, sizeof(name), "%s_%s%u", s->name, kind, i);
+	r = rte_ring_create(name, size, socket, RING_F_SP_ENQ | RING_F_SC_DEQ | flags);
+	if (r == NULL && (flags & RING_F_EXACT_SZ))	/* the [server] ring_size ones */
+		tfo_errmsg(err, errlen, "[server] ring_size = %u: cannot create ring %s: %s",
+			size, name, rte_strerror(rte_errno));
+	else if (r == NULL)
+		tfo_errmsg(err, errlen, "cannot create ring %s: %s", name,
+			rte_strerror(rte_errno));
+	return r;
+}
+
+/*
+ * mbufs: every RX and TX descriptor full, every ring full, every lcore's
+ * cache and TX buffers full, and room for the frames in flight.
+ */
+static uint32_t
+srv_pool_need(const struct tfo_server *s)
+{
+	const struct tfo_config *c = &s->cfg;
+	uint64_t need = 1024, nb_lcores = s->nb_workers + 1;
+
+	for (unsigned int i = 0; i < c->nb_ports; i++)
+		need += (uint64_t)(s->nb_workers + c->ports[i].syn_steering) *
+			c->ports[i].rx_desc +
+			(uint64_t)(s->nb_workers + 1) * c->ports[i].tx_desc;
+	need += (uint64_t)s->nb_workers * c->ring_size + 1024 * c->nb_ports;
+	for (unsigned int i = 0; i < c->nb_ports; i++)
+		if (c->ports[i].syn_steering) {	/* the workers' SYN inboxes */
+			need += (uint64_t)s->nb_workers * c->ring_size;
+			break;
+		}
+	need += nb_lcores * (c->mbuf_cache * 3 / 2 + c->burst + TFO_TX_BUF * c->nb_ports);
+	return (uint32_t)RTE_MIN(need, (uint64_t)UINT32_MAX);
+}
+
+static int
+srv_pool(struct tfo_server *s, int socket, char *err, size_t errlen)
+{
+	uint32_t need = srv_pool_need(s), nb_mbufs;
+	uint16_t data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	nb_mbufs = s->p.nb_mbufs ? s->p.nb_mbufs : s->cfg.mbufs ? s->cfg.mbufs : need;
+	if (s->p.nb_mbufs == 0 && nb_mbufs < need)
+		return tfo_errmsg(err, errlen, "[server] mbufs = %u: too small for %u workers, "
+			       "%u ports and their queues/rings; need at least %u (or 0 = "
+			       "computed)", s->cfg.mbufs, s->nb_workers, s->nb_ports, need);
+	for (unsigned int i = 0; i < s->nb_ports; i++) {
+		uint16_t mtu = s->devices ? s->cfg.ports[i].mtu : s->p.ports[i].mtu;
+
+		data_room = (uint16_t)RTE_MAX(data_room, mtu + RTE_ETHER_HDR_LEN + 4 +
+					      RTE_PKTMBUF_HEADROOM);
+	}
+	snprintf(name, sizeof(name), "%s_mbufs", s->name);
+	s->pool = rte_pktmbuf_pool_create(name, nb_mbufs, s->cfg.mbuf_cache, 0, data_room,
+					  socket);
+	if (s->pool == NULL)
+		return tfo_errmsg(err, errlen, "cannot create a pool of %u mbufs of %u bytes: %s "
+			       "(raise -m, or lower [server] mbufs / ring_size / [port] "
+			       "rx_desc, tx_desc)", nb_mbufs, data_room, rte_strerror(rte_errno));
+	return 0;
+}
+
+/* The devices, or the given ports. */
+static int
+srv_ports(struct tfo_server *s, char *err, size_t errlen)
+{
+	char desc[256];
+	uint8_t addr_base = 0;
+
+	if (!s->devices) {
+		memcpy(s->ports, s->p.ports, sizeof(s->ports[0]) * s->nb_ports);
+		return 0;
+	}
+	for (unsigned int i = 0; i < s->nb_ports; i++) {
+		if (tfo_port_setup(&s->cfg.ports[i], (uint16_t)s->nb_workers,
+				   (uint16_t)(s->nb_workers + 1), s->pool, addr_base,
+				   &s->ports[i], err, errlen) < 0)
+			return -EINVAL;
+		s->nb_ports_up++;
+		addr_base = (uint8_t)(addr_base + s->cfg.ports[i].nb_addrs);
+		tfo_port_describe(&s->ports[i], desc, sizeof(desc));
+		TFO_LOG(INFO, "%s", desc);
+	}
+	return 0;
+}
+
+/* Worker @p wi on @p lcore: its ring to the control core, its SYN inbox
+ * when a port steers SYNs in hardware, its cookie checker, its engine. */
+static int
+srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
+	   size_t errlen)
+{
+	int wsock = s->devices ? (int)rte_lcore_to_socket_id(lcore) : (int)rte_socket_id();
+	struct tfo_worker_params wp = {
+		.queue = (uint16_t)wi,
+		.lcore_id = lcore,
+		.ports = s->ports,
+		.nb_ports = (uint16_t)s->nb_ports,
+		.burst = s->cfg.burst,
+		.idle_sleep_us = s->cfg.idle_sleep_us,
+		.quit = &s->quit,
+		.cookie_not_required = s->keys != NULL && s->cfg.cookie_not_required,
+	};
+	char name[32];
+	struct tfo_worker *w;
+	bool steer = false;
+
+	for (unsigned int i = 0; i < s->nb_ports; i++)
+		steer |= s->ports[i].syn_steering;
+	s->rings[wi] = srv_ring(s, "ctl", wi, s->cfg.ring_size, wsock, RING_F_EXACT_SZ,
+				err, errlen);
+	if (s->rings[wi] == NULL)
+		return -ENOMEM;
+	wp.to_control = s->rings[wi];
+	if (steer) {
+		s->syn_inbox[wi] = srv_ring(s, "syn", wi, s->cfg.ring_size, wsock,
+					    RING_F_EXACT_SZ, err, errlen);
+		if (s->syn_inbox[wi] == NULL)
+			return -ENOMEM;
+		wp.syn_inbox = s->syn_inbox[wi];
+	}
+	wp.cookies = srv_cookie_ctx(s, wsock, err, errlen);
+	if (s->keys != NULL && wp.cookies == NULL)
+		return -ENOMEM;
+	w = rte_zmalloc_socket("tfo_worker", sizeof(*w), RTE_CACHE_LINE_SIZE, wsock);
+	if (w == NULL) {
+		tfo_cookie_ctx_free(wp.cookies);
+		return tfo_errmsg(err, errlen, "out of memory for worker %u", wi);
+	}
+	s->workers[wi] = w;
+	if (tfo_worker_init(w, &wp) < 0) {
+		tfo_cookie_ctx_free(wp.cookies);
+		w->cookies = NULL;
+		return tfo_errmsg(err, errlen, "worker %u: bad parameters", wi);
+	}
+	snprintf(name, sizeof(name), "%sworker%u", s->p.name ? s->p.name : "", wi);
+	w->engine = srv_engine(s, name, wsock, &w->stats, &w->tx, false, err, errlen);
+	return w->engine == NULL ? -ENOMEM : 0;
+}
+
+static int
+srv_workers(struct tfo_server *s, char *err, size_t errlen)
+{
+	unsigned int wi = 0, lcore;
+	int rc;
+
+	s->workers = rte_zmalloc("tfo_workers", sizeof(*s->workers) * s->nb_workers, 0);
+	s->rings = rte_zmalloc("tfo_rings", sizeof(*s->rings) * s->nb_workers, 0);
+	s->syn_inbox = rte_zmalloc("tfo_syn", sizeof(*s->syn_inbox) * s->nb_workers, 0);
+	if (s->workers == NULL || s->rings == NULL || s->syn_inbox == NULL)
+		return tfo_errmsg(err, errlen, "out of memory for %u workers", s->nb_workers);
+	if (!s->devices) {
+		for (wi = 0; wi < s->nb_workers; wi++) {
+			rc = srv_worker(s, wi, 0, err, errlen);
+			if (rc < 0)
+				return rc;
+		}
+		return 0;
+	}
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		rc = srv_worker(s, wi++, lcore, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The control core: its engine, its keys, the relay rings by which worker
+ * 0 sends for it on ports that gave it no TX queue. */
+static int
+srv_control(struct tfo_server *s, int socket, char *err, size_t errlen)
+{
+	struct tfo_control *c = &s->control;
+	char name[32];
+
+	if (tfo_control_init(c, &s->cfg, s->ports, (uint16_t)s->nb_ports, s->workers,
+			     s->nb_workers, &s->quit) < 0)
+		return tfo_errmsg(err, errlen, "control core: bad parameters");
+	snprintf(name, sizeof(name), "%scontrol", s->p.name ? s->p.name : "");
+	c->engine = srv_engine(s, name, socket, &c->stats, &c->tx, true, err, errlen);
+	if (c->engine == NULL)
+		return -ENOMEM;
+	if (s->keys != NULL) {
+		c->keys = s->keys;
+		if (s->key_path[0] != '\0')
+			c->key_file = s->key_path;
+		s->ctl_cookies = srv_cookie_ctx(s, socket, err, errlen);
+		if (s->ctl_cookies == NULL)
+			return -ENOMEM;
+		c->cookies = s->ctl_cookies;
+		if (s->cfg.rotate_period_s)
+			c->next_rotate_us = rte_rdtsc() / c->tsc_per_us +
+					    (uint64_t)s->cfg.rotate_period_s * 1000000;
+	}
+	for (unsigned int i = 0; i < s->nb_ports; i++) {
+		if (!s->ports[i].ctrl_tx_relay)
+			continue;
+		s->relay[i] = srv_ring(s, "relay", i, 1024, socket, 0, err, errlen);
+		if (s->relay[i] == NULL)
+			return -ENOMEM;
+		c->relay[i] = s->relay[i];
+		s->workers[0]->relay[i] = s->relay[i];
+	}
+	return 0;
+}
+
+static int
+srv_check(struct tfo_server *s, const struct tfo_server_params *p, char *err,
+	  size_t errlen)
+{
+	unsigned int nb_lcores = rte_lcore_count();
+
+	if (p->ports == NULL && p->nb_workers != 0)
+		return tfo_errmsg(err, errlen, "nb_workers is only for a server without devices");
+	if (p->ports != NULL) {
+		if (p->nb_workers == 0 || p->nb_ports == 0 || p->nb_ports > TFO_MAX_PORTS)
+			return tfo_errmsg(err, errlen, "a server without devices needs workers "
+				       "and 1..%d ports", TFO_MAX_PORTS);
+		s->nb_workers = p->nb_workers;
+		s->nb_ports = p->nb_ports;
+		return 0;
+	}
+	if (nb_lcores < 2)
+		return tfo_errmsg(err, errlen, "need at least 2 lcores (control + one worker); "
+			       "EAL gave %u (use -l 0-1 or more)", nb_lcores);
+	s->devices = true;
+	s->nb_workers = nb_lcores - 1;
+	s->nb_ports = s->cfg.nb_ports;
+	return 0;
+}
+
+/* Each step leaves what it made in @p s, for tfo_server_free on failure. */
+static int
+srv_build(struct tfo_server *s, char *err, size_t errlen)
+{
+	int socket = (int)rte_socket_id();
+	int rc;
+
+	if (tfo_ctrl_reason_register() < 0)
+		return tfo_errmsg(err, errlen, "cannot register the mbuf dynamic field");
+	rc = srv_pool(s, socket, err, errlen);
+	if (rc == 0)
+		rc = srv_ports(s, err, errlen);
+	if (rc == 0)
+		rc = srv_services(s, socket, err, errlen);
+	if (rc == 0 && s->cfg.tfo_enabled)
+		rc = srv_keys(s, socket, err, errlen);
+	if (rc == 0)
+		rc = srv_workers(s, err, errlen);
+	if (rc == 0)
+		rc = srv_control(s, socket, err, errlen);
+	return rc;
+}
+
+struct tfo_server *
+tfo_server_create(const struct tfo_config *cfg, const struct tfo_server_params *params,
+		  char *err, size_t errlen)
+{
+	static const struct tfo_server_params none;
+	const struct tfo_server_params *p = params != NULL ? params : &none;
+	struct tfo_server *s = rte_zmalloc("tfo_server", sizeof(*s), RTE_CACHE_LINE_SIZE);
+
+	if (s == NULL) {
+		tfo_errmsg(err, errlen, "out of memory for the server");
+		return NULL;
+	}
+	s->cfg = *cfg;
+	s->p = *p;
+	snprintf(s->name, sizeof(s->name), "%s", p->name != NULL ? p->name : "tfo");
+	if (srv_check(s, p, err, errlen) < 0 || srv_build(s, err, errlen) < 0) {
+		s->p.telemetry = false;	/* nothing registered yet: free it all */
+		tfo_server_free(s);
+		return NULL;
+	}
+	if (s->cfg.cookie_not_required)
+		TFO_LOG(WARNING, "*** [tfo] cookie_not_required = yes: SYN data is accepted "
+			"WITHOUT a cookie; any spoofed SYN makes the server work. Only for "
+			"trusted networks. ***");
+	if (p->telemetry)
+		tfo_control_telemetry_register(&s->control);
+	return s;
+}
+
+static void
+srv_ring_free(struct rte_ring *r)
+{
+	struct rte_mbuf *m;
+
+	while (r != NULL && rte_ring_sc_dequeue(r, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	rte_ring_free(r);
+}
+
+static void
+srv_worker_free(struct tfo_server *s, unsigned int wi)
+{
+	struct tfo_worker *w = s->workers != NULL ? s->workers[wi] : NULL;
+
+	if (w != NULL) {
+		tfo_engine_free(w->engine);
+		tfo_cookie_ctx_free(w->cookies);
+		rte_free(w);
+	}
+	if (s->rings != NULL)
+		srv_ring_free(s->rings[wi]);
+	if (s->syn_inbox != NULL)
+		srv_ring_free(s->syn_inbox[wi]);
+}
+
+void
+tfo_server_free(struct tfo_server *s)
+{
+	if (s == NULL)
+		return;
+	for (unsigned int i = 0; i < s->nb_ports_up; i++)
+		tfo_port_close(&s->ports[i]);
+	if (s->p.telemetry)
+		return;	/* the telemetry thread may still read it all (server.h) */
+	tfo_engine_free(s->control.engine);
+	tfo_cookie_ctx_free(s->ctl_cookies);
+	for (unsigned int i = 0; i < TFO_MAX_PORTS; i++)
+		srv_ring_free(s->relay[i]);
+	for (unsigned int wi = 0; wi < s->nb_workers; wi++)
+		srv_worker_free(s, wi);
+	rte_free(s->workers);
+	rte_free(s->rings);
+	rte_free(s->syn_inbox);
+	tfo_keyring_free(s->keys);
+	for (unsigned int i = 0; i < s->nb_services; i++)
+		if (s->services[i].svc->destroy != NULL)
+			s->services[i].svc->destroy(s->services[i].state);
+	rte_mempool_free(s->pool);
+	rte_free(s);
+}
+
+int
+tfo_server_launch(struct tfo_server *s)
+{
+	unsigned int lcore, wi = 0;
+	int rc;
+
+	if (!s->devices)
+		return -ENOTSUP;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		rc = rte_eal_remote_launch(tfo_worker_main, s->workers[wi++], lcore);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+void
+tfo_server_run(struct tfo_server *s)
+{
+	tfo_control_main(&s->control);
+	rte_eal_mp_wait_lcore();
+}
+
+void
+tfo_server_stop(struct tfo_server *s)
+{
+	s->quit = true;
+}
+
+void
+tfo_server_reload(struct tfo_server *s)
+{
+	s->control.reload_requested = 1;
+}
+
+unsigned int
+tfo_server_nb_workers(const struct tfo_server *s)
+{
+	return s->nb_workers;
+}
+
+unsigned int
+tfo_server_nb_ports(const struct tfo_server *s)
+{
+	return s->nb_ports;
+}
+
+struct tfo_worker *
+tfo_server_worker(struct tfo_server *s, unsigned int i)
+{
+	return i < s->nb_workers ? s->workers[i] : NULL;
+}
+
+struct tfo_control *
+tfo_server_control(struct tfo_server *s)
+{
+	return &s->control;
+}
+
+struct rte_mempool *
+tfo_server_pool(struct tfo_server *s)
+{
+	return s->pool;
+}
+
+const struct tfo_port_info *
+tfo_server_ports(const struct tfo_server *s)
+{
+	return s->ports;
+}
