@@ -20,6 +20,7 @@
 #include "tfo/config.h"
 #include "tfo/log.h"
 #include "tfo/service.h"
+#include "tfo/tcpopt.h"
 
 #ifndef TFO_CONFIG_DIR
 #define TFO_CONFIG_DIR "."
@@ -80,9 +81,15 @@ static const struct tfo_key_desc tfo_keys[] = {
 	      "bytes of one request, at most"),
 	K_U16("tcp", "mss", mss, 0, 9000, "0",
 	      "advertised MSS, 0 = from the MTU"),
-	K_U8("tcp", "wscale", wscale, 0, 14, "7", "our window scale shift"),
-	K_U32("tcp", "rcv_wnd", rcv_wnd, 1024, 1u << 30, "65535",
-	      "our receive window, bytes"),
+	/* "_max": the window we advertise is the request buffer's free room,
+	 * min(rcv_wnd_max, max_request) - what it holds, and the shift the
+	 * smallest that window needs (0 while max_request <= 65535): a
+	 * request/response server never needs more, and a window it could
+	 * not buffer would be a promise it breaks */
+	K_U8("tcp", "wscale_max", wscale, 0, TFO_WSCALE_MAX, "7",
+	     "largest window scale shift offered (the window needs 0 while max_request <= 65535)"),
+	K_U32("tcp", "rcv_wnd_max", rcv_wnd, 1024, 1u << 30, "65535",
+	      "receive window at most, bytes (advertised: min(this, max_request) - request bytes held)"),
 	K_U32("tcp", "rto_init_ms", rto_init_ms, 10, 60000, "1000",
 	      "initial retransmission timeout"),
 	K_U32("tcp", "rto_min_ms", rto_min_ms, 1, 60000, "200",
@@ -204,6 +211,24 @@ tfo_addr_str(int family, const struct tfo_addr *a, char *buf, size_t len)
 	if (inet_ntop(family, a->b, buf, (socklen_t)len) == NULL)
 		snprintf(buf, len, "?");
 	return buf;
+}
+
+/* Keys renamed since a release: a clear error that names the new key. */
+static const struct {
+	const char *section, *old, *now;
+} tfo_renamed_keys[] = {
+	{ "tcp", "wscale", "wscale_max" },
+	{ "tcp", "rcv_wnd", "rcv_wnd_max" },
+};
+
+static const char *
+tfo_key_renamed(const char *section, const char *key)
+{
+	for (unsigned int i = 0; i < RTE_DIM(tfo_renamed_keys); i++)
+		if (strcmp(tfo_renamed_keys[i].section, section) == 0 &&
+		    strcmp(tfo_renamed_keys[i].old, key) == 0)
+			return tfo_renamed_keys[i].now;
+	return NULL;
 }
 
 static const struct tfo_key_desc *
@@ -481,7 +506,12 @@ tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
 		const struct tfo_key_desc *k = tfo_key_find(kind, key);
 
 		if (k == NULL) {
+			const char *now = tfo_key_renamed(kind, key);
 			bool known_section = false;
+
+			if (now != NULL)
+				return tfo_errmsg(why, whylen, "renamed %s (it is a bound: "
+						  "see --help-config)", now);
 
 			for (unsigned int i = 0; i < RTE_DIM(tfo_keys); i++)
 				if (strcmp(tfo_keys[i].section, kind) == 0)

@@ -80,7 +80,10 @@ TFO_TEST(errors_name_key_and_value)
 	expect_error("[tfo]\npending_limit = -1\n", "pending_limit");
 	expect_error("[server]\nburst = 65\n", "expected an integer in 1..64");
 	expect_error("[server]\nburst = 0\n", "burst");
-	expect_error("[tcp]\nwscale = 15\n", "wscale");
+	expect_error("[tcp]\nwscale_max = 15\n", "wscale_max");
+	/* the keys that promised a window the server never advertises */
+	expect_error("[tcp]\nwscale = 7\n", "renamed wscale_max");
+	expect_error("[tcp]\nrcv_wnd = 65535\n", "renamed rcv_wnd_max");
 	expect_error("[tcp]\nsyncookies = maybe\n", "expected yes or no");
 	expect_error("[tfo]\nbogus = 1\n", "unknown key");
 	expect_error("[nosuch]\nx = 1\n", "unknown section");
@@ -190,7 +193,7 @@ TFO_TEST(dump_parses_back_identically)
 	FILE *f;
 
 	REQUIRE(parse(tfo_config_embedded()) == 0);
-	CHECK_EQ(tfo_config_set(&cfg, "tcp", "wscale", "3", err, sizeof(err)), 0);
+	CHECK_EQ(tfo_config_set(&cfg, "tcp", "wscale_max", "3", err, sizeof(err)), 0);
 	a = cfg;
 	f = open_memstream(&text, &len);
 	REQUIRE(f != NULL);

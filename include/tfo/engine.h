@@ -28,8 +28,10 @@
  *   (at once if that ACK acks only the SYN). A duplicate SYN re-sends the
  *   first flight (data in the SYN-ACK only when the duplicate carries a TFO
  *   option) without calling the service again.
- * - Our window scale is the smallest shift our window needs (<= params
- *   wscale): 0 while requests are limited to 64 KiB, so windows are exact.
+ * - Our window is the request buffer's free room, min(rcv_wnd,
+ *   max_request) - request bytes held, and our window scale the smallest
+ *   shift that window needs (<= params wscale): 0 while requests are
+ *   limited to 64 KiB, so windows are exact ([tcp] rcv_wnd_max, wscale_max).
  * - MSS advertised: params.mss for IPv4, params.mss - 20 for IPv6, each at
  *   most the port's MTU - 40 / - 60; segments carry at most
  *   min(peer MSS, ours) - TCP option bytes.
@@ -79,7 +81,7 @@ struct tfo_engine_params {
 					 *   response (0: 2048); a buffer holds
 					 *   max(this, max_request) */
 	uint16_t mss;			/**< the MSS we advertise (IPv4; 0: 1460) */
-	uint8_t wscale;			/**< our window scale shift */
+	uint8_t wscale;			/**< our window scale shift at most */
 	uint32_t rcv_wnd;		/**< our receive window at most, bytes
 					 *   (0: 65535); also capped by the
 					 *   request buffer's free space */
