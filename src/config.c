@@ -595,6 +595,28 @@ tfo_section_normalize(char *s)
 	*out = '\0';
 }
 
+/*
+ * @p in for an error message, with bytes that do not show (controls,
+ * anything outside ASCII: a stray byte order mark, a no-break space) as
+ * \xNN, so that the message shows what is wrong with the line.
+ */
+static const char *
+tfo_visible(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in != '\0' && o + 5 < len; in++) {
+		unsigned char ch = (unsigned char)*in;
+
+		if (ch < 0x20 || ch >= 0x7f)
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", ch);
+		else
+			out[o++] = (char)ch;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 int
 tfo_config_parse_string(struct tfo_config *c, const char *text,
 			const char *source, char *err, size_t errlen)
@@ -609,7 +631,7 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char *s, *eq, *key, *value, *cmt;
-		char why[160];
+		char why[160], vis[256];
 
 		lineno++;
 		if (n >= sizeof(line))
@@ -633,7 +655,7 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 
 			if (end == NULL || tfo_trim(end + 1)[0] != '\0')
 				return tfo_errmsg(err, errlen, "%s:%u: bad section header '%s'",
-					       source, lineno, s);
+					       source, lineno, tfo_visible(s, vis, sizeof(vis)));
 			*end = '\0';
 			if (strlen(s + 1) >= sizeof(section))
 				return tfo_errmsg(err, errlen, "%s:%u: section name too long",
@@ -645,16 +667,21 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 		eq = strchr(s, '=');
 		if (eq == NULL)
 			return tfo_errmsg(err, errlen, "%s:%u: expected 'key = value', got '%s'",
-				       source, lineno, s);
+				       source, lineno, tfo_visible(s, vis, sizeof(vis)));
 		*eq = '\0';
 		key = tfo_trim(s);
 		value = tfo_trim(eq + 1);
 		if (section[0] == '\0')
 			return tfo_errmsg(err, errlen, "%s:%u: key '%s' before any [section]",
-				       source, lineno, key);
-		if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0)
+				       source, lineno, tfo_visible(key, vis, sizeof(vis)));
+		if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0) {
+			char vsec[sizeof(section) * 4], vkey[128];
+
 			return tfo_errmsg(err, errlen, "%s:%u: [%s] %s = \"%s\": %s",
-				       source, lineno, section, key, value, why);
+				       source, lineno, tfo_visible(section, vsec, sizeof(vsec)),
+				       tfo_visible(key, vkey, sizeof(vkey)),
+				       tfo_visible(value, vis, sizeof(vis)), why);
+		}
 	}
 	return 0;
 }

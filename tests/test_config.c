@@ -311,6 +311,10 @@ TFO_TEST(files_bom_and_fifo)
 	FILE *f;
 
 	REQUIRE(parse("\xef\xbb\xbf[tfo]\npending_limit = 5\n") == 0);
+	/* bytes that do not show are shown in the message */
+	expect_error("[tfo]\n\xc2\xa0pending_limit = 5\n", "[tfo] \\xc2\\xa0pending_limit = \"5\"");
+	expect_error("[tfo]\npending_limit = 5\n\xef\xbb\xbf[tcp]\n",
+		     "expected 'key = value', got '\\xef\\xbb\\xbf[tcp]'");
 	CHECK_EQ(cfg.pending_limit, 5);
 	REQUIRE(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/bom.ini", dir);
