@@ -13,6 +13,7 @@
  *   max_line = 1024	; 1..65535
  *   close = yes		; yes: one line per connection; no: keep-alive
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,29 +29,66 @@ struct echo_state {
 };
 
 static int
-echo_create(const struct tfo_service_args *a, void **state)
+echo_check_key(const char *key, const char *value, char *why, size_t whylen)
 {
-	const char *ml = tfo_service_arg(a, "max_line", "1024");
-	const char *cl = tfo_service_arg(a, "close", "yes");
-	struct echo_state *st;
 	unsigned long v;
 	char *end;
 
-	errno = 0;
-	v = strtoul(ml, &end, 10);
-	if (errno != 0 || *ml == '\0' || *end != '\0' || v == 0 || v > 65535) {
-		TFO_LOG(ERR, "echo: max_line = %s: want 1..65535", ml);
-		return -EINVAL;
+	if (strcmp(key, "max_line") == 0) {
+		errno = 0;
+		v = strtoul(value, &end, 10);
+		if (!isdigit((unsigned char)value[0]) || errno != 0 || *end != '\0' ||
+		    v == 0 || v > 65535)
+			return tfo_errmsg(why, whylen, "expected an integer in 1..65535");
+	} else if (strcmp(key, "close") == 0) {
+		if (strcmp(value, "yes") != 0 && strcmp(value, "no") != 0)
+			return tfo_errmsg(why, whylen, "expected yes or no");
 	}
-	if (strcmp(cl, "yes") != 0 && strcmp(cl, "no") != 0) {
-		TFO_LOG(ERR, "echo: close = %s: want yes or no", cl);
+	return 0;
+}
+
+/* The section into @p st (no DPDK: the configuration check runs it too). */
+static int
+echo_conf(const struct tfo_service_args *a, struct echo_state *st, char *why,
+	  size_t whylen)
+{
+	static const char *const keys[] = { "max_line", "close" };
+	static const char *const defs[] = { "1024", "yes" };
+	char r[128];
+
+	for (unsigned int i = 0; i < RTE_DIM(keys); i++) {
+		const char *v = tfo_service_arg(a, keys[i], defs[i]);
+
+		if (echo_check_key(keys[i], v, r, sizeof(r)) < 0)
+			return tfo_errmsg(why, whylen, "%s = %s: %s", keys[i], v, r);
+	}
+	st->max_line = (uint32_t)strtoul(tfo_service_arg(a, "max_line", defs[0]), NULL, 10);
+	st->close = strcmp(tfo_service_arg(a, "close", defs[1]), "yes") == 0;
+	return 0;
+}
+
+static int
+echo_check(const struct tfo_service_args *a, char *why, size_t whylen)
+{
+	struct echo_state st;
+
+	return echo_conf(a, &st, why, whylen);
+}
+
+static int
+echo_create(const struct tfo_service_args *a, void **state)
+{
+	struct echo_state conf, *st;
+	char why[192];
+
+	if (echo_conf(a, &conf, why, sizeof(why)) < 0) {
+		TFO_LOG(ERR, "echo: %s", why);
 		return -EINVAL;
 	}
 	st = rte_zmalloc_socket("echo", sizeof(*st), 0, a->socket_id);
 	if (st == NULL)
 		return -ENOMEM;
-	st->max_line = (uint32_t)v;
-	st->close = strcmp(cl, "yes") == 0;
+	*st = conf;
 	*state = st;
 	return 0;
 }
@@ -92,6 +130,8 @@ static struct tfo_service echo_service = {
 	.create = echo_create,
 	.destroy = echo_destroy,
 	.handle = echo_handle,
+	.check_key = echo_check_key,
+	.check = echo_check,
 };
 
 TFO_SERVICE_REGISTER(echo_service);

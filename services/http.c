@@ -285,6 +285,8 @@ static struct tfo_service http_service = {
 	.create = tfo_http_create,
 	.destroy = tfo_http_destroy,
 	.handle = http_handle,
+	.check_key = tfo_http_check_key,
+	.check = tfo_http_check,
 };
 
 TFO_SERVICE_REGISTER(http_service);

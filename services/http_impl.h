@@ -97,8 +97,11 @@ http_key_hash(const char *k, uint32_t len)
 	return h;
 }
 
-/* The service's create() and destroy() (http_load.c). */
+/* The service's create() and destroy(), and its configuration checks
+ * (http_load.c; see struct tfo_service). */
 int tfo_http_create(const struct tfo_service_args *a, void **state);
 void tfo_http_destroy(void *state);
+int tfo_http_check_key(const char *key, const char *value, char *why, size_t whylen);
+int tfo_http_check(const struct tfo_service_args *a, char *why, size_t whylen);
 
 #endif /* TFO_HTTP_IMPL_H */

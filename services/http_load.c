@@ -12,8 +12,10 @@
  *   cache_control = no-cache  Cache-Control value ("" = no header)
  *   server_header = tfo-fastpath  Server value ("" = no header)
  *   date = yes              send Date
- *   max_header = 8K         request head, request line included (400)
- *   max_uri = 4K            request-target (414); max_uri + 64 <= max_header
+ *   max_header = 8K         request head, request line included (400); 80..64K
+ *   max_uri = 4K            request-target (414); 16..8K, max_uri + 64 <= max_header
+ * tfo_http_check_key() checks each value as the configuration is read,
+ * tfo_http_check() the whole section (and the root) before the EAL starts.
  * Going over a limit at load fails create() with the file and the limit
  * named. Keep [tcp] max_request >= max_header so that the 400 is sent
  * before the engine resets the connection.
@@ -417,7 +419,7 @@ http_read_file(const struct http_conf *cf, const struct http_file *f,
 }
 
 static int
-http_parse_size(const char *key, const char *v, uint64_t *out)
+http_parse_size(const char *v, uint64_t *out, char *why, size_t whylen)
 {
 	char *end;
 	unsigned long long x;
@@ -452,13 +454,11 @@ http_parse_size(const char *key, const char *v, uint64_t *out)
 	*out = (uint64_t)x << shift;
 	return 0;
 bad:
-	TFO_LOG(ERR, "http: %s = %s: expected a size (bytes, or with K, M, G)",
-		key, v);
-	return -EINVAL;
+	return tfo_errmsg(why, whylen, "expected a size (bytes, or with K, M, G)");
 }
 
 static int
-http_parse_bool(const char *key, const char *v, bool *out)
+http_parse_bool(const char *v, bool *out, char *why, size_t whylen)
 {
 	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") ||
 	    !strcasecmp(v, "on") || !strcmp(v, "1")) {
@@ -470,13 +470,12 @@ http_parse_bool(const char *key, const char *v, bool *out)
 		*out = false;
 		return 0;
 	}
-	TFO_LOG(ERR, "http: %s = %s: expected yes or no", key, v);
-	return -EINVAL;
+	return tfo_errmsg(why, whylen, "expected yes or no");
 }
 
 /* A header field value we emit verbatim: printable ASCII, bounded. */
 static int
-http_check_value(const char *key, const char *v)
+http_check_value(const char *v, char *why, size_t whylen)
 {
 	size_t n = strlen(v);
 
@@ -489,9 +488,47 @@ http_check_value(const char *key, const char *v)
 		goto bad;
 	return 0;
 bad:
-	TFO_LOG(ERR, "http: %s: expected at most %d printable ASCII characters "
-		"without leading or trailing spaces", key, HTTP_VALUE_MAX);
-	return -EINVAL;
+	return tfo_errmsg(why, whylen, "expected at most %d printable ASCII characters "
+			  "without leading or trailing spaces", HTTP_VALUE_MAX);
+}
+
+/* A size key within [lo, hi]. */
+static int
+http_parse_range(const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
+		 char *why, size_t whylen)
+{
+	if (http_parse_size(v, out, why, whylen) < 0 || *out < lo || *out > hi)
+		return tfo_errmsg(why, whylen, "expected a size in %" PRIu64 "..%" PRIu64
+				  " (bytes, or with K, M, G)", lo, hi);
+	return 0;
+}
+
+/* One key's value on its own: syntax and range (the configuration parser
+ * calls it as it reads the key; http_conf_read for every key). */
+int
+tfo_http_check_key(const char *key, const char *v, char *why, size_t whylen)
+{
+	uint64_t x;
+	bool b;
+
+	if (strcmp(key, "root") == 0)
+		return v[0] == '\0' ? tfo_errmsg(why, whylen, "expected a directory") : 0;
+	if (strcmp(key, "index") == 0)
+		return v[0] == '\0' || strchr(v, '/') != NULL ?
+		       tfo_errmsg(why, whylen, "expected a file name (no '/')") : 0;
+	if (strcmp(key, "max_file_size") == 0 || strcmp(key, "max_total_size") == 0 ||
+	    strcmp(key, "max_files") == 0)
+		return http_parse_size(v, &x, why, whylen);
+	if (strcmp(key, "max_uri") == 0)
+		return http_parse_range(v, 16, TFO_HTTP_MAX_URI_LIMIT, &x, why, whylen);
+	if (strcmp(key, "max_header") == 0)
+		return http_parse_range(v, 16 + 64, TFO_HTTP_MAX_HEADER_LIMIT, &x, why,
+					whylen);
+	if (strcmp(key, "date") == 0)
+		return http_parse_bool(v, &b, why, whylen);
+	if (strcmp(key, "cache_control") == 0 || strcmp(key, "server_header") == 0)
+		return http_check_value(v, why, whylen);
+	return 0;
 }
 
 static int
@@ -513,50 +550,48 @@ http_table_add(struct http_state *st, const char *key, uint32_t len,
 	return 0;
 }
 
+/* The section's keys into @p cf, @p lim and @p date, checked; the root
+ * must be a readable directory. No DPDK: the configuration check calls it
+ * (tfo_http_check) before the EAL starts. */
 static int
 http_conf_read(const struct tfo_service_args *a, struct http_conf *cf,
-	       struct tfo_http_limits *lim, bool *date)
+	       struct tfo_http_limits *lim, bool *date, char *why, size_t whylen)
 {
+	static const struct { const char *key, *def; } keys[] = {
+		{ "root", "www" }, { "index", "index.html" },
+		{ "cache_control", "no-cache" }, { "server_header", "tfo-fastpath" },
+		{ "max_file_size", "16M" }, { "max_total_size", "128M" },
+		{ "max_files", "100000" }, { "max_header", "8K" }, { "max_uri", "4K" },
+		{ "date", "yes" },
+	};
 	const char *root = tfo_service_arg(a, "root", "www");
 	uint64_t mh, mu;
-	char path[PATH_MAX];
+	char path[PATH_MAX], r[160];
 	struct stat sb;
-	int rc = 0;
+	int rc;
 
+	for (unsigned int i = 0; i < RTE_DIM(keys); i++) {
+		const char *v = tfo_service_arg(a, keys[i].key, keys[i].def);
+
+		if (tfo_http_check_key(keys[i].key, v, r, sizeof(r)) < 0)
+			return tfo_errmsg(why, whylen, "%s = %s: %s", keys[i].key, v, r);
+	}
 	cf->index = tfo_service_arg(a, "index", "index.html");
 	cf->cache_control = tfo_service_arg(a, "cache_control", "no-cache");
 	cf->server = tfo_service_arg(a, "server_header", "tfo-fastpath");
-	rc |= http_parse_size("max_file_size",
-			      tfo_service_arg(a, "max_file_size", "16M"),
-			      &cf->max_file);
-	rc |= http_parse_size("max_total_size",
-			      tfo_service_arg(a, "max_total_size", "128M"),
-			      &cf->max_total);
-	rc |= http_parse_size("max_files",
-			      tfo_service_arg(a, "max_files", "100000"),
-			      &cf->max_files);
-	rc |= http_parse_size("max_header",
-			      tfo_service_arg(a, "max_header", "8K"), &mh);
-	rc |= http_parse_size("max_uri", tfo_service_arg(a, "max_uri", "4K"),
-			      &mu);
-	rc |= http_parse_bool("date", tfo_service_arg(a, "date", "yes"), date);
-	rc |= http_check_value("cache_control", cf->cache_control);
-	rc |= http_check_value("server_header", cf->server);
-	if (rc != 0)
-		return -EINVAL;
-	if (cf->index[0] == '\0' || strchr(cf->index, '/') != NULL) {
-		TFO_LOG(ERR, "http: index = %s: expected a file name",
-			cf->index);
-		return -EINVAL;
-	}
-	if (mu < 16 || mu > TFO_HTTP_MAX_URI_LIMIT || mh > TFO_HTTP_MAX_HEADER_LIMIT ||
-	    mh < mu + 64) {
-		TFO_LOG(ERR, "http: max_uri = %" PRIu64 ", max_header = %" PRIu64
-			": need 16 <= max_uri <= %d and max_uri + 64 <= "
-			"max_header <= %d", mu, mh, TFO_HTTP_MAX_URI_LIMIT,
-			TFO_HTTP_MAX_HEADER_LIMIT);
-		return -EINVAL;
-	}
+	/* checked above: these parse */
+	http_parse_size(tfo_service_arg(a, "max_file_size", "16M"), &cf->max_file, r,
+			sizeof(r));
+	http_parse_size(tfo_service_arg(a, "max_total_size", "128M"), &cf->max_total, r,
+			sizeof(r));
+	http_parse_size(tfo_service_arg(a, "max_files", "100000"), &cf->max_files, r,
+			sizeof(r));
+	http_parse_size(tfo_service_arg(a, "max_header", "8K"), &mh, r, sizeof(r));
+	http_parse_size(tfo_service_arg(a, "max_uri", "4K"), &mu, r, sizeof(r));
+	http_parse_bool(tfo_service_arg(a, "date", "yes"), date, r, sizeof(r));
+	if (mh < mu + 64)
+		return tfo_errmsg(why, whylen, "max_uri = %" PRIu64 ", max_header = %" PRIu64
+				  ": need max_uri + 64 <= max_header", mu, mh);
 	lim->max_header = (uint32_t)mh;
 	lim->max_uri = (uint32_t)mu;
 	cf->max_key = (uint32_t)mu;
@@ -564,13 +599,31 @@ http_conf_read(const struct tfo_service_args *a, struct http_conf *cf,
 		rc = snprintf(path, sizeof(path), "%s", root);
 	else
 		rc = snprintf(path, sizeof(path), "%s/%s", a->base_dir, root);
-	if ((size_t)rc >= sizeof(path) || realpath(path, cf->root) == NULL ||
-	    stat(cf->root, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-		TFO_LOG(ERR, "http: root = %s: %s is not a readable directory",
-			root, path);
-		return -ENOENT;
-	}
-	return 0;
+	if ((size_t)rc >= sizeof(path))
+		return tfo_errmsg(why, whylen, "root = %s: path too long", root);
+	/* a relative root is named with the directory it was resolved from */
+	if (strcmp(path, root) == 0)
+		path[0] = '\0';
+	if (realpath(path[0] ? path : root, cf->root) == NULL || stat(cf->root, &sb) < 0)
+		goto no_root;
+	if (!S_ISDIR(sb.st_mode))
+		errno = ENOTDIR;
+	else if (access(cf->root, R_OK | X_OK) == 0)
+		return 0;
+no_root:
+	tfo_errmsg(why, whylen, "root = %s%s%s: %s", root, path[0] ? " = " : "", path,
+		   strerror(errno));
+	return -ENOENT;	/* create()'s contract for an unusable root */
+}
+
+int
+tfo_http_check(const struct tfo_service_args *a, char *why, size_t whylen)
+{
+	struct tfo_http_limits lim;
+	struct http_conf cf;
+	bool date;
+
+	return http_conf_read(a, &cf, &lim, &date, why, whylen) < 0 ? -EINVAL : 0;
 }
 
 /* Point @p o at the next @p len bytes of the blob zone, from *off on. */
@@ -753,7 +806,7 @@ http_clock_init(struct http_state *st)
 int
 tfo_http_create(const struct tfo_service_args *a, void **state)
 {
-	char hdr[HTTP_HDR_MAX], loc[HTTP_HDR_MAX];
+	char hdr[HTTP_HDR_MAX], loc[HTTP_HDR_MAX], why[PATH_MAX + 128];
 	struct http_load L = { 0 };
 	struct http_sizes sz;
 	struct http_conf cf;
@@ -764,9 +817,11 @@ tfo_http_create(const struct tfo_service_args *a, void **state)
 				a->socket_id);
 	if (st == NULL)
 		return -ENOMEM;
-	rc = http_conf_read(a, &cf, &st->lim, &st->date);
-	if (rc != 0)
+	rc = http_conf_read(a, &cf, &st->lim, &st->date, why, sizeof(why));
+	if (rc != 0) {
+		TFO_LOG(ERR, "http: %s", why);
 		goto fail;
+	}
 	L.cf = &cf;
 	rc = http_walk(&L, cf.root, "/", 0);
 	if (rc != 0)

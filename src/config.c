@@ -8,16 +8,20 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_debug.h>
 
 #include "tfo/config.h"
+#include "tfo/keyring.h"
 #include "tfo/log.h"
 #include "tfo/service.h"
 #include "tfo/tcpopt.h"
@@ -79,7 +83,7 @@ static const struct tfo_key_desc tfo_keys[] = {
 	      "connection table size per lcore"),
 	K_U32("tcp", "max_request", max_request, 64, 65535, "8192",
 	      "bytes of one request, at most"),
-	K_U16("tcp", "mss", mss, 0, 9000, "0",
+	K_U16("tcp", "mss", mss, 536, 9000, "0",
 	      "advertised MSS, 0 = from the MTU"),
 	/* "_max": the window we advertise is the request buffer's free room,
 	 * min(rcv_wnd_max, max_request) - what it holds, and the shift the
@@ -130,11 +134,56 @@ static const struct {
 	{ "ipv4", "", "an IPv4 address/prefix of ours (repeatable)" },
 	{ "ipv6", "", "an IPv6 address/prefix of ours (repeatable)" },
 	{ "mtu", "1500", "MTU (68..9198)" },
-	{ "rx_desc", "1024", "RX descriptors per queue" },
-	{ "tx_desc", "1024", "TX descriptors per queue" },
+	{ "rx_desc", "1024", "RX descriptors per queue (32..32768)" },
+	{ "tx_desc", "1024", "TX descriptors per queue (32..32768)" },
 	{ "offload", "auto", "checksum offloads: auto | off" },
 	{ "syn_steering", "off", "SYNs to the control core by an rte_flow rule: on | off" },
 };
+
+/*
+ * Integer keys whose 0 means "off" or "computed" although their range
+ * starts higher ([tcp] mss: 0 is the MTU's; 1..535 is a typo that the
+ * engine would refuse only once the EAL runs).
+ */
+static const struct {
+	const char *section, *key, *meaning;
+} tfo_keys_zero[] = {
+	{ "tcp", "mss", "from the MTU" },
+};
+
+static const char *
+tfo_key_zero(const struct tfo_key_desc *k)
+{
+	for (unsigned int i = 0; i < RTE_DIM(tfo_keys_zero); i++)
+		if (strcmp(tfo_keys_zero[i].section, k->section) == 0 &&
+		    strcmp(tfo_keys_zero[i].key, k->key) == 0)
+			return tfo_keys_zero[i].meaning;
+	return NULL;
+}
+
+/* The accepted values of an integer key, for messages and --help-config. */
+static void
+tfo_key_range(const struct tfo_key_desc *k, char *buf, size_t len)
+{
+	const char *zero = tfo_key_zero(k);
+
+	if (zero != NULL)
+		snprintf(buf, len, "0 (%s) or %" PRIu64 "..%" PRIu64, zero, k->min,
+			 k->max);
+	else
+		snprintf(buf, len, "%" PRIu64 "..%" PRIu64, k->min, k->max);
+}
+
+/* String keys with a fixed set of values, checked as they are read. */
+static int
+tfo_key_check_str(const struct tfo_key_desc *k, const char *value, char *why,
+		  size_t whylen)
+{
+	if (strcmp(k->section, "tfo") == 0 && strcmp(k->key, "cookie_algo") == 0 &&
+	    strcmp(value, "aes128") != 0 && strcmp(value, "siphash-linux") != 0)
+		return tfo_errmsg(why, whylen, "expected aes128 or siphash-linux");
+	return 0;
+}
 
 static int
 tfo_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -253,10 +302,14 @@ tfo_key_apply(struct tfo_config *c, const struct tfo_key_desc *k,
 	case KT_U32:
 	case KT_U16:
 	case KT_U8:
-		if (tfo_parse_u64(value, k->min, k->max, &v) < 0)
-			return tfo_errmsg(why, whylen,
-				       "expected an integer in %" PRIu64 "..%" PRIu64,
-				       k->min, k->max);
+		if (tfo_parse_u64(value, k->min, k->max, &v) < 0 &&
+		    (tfo_key_zero(k) == NULL || tfo_parse_u64(value, 0, 0, &v) < 0)) {
+			char range[96];
+
+			tfo_key_range(k, range, sizeof(range));
+			return tfo_errmsg(why, whylen, "expected %s%s",
+					  tfo_key_zero(k) ? "" : "an integer in ", range);
+		}
 		if (k->type == KT_U32) {
 			uint32_t v32 = (uint32_t)v;
 
@@ -278,6 +331,8 @@ tfo_key_apply(struct tfo_config *c, const struct tfo_key_desc *k,
 		if (strlen(value) >= k->size)
 			return tfo_errmsg(why, whylen, "longer than %zu characters",
 				       k->size - 1);
+		if (tfo_key_check_str(k, value, why, whylen) < 0)
+			return -EINVAL;
 		strcpy((char *)field, value);
 		return 0;
 	}
@@ -439,6 +494,8 @@ tfo_service_set(struct tfo_cfg_service *s, const char *key, const char *value,
 	}
 	if (svc == NULL || !tfo_service_key_ok(svc, key))
 		return tfo_errmsg(why, whylen, "unknown key for service %s", s->name);
+	if (svc->check_key != NULL && svc->check_key(key, value, why, whylen) < 0)
+		return -EINVAL;
 	if (strlen(key) >= sizeof(s->kv[0].key) ||
 	    strlen(value) >= sizeof(s->kv[0].value))
 		return tfo_errmsg(why, whylen, "key or value too long");
@@ -568,6 +625,28 @@ tfo_section_normalize(char *s)
 	*out = '\0';
 }
 
+/*
+ * @p in for an error message, with bytes that do not show (controls,
+ * anything outside ASCII: a stray byte order mark, a no-break space) as
+ * \xNN, so that the message shows what is wrong with the line.
+ */
+static const char *
+tfo_visible(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in != '\0' && o + 5 < len; in++) {
+		unsigned char ch = (unsigned char)*in;
+
+		if (ch < 0x20 || ch >= 0x7f)
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", ch);
+		else
+			out[o++] = (char)ch;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 int
 tfo_config_parse_string(struct tfo_config *c, const char *text,
 			const char *source, char *err, size_t errlen)
@@ -575,14 +654,14 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 	char section[96] = "";
 	char line[1280];
 	unsigned int lineno = 0;
-	const char *p = text;
+	const char *p = tfo_skip_bom(text);
 
 	snprintf(c->source, sizeof(c->source), "%s", source);
 	while (*p != '\0') {
 		const char *nl = strchr(p, '\n');
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char *s, *eq, *key, *value, *cmt;
-		char why[160];
+		char why[160], vis[256];
 
 		lineno++;
 		if (n >= sizeof(line))
@@ -606,7 +685,7 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 
 			if (end == NULL || tfo_trim(end + 1)[0] != '\0')
 				return tfo_errmsg(err, errlen, "%s:%u: bad section header '%s'",
-					       source, lineno, s);
+					       source, lineno, tfo_visible(s, vis, sizeof(vis)));
 			*end = '\0';
 			if (strlen(s + 1) >= sizeof(section))
 				return tfo_errmsg(err, errlen, "%s:%u: section name too long",
@@ -618,49 +697,107 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 		eq = strchr(s, '=');
 		if (eq == NULL)
 			return tfo_errmsg(err, errlen, "%s:%u: expected 'key = value', got '%s'",
-				       source, lineno, s);
+				       source, lineno, tfo_visible(s, vis, sizeof(vis)));
 		*eq = '\0';
 		key = tfo_trim(s);
 		value = tfo_trim(eq + 1);
 		if (section[0] == '\0')
 			return tfo_errmsg(err, errlen, "%s:%u: key '%s' before any [section]",
-				       source, lineno, key);
-		if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0)
+				       source, lineno, tfo_visible(key, vis, sizeof(vis)));
+		if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0) {
+			char vsec[sizeof(section) * 4], vkey[128];
+
 			return tfo_errmsg(err, errlen, "%s:%u: [%s] %s = \"%s\": %s",
-				       source, lineno, section, key, value, why);
+				       source, lineno, tfo_visible(section, vsec, sizeof(vsec)),
+				       tfo_visible(key, vkey, sizeof(vkey)),
+				       tfo_visible(value, vis, sizeof(vis)), why);
+		}
 	}
 	return 0;
+}
+
+/*
+ * Open @p path for reading only if it is a regular file: a FIFO without a
+ * writer would block open() for ever, a device or a directory is a typo.
+ * O_NONBLOCK keeps the open itself from waiting; the type is checked on the
+ * descriptor (no race with a rename).
+ */
+int
+tfo_open_regular(const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int rc;
+
+	if (fd < 0) {
+		rc = -errno;
+		tfo_errmsg(why, whylen, "%s", strerror(-rc));
+		return rc;
+	}
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		tfo_errmsg(why, whylen, "%s", strerror(-rc));
+	} else if (!S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		tfo_errmsg(why, whylen, "%s, not a regular file",
+			   S_ISDIR(st.st_mode) ? "a directory" :
+			   S_ISFIFO(st.st_mode) ? "a FIFO" :
+			   S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+	} else {
+		/* reads of a regular file never wait; clear the flag anyway */
+		(void)fcntl(fd, F_SETFL, 0);
+		return fd;
+	}
+	close(fd);
+	return rc;
+}
+
+const char *
+tfo_skip_bom(const char *text)
+{
+	if ((unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&
+	    (unsigned char)text[2] == 0xbf)
+		return text + 3;
+	return text;
 }
 
 int
 tfo_config_parse_file(struct tfo_config *c, const char *path, char *err,
 		      size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char *text, dir[PATH_MAX];
-	long len;
-	int rc;
+	char *text, dir[PATH_MAX], why[128];
+	struct stat st;
+	ssize_t got = 0;
+	int fd, rc;
 
-	if (f == NULL)
-		return tfo_errmsg(err, errlen, "%s: %s", path, strerror(errno));
-	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET) != 0 || len > (1 << 20)) {
-		fclose(f);
+	fd = tfo_open_regular(path, why, sizeof(why));
+	if (fd < 0)
+		return tfo_errmsg(err, errlen, "%s: %s", path, why);
+	if (fstat(fd, &st) < 0 || st.st_size > (1 << 20)) {
+		close(fd);
 		return tfo_errmsg(err, errlen, "%s: unreadable or larger than 1 MiB", path);
 	}
-	text = malloc((size_t)len + 1);
+	text = malloc((size_t)st.st_size + 1);
 	if (text == NULL) {
-		fclose(f);
+		close(fd);
 		return tfo_errmsg(err, errlen, "%s: out of memory", path);
 	}
-	if (fread(text, 1, (size_t)len, f) != (size_t)len) {
+	while (got < st.st_size) {
+		ssize_t n = read(fd, text + got, (size_t)(st.st_size - got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	if (got != st.st_size) {
 		free(text);
-		fclose(f);
 		return tfo_errmsg(err, errlen, "%s: read error", path);
 	}
-	fclose(f);
-	text[len] = '\0';
-	if (strlen(text) != (size_t)len) {
+	text[got] = '\0';
+	if (strlen(text) != (size_t)got) {
 		free(text);
 		return tfo_errmsg(err, errlen, "%s: contains a NUL byte", path);
 	}
@@ -669,6 +806,51 @@ tfo_config_parse_file(struct tfo_config *c, const char *path, char *err,
 	rc = tfo_config_parse_string(c, text, path, err, errlen);
 	free(text);
 	return rc;
+}
+
+/*
+ * What a start reads besides the configuration file, checked the way the
+ * start will, with no DPDK: the key file, and each service's own check
+ * (the http root must be a readable directory). So --print-config refuses
+ * what a start would, and a start refuses it before the EAL's log lines.
+ */
+static int
+tfo_config_check_inputs(const struct tfo_config *c, char *err, size_t errlen)
+{
+	char why[PATH_MAX + 160];
+
+	if (c->key_file[0] != '\0') {
+		char path[PATH_MAX * 2];
+
+		if (c->key_file[0] == '/')
+			snprintf(path, sizeof(path), "%s", c->key_file);
+		else
+			snprintf(path, sizeof(path), "%s/%s", c->base_dir, c->key_file);
+		if (tfo_keyfile_check(path, why, sizeof(why)) < 0)
+			return tfo_errmsg(err, errlen, "[tfo] key_file = %s: %s", path, why);
+	}
+	for (unsigned int i = 0; i < c->nb_services; i++) {
+		const struct tfo_cfg_service *cs = &c->services[i];
+		const struct tfo_service *svc = tfo_service_find(cs->name);
+		struct tfo_service_kv kv[TFO_SERVICE_MAX_KV];
+		struct tfo_service_args args = {
+			.port = cs->port,
+			.nb_kv = cs->nb_kv,
+			.kv = kv,
+			.base_dir = c->base_dir,
+			.socket_id = -1,
+		};
+
+		if (svc == NULL || svc->check == NULL)
+			continue;
+		for (unsigned int k = 0; k < cs->nb_kv; k++) {
+			kv[k].key = cs->kv[k].key;
+			kv[k].value = cs->kv[k].value;
+		}
+		if (svc->check(&args, why, sizeof(why)) < 0)
+			return tfo_errmsg(err, errlen, "[service %s] %s", cs->name, why);
+	}
+	return 0;
 }
 
 int
@@ -714,7 +896,7 @@ tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
 					       "[service %s] port = %u: already used by [service %s]",
 					       s->name, s->port, c->services[j].name);
 	}
-	return 0;
+	return tfo_config_check_inputs(c, err, errlen);
 }
 
 static void
@@ -798,8 +980,15 @@ tfo_config_help(FILE *f)
 			sec = k->section;
 			fprintf(f, "[%s]\n", sec);
 		}
-		fprintf(f, "  %-20s %-10s %s\n", k->key,
+		fprintf(f, "  %-20s %-10s %s", k->key,
 			strlen(k->def) > 10 ? "(see file)" : k->def, k->help);
+		if (k->type == KT_U32 || k->type == KT_U16 || k->type == KT_U8) {
+			char range[96];
+
+			tfo_key_range(k, range, sizeof(range));
+			fprintf(f, " [%s]", range);
+		}
+		fputc('\n', f);
 	}
 	fprintf(f, "[port DEVICE]   (one per port)\n");
 	for (unsigned int i = 0; i < RTE_DIM(tfo_port_keys); i++)

@@ -20,6 +20,7 @@
 #include <rte_malloc.h>
 #include <rte_spinlock.h>
 
+#include "tfo/config.h"
 #include "tfo/keyring.h"
 #include "tfo/log.h"
 
@@ -329,21 +330,18 @@ tfo_keyring_rotate(struct tfo_keyring *kr, const struct tfo_key *next)
  * the path; never the file's text: it may be a key with a typo).
  */
 static int
-keyfile_read(const char *path, struct tfo_key k[2], bool *two, char *err,
-	     size_t errlen)
+keyfile_read(const char *path, struct tfo_key k[2], bool *two, bool warn,
+	     char *err, size_t errlen)
 {
 	char buf[256];
 	struct stat st;
 	ssize_t n;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "%s", strerror(-rc));
-		return rc;
-	}
-	if (fstat(fd, &st) == 0 && (st.st_mode & S_IROTH))
+	fd = tfo_open_regular(path, err, errlen);
+	if (fd < 0)
+		return fd;
+	if (warn && fstat(fd, &st) == 0 && (st.st_mode & S_IROTH))
 		TFO_LOG(WARNING, "cookie key file %s is readable by everyone: "
 			"anyone who reads it can forge TFO cookies", path);
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -358,11 +356,23 @@ keyfile_read(const char *path, struct tfo_key k[2], bool *two, char *err,
 		return rc;
 	}
 	buf[n] = '\0';
-	rc = tfo_key_parse(buf, &k[0], &k[1], two);
+	rc = tfo_key_parse(tfo_skip_bom(buf), &k[0], &k[1], two);
 	explicit_bzero(buf, sizeof(buf));
 	if (rc < 0)
 		snprintf(err, errlen, "not in tcp_fastopen_key format "
 			 "(xxxxxxxx-xxxxxxxx-xxxxxxxx-xxxxxxxx[,backup])");
+	return rc;
+}
+
+int
+tfo_keyfile_check(const char *path, char *err, size_t errlen)
+{
+	struct tfo_key k[2];
+	bool two;
+	int rc;
+
+	rc = keyfile_read(path, k, &two, false, err, errlen);
+	explicit_bzero(k, sizeof(k));
 	return rc;
 }
 
@@ -374,7 +384,7 @@ tfo_keyring_load_file(struct tfo_keyring *kr, const char *path)
 	bool two;
 	int rc;
 
-	rc = keyfile_read(path, k, &two, err, sizeof(err));
+	rc = keyfile_read(path, k, &two, true, err, sizeof(err));
 	if (rc < 0) {
 		TFO_LOG(ERR, "cookie key file %s: %s", path, err);
 		return rc;
@@ -398,7 +408,7 @@ tfo_keyring_reload_file(struct tfo_keyring *kr, const char *path, char *err,
 		snprintf(err, errlen, "no key ring or no key file");
 		return -EINVAL;
 	}
-	rc = keyfile_read(path, k, &two, err, errlen);
+	rc = keyfile_read(path, k, &two, true, err, errlen);
 	if (rc < 0) {
 		TFO_LOG(ERR, "cookie key file %s: %s; the running keys stay", path, err);
 		return rc;

@@ -130,10 +130,13 @@ srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats 
 	if (s->p.engine_tune != NULL)
 		s->p.engine_tune(&p, control, s->p.arg);
 	e = tfo_engine_create(&p);
+	/* only a lack of memory is helped by fewer entries or more memory */
 	if (e == NULL)
 		tfo_errmsg(err, errlen, "%s: cannot create the TCP engine (%u conns, %u-byte "
-			"requests): %s (see the log line above; lower [tcp] max_conns or "
-			"raise -m)", name, p.max_conns, p.max_request, rte_strerror(rte_errno));
+			"requests, mss %u): %s (see the log line above; %s)", name,
+			p.max_conns, p.max_request, p.mss, rte_strerror(rte_errno),
+			rte_errno == ENOMEM ? "lower [tcp] max_conns or raise -m" :
+			"a [tcp] value out of the engine's range");
 	return e;
 }
 

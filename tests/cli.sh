@@ -66,8 +66,65 @@ printf '[port net_null7]\nipv4 = 198.18.0.2/24\n' >"$cfg"
 run -l 0-1 --no-huge -m 256 --no-shconf --no-pci --file-prefix tfocli$$ -- --config "$cfg"
 check "missing device: exit 1, names the port" \
 	bash -c '[ '"$rc"' = 1 ] && grep -q "\[port net_null7\]: no such DPDK device" <<<"$0"' "$err"
-rm -f "$cfg"
-rmdir "/var/run/dpdk/tfocli$$" 2>/dev/null
-check "no EAL runtime directory left behind" [ ! -d "/var/run/dpdk/tfocli$$" ]
+check "no EAL runtime directory left behind by a refused start" [ ! -d "/var/run/dpdk/tfocli$$" ]
+
+# Configuration input: what a start would refuse, --print-config refuses,
+# with the range or the reason, before the EAL starts.
+no_eal() { ! grep -q "EAL" <<<"$out$err"; }
+run -- --set tcp.mss=1 --print-config
+check "--print-config refuses mss = 1, with the range" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "mss = \"1\": expected 0 (from the MTU) or 536..9000" <<<"$0"' "$err"
+for v in -1 0; do
+	run -- --set "service echo.max_line=$v" --print-config
+	check "--print-config refuses echo max_line = $v, with the range" \
+		bash -c '[ '"$rc"' = 1 ] && grep -q "max_line = \"'"$v"'\": expected an integer in 1..65535" <<<"$0"' "$err"
+done
+run -- --set "service http.root=/nonexistent" --print-config
+check "--print-config refuses a missing http root" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "\[service http\] root = /nonexistent: No such file" <<<"$0"' "$err"
+key=$(mktemp)
+echo "00000001-00000002-0000003" >"$key"
+run -- --key-file "$key" --print-config
+check "--print-config refuses a bad key file" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "key_file = .*: not in tcp_fastopen_key format" <<<"$0"' "$err"
+printf '[port net_null0]\nvdev = net_null0\nipv4 = 198.18.0.2/24\n' >"$cfg"
+run -l 0-1 --no-huge -m 256 --no-shconf --no-pci --file-prefix tfocli$$ -- --config "$cfg" --key-file "$key"
+check "a bad key file: exit 1, before the EAL starts (no EAL line)" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "not in tcp_fastopen_key format" <<<"$0"' "$err"
+check "a bad key file: one line only" one_line
+check "a bad key file: no EAL output" no_eal
+fifo=$(mktemp -u)
+mkfifo "$fifo"
+start=$SECONDS
+o=$(timeout 10 "$SERVER" -- --config "$fifo" 2>&1)
+rc=$?
+check "a FIFO config (no writer) is refused at once" \
+	bash -c '[ '"$rc"' = 1 ] && [ $(('"$SECONDS - $start"')) -lt 5 ] && grep -q "a FIFO, not a regular file" <<<"$0"' "$o"
+o=$(timeout 10 "$SERVER" -- --key-file "$fifo" --print-config 2>&1)
+rc=$?
+check "a FIFO key file is refused at once" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "key_file = .*: a FIFO, not a regular file" <<<"$0"' "$o"
+rm -f "$fifo"
+printf '\xef\xbb\xbf[port net_null0]\nvdev = net_null0\nipv4 = 198.18.0.2/24\n' >"$cfg"
+printf '\xef\xbb\xbf00000001-00000002-00000003-00000004\n' >"$key"
+run -- --config "$cfg" --key-file "$key" --print-config
+check "a config file and a key file with a UTF-8 BOM are accepted" \
+	bash -c '[ '"$rc"' = 0 ] && grep -q "^\[port net_null0\]" <<<"$0"' "$out"
+
+# A clean exit (SIGINT, rc 0) removes the EAL runtime directory.
+prefix=tfocli$$run
+log=$(mktemp)
+"$SERVER" -l 0-1 --no-huge -m 256 --no-shconf --no-pci --file-prefix $prefix -- \
+	--config "$cfg" >"$log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "running" "$log" && break; sleep 0.2; done
+check "net_null server runs, with its runtime directory" [ -d /var/run/dpdk/$prefix ]
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: exit 0" [ "$rc" = 0 ]
+check "no EAL runtime directory left after a clean exit" [ ! -d /var/run/dpdk/$prefix ]
+rmdir /var/run/dpdk/$prefix 2>/dev/null
+rm -f "$cfg" "$key" "$log"
 echo "checks: $checks, failed: $fails"
 [ "$fails" = 0 ]

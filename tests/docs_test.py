@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tap'))
 from tfotap import Checks  # noqa: E402
@@ -74,10 +75,17 @@ def main():
     missing = [k for t in table_keys for k in t.split('/') if k not in cfg_keys]
     check('every configuration key in the runbook\'s table exists (%d keys)' % len(table_keys),
           table_keys and not missing, missing)
-    r = subprocess.run([server, '--', '--config', os.path.join(ROOT, 'config',
-                                                                'tfo-server-nic.ini'),
-                        '--print-config'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
+    # --print-config reads the key file and the document root as a start
+    # would: stand-ins for the fleet's /etc/tfo-server/tfo.key and /srv/www
+    with tempfile.TemporaryDirectory() as tmp:
+        key = os.path.join(tmp, 'tfo.key')
+        with open(key, 'w') as f:
+            f.write('00000001-00000002-00000003-00000004\n')
+        os.chmod(key, 0o600)
+        r = subprocess.run([server, '--', '--config', os.path.join(ROOT, 'config',
+                                                                    'tfo-server-nic.ini'),
+                            '--key-file', key, '--www', tmp, '--print-config'],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     check('config/tfo-server-nic.ini is a valid configuration',
           r.returncode == 0 and 'syn_steering = off' in r.stdout, r.stdout[-300:])
     unit = os.path.join(ROOT, 'config', 'tfo-server.service')

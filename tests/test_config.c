@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tfo/config.h"
 #include "test.h"
@@ -100,6 +102,8 @@ TFO_TEST(errors_name_key_and_value)
 	expect_error("[port net_tap0]\ncolor = red\n", "unknown key in a [port] section");
 	expect_error("[port]\nmtu = 1500\n", "needs a device");
 	expect_error("[service nosuch]\nport = 1\n", "no service named 'nosuch'");
+	expect_error("[tfo]\ncookie_algo = md5\n",
+		     "cookie_algo = \"md5\": expected aes128 or siphash-linux");
 	expect_error("[tfo]\ncookie_algo = aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
 		     "longer than 31 characters");
 	{
@@ -156,10 +160,6 @@ TFO_TEST(validate_cross_key_rules)
 	REQUIRE(parse("[port a]\nipv4 = 10.0.0.1\n[tcp]\nmss = 1461\n") == 0);
 	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "mss = 1461") != NULL);
-
-	REQUIRE(parse("[port a]\nipv4 = 10.0.0.1\n[tfo]\ncookie_algo = md5\n") == 0);
-	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
-	CHECK(strstr(err, "cookie_algo = \"md5\"") != NULL);
 
 	REQUIRE(parse("[port a]\nipv4 = 10.0.0.1\n[tcp]\nrto_min_ms = 5000\nrto_max_ms = 1000\n") == 0);
 	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
@@ -223,6 +223,121 @@ TFO_TEST(help_lists_every_section)
 	CHECK(strstr(text, "[port DEVICE]") != NULL);
 	CHECK(strstr(text, "pending_limit") != NULL);
 	free(text);
+}
+
+/* Every key's range is checked as it is read, and the error says it. */
+TFO_TEST(ranges_at_parse_time)
+{
+	expect_error("[tcp]\nmss = 1\n", "mss = \"1\": expected 0 (from the MTU) or 536..9000");
+	expect_error("[tcp]\nmss = 535\n", "536..9000");
+	expect_error("[tcp]\nmss = 9001\n", "536..9000");
+	REQUIRE(parse("[tcp]\nmss = 0\n") == 0);
+	REQUIRE(parse("[tcp]\nmss = 536\n") == 0);
+	CHECK_EQ(cfg.mss, 536);
+	/* service keys: the service checks its own (echo.c, http_load.c) */
+	expect_error("[service echo]\nmax_line = -1\n",
+		     "t.ini:2: [service echo] max_line = \"-1\": expected an integer in 1..65535");
+	expect_error("[service echo]\nmax_line = 0\n", "1..65535");
+	expect_error("[service echo]\nmax_line = 65536\n", "1..65535");
+	expect_error("[service echo]\nclose = maybe\n", "expected yes or no");
+	expect_error("[service http]\nmax_uri = 8\n", "max_uri = \"8\": expected a size in 16..8192");
+	expect_error("[service http]\nmax_header = 1G\n", "65536");
+	expect_error("[service http]\nindex = a/b\n", "expected a file name");
+	expect_error("[service http]\ndate = often\n", "expected yes or no");
+	REQUIRE(parse("[service echo]\nmax_line = 65535\n[service http]\nmax_uri = 2K\n") == 0);
+}
+
+static int
+validate(const char *text)
+{
+	if (parse(text) != 0)
+		return -1000;	/* not what any CHECK_EQ expects */
+	err[0] = '\0';
+	return tfo_config_validate(&cfg, err, sizeof(err));
+}
+
+/* What a start would refuse, validate (--print-config) refuses too. */
+TFO_TEST(validate_checks_what_a_start_reads)
+{
+	char dir[] = "/tmp/tfo_test_config_XXXXXX", path[128], text[512];
+	FILE *f;
+
+	REQUIRE(mkdtemp(dir) != NULL);
+	CHECK_EQ(validate("[port a]\nipv4 = 10.0.0.1\n[service http]\nport = 80\n"
+			  "root = /nonexistent\n"), -EINVAL);
+	CHECK_MSG(strstr(err, "[service http] root = /nonexistent: No such file") != NULL,
+		  "%s", err);
+	CHECK_EQ(validate("[port a]\nipv4 = 10.0.0.1\n[service http]\nport = 80\n"
+			  "root = /etc/passwd\n"), -EINVAL);
+	CHECK_MSG(strstr(err, "root = /etc/passwd: Not a directory") != NULL, "%s", err);
+	CHECK_EQ(validate("[port a]\nipv4 = 10.0.0.1\n[service http]\nport = 80\n"
+			  "max_uri = 8K\nmax_header = 8K\n"), -EINVAL);
+	CHECK_MSG(strstr(err, "max_uri + 64 <= max_header") != NULL, "%s", err);
+	snprintf(text, sizeof(text), "[port a]\nipv4 = 10.0.0.1\n[service http]\n"
+		 "port = 80\nroot = %s\n", dir);
+	CHECK_EQ(validate(text), 0);
+
+	/* the key file: missing, bad, a FIFO, a directory, good with a BOM */
+	snprintf(path, sizeof(path), "%s/key", dir);
+	snprintf(text, sizeof(text), "[port a]\nipv4 = 10.0.0.1\n[tfo]\nkey_file = %s\n", path);
+	CHECK_EQ(validate(text), -EINVAL);
+	CHECK_MSG(strstr(err, "No such file") != NULL, "%s", err);
+	f = fopen(path, "w");
+	REQUIRE(f != NULL);
+	fputs("00000001-00000002-0000003\n", f);
+	fclose(f);
+	CHECK_EQ(validate(text), -EINVAL);
+	CHECK_MSG(strstr(err, "not in tcp_fastopen_key format") != NULL, "%s", err);
+	CHECK_MSG(strstr(err, "00000001") == NULL, "the key leaks: %s", err);
+	f = fopen(path, "w");
+	REQUIRE(f != NULL);
+	fputs("\xef\xbb\xbf" "00000001-00000002-00000003-00000004\n", f);
+	fclose(f);
+	CHECK_EQ(validate(text), 0);
+	unlink(path);
+	REQUIRE(mkfifo(path, 0600) == 0);
+	alarm(10);	/* a FIFO with no writer must not hang the check */
+	CHECK_EQ(validate(text), -EINVAL);
+	alarm(0);
+	CHECK_MSG(strstr(err, "a FIFO, not a regular file") != NULL, "%s", err);
+	unlink(path);
+	snprintf(text, sizeof(text), "[port a]\nipv4 = 10.0.0.1\n[tfo]\nkey_file = %s\n", dir);
+	CHECK_EQ(validate(text), -EINVAL);
+	CHECK_MSG(strstr(err, "a directory, not a regular file") != NULL, "%s", err);
+	rmdir(dir);
+}
+
+/* A byte order mark is not content; a FIFO is not a configuration file. */
+TFO_TEST(files_bom_and_fifo)
+{
+	char dir[] = "/tmp/tfo_test_config_XXXXXX", path[128];
+	FILE *f;
+
+	REQUIRE(parse("\xef\xbb\xbf[tfo]\npending_limit = 5\n") == 0);
+	/* bytes that do not show are shown in the message */
+	expect_error("[tfo]\n\xc2\xa0pending_limit = 5\n", "[tfo] \\xc2\\xa0pending_limit = \"5\"");
+	expect_error("[tfo]\npending_limit = 5\n\xef\xbb\xbf[tcp]\n",
+		     "expected 'key = value', got '\\xef\\xbb\\xbf[tcp]'");
+	CHECK_EQ(cfg.pending_limit, 5);
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/bom.ini", dir);
+	f = fopen(path, "w");
+	REQUIRE(f != NULL);
+	fputs("\xef\xbb\xbf[tfo]\r\npending_limit = 6\r\n", f);
+	fclose(f);
+	tfo_config_defaults(&cfg);
+	CHECK_EQ(tfo_config_parse_file(&cfg, path, err, sizeof(err)), 0);
+	CHECK_EQ(cfg.pending_limit, 6);
+	unlink(path);
+	REQUIRE(mkfifo(path, 0600) == 0);
+	alarm(10);
+	CHECK_EQ(tfo_config_parse_file(&cfg, path, err, sizeof(err)), -EINVAL);
+	alarm(0);
+	CHECK_MSG(strstr(err, "a FIFO, not a regular file") != NULL, "%s", err);
+	unlink(path);
+	CHECK_EQ(tfo_config_parse_file(&cfg, dir, err, sizeof(err)), -EINVAL);
+	CHECK_MSG(strstr(err, "a directory") != NULL, "%s", err);
+	rmdir(dir);
 }
 
 TFO_TEST_MAIN()

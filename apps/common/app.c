@@ -47,15 +47,36 @@ app_find_sep(int argc, char **argv)
 	return -1;
 }
 
+/*
+ * The runtime directory is empty only once the telemetry socket is gone,
+ * and telemetry unlinks it from an atexit handler of its own, registered
+ * inside rte_eal_init(): so ours is registered before, and runs after it.
+ * Only a primary process removes it (a secondary's belongs to its primary),
+ * and rmdir() leaves it alone while another process still has a file there.
+ */
+static void
+app_runtime_dir_remove(void)
+{
+	if (eal_runtime_dir[0] != '\0')
+		rmdir(eal_runtime_dir);
+	eal_runtime_dir[0] = '\0';
+}
+
 int
 app_eal_init(int argc, char **argv)
 {
-	int rc = rte_eal_init(argc, argv);
+	static bool registered;
+	int rc;
 
+	if (!registered && atexit(app_runtime_dir_remove) == 0)
+		registered = true;
+	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
 		return rc;
 	eal_started = true;
-	snprintf(eal_runtime_dir, sizeof(eal_runtime_dir), "%s", rte_eal_get_runtime_dir());
+	if (rte_eal_process_type() == RTE_PROC_PRIMARY)
+		snprintf(eal_runtime_dir, sizeof(eal_runtime_dir), "%s",
+			 rte_eal_get_runtime_dir());
 	return rc;
 }
 
@@ -66,6 +87,5 @@ app_eal_stop(void)
 		return;
 	eal_started = false;
 	rte_eal_cleanup();
-	if (eal_runtime_dir[0] != '\0')
-		rmdir(eal_runtime_dir);
+	/* the directory goes at exit (app_runtime_dir_remove) */
 }

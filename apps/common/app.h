@@ -17,12 +17,13 @@ void app_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn
 /** Index of the first "--" in @p argv, or -1. */
 int app_find_sep(int argc, char **argv);
 
-/** rte_eal_init(); on success app_die and app_eal_stop stop it.
+/** rte_eal_init(); on success app_die and app_eal_stop stop it, and the
+ *  (empty) runtime directory of a primary process is removed at exit.
  *  @return rte_eal_init's result. */
 int app_eal_init(int argc, char **argv);
 
-/** rte_eal_cleanup(), and remove the (empty) runtime directory EAL leaves
- *  behind. Nothing when the EAL was not started. */
+/** rte_eal_cleanup(). Nothing when the EAL was not started. The runtime
+ *  directory is removed at exit, once telemetry's socket is gone. */
 void app_eal_stop(void);
 
 #endif /* TFO_APP_H */

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
+#include "tfo/config.h"
 #include "tfo/cookie.h"
 
 #define EXIT_USAGE 2
@@ -84,13 +86,22 @@ load_keys(const struct opts *o, struct tfo_key *p, struct tfo_key *b,
 		return -EINVAL;
 	}
 	if (o->key_file != NULL || strcmp(o->key_text, "-") == 0) {
-		FILE *f = o->key_file != NULL ? fopen(o->key_file, "r") : stdin;
+		FILE *f = stdin;
+		char why[128];
 		size_t n;
 
-		if (f == NULL) {
-			fprintf(stderr, "tfo-keytool: %s: %s\n", o->key_file,
-				strerror(errno));
-			return -errno;
+		/* a regular file only, as tfo-server's: a FIFO would hang */
+		if (o->key_file != NULL) {
+			int fd = tfo_open_regular(o->key_file, why, sizeof(why));
+
+			f = fd < 0 ? NULL : fdopen(fd, "r");
+			if (f == NULL) {
+				if (fd >= 0)
+					close(fd);
+				fprintf(stderr, "tfo-keytool: %s: %s\n", o->key_file,
+					fd < 0 ? why : strerror(errno));
+				return fd < 0 ? fd : -EIO;
+			}
 		}
 		n = fread(buf, 1, sizeof(buf) - 1, f);
 		if (f != stdin)
@@ -98,7 +109,7 @@ load_keys(const struct opts *o, struct tfo_key *p, struct tfo_key *b,
 		buf[n] = '\0';
 		text = buf;
 	}
-	rc = tfo_key_parse(text, p, b, has_backup);
+	rc = tfo_key_parse(tfo_skip_bom(text), p, b, has_backup);
 	explicit_bzero(buf, sizeof(buf));
 	if (rc < 0)
 		fprintf(stderr, "tfo-keytool: the key is not in tcp_fastopen_key "

@@ -129,8 +129,11 @@ int tfo_config_set(struct tfo_config *c, const char *section, const char *key,
 		   const char *value, char *err, size_t errlen);
 
 /**
- * Cross-key checks that need no device (service keys known, ports have
- * addresses, limits consistent). @return 0 or -EINVAL with @p err.
+ * Every check a start makes that needs no device and no EAL: cross-key
+ * checks (ports have addresses, limits consistent), the key file (it
+ * exists and parses) and each service's own check (http: the root is a
+ * readable directory). --print-config and a start both run it.
+ * @return 0 or -EINVAL with @p err.
  */
 int tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen);
 
@@ -139,6 +142,18 @@ void tfo_config_dump(FILE *f, const struct tfo_config *c);
 
 /** Print every key with its default and description (for --help-config). */
 void tfo_config_help(FILE *f);
+
+/**
+ * Open @p path read-only, refusing anything but a regular file (a FIFO
+ * with no writer would hang the open; a directory or device is a typo).
+ * Never blocks. @return the descriptor, or a negative errno with the
+ * reason (without the path) in @p why.
+ */
+int tfo_open_regular(const char *path, char *why, size_t whylen);
+
+/** @p text past a UTF-8 byte order mark, if it starts with one (files
+ *  written by some editors do; it is not part of the content). */
+const char *tfo_skip_bom(const char *text);
 
 /** Parse "198.18.0.2/24" or "fd00::2/64" (prefix optional). */
 int tfo_parse_addr(const char *s, struct tfo_local_addr *a);

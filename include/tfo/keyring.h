@@ -98,7 +98,16 @@ int tfo_keyring_set(struct tfo_keyring *kr, const struct tfo_key *primary,
  */
 int tfo_keyring_rotate(struct tfo_keyring *kr, const struct tfo_key *next);
 
-/** Read a key file (Linux format, see tfo_key_parse) and install it. */
+/**
+ * Read and parse a key file as tfo_keyring_load_file() would, installing
+ * nothing: for the configuration check before the EAL starts. @return 0,
+ * or a negative errno with the reason (never key material) in @p err.
+ */
+int tfo_keyfile_check(const char *path, char *err, size_t errlen);
+
+/** Read a key file (Linux format, see tfo_key_parse) and install it. A
+ *  regular file only (a FIFO is refused, not waited on); a leading UTF-8
+ *  byte order mark is skipped. */
 int tfo_keyring_load_file(struct tfo_keyring *kr, const char *path);
 
 /**

@@ -17,6 +17,7 @@
 #define TFO_SERVICE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -105,6 +106,22 @@ struct tfo_service {
 	 */
 	enum tfo_svc_status (*handle)(const void *state, const uint8_t *req,
 				      uint32_t len, struct tfo_svc_resp *resp);
+	/**
+	 * Optional: check one key's value (syntax, range) without DPDK, as
+	 * the configuration parser reads it, so that a bad value is refused
+	 * with its file and line. Return a negative errno and the reason in
+	 * @p why, the accepted range included ("expected an integer in 1..65535").
+	 */
+	int (*check_key)(const char *key, const char *value, char *why,
+			 size_t whylen);
+	/**
+	 * Optional: check the whole section as create() will (keys that
+	 * depend on each other, the files and directories it reads) without
+	 * DPDK, so that the configuration check (tfo_config_validate, hence
+	 * --print-config) refuses what a start would. Return a negative errno
+	 * and the reason, naming the key, in @p why.
+	 */
+	int (*check)(const struct tfo_service_args *a, char *why, size_t whylen);
 	/* registry link, set by tfo_service_register() */
 	const struct tfo_service *next;
 };
