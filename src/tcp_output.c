@@ -194,6 +194,7 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 		 e->mss6[c->port_idx];
 	so.wscale = e->our_ws;
 	so.peer_wscale = (c->flags & TFO_CF_PEER_WS) != 0;
+	so.sack_ok = (c->flags & TFO_CF_PEER_SACK) != 0;
 	so.ts = (c->flags & TFO_CF_PEER_TS) != 0;
 	so.tsval = tsval(e, c);
 	so.tsecr = c->ts_recent;

@@ -81,7 +81,9 @@ TFO_TEST(plain_handshake_request_response_close)
 	CHECK(s->o.has_mss && s->o.mss == 1460);
 	CHECK(s->o.has_ts && s->o.tsecr == 5000);	/* echoes the SYN's TSval */
 	CHECK(s->o.has_wscale && s->o.wscale == 0);
-	CHECK(!s->o.sack_ok);
+	/* the client sent SACK-permitted: echoed (RFC 2018), since SACK
+	 * recovery (it was recorded only before) */
+	CHECK(s->o.sack_ok);
 	CHECK_EQ(s->o.form, TFO_FORM_NONE);
 	CHECK_EQ(s->p.window, 4096);	/* the request buffer's room */
 	CHECK_EQ(nstate(&h, TFO_CONN_SYN_RCVD), 1);
@@ -1255,7 +1257,8 @@ TFO_TEST(vlan_no_timestamps_no_wscale)
 	s = seg(&c, 0);
 	CHECK(s->p.has_vlan && s->p.vlan_tci == 100);
 	CHECK(!s->o.has_ts && !s->o.has_wscale && s->o.has_mss);
-	CHECK_EQ(s->len, 536 - 4);	/* MSS - the MSS option, the only one */
+	/* MSS - the options: MSS and NOP,NOP,SACK-permitted */
+	CHECK_EQ(s->len, 536 - 8);
 	for (unsigned int i = 1; i < cl_nsegs(&c); i++) {
 		s = seg(&c, i);
 		CHECK(s->p.has_vlan && s->p.vlan_tci == 100);
