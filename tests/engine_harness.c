@@ -780,7 +780,7 @@ cl_fold(struct cl *c, const struct h_seg *s)
 			c->rx_len += k;
 		}
 		c->rcv_nxt += k;
-	} else if (c->sack && (int32_t)(dseq - c->rcv_nxt) > 0) {
+	} else if ((c->sack || c->ooo_keep) && (int32_t)(dseq - c->rcv_nxt) > 0) {
 		/* out of order: keep it in place for when the hole fills */
 		uint32_t at = c->rx_len + (dseq - c->rcv_nxt);
 

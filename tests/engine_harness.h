@@ -109,6 +109,7 @@ struct cl {
 	/* SACK (RFC 2018) */
 	bool no_sack_perm;	/**< the SYN does not offer SACK-permitted */
 	bool sack;		/**< keep out-of-order data, send SACK blocks */
+	bool ooo_keep;		/**< keep out-of-order data (without SACK) */
 	uint32_t sack_l[CL_SACK_MAX], sack_r[CL_SACK_MAX];	/**< ranges held
 						 *   above rcv_nxt, sorted */
 	unsigned int nsack;
