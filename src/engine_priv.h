@@ -385,6 +385,7 @@ bool tfo_tcp_sack_lost(const struct tfo_engine *e, const struct tfo_conn *c);
 bool tfo_tcp_sack_enter(struct tfo_engine *e, struct tfo_conn *c);
 bool tfo_tcp_sack_partial(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack);
 void tfo_tcp_sack_output(struct tfo_engine *e, struct tfo_conn *c);
+uint32_t tfo_tcp_sack_credit(const struct tfo_engine *e, const struct tfo_conn *c);
 
 /* engine.c: connection life */
 void tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold);

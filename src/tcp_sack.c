@@ -6,8 +6,8 @@
  * one. Recovery: a byte below the highest SACKed one and not SACKed is
  * taken as lost (no reordering allowance beyond DupThresh at entry); the
  * holes are resent in order while pipe (bytes in flight: not SACKed, not
- * lost, or resent) leaves room in cwnd. No new data goes out during the
- * recovery. A peer that did not send SACK-permitted gets NewReno
+ * lost, or resent) leaves room in cwnd, then new data as pipe allows
+ * (tfo_tcp_sack_credit). A peer that did not send SACK-permitted gets NewReno
  * (tcp_input.c).
  */
 #include "engine_priv.h"
@@ -233,6 +233,24 @@ tfo_tcp_sack_partial(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack)
 	if (q->nsack == 0 && tfo_seq_ge(ack, q->high_rxt))
 		send_holes(e, c, q, true);
 	return true;
+}
+
+/*
+ * Sent bytes that SACK recovery does not count in flight (SACKed, or lost
+ * and not resent): what tfo_tcp_output() adds to cwnd for new data
+ * (RFC 6675 NextSeg rule 2). 0 outside SACK recovery.
+ */
+uint32_t
+tfo_tcp_sack_credit(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	const struct tfo_sndq *q;
+
+	if (c->sbuf == TFO_CONN_NONE)
+		return 0;
+	q = sndq(e, c);
+	if (!q->sack_rec)
+		return 0;
+	return c->snd_max - c->snd_una - pipe_bytes(c, q);
 }
 
 /* Room in the window after an ACK during recovery: more holes. */

@@ -17,7 +17,7 @@
 #include "test.h"
 
 #define H_POOL_SIZE 16383
-#define H_BLOB_LEN (300 * 1024)
+#define H_BLOB_LEN ((1 << 20) + 1024)	/* 1 MiB from any offset below 977 */
 
 static struct rte_mempool *h_pool;
 static struct tfo_blob h_blob;
