@@ -3,6 +3,7 @@
  * files share. engine.h has the contract; the engine is split as FreeBSD
  * splits its stack, in call order: tcp_input.c (segments of a connection)
  * -> tcp_service.c (the service bridge) -> tcp_output.c (building frames),
+ * tcp_sack.c (SACK blocks and recovery),
  * tcp_timer.c (RTO, persist, idle, TIME-WAIT), tcp_open.c (SYNs, SYN
  * cookies, segments of no connection), engine.c (create, free, connection
  * life, queries).
