@@ -175,17 +175,19 @@ send_holes(struct tfo_engine *e, struct tfo_conn *c, struct tfo_sndq *q,
 			if (!force || q->nsack > 0)
 				break;
 			hs = from;
-			he = from + smax;
+			he = start + total + 1;	/* the rest, FIN included */
 		}
 		doff = hs - start;
-		if (doff >= total)
+		if (doff > total)
 			break;
 		len = RTE_MIN(RTE_MIN(he - hs, smax), total - doff);
-		if (!force && pipe_bytes(c, q) + len > c->cwnd)
-			break;
-		/* the FIN rides along when the hole runs to it */
+		/* the FIN rides along when the hole runs to it (or is it) */
 		fin = fin_pending(c) && doff + len == total &&
 		      he - hs > len && tfo_seq_gt(c->snd_max, start + total);
+		if (len == 0 && !fin)
+			break;
+		if (!force && pipe_bytes(c, q) + len > c->cwnd)
+			break;
 		if (tfo_tcp_xmit(e, c, hs, TFO_TCP_ACK |
 				 (doff + len == total ? TFO_TCP_PSH : 0) |
 				 (fin ? TFO_TCP_FIN : 0), doff, len) != 0)
@@ -205,12 +207,14 @@ tfo_tcp_sack_enter(struct tfo_engine *e, struct tfo_conn *c)
 {
 	struct tfo_sndq *q;
 
-	/* after an RTO's rewind go-back-N is already resending */
-	if (!(c->flags & TFO_CF_PEER_SACK) || c->sbuf == TFO_CONN_NONE ||
-	    c->snd_nxt != c->snd_max || unacked_len(e, c) == 0)
+	if (c->sbuf == TFO_CONN_NONE)
 		return false;
 	q = sndq(e, c);
-	q->sack_rec = 1;
+	/* after an RTO's rewind go-back-N is already resending */
+	q->sack_rec = (c->flags & TFO_CF_PEER_SACK) && c->snd_nxt == c->snd_max &&
+		      unacked_len(e, c) > 0;
+	if (!q->sack_rec)
+		return false;
 	q->high_rxt = c->snd_una;
 	cnt(e, TFO_STAT_sack_recovery_episodes);
 	send_holes(e, c, q, true);
