@@ -3,6 +3,7 @@
  * files share. engine.h has the contract; the engine is split as FreeBSD
  * splits its stack, in call order: tcp_input.c (segments of a connection)
  * -> tcp_service.c (the service bridge) -> tcp_output.c (building frames),
+ * tcp_sack.c (SACK blocks and recovery),
  * tcp_timer.c (RTO, persist, idle, TIME-WAIT), tcp_open.c (SYNs, SYN
  * cookies, segments of no connection), engine.c (create, free, connection
  * life, queries).
@@ -66,7 +67,22 @@ struct tfo_sndq {
 	uint32_t body_len;	/* unacked body bytes */
 	uint32_t buf_off;	/* first unacked byte of the buffer part */
 	uint32_t buf_len;	/* end of the buffer part */
+	/*
+	 * SACK scoreboard (RFC 2018/6675) of the response in flight: the
+	 * ranges the peer reported holding above snd_una, sequence numbers,
+	 * sorted and disjoint (the highest is dropped when a fifth comes).
+	 * Here and not in tfo_conn, which must stay two cache lines; only
+	 * responses that span several segments ever use it.
+	 */
+	uint32_t sack_l[TFO_SACK_BLOCKS_MAX];
+	uint32_t sack_r[TFO_SACK_BLOCKS_MAX];
+	uint32_t high_rxt;	/* RFC 6675 HighRxt: holes resent below it */
+	uint8_t nsack;
+	uint8_t sack_rec;	/* the recovery in progress is SACK-driven */
 };
+
+_Static_assert(sizeof(struct tfo_sndq) <= TFO_BUF_HDR,
+	       "the send queue header is one cache line");
 
 struct tfo_engine {
 	struct tfo_engine_params p;
@@ -336,6 +352,14 @@ seg_ts(const struct rte_mbuf *m, const struct tfo_pkt *p, uint32_t *val,
 	return opts.has_ts;
 }
 
+/* A fresh response in the send buffer: nothing SACKed yet. */
+static inline void
+sack_reset(struct tfo_sndq *q)
+{
+	q->nsack = 0;
+	q->sack_rec = 0;
+}
+
 /* ---- across the engine's files --------------------------------------- */
 
 /* A return of the service bridge: the connection was reset and freed. */
@@ -353,6 +377,16 @@ void tfo_tcp_send_rst_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 			      const struct tfo_pkt *p, uint8_t port_idx);
 void tfo_tcp_output(struct tfo_engine *e, struct tfo_conn *c);
 uint32_t tfo_tcp_retransmit_first(struct tfo_engine *e, struct tfo_conn *c);
+
+/* tcp_sack.c */
+void tfo_tcp_sack_input(struct tfo_engine *e, struct tfo_conn *c,
+			const struct rte_mbuf *m, const struct tfo_pkt *p);
+void tfo_tcp_sack_acked(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack);
+bool tfo_tcp_sack_lost(const struct tfo_engine *e, const struct tfo_conn *c);
+bool tfo_tcp_sack_enter(struct tfo_engine *e, struct tfo_conn *c);
+bool tfo_tcp_sack_partial(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack);
+void tfo_tcp_sack_output(struct tfo_engine *e, struct tfo_conn *c);
+uint32_t tfo_tcp_sack_credit(const struct tfo_engine *e, const struct tfo_conn *c);
 
 /* engine.c: connection life */
 void tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold);

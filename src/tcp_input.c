@@ -81,6 +81,8 @@ new_ack(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack,
 		q->buf_off += k;
 		q->body_off += n - k;
 		q->body_len -= n - k;
+		if (q->nsack > 0)
+			tfo_tcp_sack_acked(e, c, ack);
 	}
 	fin_acked = fin_pending(c) && acked > n;
 	c->snd_una = ack;
@@ -94,7 +96,7 @@ new_ack(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack,
 			c->cwnd = c->ssthresh;
 			c->flags &= (uint16_t)~TFO_CF_RECOVERY;
 			c->dupacks = 0;
-		} else {
+		} else if (!tfo_tcp_sack_partial(e, c, ack)) {
 			/* NewReno partial ACK (RFC 6582 3.2 step 3) */
 			tfo_tcp_retransmit_first(e, c);
 			c->cwnd = (c->cwnd > acked ? c->cwnd - acked : 0) + smax;
@@ -137,16 +139,22 @@ dup_ack(struct tfo_engine *e, struct tfo_conn *c)
 
 	cnt(e, TFO_STAT_dup_acks_rx);
 	if (c->flags & TFO_CF_RECOVERY) {
-		c->cwnd = RTE_MIN(c->cwnd + smax, TFO_CWND_MAX);
+		/* NewReno inflates; RFC 6675 counts pipe instead */
+		if (c->sbuf == TFO_CONN_NONE || !sndq(e, c)->sack_rec)
+			c->cwnd = RTE_MIN(c->cwnd + smax, TFO_CWND_MAX);
 		return;
 	}
-	if (++c->dupacks != 3)
+	/* the third duplicate, or before it enough SACKed (RFC 6675 5) */
+	if (++c->dupacks != 3 && !(c->dupacks < 3 && tfo_tcp_sack_lost(e, c)))
 		return;
 	/* RFC 5681 3.2 / RFC 6582 */
 	cnt(e, TFO_STAT_fast_retransmits);
 	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2 * smax);
 	c->recover = c->snd_max;
 	c->flags |= TFO_CF_RECOVERY;
+	c->cwnd = c->ssthresh;
+	if (tfo_tcp_sack_enter(e, c))
+		return;
 	tfo_tcp_retransmit_first(e, c);
 	c->cwnd = c->ssthresh + 3 * smax;
 }
@@ -434,6 +442,11 @@ tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	/* RFC 7323 4.3: TS.Recent from segments at or before rcv_nxt */
 	if ((c->flags & TFO_CF_PEER_TS) && has_ts && tfo_seq_le(p->seq, c->rcv_nxt))
 		c->ts_recent = tv;
+	/* SACK blocks: only when the options hold more than a timestamp */
+	if (unlikely(p->l4_len > TFO_TCP_HDR_LEN + (has_ts ? TFO_TS_OPT_LEN : 0)) &&
+	    (c->flags & TFO_CF_PEER_SACK) && c->sbuf != TFO_CONN_NONE &&
+	    c->state != TFO_CONN_SYN_RCVD)
+		tfo_tcp_sack_input(e, c, m, p);
 
 	if (process_ack(e, c, p, has_ts, te) != ACK_OK ||
 	    process_data(e, c, m, p, &need_ack) == GONE) {
@@ -442,6 +455,8 @@ tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	}
 	release_input(e, m);
 	before = e->nxmit;
+	if (unlikely(c->flags & TFO_CF_RECOVERY))
+		tfo_tcp_sack_output(e, c);
 	tfo_tcp_output(e, c);
 	if (need_ack && e->nxmit == before)
 		send_ack(e, c);

@@ -211,6 +211,7 @@ tfo_engine_syncookie_reply(struct tfo_engine *e, struct rte_mbuf *m,
 	so.mss = p->family == AF_INET ? e->mss4[port_idx] : e->mss6[port_idx];
 	so.wscale = e->our_ws;
 	so.peer_wscale = info.wscale != TFO_WSCALE_NONE;
+	so.sack_ok = info.sack_ok;	/* kept in the TSval bits */
 	so.ts = o->has_ts;
 	so.tsecr = o->tsval;
 	memset(&t, 0, sizeof(t));

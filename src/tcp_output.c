@@ -194,6 +194,7 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 		 e->mss6[c->port_idx];
 	so.wscale = e->our_ws;
 	so.peer_wscale = (c->flags & TFO_CF_PEER_WS) != 0;
+	so.sack_ok = (c->flags & TFO_CF_PEER_SACK) != 0;
 	so.ts = (c->flags & TFO_CF_PEER_TS) != 0;
 	so.tsval = tsval(e, c);
 	so.tsecr = c->ts_recent;
@@ -283,7 +284,10 @@ tfo_tcp_output(struct tfo_engine *e, struct tfo_conn *c)
 {
 	uint32_t start = data_start(c), total = unacked_len(e, c);
 	uint32_t smax = seg_max(c);
-	uint32_t wnd = RTE_MIN(c->cwnd, c->snd_wnd);
+	/* in SACK recovery cwnd bounds pipe: SACKed and lost bytes are out */
+	uint32_t credit = unlikely(c->flags & TFO_CF_RECOVERY) ?
+			  tfo_tcp_sack_credit(e, c) : 0;
+	uint32_t wnd = RTE_MIN(c->cwnd + credit, c->snd_wnd);
 	bool fin_q = fin_pending(c);
 
 	for (;;) {

@@ -101,6 +101,7 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 		q->body_len = q->body != NULL ? resp.body_len : 0;
 		q->buf_off = 0;
 		q->buf_len = resp.buf_len;
+		sack_reset(q);
 		c->sbuf = sb;
 		if (resp.close) {
 			tfo_tcp_queue_fin(e, c);

@@ -87,6 +87,9 @@ on_rto(struct tfo_engine *e, struct tfo_conn *c)
 	c->cwnd = smax;
 	c->dupacks = 0;
 	c->flags &= (uint16_t)~(TFO_CF_RECOVERY | TFO_CF_RTT_TIMING);
+	/* the peer may have dropped what it SACKed (RFC 2018 8) */
+	if (c->sbuf != TFO_CONN_NONE)
+		sack_reset(sndq(e, c));
 	c->snd_nxt = data_start(c);
 	c->snd_nxt += tfo_tcp_retransmit_first(e, c);
 	arm(e, c, TFO_CT_RTO, (uint64_t)rto_ms(e, c) * 1000);

@@ -149,6 +149,41 @@ malformed:
 	return -EINVAL;
 }
 
+unsigned int
+tfo_tcpopt_sack_blocks(const uint8_t *opts, unsigned int len, uint32_t *left,
+		       uint32_t *right)
+{
+	unsigned int i = 0;
+
+	while (i < len) {
+		unsigned int olen, n;
+
+		if (opts[i] == TFO_OPT_EOL)
+			break;
+		if (opts[i] == TFO_OPT_NOP) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= len)
+			break;
+		olen = opts[i + 1];
+		if (olen < 2 || olen > len - i)
+			break;
+		if (opts[i] == TFO_OPT_SACK) {
+			n = (olen - 2) / 8;
+			if ((olen - 2) % 8 != 0 || n == 0 || n > TFO_SACK_BLOCKS_MAX)
+				return 0;
+			for (unsigned int k = 0; k < n; k++) {
+				left[k] = get_be32(&opts[i + 2 + 8 * k]);
+				right[k] = get_be32(&opts[i + 6 + 8 * k]);
+			}
+			return n;
+		}
+		i += olen;
+	}
+	return 0;
+}
+
 /* Bytes of the TFO option incl. its NOP padding (0 = none). */
 static unsigned int
 tfo_opt_space(uint8_t form, unsigned int cookie_len)

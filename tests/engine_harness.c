@@ -17,7 +17,7 @@
 #include "test.h"
 
 #define H_POOL_SIZE 16383
-#define H_BLOB_LEN (300 * 1024)
+#define H_BLOB_LEN ((1 << 20) + 1024)	/* 1 MiB from any offset below 977 */
 
 static struct rte_mempool *h_pool;
 static struct tfo_blob h_blob;
@@ -521,6 +521,90 @@ opt16(uint8_t *p, uint16_t v)
 	memcpy(p, &be, 2);
 }
 
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	opt16(p, (uint16_t)(v >> 16));
+	opt16(p + 2, (uint16_t)v);
+}
+
+/* NOP,NOP,SACK: the latest range first, then the others from the top
+ * (RFC 2018 4). */
+static unsigned int
+sack_opt(const struct cl *c, uint8_t *o, unsigned int max)
+{
+	unsigned int n = 0, first = c->nsack;
+
+	for (unsigned int i = 0; i < c->nsack; i++)
+		if ((int32_t)(c->sack_last - c->sack_l[i]) >= 0 &&
+		    (int32_t)(c->sack_last - c->sack_r[i]) < 0)
+			first = i;
+	if (first < c->nsack) {
+		put32(o + 4, c->sack_l[first]);
+		put32(o + 8, c->sack_r[first]);
+		n++;
+	}
+	for (unsigned int i = c->nsack; i-- > 0 && n < max;) {
+		if (i == first)
+			continue;
+		put32(o + 4 + 8 * n, c->sack_l[i]);
+		put32(o + 8 + 8 * n, c->sack_r[i]);
+		n++;
+	}
+	o[0] = TFO_OPT_NOP;
+	o[1] = TFO_OPT_NOP;
+	o[2] = TFO_OPT_SACK;
+	o[3] = (uint8_t)(2 + 8 * n);
+	return 4 + 8 * n;
+}
+
+void
+cl_sack_add(struct cl *c, uint32_t seq, uint32_t len)
+{
+	uint32_t l = seq, r = seq + len;
+	unsigned int i = 0, j, n = c->nsack;
+
+	if (len == 0)
+		return;
+	c->sack_last = seq;
+	while (i < n && (int32_t)(c->sack_r[i] - l) < 0)
+		i++;
+	for (j = i; j < n && (int32_t)(c->sack_l[j] - r) <= 0; j++) {
+		if ((int32_t)(c->sack_l[j] - l) < 0)
+			l = c->sack_l[j];
+		if ((int32_t)(c->sack_r[j] - r) > 0)
+			r = c->sack_r[j];
+	}
+	if (j == i) {
+		if (n == CL_SACK_MAX)
+			return;
+		memmove(&c->sack_l[i + 1], &c->sack_l[i], (n - i) * 4);
+		memmove(&c->sack_r[i + 1], &c->sack_r[i], (n - i) * 4);
+		n++;
+	} else if (j > i + 1) {
+		memmove(&c->sack_l[i + 1], &c->sack_l[j], (n - j) * 4);
+		memmove(&c->sack_r[i + 1], &c->sack_r[j], (n - j) * 4);
+		n -= j - i - 1;
+	}
+	c->sack_l[i] = l;
+	c->sack_r[i] = r;
+	c->nsack = n;
+}
+
+void
+cl_sack_trim(struct cl *c, uint32_t rcv_nxt)
+{
+	unsigned int i = 0;
+
+	while (i < c->nsack && (int32_t)(c->sack_r[i] - rcv_nxt) <= 0)
+		i++;
+	memmove(&c->sack_l[0], &c->sack_l[i], (c->nsack - i) * 4);
+	memmove(&c->sack_r[0], &c->sack_r[i], (c->nsack - i) * 4);
+	c->nsack -= i;
+	if (c->nsack > 0 && (int32_t)(c->sack_l[0] - rcv_nxt) < 0)
+		c->sack_l[0] = rcv_nxt;
+}
+
 struct rte_mbuf *
 cl_frame(struct cl *c, uint8_t flags, uint32_t seq, uint32_t ack,
 	 const void *data, uint32_t len)
@@ -541,8 +625,8 @@ cl_frame(struct cl *c, uint8_t flags, uint32_t seq, uint32_t ack,
 		opts[n++] = 4;
 		opt16(opts + n, c->mss);
 		n += 2;
-		opts[n++] = TFO_OPT_SACK_PERM;
-		opts[n++] = 2;
+		opts[n++] = c->no_sack_perm ? TFO_OPT_NOP : TFO_OPT_SACK_PERM;
+		opts[n++] = c->no_sack_perm ? TFO_OPT_NOP : 2;
 		if (c->ts) {
 			opts[n++] = TFO_OPT_TS;
 			opts[n++] = 10;
@@ -573,8 +657,11 @@ cl_frame(struct cl *c, uint8_t flags, uint32_t seq, uint32_t ack,
 			opts[n++] = TFO_OPT_NOP;
 			opts[n++] = TFO_OPT_NOP;
 		}
-	} else if (c->ts) {
-		n = tfo_tcpopt_write_ts(opts, c->tsval, c->ts_recent);
+	} else {
+		if (c->ts)
+			n = tfo_tcpopt_write_ts(opts, c->tsval, c->ts_recent);
+		if (c->sack && c->nsack > 0 && (flags & TFO_TCP_ACK))
+			n += sack_opt(c, opts + n, c->ts ? 3 : 4);
 	}
 	c->tsval++;
 	memset(&t, 0, sizeof(t));
@@ -693,6 +780,31 @@ cl_fold(struct cl *c, const struct h_seg *s)
 			c->rx_len += k;
 		}
 		c->rcv_nxt += k;
+	} else if ((c->sack || c->ooo_keep) && (int32_t)(dseq - c->rcv_nxt) > 0) {
+		/* out of order: keep it in place for when the hole fills */
+		uint32_t at = c->rx_len + (dseq - c->rcv_nxt);
+
+		if (s->len > 0 && at + s->len <= c->rx_cap) {
+			memcpy(c->rx + at, s->data, s->len);
+			cl_sack_add(c, dseq, s->len);
+		}
+		if (fl & TFO_TCP_FIN) {
+			c->ooo_fin = true;
+			c->ooo_fin_seq = dseq + s->len;
+		}
+	}
+	/* what was held out of order and now follows */
+	cl_sack_trim(c, c->rcv_nxt);
+	while (c->nsack > 0 && c->sack_l[0] == c->rcv_nxt) {
+		uint32_t k = c->sack_r[0] - c->rcv_nxt;
+
+		c->rx_len += k;
+		c->rcv_nxt += k;
+		cl_sack_trim(c, c->rcv_nxt);
+	}
+	if (c->ooo_fin && c->ooo_fin_seq == c->rcv_nxt && !c->fin) {
+		c->rcv_nxt++;
+		c->fin = true;
 	}
 	if ((fl & TFO_TCP_FIN) && dseq + s->len == c->rcv_nxt && !c->fin) {
 		c->rcv_nxt++;

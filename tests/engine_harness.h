@@ -77,6 +77,8 @@ uint64_t h_stat(const struct harness *h, const char *name);
 
 enum cl_tfo { CL_NO_TFO = 0, CL_COOKIE_REQ, CL_COOKIE };
 
+#define CL_SACK_MAX 16
+
 struct cl {
 	struct harness *h;
 	int family;
@@ -104,6 +106,16 @@ struct cl {
 	struct tfo_tcpopts synack_opts;
 	uint32_t synack_len;
 	unsigned int synacks;
+	/* SACK (RFC 2018) */
+	bool no_sack_perm;	/**< the SYN does not offer SACK-permitted */
+	bool sack;		/**< keep out-of-order data, send SACK blocks */
+	bool ooo_keep;		/**< keep out-of-order data (without SACK) */
+	uint32_t sack_l[CL_SACK_MAX], sack_r[CL_SACK_MAX];	/**< ranges held
+						 *   above rcv_nxt, sorted */
+	unsigned int nsack;
+	uint32_t sack_last;	/**< a sequence number of the latest range */
+	bool ooo_fin;		/**< a FIN came out of order, at ooo_fin_seq */
+	uint32_t ooo_fin_seq;
 };
 
 void cl_init(struct cl *c, struct harness *h, int family, uint16_t sport,
@@ -121,6 +133,13 @@ unsigned int cl_recv(struct cl *c);
 /** Fold one segment (in order data, SYN-ACK, FIN, RST, TS, acks). */
 void cl_fold(struct cl *c, const struct h_seg *s);
 bool cl_owns(const struct cl *c, const struct h_seg *s);
+/**
+ * A client with c->sack holds [seq, seq + len) above rcv_nxt: remember it
+ * for the SACK blocks of its next frames (merged, latest first on the wire).
+ */
+void cl_sack_add(struct cl *c, uint32_t seq, uint32_t len);
+/** Forget the ranges below @p rcv_nxt. */
+void cl_sack_trim(struct cl *c, uint32_t rcv_nxt);
 /** Index in h->out of the @p nth segment to @p c, or -1. */
 int cl_seg(const struct cl *c, unsigned int nth);
 unsigned int cl_nsegs(const struct cl *c);

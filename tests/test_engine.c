@@ -81,7 +81,9 @@ TFO_TEST(plain_handshake_request_response_close)
 	CHECK(s->o.has_mss && s->o.mss == 1460);
 	CHECK(s->o.has_ts && s->o.tsecr == 5000);	/* echoes the SYN's TSval */
 	CHECK(s->o.has_wscale && s->o.wscale == 0);
-	CHECK(!s->o.sack_ok);
+	/* the client sent SACK-permitted: echoed (RFC 2018), since SACK
+	 * recovery (it was recorded only before) */
+	CHECK(s->o.sack_ok);
 	CHECK_EQ(s->o.form, TFO_FORM_NONE);
 	CHECK_EQ(s->p.window, 4096);	/* the request buffer's room */
 	CHECK_EQ(nstate(&h, TFO_CONN_SYN_RCVD), 1);
@@ -627,6 +629,154 @@ TFO_TEST(data_loss_fast_retransmit_and_rto)
 	cl_free(&c);
 }
 
+/*
+ * One window of 10 segments with segments 2 and 6 lost; every other one
+ * acked as it comes. @return the round trips the client needed after that
+ * first flight to have the whole response (each: what the server sent in
+ * answer to the previous one's ACKs).
+ */
+static unsigned int
+two_holes(bool sack, uint16_t sport)
+{
+	struct harness h;
+	struct cl c;
+	struct h_seg first[12];
+	unsigned int n, rounds;
+
+	h_init(&h, 16);
+	if (h_start(&h) != 0)
+		return 0;
+	cl_init(&c, &h, AF_INET, sport, 80);
+	c.sack = sack;
+	c.no_sack_perm = !sack;
+	c.ooo_keep = true;	/* a receiver without SACK keeps it too */
+	plain_open(&c);
+	CHECK(c.synack_opts.sack_ok == sack);
+	cl_send(&c, TFO_TCP_ACK | TFO_TCP_PSH, "14000b\n", 7);
+	n = cl_nsegs(&c);
+	CHECK_EQ(n, 10);	/* 14007 bytes: 9 x 1448 + 975, with FIN */
+	if (n != 10)
+		return 0;
+	memcpy(first, h.out, n * sizeof(first[0]));
+	h_clear(&h);
+	for (unsigned int i = 0; i < n; i++) {
+		if (i == 2 || i == 6)
+			continue;
+		cl_fold(&c, &first[i]);
+		cl_send(&c, TFO_TCP_ACK, NULL, 0);
+	}
+	CHECK_EQ(h_stat(&h, "fast_retransmits"), 1);
+	rounds = ack_each_until_fin(&c, 20);
+	CHECK(rx_is(&c, "14000b\n") && c.fin);
+	CHECK_EQ(h_stat(&h, "rto_expired"), 0);
+	/* exactly the two holes went again */
+	CHECK_EQ(h_stat(&h, "retransmit_segs"), 2);
+	if (sack) {
+		CHECK_EQ(h_stat(&h, "sack_recovery_episodes"), 1);
+		CHECK_EQ(h_stat(&h, "sack_retransmit_segs"), 2);
+		CHECK(h_stat(&h, "sack_blocks_rx") >= 5);
+		CHECK_EQ(h_stat(&h, "sack_blocks_ignored"), 0);
+	} else {
+		CHECK_EQ(h_stat(&h, "sack_recovery_episodes"), 0);
+		CHECK_EQ(h_stat(&h, "sack_blocks_rx"), 0);
+	}
+	client_close(&c);
+	CHECK(h_finish(&h, 5) == 0);
+	cl_free(&c);
+	return rounds;
+}
+
+/* RFC 6675 against NewReno: two holes in one window cost one round trip
+ * with SACK, two without (NewReno learns of the second hole only from the
+ * partial ACK of the first). */
+TFO_TEST(sack_two_holes_one_round_trip)
+{
+	CHECK_EQ(two_holes(true, 40020), 1);
+	CHECK_EQ(two_holes(false, 40021), 2);
+}
+
+/* Blocks that do not describe data in flight change nothing: a D-SACK
+ * below snd_una, one beyond snd_max, a reversed one. Good blocks that do
+ * not yet prove a loss (one segment SACKed) start no recovery. */
+TFO_TEST(sack_bad_blocks_ignored)
+{
+	struct harness h;
+	struct cl c;
+	struct h_seg first[12];
+	uint32_t una;
+	unsigned int n;
+
+	h_init(&h, 16);
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&c, &h, AF_INET, 40022, 80);
+	c.sack = true;
+	plain_open(&c);
+	cl_send(&c, TFO_TCP_ACK | TFO_TCP_PSH, "14000b\n", 7);
+	n = cl_nsegs(&c);
+	REQUIRE(n == 10);
+	memcpy(first, h.out, n * sizeof(first[0]));
+	h_clear(&h);
+	cl_fold(&c, &first[0]);
+	cl_send(&c, TFO_TCP_ACK, NULL, 0);
+	REQUIRE(h.n_out == 0);
+	una = c.rcv_nxt;
+	/* segment 1 is missing; the client claims odd things */
+	c.sack_l[0] = una - 1000;		/* D-SACK */
+	c.sack_r[0] = una - 500;
+	c.sack_l[1] = una + 3000;		/* reversed */
+	c.sack_r[1] = una + 2000;
+	c.sack_l[2] = first[9].p.seq;		/* beyond the FIN */
+	c.sack_r[2] = first[9].p.seq + first[9].len + 100;
+	c.nsack = 3;
+	c.sack_last = c.sack_l[0];
+	for (unsigned int i = 0; i < 3; i++)
+		cl_send(&c, TFO_TCP_ACK, NULL, 0);
+	CHECK_EQ(h_stat(&h, "sack_blocks_ignored"), 9);
+	CHECK_EQ(h_stat(&h, "sack_blocks_rx"), 0);
+	/* three plain duplicates: NewReno-like fast retransmit of snd_una */
+	CHECK_EQ(h_stat(&h, "dup_acks_rx"), 3);
+	CHECK_EQ(h_stat(&h, "fast_retransmits"), 1);
+	REQUIRE(cl_nsegs(&c) == 1);
+	CHECK_EQ(seg(&c, 0)->p.seq, first[1].p.seq);
+	c.nsack = 0;
+	h_clear(&h);
+	for (unsigned int i = 1; i < n; i++)
+		cl_fold(&c, &first[i]);
+	cl_send(&c, TFO_TCP_ACK, NULL, 0);
+	CHECK(rx_is(&c, "14000b\n") && c.fin);
+	client_close(&c);
+	CHECK(h_finish(&h, 5) == 0);
+	cl_free(&c);
+
+	/* one segment SACKed after one duplicate: no recovery yet */
+	h_init(&h, 16);
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&c, &h, AF_INET, 40023, 80);
+	c.sack = true;
+	plain_open(&c);
+	cl_send(&c, TFO_TCP_ACK | TFO_TCP_PSH, "14000b\n", 7);
+	REQUIRE(cl_nsegs(&c) == 10);
+	memcpy(first, h.out, 10 * sizeof(first[0]));
+	h_clear(&h);
+	cl_fold(&c, &first[0]);
+	cl_send(&c, TFO_TCP_ACK, NULL, 0);
+	cl_fold(&c, &first[2]);
+	cl_send(&c, TFO_TCP_ACK, NULL, 0);
+	CHECK_EQ(h_stat(&h, "sack_blocks_rx"), 1);
+	CHECK_EQ(h_stat(&h, "fast_retransmits"), 0);
+	CHECK_EQ(h.n_out, 0);
+	/* an RTO forgets the scoreboard and goes back to snd_una */
+	h_advance(&h, 1100 * MS);
+	CHECK_EQ(h_stat(&h, "rto_expired"), 1);
+	REQUIRE(cl_nsegs(&c) == 1);
+	CHECK_EQ(seg(&c, 0)->p.seq, first[1].p.seq);
+	ack_each_until_fin(&c, 20);
+	CHECK(rx_is(&c, "14000b\n") && c.fin);
+	client_close(&c);
+	CHECK(h_finish(&h, 5) == 0);
+	cl_free(&c);
+}
+
 TFO_TEST(fin_loss_and_final_ack_loss)
 {
 	struct harness h;
@@ -994,6 +1144,7 @@ TFO_TEST(pool_exhaustion_and_syncookies)
 	s = seg(&c[4], 0);
 	CHECK_EQ(s->p.tcp_flags, TFO_TCP_SYN | TFO_TCP_ACK);
 	CHECK(s->o.has_ts && s->o.tsecr == 5000 && s->o.has_wscale && s->o.has_mss);
+	CHECK(s->o.sack_ok);	/* with timestamps the cookie keeps SACK */
 	cl_recv(&c[4]);
 	/* free one entry (RST), then the cookie ACK creates the connection */
 	cl_recv(&c[0]);
@@ -1255,7 +1406,8 @@ TFO_TEST(vlan_no_timestamps_no_wscale)
 	s = seg(&c, 0);
 	CHECK(s->p.has_vlan && s->p.vlan_tci == 100);
 	CHECK(!s->o.has_ts && !s->o.has_wscale && s->o.has_mss);
-	CHECK_EQ(s->len, 536 - 4);	/* MSS - the MSS option, the only one */
+	/* MSS - the options: MSS and NOP,NOP,SACK-permitted */
+	CHECK_EQ(s->len, 536 - 8);
 	for (unsigned int i = 1; i < cl_nsegs(&c); i++) {
 		s = seg(&c, i);
 		CHECK(s->p.has_vlan && s->p.vlan_tci == 100);

@@ -504,4 +504,31 @@ TFO_TEST(write_ts)
 	CHECK_EQ(o.tsecr, 0x01234567);
 }
 
+/* SACK blocks behind Linux's NOP,NOP,TS; lengths that are not 2 + 8n. */
+TFO_TEST(sack_blocks)
+{
+	uint8_t o[40] = { 1, 1, 8, 10, 0, 0, 0, 1, 0, 0, 0, 2,
+			  1, 1, 5, 18,
+			  0x10, 0, 0, 0, 0x10, 0, 0x05, 0xa8,
+			  0x20, 0, 0, 0, 0x20, 0, 0, 0x10 };
+	uint32_t l[TFO_SACK_BLOCKS_MAX], r[TFO_SACK_BLOCKS_MAX];
+
+	CHECK_EQ(tfo_tcpopt_sack_blocks(o, 32, l, r), 2);
+	CHECK_EQ(l[0], 0x10000000);
+	CHECK_EQ(r[0], 0x100005a8);
+	CHECK_EQ(l[1], 0x20000000);
+	CHECK_EQ(r[1], 0x20000010);
+	CHECK_EQ(tfo_tcpopt_sack_blocks(o, 12, l, r), 0);	/* TS only */
+	CHECK_EQ(tfo_tcpopt_sack_blocks(o, 31, l, r), 0);	/* runs past */
+	o[15] = 17;						/* not 2 + 8n */
+	CHECK_EQ(tfo_tcpopt_sack_blocks(o, 32, l, r), 0);
+	o[15] = 2;						/* no block */
+	CHECK_EQ(tfo_tcpopt_sack_blocks(o, 32, l, r), 0);
+	o[15] = 42;						/* past the options */
+	CHECK_EQ(tfo_tcpopt_sack_blocks(o, 40, l, r), 0);
+	o[12] = 0;						/* EOL first */
+	o[15] = 18;
+	CHECK_EQ(tfo_tcpopt_sack_blocks(o, 32, l, r), 0);
+}
+
 TFO_TEST_MAIN()

@@ -86,7 +86,7 @@ tfo_conn_key_eq(const struct tfo_conn_key *a, const struct tfo_conn_key *b)
 /* tfo_conn.flags */
 #define TFO_CF_PEER_TS		0x0001	/**< peer sent timestamps: we send them */
 #define TFO_CF_PEER_WS		0x0002	/**< peer sent window scale: both scale */
-#define TFO_CF_PEER_SACK	0x0004	/**< peer sent SACK-permitted (recorded) */
+#define TFO_CF_PEER_SACK	0x0004	/**< peer sent SACK-permitted: echoed, blocks used */
 #define TFO_CF_TFO		0x0008	/**< opened with the SYN's data accepted */
 #define TFO_CF_TFO_PENDING	0x0010	/**< counted in the pending-TFO gauge */
 #define TFO_CF_SYN_TFO_OPT	0x0020	/**< the SYN carried a TFO option */

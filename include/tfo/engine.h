@@ -18,8 +18,18 @@
  * - One response in flight per connection: a pipelined request is handed to
  *   the service when the previous response is fully acknowledged (in
  *   order; the service always gets the whole resp_buf_size).
- * - Out-of-order segments are dropped and answered with a duplicate ACK; no
- *   SACK (SACK-permitted is recorded, not echoed).
+ * - Out-of-order segments are dropped and answered with a duplicate ACK
+ *   (no SACK blocks of ours: requests are small).
+ * - SACK as a sender (RFC 2018, RFC 6675 simplified; src/tcp_sack.c): the
+ *   SYN-ACK echoes SACK-permitted when the SYN carried it (a SYN cookie
+ *   keeps it only with timestamps: its bits ride in the TSval). The blocks
+ *   of the response in flight are kept (4 ranges, in the send buffer's
+ *   header); fast recovery starts on the third duplicate ACK or when more
+ *   than 2 segments are SACKed above snd_una, resends every hole below the
+ *   highest SACK in order as pipe allows, then new data. D-SACK and blocks
+ *   outside [snd_una, snd_max] are ignored (sack_blocks_ignored); an RTO
+ *   forgets the blocks (the peer may renege) and goes back to snd_una.
+ *   Without SACK-permitted: NewReno.
  * - TIME-WAIT lasts time_wait_ms (0: the entry is freed when it would
  *   enter TIME-WAIT); RSTs are ignored in it (RFC 1337); a SYN with a
  *   higher ISN or a newer timestamp reopens the tuple (TFO_INPUT_REOPEN).

@@ -109,6 +109,10 @@ extern "C" {
 	X(retransmit_segs,	C, "data/FIN segments sent again (RTO, fast retransmit, go-back-N)") \
 	X(fast_retransmits,	C, "fast retransmits on the third duplicate ACK") \
 	X(dup_acks_rx,		C, "duplicate ACKs received") \
+	X(sack_blocks_rx,	C, "SACK blocks received and put on the scoreboard") \
+	X(sack_blocks_ignored,	C, "SACK blocks not used: D-SACK, outside [snd_una, snd_max], empty") \
+	X(sack_recovery_episodes, C, "fast recoveries driven by SACK (RFC 6675) instead of NewReno") \
+	X(sack_retransmit_segs,	C, "holes resent during SACK recovery (also in retransmit_segs)") \
 	X(persist_probes,	C, "zero-window probes sent") \
 	X(zero_copy_segs,	C, "segments whose body went out as an external buffer") \
 	X(challenge_acks,	C, "challenge ACKs sent (RFC 5961: in-window RST/SYN, old ACK)") \

@@ -114,6 +114,22 @@ struct tfo_synack_opts {
 unsigned int tfo_tcpopt_write_synack(uint8_t *out,
 				     const struct tfo_synack_opts *s);
 
+/** SACK blocks one option can carry (RFC 2018: 4, 3 beside timestamps). */
+#define TFO_SACK_BLOCKS_MAX 4
+
+/**
+ * Find the SACK option (kind 5) in @p len bytes of a segment's options
+ * and copy its blocks, host order, into @p left / @p right (at least
+ * TFO_SACK_BLOCKS_MAX each). Never reads outside [opts, opts+len); stops at
+ * EOL or a malformed length; a SACK option whose length is not 2 + 8n
+ * (n = 1..4) is ignored. The blocks are the peer's word: the caller
+ * validates them against its sequence space.
+ *
+ * @return the number of blocks (0 when there is no valid SACK option).
+ */
+unsigned int tfo_tcpopt_sack_blocks(const uint8_t *opts, unsigned int len,
+				    uint32_t *left, uint32_t *right);
+
 /** Write NOP,NOP,TS (12 bytes) into @p out. @return 12. */
 unsigned int tfo_tcpopt_write_ts(uint8_t *out, uint32_t tsval, uint32_t tsecr);
 
