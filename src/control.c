@@ -202,7 +202,7 @@ tfo_control_icmp_err(struct tfo_control *c, struct rte_mbuf *m, const struct tfo
 		rte_pktmbuf_free(m);
 		return true;
 	}
-	w = tfo_port_flow_worker(&c->ports[pi], &ptb.flow);
+	w = tfo_port_flow_worker(&c->ports[pi], c->nb_workers, &ptb.flow);
 	if (w < c->nb_workers) {
 		if (!tfo_control_to_inbox(c, w, m, TFO_CTRL_PTB)) {
 			c->stats.c[TFO_STAT_drop_pmtu_inbox_full]++;

@@ -316,9 +316,14 @@ tfo_port_rss_known(const struct tfo_cfg_port *cfg, struct tfo_port_info *info,
 	char why[TFO_CFG_ERR];
 	int r;
 
-	if (nb_workers <= 1 || info->rss_hf == 0)
+	if (nb_workers <= 1)
 		return;
-	r = tfo_port_reta_workers(info, nb_workers, why, sizeof(why));
+	if (info->rss_hf == 0) {
+		snprintf(why, sizeof(why), "no RSS: the device spreads flows itself");
+		r = -ENOTSUP;
+	} else {
+		r = tfo_port_reta_workers(info, nb_workers, why, sizeof(why));
+	}
 	if (r < 0) {
 		TFO_LOG(INFO, "[port %s] RSS mapping unknown (%s): path-MTU errors go to "
 			"every worker", cfg->device, why);
@@ -361,17 +366,14 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 				 err, errlen);
 }
 
-unsigned int
-tfo_port_flow_worker(const struct tfo_port_info *info, const struct tfo_pkt *p)
+/* The Toeplitz hash of @p p's flow through the redirection table. */
+static unsigned int
+tfo_port_soft_rss_worker(const struct tfo_port_info *info, const struct tfo_pkt *p)
 {
 	bool l4 = (info->rss_hf & RTE_ETH_RSS_TCP) != 0;
 	union rte_thash_tuple t;
 	uint32_t hash, len;
 
-	if (info->syn_workers <= 1)
-		return 0;
-	if (info->rss_key_len == 0)
-		return TFO_PORT_WORKER_UNKNOWN;
 	memset(&t, 0, sizeof(t));
 	if (p->family == AF_INET) {
 		t.v4.src_addr = rte_be_to_cpu_32(*(const uint32_t *)(const void *)p->src.b);
@@ -397,19 +399,27 @@ tfo_port_flow_worker(const struct tfo_port_info *info, const struct tfo_pkt *p)
 }
 
 unsigned int
+tfo_port_flow_worker(const struct tfo_port_info *info, unsigned int nb_workers,
+		     const struct tfo_pkt *p)
+{
+	if (nb_workers <= 1)
+		return 0;
+	if (info->syn_workers != nb_workers || info->rss_key_len == 0)
+		return TFO_PORT_WORKER_UNKNOWN;
+	return tfo_port_soft_rss_worker(info, p);
+}
+
+unsigned int
 tfo_port_syn_worker(const struct tfo_port_info *info, const struct rte_mbuf *m,
 		    const struct tfo_pkt *p)
 {
-	unsigned int w;
-
 	if (info->syn_workers <= 1)
 		return 0;
 	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
 		return (m->hash.rss % info->reta_size) % info->syn_workers;
-	if (p == NULL)
+	if (p == NULL || info->rss_key_len == 0)
 		return 0;
-	w = tfo_port_flow_worker(info, p);
-	return w == TFO_PORT_WORKER_UNKNOWN ? 0 : w;
+	return tfo_port_soft_rss_worker(info, p);
 }
 
 void

@@ -410,8 +410,8 @@ tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us)
 
 /* The control core's hand-overs: path-MTU errors one by one, steered SYNs
  * run by run of one port (tfo_worker_burst takes one port's frames). */
-static unsigned int
-tfo_worker_syn_inbox(struct tfo_worker *w, uint64_t now_us)
+unsigned int
+tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us)
 {
 	struct rte_mbuf *pkts[TFO_TX_BUF];
 	unsigned int n, start = 0;
@@ -458,7 +458,7 @@ tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 		tfo_worker_burst(w, (uint8_t)pi, pkts, n, now_us);
 	}
 	if (w->syn_inbox != NULL)
-		total += tfo_worker_syn_inbox(w, now_us);
+		total += tfo_worker_inbox(w, now_us);
 	tfo_worker_housekeeping(w, now_us);
 	return total;
 }

@@ -132,6 +132,13 @@ void tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx,
  */
 void tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us);
 
+/**
+ * Take up to a burst of the control core's hand-overs from w->syn_inbox:
+ * steered SYNs (tfo_worker_burst, by runs of one port) and path-MTU errors
+ * (tfo_worker_ptb). Device-free. @return frames taken.
+ */
+unsigned int tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us);
+
 /** Run the engine's timers, take relayed control frames, flush w->tx. */
 void tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us);
 
