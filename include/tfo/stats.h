@@ -137,7 +137,7 @@ extern "C" {
 	X(pmtu_accepted,	C, "path-MTU errors that lowered a connection's MSS (what was in flight re-sent at once)") \
 	X(pmtu_rejected_seq,	C, "path-MTU errors quoting a sequence number outside [snd_una, snd_max) (RFC 5927: ignored)") \
 	X(pmtu_ignored,		C, "path-MTU errors reporting an MTU not below the connection's path (nothing to do)") \
-	X(pmtu_no_conn,		C, "path-MTU errors about a flow with no connection here (closed meanwhile, or forged)")
+	X(pmtu_no_conn,		C, "path-MTU errors about a flow with no connection here (closed meanwhile, or forged; not counted when a port's RSS table is unknown and every worker got a copy)")
 
 /* Service http: responses by status; a 400 by reason. */
 #define TFO_STATS_HTTP(X) \
