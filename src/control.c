@@ -162,6 +162,68 @@ tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	return true;
 }
 
+/* ---- path-MTU errors ---------------------------------------------------- */
+
+/* Hand @p m to worker @p wi's inbox; false if it is full. */
+static bool
+tfo_control_to_inbox(struct tfo_control *c, unsigned int wi, struct rte_mbuf *m,
+		     enum tfo_ctrl_reason r)
+{
+	struct rte_ring *in = c->workers[wi]->syn_inbox;
+
+	tfo_ctrl_reason_set(m, r);
+	return in != NULL && rte_ring_sp_enqueue(in, m) == 0;
+}
+
+/*
+ * A path-MTU error about one of our TCP flows. The connection lives on the
+ * control core's engine (slow path) or on the worker RSS gives its flow:
+ * the ICMP arrived hashed on the router's address, so that worker is
+ * computed from the quoted tuple. When the port's redirection table is not
+ * known, a copy goes to every worker (only the owner finds the flow).
+ * @return -1 if @p m is another ICMP message (for neigh.c), else as
+ * tfo_control_handle.
+ */
+static int
+tfo_control_icmp_err(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+		     uint8_t pi, uint64_t now_us)
+{
+	struct tfo_ptb ptb;
+	unsigned int w;
+	int rc = tfo_pkt_icmp_ptb(m, &c->ports[pi], p, &ptb);
+
+	if (rc == 0)
+		return -1;
+	if (rc < 0) {
+		c->stats.c[TFO_STAT_drop_pmtu_bad_quote]++;
+		return false;
+	}
+	if (c->engine != NULL && tfo_engine_ptb(c->engine, &ptb, now_us) != -ENOENT) {
+		rte_pktmbuf_free(m);
+		return true;
+	}
+	w = tfo_port_flow_worker(&c->ports[pi], c->nb_workers, &ptb.flow);
+	if (w < c->nb_workers) {
+		if (!tfo_control_to_inbox(c, w, m, TFO_CTRL_PTB)) {
+			c->stats.c[TFO_STAT_drop_pmtu_inbox_full]++;
+			return false;
+		}
+	} else {
+		for (unsigned int wi = 1; wi < c->nb_workers; wi++) {
+			struct rte_mbuf *copy = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+
+			if (copy != NULL && !tfo_control_to_inbox(c, wi, copy, TFO_CTRL_PTB_ANY))
+				rte_pktmbuf_free(copy);
+		}
+		if (!tfo_control_to_inbox(c, 0, m, TFO_CTRL_PTB_ANY)) {
+			c->stats.c[TFO_STAT_drop_pmtu_inbox_full]++;
+			return false;
+		}
+	}
+	c->stats.c[TFO_STAT_pmtu_handoff]++;
+	return true;
+}
+
 /* ---- keys -------------------------------------------------------------- */
 
 static void
@@ -236,9 +298,15 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 	/* re-parse: cheaper than carrying struct tfo_pkt through the ring */
 	cls = tfo_pkt_parse(m, &c->ports[pi], &p);
 	switch (cls) {
-	case TFO_PKT_ARP:
 	case TFO_PKT_ICMP:
-	case TFO_PKT_ICMP6:
+	case TFO_PKT_ICMP6: {
+		int rc = tfo_control_icmp_err(c, m, &p, (uint8_t)pi, now_us);
+
+		if (rc >= 0)
+			return rc != 0;
+	}
+		/* fall through */
+	case TFO_PKT_ARP:
 		return tfo_neigh_input(&c->tx, &c->stats, &c->ports[pi], (uint8_t)pi,
 				       m, &p);
 	case TFO_PKT_TCP:
@@ -287,8 +355,7 @@ tfo_control_syn_queue(struct tfo_control *c, uint8_t pi)
 		    tfo_pkt_parse(m, port, &p) == TFO_PKT_TCP)
 			pp = &p;
 		w = tfo_port_syn_worker(port, m, pp);
-		if (w < c->nb_workers && c->workers[w]->syn_inbox != NULL &&
-		    rte_ring_sp_enqueue(c->workers[w]->syn_inbox, m) == 0) {
+		if (w < c->nb_workers && tfo_control_to_inbox(c, w, m, TFO_CTRL_TCP_SYN)) {
 			c->stats.c[TFO_STAT_syn_steered]++;
 			continue;
 		}

@@ -676,6 +676,104 @@ tfo_pkt_parse(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	}
 }
 
+/* ---- ICMP errors about our segments ------------------------------------ */
+
+/* The quoted IPv4 header at @p off, @p avail bytes of quote in the segment. */
+static int
+tfo_ptb_quote_v4(const struct rte_mbuf *m, uint32_t off, uint32_t avail,
+		 struct tfo_ptb *out)
+{
+	const struct rte_ipv4_hdr *ih;
+	uint32_t ihl;
+
+	if (avail < sizeof(*ih))
+		return -EINVAL;
+	ih = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, off);
+	ihl = (uint32_t)(ih->version_ihl & 0xf) * 4;
+	if ((ih->version_ihl >> 4) != 4 || ihl < sizeof(*ih) ||
+	    avail < ihl + 8 || ih->next_proto_id != IPPROTO_TCP ||
+	    (ih->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)))
+		return -EINVAL;
+	memcpy(out->flow.dst.b, &ih->src_addr, 4);	/* ours */
+	memcpy(out->flow.src.b, &ih->dst_addr, 4);	/* the peer */
+	return (int)ihl;
+}
+
+/* The quoted IPv6 header (and extension headers) at @p off. */
+static int
+tfo_ptb_quote_v6(const struct rte_mbuf *m, uint32_t off, uint32_t avail,
+		 struct tfo_ptb *out)
+{
+	const struct rte_ipv6_hdr *ih;
+	uint32_t ext = 0, plen;
+	uint8_t nh;
+
+	if (avail < sizeof(*ih))
+		return -EINVAL;
+	ih = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, off);
+	if ((rte_be_to_cpu_32(ih->vtc_flow) >> 28) != 6)
+		return -EINVAL;
+	/* the quote is cut short: walk only what it holds */
+	plen = RTE_MIN((uint32_t)rte_be_to_cpu_16(ih->payload_len),
+		       avail - (uint32_t)sizeof(*ih));
+	nh = ih->proto;
+	if (nh != IPPROTO_TCP &&
+	    tfo_ipv6_ext_walk(m, off + sizeof(*ih), plen, off + avail, &nh, &ext) !=
+	    TFO_PKT_DROP_NONE)
+		return -EINVAL;
+	if (nh != IPPROTO_TCP || plen < ext + 8)
+		return -EINVAL;
+	memcpy(out->flow.dst.b, ih->src_addr, 16);
+	memcpy(out->flow.src.b, ih->dst_addr, 16);
+	return (int)(sizeof(*ih) + ext);
+}
+
+int
+tfo_pkt_icmp_ptb(const struct rte_mbuf *m, const struct tfo_port_info *port,
+		 const struct tfo_pkt *p, struct tfo_ptb *out)
+{
+	uint32_t off = p->payload_off, len = p->l4_len, seg = m->data_len;
+	const uint8_t *icmp, *th;
+	int family, qlen, idx;
+
+	/* tfo_pkt_parse left the type and code in the first segment */
+	icmp = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+	if (p->cls == TFO_PKT_ICMP && icmp[0] == 3 && icmp[1] == 4)
+		family = AF_INET;
+	else if (p->cls == TFO_PKT_ICMP6 && icmp[0] == 2)
+		family = AF_INET6;
+	else
+		return 0;
+	if (seg < off + 8 || len < 8)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->mtu = family == AF_INET ? ((uint32_t)icmp[6] << 8) | icmp[7] :
+		   ((uint32_t)icmp[4] << 24) | ((uint32_t)icmp[5] << 16) |
+		   ((uint32_t)icmp[6] << 8) | icmp[7];
+	/* the quote: what the message holds, and the segment holds of it */
+	off += 8;
+	len = RTE_MIN(len - 8, seg > off ? seg - off : 0u);
+	qlen = family == AF_INET ? tfo_ptb_quote_v4(m, off, len, out) :
+				   tfo_ptb_quote_v6(m, off, len, out);
+	if (qlen < 0)
+		return -EINVAL;
+	idx = tfo_port_addr_lookup(port, family, &out->flow.dst);
+	if (idx < 0 || tfo_port_addr_lookup(port, family, &out->flow.src) >= 0)
+		return -EINVAL;
+	th = rte_pktmbuf_mtod_offset(m, const uint8_t *, off + (uint32_t)qlen);
+	out->flow.cls = TFO_PKT_TCP;
+	out->flow.family = (uint8_t)family;
+	out->flow.l4proto = IPPROTO_TCP;
+	out->flow.local_idx = (uint8_t)idx;
+	out->flow.dport = (uint16_t)((th[0] << 8) | th[1]);	/* our port */
+	out->flow.sport = (uint16_t)((th[2] << 8) | th[3]);
+	out->seq = ((uint32_t)th[4] << 24) | ((uint32_t)th[5] << 16) |
+		   ((uint32_t)th[6] << 8) | th[7];
+	if (out->flow.sport == 0 || out->flow.dport == 0)
+		return -EINVAL;
+	return 1;
+}
+
 /* ---- building ---------------------------------------------------------- */
 
 void

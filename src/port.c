@@ -302,6 +302,37 @@ tfo_port_syn_steer(const struct tfo_cfg_port *cfg, struct tfo_port_info *info,
 	return 0;
 }
 
+/*
+ * Without SYN steering, write the redirection table all the same so that
+ * the control core knows which worker RSS gives a flow: a path-MTU error
+ * (ICMP, hashed on other addresses) must reach the worker of the
+ * connection it quotes. A device that refuses leaves the mapping unknown:
+ * such errors then go to every worker (docs/architecture.md).
+ */
+static void
+tfo_port_rss_known(const struct tfo_cfg_port *cfg, struct tfo_port_info *info,
+		   uint16_t nb_workers)
+{
+	char why[TFO_CFG_ERR];
+	int r;
+
+	if (nb_workers <= 1)
+		return;
+	if (info->rss_hf == 0) {
+		snprintf(why, sizeof(why), "no RSS: the device spreads flows itself");
+		r = -ENOTSUP;
+	} else {
+		r = tfo_port_reta_workers(info, nb_workers, why, sizeof(why));
+	}
+	if (r < 0) {
+		TFO_LOG(INFO, "[port %s] RSS mapping unknown (%s): path-MTU errors go to "
+			"every worker", cfg->device, why);
+		return;
+	}
+	info->rss_key_len = (uint8_t)r;
+	info->syn_workers = nb_workers;
+}
+
 int
 tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	       uint16_t nb_txq, struct rte_mempool *pool, uint8_t addr_base,
@@ -310,9 +341,13 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	char why[TFO_CFG_ERR];
 	int rc;
 
-	if (!cfg->syn_steering)
-		return tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pool, addr_base,
-					 info, err, errlen);
+	if (!cfg->syn_steering) {
+		rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pool, addr_base,
+				       info, err, errlen);
+		if (rc == 0)
+			tfo_port_rss_known(cfg, info, nb_rxq);
+		return rc;
+	}
 	rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, true, pool, addr_base, info,
 			       why, sizeof(why));
 	if (rc == 0 && tfo_port_syn_steer(cfg, info, nb_rxq, why, sizeof(why)) == 0) {
@@ -331,45 +366,60 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 				 err, errlen);
 }
 
+/* The Toeplitz hash of @p p's flow through the redirection table. */
+static unsigned int
+tfo_port_soft_rss_worker(const struct tfo_port_info *info, const struct tfo_pkt *p)
+{
+	bool l4 = (info->rss_hf & RTE_ETH_RSS_TCP) != 0;
+	union rte_thash_tuple t;
+	uint32_t hash, len;
+
+	memset(&t, 0, sizeof(t));
+	if (p->family == AF_INET) {
+		t.v4.src_addr = rte_be_to_cpu_32(*(const uint32_t *)(const void *)p->src.b);
+		t.v4.dst_addr = rte_be_to_cpu_32(*(const uint32_t *)(const void *)p->dst.b);
+		t.v4.sport = p->sport;
+		t.v4.dport = p->dport;
+		len = l4 ? RTE_THASH_V4_L4_LEN : RTE_THASH_V4_L3_LEN;
+	} else {
+		for (int i = 0; i < 4; i++) {
+			uint32_t s, d;
+
+			memcpy(&s, p->src.b + 4 * i, 4);
+			memcpy(&d, p->dst.b + 4 * i, 4);
+			((uint32_t *)(void *)t.v6.src_addr)[i] = rte_be_to_cpu_32(s);
+			((uint32_t *)(void *)t.v6.dst_addr)[i] = rte_be_to_cpu_32(d);
+		}
+		t.v6.sport = p->sport;
+		t.v6.dport = p->dport;
+		len = l4 ? RTE_THASH_V6_L4_LEN : RTE_THASH_V6_L3_LEN;
+	}
+	hash = rte_softrss((uint32_t *)(void *)&t, len, info->rss_key);
+	return (hash % info->reta_size) % info->syn_workers;
+}
+
+unsigned int
+tfo_port_flow_worker(const struct tfo_port_info *info, unsigned int nb_workers,
+		     const struct tfo_pkt *p)
+{
+	if (nb_workers <= 1)
+		return 0;
+	if (info->syn_workers != nb_workers || info->rss_key_len == 0)
+		return TFO_PORT_WORKER_UNKNOWN;
+	return tfo_port_soft_rss_worker(info, p);
+}
+
 unsigned int
 tfo_port_syn_worker(const struct tfo_port_info *info, const struct rte_mbuf *m,
 		    const struct tfo_pkt *p)
 {
-	union rte_thash_tuple t;
-	uint32_t hash, len;
-
 	if (info->syn_workers <= 1)
 		return 0;
-	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) {
-		hash = m->hash.rss;
-	} else if (p == NULL || info->rss_key_len == 0) {
+	if (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH)
+		return (m->hash.rss % info->reta_size) % info->syn_workers;
+	if (p == NULL || info->rss_key_len == 0)
 		return 0;
-	} else {
-		bool l4 = (info->rss_hf & RTE_ETH_RSS_TCP) != 0;
-
-		memset(&t, 0, sizeof(t));
-		if (p->family == AF_INET) {
-			t.v4.src_addr = rte_be_to_cpu_32(*(const uint32_t *)(const void *)p->src.b);
-			t.v4.dst_addr = rte_be_to_cpu_32(*(const uint32_t *)(const void *)p->dst.b);
-			t.v4.sport = p->sport;
-			t.v4.dport = p->dport;
-			len = l4 ? RTE_THASH_V4_L4_LEN : RTE_THASH_V4_L3_LEN;
-		} else {
-			for (int i = 0; i < 4; i++) {
-				uint32_t s, d;
-
-				memcpy(&s, p->src.b + 4 * i, 4);
-				memcpy(&d, p->dst.b + 4 * i, 4);
-				((uint32_t *)(void *)t.v6.src_addr)[i] = rte_be_to_cpu_32(s);
-				((uint32_t *)(void *)t.v6.dst_addr)[i] = rte_be_to_cpu_32(d);
-			}
-			t.v6.sport = p->sport;
-			t.v6.dport = p->dport;
-			len = l4 ? RTE_THASH_V6_L4_LEN : RTE_THASH_V6_L3_LEN;
-		}
-		hash = rte_softrss((uint32_t *)(void *)&t, len, info->rss_key);
-	}
-	return (hash % info->reta_size) % info->syn_workers;
+	return tfo_port_soft_rss_worker(info, p);
 }
 
 void

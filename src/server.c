@@ -36,7 +36,7 @@ struct tfo_server {
 	struct tfo_port_info ports[TFO_MAX_PORTS];
 	struct tfo_worker **workers;
 	struct rte_ring **rings;	/* worker i -> control */
-	struct rte_ring **syn_inbox;	/* control -> worker i; NULL: no steering */
+	struct rte_ring **syn_inbox;	/* control -> worker i: SYNs, path-MTU errors */
 	struct rte_ring *relay[TFO_MAX_PORTS];
 	struct tfo_control control;
 	struct tfo_keyring *keys;
@@ -207,6 +207,17 @@ srv_ring(struct tfo_server *s, const char *kind, unsigned int i, uint32_t size,
  * mbufs: every RX and TX descriptor full, every ring full, every lcore's
  * cache and TX buffers full, and room for the frames in flight.
  */
+/* A worker's inbox: the SYNs of hardware steering need the ring size;
+ * without, it carries only path-MTU errors. */
+static unsigned int
+srv_inbox_size(const struct tfo_server *s)
+{
+	for (unsigned int i = 0; i < s->cfg.nb_ports; i++)
+		if (s->cfg.ports[i].syn_steering)
+			return s->cfg.ring_size;
+	return RTE_MIN(s->cfg.ring_size, 256u);
+}
+
 static uint32_t
 srv_pool_need(const struct tfo_server *s)
 {
@@ -218,11 +229,8 @@ srv_pool_need(const struct tfo_server *s)
 			c->ports[i].rx_desc +
 			(uint64_t)(s->nb_workers + 1) * c->ports[i].tx_desc;
 	need += (uint64_t)s->nb_workers * c->ring_size + 1024 * c->nb_ports;
-	for (unsigned int i = 0; i < c->nb_ports; i++)
-		if (c->ports[i].syn_steering) {	/* the workers' SYN inboxes */
-			need += (uint64_t)s->nb_workers * c->ring_size;
-			break;
-		}
+	/* the workers' inboxes */
+	need += (uint64_t)s->nb_workers * srv_inbox_size(s);
 	need += nb_lcores * (c->mbuf_cache * 3 / 2 + c->burst + TFO_TX_BUF * c->nb_ports);
 	return (uint32_t)RTE_MIN(need, (uint64_t)UINT32_MAX);
 }
@@ -279,8 +287,8 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* Worker @p wi on @p lcore: its ring to the control core, its SYN inbox
- * when a port steers SYNs in hardware, its cookie checker, its engine. */
+/* Worker @p wi on @p lcore: its ring to the control core, its inbox
+ * (steered SYNs, path-MTU errors), its cookie checker, its engine. */
 static int
 srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 	   size_t errlen)
@@ -298,22 +306,16 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 	};
 	char name[32];
 	struct tfo_worker *w;
-	bool steer = false;
-
-	for (unsigned int i = 0; i < s->nb_ports; i++)
-		steer |= s->ports[i].syn_steering;
 	s->rings[wi] = srv_ring(s, "ctl", wi, s->cfg.ring_size, wsock, RING_F_EXACT_SZ,
 				err, errlen);
 	if (s->rings[wi] == NULL)
 		return -ENOMEM;
 	wp.to_control = s->rings[wi];
-	if (steer) {
-		s->syn_inbox[wi] = srv_ring(s, "syn", wi, s->cfg.ring_size, wsock,
-					    RING_F_EXACT_SZ, err, errlen);
-		if (s->syn_inbox[wi] == NULL)
-			return -ENOMEM;
-		wp.syn_inbox = s->syn_inbox[wi];
-	}
+	s->syn_inbox[wi] = srv_ring(s, "syn", wi, srv_inbox_size(s), wsock,
+				    RING_F_EXACT_SZ, err, errlen);
+	if (s->syn_inbox[wi] == NULL)
+		return -ENOMEM;
+	wp.syn_inbox = s->syn_inbox[wi];
 	wp.cookies = srv_cookie_ctx(s, wsock, err, errlen);
 	if (s->keys != NULL && wp.cookies == NULL)
 		return -ENOMEM;

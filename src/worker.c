@@ -379,10 +379,39 @@ tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us)
 	}
 }
 
-/* SYNs the control core handed over from the SYN queues, run by run of
- * one port (tfo_worker_burst takes one port's frames). */
-static unsigned int
-tfo_worker_syn_inbox(struct tfo_worker *w, uint64_t now_us)
+static inline bool
+tfo_worker_is_ptb(const struct rte_mbuf *m)
+{
+	enum tfo_ctrl_reason r = tfo_ctrl_reason_get(m);
+
+	return r == TFO_CTRL_PTB || r == TFO_CTRL_PTB_ANY;
+}
+
+void
+tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us)
+{
+	struct tfo_ptb ptb;
+	struct tfo_pkt p;
+	uint16_t pi = 0;
+
+	while (pi < w->nb_ports && w->ports[pi].port_id != m->port)
+		pi++;
+	/* the control core parsed it already: a failure here is a frame it
+	 * should not have sent, counted as a missed flow */
+	if (pi == w->nb_ports || w->engine == NULL ||
+	    (tfo_pkt_parse(m, &w->ports[pi], &p) != TFO_PKT_ICMP && p.cls != TFO_PKT_ICMP6) ||
+	    tfo_pkt_icmp_ptb(m, &w->ports[pi], &p, &ptb) != 1 ||
+	    tfo_engine_ptb(w->engine, &ptb, now_us) == -ENOENT) {
+		if (tfo_ctrl_reason_get(m) == TFO_CTRL_PTB)
+			w->stats.c[TFO_STAT_pmtu_no_conn]++;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* The control core's hand-overs: path-MTU errors one by one, steered SYNs
+ * run by run of one port (tfo_worker_burst takes one port's frames). */
+unsigned int
+tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us)
 {
 	struct rte_mbuf *pkts[TFO_TX_BUF];
 	unsigned int n, start = 0;
@@ -392,7 +421,12 @@ tfo_worker_syn_inbox(struct tfo_worker *w, uint64_t now_us)
 		unsigned int end = start + 1;
 		uint16_t pi = 0;
 
-		while (end < n && pkts[end]->port == pkts[start]->port)
+		if (tfo_worker_is_ptb(pkts[start])) {
+			tfo_worker_ptb(w, pkts[start++], now_us);
+			continue;
+		}
+		while (end < n && pkts[end]->port == pkts[start]->port &&
+		       !tfo_worker_is_ptb(pkts[end]))
 			end++;
 		while (pi < w->nb_ports && w->ports[pi].port_id != pkts[start]->port)
 			pi++;
@@ -424,7 +458,7 @@ tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 		tfo_worker_burst(w, (uint8_t)pi, pkts, n, now_us);
 	}
 	if (w->syn_inbox != NULL)
-		total += tfo_worker_syn_inbox(w, now_us);
+		total += tfo_worker_inbox(w, now_us);
 	tfo_worker_housekeeping(w, now_us);
 	return total;
 }

@@ -1022,6 +1022,179 @@ TFO_TEST(parse_icmp_echo)
 	CHECK_DROP(parse_f(&f), D(icmp_cksum));
 }
 
+/* ---- path-MTU errors (tfo_pkt_icmp_ptb) --------------------------------- */
+
+static const uint8_t router4[4] = { 198, 18, 0, 254 };
+static const uint8_t router6[16] = { 0xfd, 0x00, 0x07, 0xf0, [15] = 0xfe };
+/* a Destination Options header in the quote: PadN, then TCP */
+static const uint8_t quote_dstopts[8] = { IPPROTO_TCP, 0, 1, 4, 0, 0, 0, 0 };
+
+/*
+ * A router's path-MTU error about a segment from @qsrc to @qdst (ports 80
+ * -> T_SPORT, seq T_SEQ): IPv4 type 3 code 4, IPv6 type 2; the quote holds
+ * the IP header (+ @ext), then @tcp_bytes of the TCP header.
+ */
+static void
+mk_ptb(struct frame *f, int family, uint32_t mtu, const uint8_t *qsrc,
+       const uint8_t *qdst, uint8_t qproto, const uint8_t *ext, uint8_t ext_len,
+       uint16_t tcp_bytes)
+{
+	uint8_t q[40 + 8 + 20];
+	uint8_t th[20] = { 0 };
+
+	memset(q, 0, sizeof(q));
+	if (family == AF_INET) {
+		f_eth_l2(f, &our_mac, 0, RTE_ETHER_TYPE_IPV4);
+		f_ipv4(f, router4, our4, IPPROTO_ICMP, NULL, 0);
+		f_icmp(f, 3, 4, mtu & 0xffff);
+		q[0] = 0x45;
+		put16(q + 2, 1500);
+		put16(q + 6, 0x4000);
+		q[8] = 64;
+		q[9] = qproto;
+		memcpy(q + 12, qsrc, 4);
+		memcpy(q + 16, qdst, 4);
+		f_bytes(f, q, 20);
+	} else {
+		f_eth_l2(f, &our_mac, 0, RTE_ETHER_TYPE_IPV6);
+		f_ipv6(f, router6, our6, IPPROTO_ICMPV6, 64);
+		f_icmp(f, 2, 0, mtu);
+		put32(q, 0x60000000);
+		put16(q + 4, 1460);
+		q[6] = ext_len ? IPPROTO_DSTOPTS : qproto;
+		q[7] = 64;
+		memcpy(q + 8, qsrc, 16);
+		memcpy(q + 24, qdst, 16);
+		f_bytes(f, q, 40);
+		if (ext_len)
+			f_bytes(f, ext, ext_len);
+	}
+	put16(th, T_DPORT);
+	put16(th + 2, T_SPORT);
+	put32(th + 4, T_SEQ);
+	put32(th + 8, T_ACK);
+	th[12] = 5 << 4;
+	th[13] = TFO_TCP_ACK;
+	f_bytes(f, th, tcp_bytes);
+	f_done(f);
+}
+
+/* tfo_pkt_icmp_ptb on the first @len bytes of @f (an exact-size buffer),
+ * the IP length set to match: a quote cut short, honestly. */
+static int
+ptb_n(const struct frame *f, uint16_t len, struct tfo_ptb *out)
+{
+	struct tfo_port_info pi = our_port();
+	struct frame g = *f;
+	struct rte_mbuf *m;
+	struct tfo_pkt p;
+	int rc = -100;
+
+	g.len = len;
+	f_set_end(&g, len);
+	m = mk_mbuf(g.b, len, 0);
+	memset(out, 0xa5, sizeof(*out));
+	p = parse_m(m, &pi);
+	if (p.cls == TFO_PKT_ICMP || p.cls == TFO_PKT_ICMP6)
+		rc = tfo_pkt_icmp_ptb(m, &pi, &p, out);
+	rte_pktmbuf_free(m);
+	return rc;
+}
+
+TFO_TEST(parse_icmp_ptb_quote)
+{
+	struct frame f;
+	struct tfo_ptb b;
+	static const uint8_t other4[4] = { 192, 0, 2, 9 };
+
+	/* IPv4 fragmentation needed, a full TCP header quoted */
+	mk_ptb(&f, AF_INET, 1400, our4, peer4, IPPROTO_TCP, NULL, 0, 20);
+	REQUIRE(ptb_n(&f, f.len, &b) == 1);
+	CHECK_EQ(b.mtu, 1400);
+	CHECK_EQ(b.seq, T_SEQ);
+	CHECK_EQ(b.flow.cls, TFO_PKT_TCP);
+	CHECK_EQ(b.flow.family, AF_INET);
+	CHECK_EQ(b.flow.l4proto, IPPROTO_TCP);
+	CHECK_EQ(b.flow.local_idx, IDX_OUR4);
+	CHECK_EQ(b.flow.sport, T_SPORT);	/* the peer's, as it sends */
+	CHECK_EQ(b.flow.dport, T_DPORT);
+	CHECK_MEM(b.flow.src.b, peer4, 4);
+	CHECK_MEM(b.flow.dst.b, our4, 4);
+	/* 8 bytes of TCP are enough (RFC 792's minimum quote) */
+	mk_ptb(&f, AF_INET, 576, our4b, peer4, IPPROTO_TCP, NULL, 0, 8);
+	REQUIRE(ptb_n(&f, f.len, &b) == 1);
+	CHECK_EQ(b.flow.local_idx, IDX_OUR4B);
+	CHECK_EQ(b.seq, T_SEQ);
+
+	/* IPv6 packet too big, with a Destination Options header quoted */
+	mk_ptb(&f, AF_INET6, 1280, our6, peer6, IPPROTO_TCP, quote_dstopts,
+	       sizeof(quote_dstopts), 20);
+	REQUIRE(ptb_n(&f, f.len, &b) == 1);
+	CHECK_EQ(b.mtu, 1280);
+	CHECK_EQ(b.seq, T_SEQ);
+	CHECK_EQ(b.flow.family, AF_INET6);
+	CHECK_EQ(b.flow.local_idx, IDX_OUR6);
+	CHECK_MEM(b.flow.src.b, peer6, 16);
+	CHECK_MEM(b.flow.dst.b, our6, 16);
+	CHECK_EQ(b.flow.sport, T_SPORT);
+
+	/* other ICMP is not ours to take: 0 */
+	mk_icmp4(&f, 0, 0, 56);
+	CHECK_EQ(ptb_n(&f, f.len, &b), 0);
+	mk_ptb(&f, AF_INET, 1400, our4, peer4, IPPROTO_TCP, NULL, 0, 20);
+	f.b[f.l4 + 1] = 3;	/* port unreachable */
+	CHECK_EQ(ptb_n(&f, f.len, &b), 0);
+	mk_icmp6_echo(&f, 0, 8);
+	CHECK_EQ(ptb_n(&f, f.len, &b), 0);
+
+	/* quotes that are not a TCP segment we sent */
+	mk_ptb(&f, AF_INET, 1400, our4, peer4, IPPROTO_UDP, NULL, 0, 20);
+	CHECK_EQ(ptb_n(&f, f.len, &b), -EINVAL);
+	mk_ptb(&f, AF_INET, 1400, other4, peer4, IPPROTO_TCP, NULL, 0, 20);
+	CHECK_EQ(ptb_n(&f, f.len, &b), -EINVAL);	/* not from us */
+	mk_ptb(&f, AF_INET, 1400, our4, our4b, IPPROTO_TCP, NULL, 0, 20);
+	CHECK_EQ(ptb_n(&f, f.len, &b), -EINVAL);	/* to ourselves */
+	mk_ptb(&f, AF_INET, 1400, our4, peer4, IPPROTO_TCP, NULL, 0, 20);
+	f.b[f.l4 + 8 + 7] = 0x10;	/* a later fragment: no ports in it */
+	CHECK_EQ(ptb_n(&f, f.len, &b), -EINVAL);
+	mk_ptb(&f, AF_INET, 1400, our4, peer4, IPPROTO_TCP, NULL, 0, 20);
+	f.b[f.l4 + 8] = 0x65;	/* version 6 */
+	CHECK_EQ(ptb_n(&f, f.len, &b), -EINVAL);
+	mk_ptb(&f, AF_INET6, 1280, peer6, our6, IPPROTO_TCP, NULL, 0, 20);
+	CHECK_EQ(ptb_n(&f, f.len, &b), -EINVAL);	/* reversed */
+	mk_ptb(&f, AF_INET6, 1280, our6, peer6, IPPROTO_UDP, NULL, 0, 20);
+	CHECK_EQ(ptb_n(&f, f.len, &b), -EINVAL);
+}
+
+/* Cut at every byte: never a crash, never accepted without IP + 8. */
+TFO_TEST(parse_icmp_ptb_truncated_at_every_byte)
+{
+	struct frame f;
+	struct tfo_ptb b;
+
+	for (int v = 0; v < 3; v++) {
+		uint16_t need;
+
+		if (v == 0)
+			mk_ptb(&f, AF_INET, 1400, our4, peer4, IPPROTO_TCP, NULL, 0, 20);
+		else if (v == 1)
+			mk_ptb(&f, AF_INET6, 1280, our6, peer6, IPPROTO_TCP, NULL, 0, 20);
+		else
+			mk_ptb(&f, AF_INET6, 1280, our6, peer6, IPPROTO_TCP, quote_dstopts,
+			       sizeof(quote_dstopts), 20);
+		/* ICMP header + IP header (+ ext) + 8 bytes of TCP */
+		need = (uint16_t)(f.l4 + 8 + (v == 0 ? 20 : 40) + (v == 2 ? 8 : 0) + 8);
+		for (uint16_t len = (uint16_t)(f.l4 + 8); len <= f.len; len++) {
+			int rc = ptb_n(&f, len, &b);
+
+			CHECK_MSG(rc == (len < need ? -EINVAL : 1),
+				  "variant %d, %u of %u bytes: %d", v, len, f.len, rc);
+			if (rc == 1)
+				CHECK_EQ(b.seq, T_SEQ);
+		}
+	}
+}
+
 TFO_TEST(parse_icmp6_echo_and_nd)
 {
 	struct frame f;

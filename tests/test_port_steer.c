@@ -154,3 +154,25 @@ TFO_TEST(one_worker_or_nothing_to_hash)
 }
 
 TFO_TEST_MAIN()
+
+/* The owner of a flow a path-MTU error quotes: the same Toeplitz mapping
+ * (the ICMP's own hash is of the router's address, never used), known only
+ * when the table was written for as many workers as there are. */
+TFO_TEST(flow_worker_for_path_mtu_errors)
+{
+	struct tfo_port_info info;
+	struct tfo_pkt p;
+
+	pkt_with(&p, AF_INET, "66.9.149.187", 2794, "161.142.100.80", 1766);
+	port_with(&info, 3, RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP);
+	info.syn_steering = false;	/* the table is written without steering too */
+	CHECK_EQ(tfo_port_flow_worker(&info, 3, &p), rss_worker(0x51ccc178, 3));
+	CHECK_EQ(tfo_port_flow_worker(&info, 1, &p), 0);
+	/* a table for another worker count, or none (net_tap): unknown */
+	CHECK_EQ(tfo_port_flow_worker(&info, 4, &p), TFO_PORT_WORKER_UNKNOWN);
+	info.rss_key_len = 0;
+	CHECK_EQ(tfo_port_flow_worker(&info, 3, &p), TFO_PORT_WORKER_UNKNOWN);
+	memset(&info, 0, sizeof(info));
+	CHECK_EQ(tfo_port_flow_worker(&info, 2, &p), TFO_PORT_WORKER_UNKNOWN);
+	CHECK_EQ(tfo_port_flow_worker(&info, 1, &p), 0);
+}

@@ -79,7 +79,9 @@ struct tfo_port_info {
 	/* Hardware SYN steering (syn_steering = on, and the device took the
 	 * rte_flow rule): SYNs arrive on RX queue syn_queue, polled by the
 	 * control core, which hands each to the worker RSS gives its flow
-	 * (redirection table entry i = worker i % syn_workers). */
+	 * (redirection table entry i = worker i % syn_workers). syn_workers
+	 * and the RSS key are set without steering too whenever the table
+	 * could be written: path-MTU errors go to the flow's worker. */
 	bool syn_steering;
 	uint16_t syn_queue;
 	uint16_t syn_workers;
@@ -221,6 +223,40 @@ enum tfo_pkt_class tfo_pkt_parse(const struct rte_mbuf *m,
  * @return bytes removed.
  */
 uint16_t tfo_pkt_ipv6_strip_ext(struct rte_mbuf *m, struct tfo_pkt *p);
+
+/** IPv4 minimum path MTU we accept from a "fragmentation needed" (Linux's
+ *  net.ipv4.route.min_pmtu): smaller reports are raised to it. */
+#define TFO_PMTU_MIN_V4 552
+/** IPv6 minimum link MTU (RFC 8200 section 5). */
+#define TFO_PMTU_MIN_V6 1280
+
+/**
+ * A "packet too big" ICMP error about a TCP segment we sent: the flow is
+ * given as the peer sends it (src = the peer, dst = our address, sport = the
+ * peer's port, local_idx and family set), so that it looks up like a
+ * received segment of the connection.
+ */
+struct tfo_ptb {
+	struct tfo_pkt flow;
+	uint32_t seq;		/**< the quoted segment's sequence number */
+	uint32_t mtu;		/**< the reported next-hop MTU (0 if none) */
+};
+
+/**
+ * Recognise a path-MTU error in a frame @p p that parsed as TFO_PKT_ICMP
+ * (type 3 code 4, RFC 1191) or TFO_PKT_ICMP6 (type 2, RFC 8201) and read the
+ * segment it quotes: an IP header (IPv4 without fragment offset; IPv6 with
+ * the extension headers tfo_pkt_parse accepts) and at least the first 8
+ * bytes of a TCP header (ports and sequence number), from one of @p port's
+ * addresses to an address that is not ours. The quote must sit in the first
+ * segment.
+ *
+ * @return 1 and @p out filled for a usable error, 0 if the frame is another
+ *   ICMP message (for neigh.c), -EINVAL if it is a path-MTU error whose
+ *   quote is truncated or is not a TCP segment we could have sent.
+ */
+int tfo_pkt_icmp_ptb(const struct rte_mbuf *m, const struct tfo_port_info *port,
+		     const struct tfo_pkt *p, struct tfo_ptb *out);
 
 /** Pointer to the TCP header of a frame that parsed as TFO_PKT_TCP. */
 static inline uint8_t *

@@ -47,6 +47,20 @@ int tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 unsigned int tfo_port_syn_worker(const struct tfo_port_info *info,
 				 const struct rte_mbuf *m, const struct tfo_pkt *p);
 
+/** tfo_port_flow_worker(): the redirection table is not known. */
+#define TFO_PORT_WORKER_UNKNOWN UINT32_MAX
+
+/**
+ * The worker (0..@p nb_workers-1) whose RX queue RSS gives the flow @p p
+ * (as the peer sends it: src = the peer), from the Toeplitz hash of its
+ * addresses and ports under the port's RSS key: 0 with one worker,
+ * TFO_PORT_WORKER_UNKNOWN when the device did not let tfo_port_setup write
+ * its redirection table for @p nb_workers (or read its key back), or
+ * spreads flows without RSS (net_tap's queues).
+ */
+unsigned int tfo_port_flow_worker(const struct tfo_port_info *info,
+				  unsigned int nb_workers, const struct tfo_pkt *p);
+
 /** Stop and close the port. */
 void tfo_port_close(const struct tfo_port_info *info);
 

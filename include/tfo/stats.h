@@ -65,7 +65,10 @@ extern "C" {
 	X(key_rotations,	C, "TFO key rotations (timer or /tfo/rotate)") \
 	X(drop_syn_table_full,	C, "SYNs dropped: control core's table full and syncookies = no") \
 	X(key_reloads,		C, "key file reloads that changed the keys (SIGHUP or /tfo/reload)") \
-	X(key_reload_errors,	C, "key file reloads refused (unreadable or malformed file; keys kept)")
+	X(key_reload_errors,	C, "key file reloads refused (unreadable or malformed file; keys kept)") \
+	X(pmtu_handoff,		C, "path-MTU errors (ICMP frag needed, ICMPv6 packet too big) the control core handed to the worker owning the flow (counted in rx_delivered)") \
+	X(drop_pmtu_bad_quote,	C, "path-MTU errors whose quote is truncated or not a TCP segment we sent") \
+	X(drop_pmtu_inbox_full,	C, "path-MTU errors dropped: the owning worker's inbox was full")
 
 /* TFO, with Linux's names (see nstat's TcpExt). */
 #define TFO_STATS_TFO(X) \
@@ -134,7 +137,11 @@ extern "C" {
 	X(drop_syn_bad,		C, "SYNs with RST or FIN, or in-window SYNs (challenge ACK)") \
 	X(drop_rst_ignored,	C, "RSTs ignored (outside the window, or in TIME-WAIT)") \
 	X(drop_synrcvd_bad_ack,	C, "SYN_RCVD segments with an unacceptable ACK (answered with RST)") \
-	X(input_stale_conn,	C, "segments whose looked-up entry was freed meanwhile (returned as a miss)")
+	X(input_stale_conn,	C, "segments whose looked-up entry was freed meanwhile (returned as a miss)") \
+	X(pmtu_accepted,	C, "path-MTU errors that lowered a connection's MSS (what was in flight re-sent at once)") \
+	X(pmtu_rejected_seq,	C, "path-MTU errors quoting a sequence number outside [snd_una, snd_max) (RFC 5927: ignored)") \
+	X(pmtu_ignored,		C, "path-MTU errors reporting an MTU not below the connection's path (nothing to do)") \
+	X(pmtu_no_conn,		C, "path-MTU errors about a flow with no connection here (closed meanwhile, or forged; not counted when a port's RSS table is unknown and every worker got a copy)")
 
 /* Service http: responses by status; a 400 by reason. */
 #define TFO_STATS_HTTP(X) \
@@ -239,7 +246,8 @@ void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
 #define TFO_STATS_FRAME_DROPS(X) \
 	X(ring_drop_full) X(drop_tcp_nohandler) X(drop_ctrl_no_port) \
 	X(drop_arp_other) X(drop_icmp_other) X(drop_icmp6_other) X(drop_nd_bad) \
-	X(syn_steer_drop) X(drop_syn_table_full)
+	X(syn_steer_drop) X(drop_syn_table_full) X(drop_pmtu_bad_quote) \
+	X(drop_pmtu_inbox_full)
 
 /** One lcore's (or the total's) balance; see above. */
 struct tfo_acct {

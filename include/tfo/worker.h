@@ -37,7 +37,11 @@ extern "C" {
 	X(TCP_BAD_COOKIE)	/* SYN whose cookie did not validate */ \
 	X(TCP_OVERFLOW)		/* valid cookie, pending-TFO limit reached */ \
 	X(TCP_FULL)		/* valid cookie, worker's table full */ \
-	X(TCP_NO_SERVICE)	/* nothing listens on the port here */
+	X(TCP_NO_SERVICE)	/* nothing listens on the port here */ \
+	X(PTB)			/* control -> inbox: a path-MTU error for the \
+				 * worker's flow */ \
+	X(PTB_ANY)		/* control -> every inbox: the same, owner \
+				 * unknown (RSS table not known) */
 
 enum tfo_ctrl_reason {
 #define TFO_X_ENUM(r) TFO_CTRL_##r,
@@ -77,8 +81,9 @@ struct tfo_worker {
 	/** Per port, frames the control core asks this worker to send (ports
 	 *  whose device gave the control core no TX queue); NULL otherwise. */
 	struct rte_ring *relay[TFO_MAX_PORTS];
-	/** SYNs the control core hands over from the ports' SYN queues
-	 *  (hardware SYN steering); NULL when no port steers. */
+	/** The control core's hand-overs: SYNs from the ports' SYN queues
+	 *  (hardware SYN steering) and path-MTU errors about this worker's
+	 *  flows (reason PTB, PTB_ANY); NULL only in tests. */
 	struct rte_ring *syn_inbox;
 	uint32_t burst;
 	uint32_t idle_sleep_us;
@@ -97,7 +102,7 @@ struct tfo_worker_params {
 	const struct tfo_port_info *ports;
 	uint16_t nb_ports;
 	struct rte_ring *to_control;
-	struct rte_ring *syn_inbox;	/**< NULL: no port steers SYNs */
+	struct rte_ring *syn_inbox;	/**< control -> worker; NULL: none */
 	uint32_t burst;			/**< 1..TFO_TX_BUF */
 	uint32_t idle_sleep_us;
 	const volatile bool *quit;
@@ -118,11 +123,27 @@ int tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p);
 void tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx,
 		      struct rte_mbuf **pkts, unsigned int n, uint64_t now_us);
 
+/**
+ * A path-MTU error @p m the control core handed over (reason PTB or
+ * PTB_ANY, its frame already counted there as delivered): looked up in this
+ * worker's connections and given to the engine; pmtu_no_conn when no
+ * connection has its flow (PTB only: a PTB_ANY copy went to every worker).
+ * Frees @p m.
+ */
+void tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us);
+
+/**
+ * Take up to a burst of the control core's hand-overs from w->syn_inbox:
+ * steered SYNs (tfo_worker_burst, by runs of one port) and path-MTU errors
+ * (tfo_worker_ptb). Device-free. @return frames taken.
+ */
+unsigned int tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us);
+
 /** Run the engine's timers, take relayed control frames, flush w->tx. */
 void tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us);
 
-/** rx_burst every port, then the SYN inbox, tfo_worker_burst, housekeeping;
- *  @return frames received. */
+/** rx_burst every port, then the inbox (steered SYNs: tfo_worker_burst;
+ *  path-MTU errors: tfo_worker_ptb), housekeeping; @return frames received. */
 unsigned int tfo_worker_poll(struct tfo_worker *w, uint64_t now_us);
 
 /**

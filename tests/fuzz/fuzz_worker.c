@@ -457,6 +457,9 @@ step(void)
 	}
 	do {
 		tfo_control_poll(G.c, G.now);
+		/* path-MTU errors the control core handed back */
+		while (tfo_worker_inbox(W, G.now) > 0)
+			;
 	} while (rte_ring_count(G.to_ctrl) > 0);
 	do {
 		tfo_worker_housekeeping(W, G.now);

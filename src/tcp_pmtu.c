@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: path-MTU discovery (RFC 1191, RFC 8201): a "fragmentation
+ * needed" or "packet too big" for a segment in flight lowers the
+ * connection's MSS and re-sends the flight in the smaller size.
+ */
+#include "engine_priv.h"
+
+int
+tfo_engine_icmp_ptb(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq,
+		    uint32_t mtu, uint64_t now_us)
+{
+	bool v4 = c->key.family == AF_INET;
+	uint32_t mss;
+
+	engine_clock(e, now_us);
+	/* RFC 5927 4.1: only an error about a segment in flight; Linux
+	 * counts the others as OutOfWindowIcmps */
+	if (tfo_seq_lt(seq, c->snd_una) || tfo_seq_ge(seq, c->snd_max)) {
+		cnt(e, TFO_STAT_pmtu_rejected_seq);
+		return TFO_PTB_REJECTED_SEQ;
+	}
+	/* a smaller (or no) MTU is raised to the floor, as Linux's
+	 * min_pmtu and IPv6's minimum link MTU */
+	mtu = RTE_MAX(mtu, v4 ? (uint32_t)TFO_PMTU_MIN_V4 : (uint32_t)TFO_PMTU_MIN_V6);
+	mss = mtu - (v4 ? 20u : 40u) - TFO_TCP_HDR_LEN;
+	if (mss >= c->mss) {
+		cnt(e, TFO_STAT_pmtu_ignored);
+		return TFO_PTB_IGNORED;
+	}
+	c->mss = (uint16_t)mss;
+	cnt(e, TFO_STAT_pmtu_accepted);
+	/* Karn: the re-sent segments time nothing */
+	c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
+	if (c->state == TFO_CONN_SYN_RCVD && seq == c->snd_una)
+		/* the SYN-ACK itself was too big (TFO data in it): again,
+		 * with what fits now and without the cookie */
+		tfo_tcp_send_synack(e, c, (c->flags & TFO_CF_SYNACK_DATA) != 0,
+				    TFO_FORM_NONE, 0, NULL);
+	else
+		c->snd_nxt = data_start(c);
+	/* go back to snd_una with the window as it is: tcp_simple_retransmit
+	 * treats this as no congestion */
+	tfo_tcp_output(e, c);
+	tfo_tcp_update_timer(e, c);
+	finish(e);
+	return TFO_PTB_ACCEPTED;
+}
+
+int
+tfo_engine_ptb(struct tfo_engine *e, const struct tfo_ptb *ptb, uint64_t now_us)
+{
+	const struct tfo_pkt *pp = &ptb->flow;
+	struct tfo_conn *c;
+
+	tfo_engine_lookup_bulk(e, &pp, 1, &c);
+	if (c == NULL)
+		return -ENOENT;
+	return tfo_engine_icmp_ptb(e, c, ptb->seq, ptb->mtu, now_us);
+}
