@@ -15,18 +15,6 @@
 
 int tfo_ctrl_reason_offset = -1;
 
-static const char *const tfo_ctrl_reason_names[TFO_CTRL_NB_REASONS] = {
-#define TFO_X_NAME(r) [TFO_CTRL_##r] = #r,
-	TFO_CTRL_REASONS(TFO_X_NAME)
-#undef TFO_X_NAME
-};
-
-const char *
-tfo_ctrl_reason_name(enum tfo_ctrl_reason r)
-{
-	return (unsigned int)r < TFO_CTRL_NB_REASONS ? tfo_ctrl_reason_names[r] : "?";
-}
-
 int
 tfo_ctrl_reason_register(void)
 {
