@@ -244,7 +244,7 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 		return false;
 	}
 	/* re-parse: cheaper than carrying struct tfo_pkt through the ring */
-	cls = tfo_pkt_parse(m, &c->ports[pi], &p);
+	cls = tfo_pkt_classify(m, &c->ports[pi], &p);
 	switch (cls) {
 	case TFO_PKT_ARP:
 	case TFO_PKT_ICMP:
@@ -294,7 +294,7 @@ tfo_control_syn_queue(struct tfo_control *c, uint8_t pi)
 		unsigned int w;
 
 		if (!(m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) && port->syn_workers > 1 &&
-		    tfo_pkt_parse(m, port, &p) == TFO_PKT_TCP)
+		    tfo_pkt_classify(m, port, &p) == TFO_PKT_TCP)
 			pp = &p;
 		w = tfo_port_syn_worker(port, m, pp);
 		if (w < c->nb_workers && c->workers[w]->syn_inbox != NULL &&

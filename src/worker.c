@@ -308,7 +308,7 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 		struct tfo_pkt *p = &pk[i];
 
 		w->stats.c[TFO_STAT_rx_bytes] += m->pkt_len;
-		switch (tfo_pkt_parse(m, port, p)) {
+		switch (tfo_pkt_classify(m, port, p)) {
 		case TFO_PKT_TCP:
 			if (w->engine == NULL) {
 				w->stats.c[TFO_STAT_drop_tcp_nohandler]++;
