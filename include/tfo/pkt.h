@@ -158,7 +158,7 @@ struct tfo_pkt {
 	uint8_t l4proto;	/**< IPPROTO_* */
 	uint8_t tcp_flags;	/**< TFO_TCP_* */
 	uint8_t has_vlan;
-	uint8_t local_idx;	/**< global index of the local address hit */
+	uint8_t local_idx;	/**< global index of our address (tfo_pkt_match_local) */
 	uint8_t l2_len;		/**< Ethernet (+ VLAN) header bytes */
 	/** IP header bytes: IPv4 options, IPv6 extension headers included */
 	uint16_t l3_len;
