@@ -43,30 +43,39 @@ tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 }
 
 int
-tfo_control_init(struct tfo_control *c, const struct tfo_config *cfg,
-		 const struct tfo_port_info *ports, uint16_t nb_ports,
-		 struct tfo_worker **workers, unsigned int nb_workers,
-		 const volatile bool *quit)
+tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 {
-	if (nb_ports > TFO_MAX_PORTS || cfg->burst > TFO_TX_BUF)
+	const struct tfo_config *cfg = p->cfg;
+
+	if (p->nb_ports > TFO_MAX_PORTS || cfg->burst > TFO_TX_BUF)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
 	c->cfg = cfg;
-	c->ports = ports;
-	c->nb_ports = nb_ports;
-	c->workers = workers;
-	c->nb_workers = nb_workers;
-	c->tx_queue = (uint16_t)nb_workers;
+	c->ports = p->ports;
+	c->nb_ports = p->nb_ports;
+	c->workers = p->workers;
+	c->nb_workers = p->nb_workers;
+	c->tx_queue = (uint16_t)p->nb_workers;
 	c->burst = cfg->burst;
 	c->idle_sleep_us = cfg->idle_sleep_us;
 	c->stats_period_s = cfg->stats_period;
-	c->quit = quit;
+	c->quit = p->quit;
 	c->out = stdout;
 	c->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
 	c->tx.flush = tfo_control_tx_flush;
 	c->tx.arg = c;
 	c->tx.stats = &c->stats;
 	c->syn_reserve = cfg->max_conns / 4;
+	c->engine = p->engine;
+	c->cookies = p->cookies;
+	c->keys = p->keys;
+	if (p->keys != NULL) {
+		c->key_file = p->key_file;
+		if (cfg->rotate_period_s)
+			c->next_rotate_us = rte_rdtsc() / c->tsc_per_us +
+					    (uint64_t)cfg->rotate_period_s * 1000000;
+	}
+	memcpy(c->relay, p->relay, sizeof(c->relay));
 	return 0;
 }
 
@@ -101,7 +110,8 @@ tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	struct tfo_open_params op = { .opts = &o };
 	int rc;
 
-	tfo_tcpopt_parse(th + 20, p->l4_len - 20u, &o);	/* malformed: keep what parsed */
+	/* malformed: keep what parsed */
+	tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, &o);
 	if (c->cfg->syncookies && tfo_engine_free_conns(c->engine) <= c->syn_reserve &&
 	    tfo_engine_serves(c->engine, p->dport)) {
 		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
@@ -296,7 +306,7 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 		return false;
 	}
 	/* re-parse: cheaper than carrying struct tfo_pkt through the ring */
-	cls = tfo_pkt_parse(m, &c->ports[pi], &p);
+	cls = tfo_pkt_classify(m, &c->ports[pi], &p);
 	switch (cls) {
 	case TFO_PKT_ICMP:
 	case TFO_PKT_ICMP6: {
@@ -352,7 +362,7 @@ tfo_control_syn_queue(struct tfo_control *c, uint8_t pi)
 		unsigned int w;
 
 		if (!(m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) && port->syn_workers > 1 &&
-		    tfo_pkt_parse(m, port, &p) == TFO_PKT_TCP)
+		    tfo_pkt_classify(m, port, &p) == TFO_PKT_TCP)
 			pp = &p;
 		w = tfo_port_syn_worker(port, m, pp);
 		if (w < c->nb_workers && tfo_control_to_inbox(c, w, m, TFO_CTRL_TCP_SYN)) {

@@ -379,12 +379,12 @@ tfo_icmp6_is_mld(uint8_t type)
  * was verified" (virtio with partial checksums): good.
  */
 static inline int
-tfo_rx_cksum_verdict(const struct tfo_port_info *port, uint64_t ol_flags,
+tfo_rx_cksum_verdict(bool rx_cksum_offload, uint64_t ol_flags,
 		     uint64_t mask, uint64_t bad)
 {
 	uint64_t f = ol_flags & mask;
 
-	if (!port->rx_cksum_offload || f == 0)
+	if (!rx_cksum_offload || f == 0)
 		return 0;
 	return f == bad ? -1 : 1;
 }
@@ -407,20 +407,14 @@ tfo_l4_cksum_ok(const struct rte_mbuf *m, const struct tfo_pkt *p,
 }
 
 static enum tfo_pkt_class
-tfo_parse_tcp(const struct rte_mbuf *m, const struct tfo_port_info *port,
+tfo_parse_tcp(const struct rte_mbuf *m, bool rx_cksum_offload,
 	      struct tfo_pkt *p, uint32_t l4_off, uint32_t l4_avail,
 	      uint32_t seg_avail)
 {
-	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	const struct rte_tcp_hdr *th;
 	uint32_t doff;
 	int verdict;
 
-	/* TCP is unicast only: Linux drops segments not sent to its own MAC
-	 * (tcp_v4_rcv: pkt_type != PACKET_HOST); a broadcast SYN would open
-	 * a connection on every host of a fleet that shares the address */
-	if (!rte_is_same_ether_addr(&eh->dst_addr, &port->mac))
-		return tfo_drop(p, TFO_PKT_DROP_l2_not_ours);
 	if (l4_avail < sizeof(*th))
 		return tfo_drop(p, TFO_PKT_DROP_tcp_short);
 	if (seg_avail < sizeof(*th))
@@ -434,7 +428,7 @@ tfo_parse_tcp(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	if (th->src_port == 0 || th->dst_port == 0)
 		return tfo_drop(p, TFO_PKT_DROP_tcp_port);
 
-	verdict = tfo_rx_cksum_verdict(port, m->ol_flags,
+	verdict = tfo_rx_cksum_verdict(rx_cksum_offload, m->ol_flags,
 				       RTE_MBUF_F_RX_L4_CKSUM_MASK,
 				       RTE_MBUF_F_RX_L4_CKSUM_BAD);
 	if (verdict < 0 ||
@@ -455,12 +449,12 @@ tfo_parse_tcp(const struct rte_mbuf *m, const struct tfo_port_info *port,
 }
 
 static enum tfo_pkt_class
-tfo_parse_ipv4(const struct rte_mbuf *m, const struct tfo_port_info *port,
+tfo_parse_ipv4(const struct rte_mbuf *m, bool rx_cksum_offload,
 	       struct tfo_pkt *p, uint32_t off, uint32_t seg_len)
 {
 	const struct rte_ipv4_hdr *ih;
 	uint32_t ihl, tot, frame_avail = m->pkt_len - off;
-	int idx, verdict;
+	int verdict;
 
 	if (frame_avail < sizeof(*ih))
 		return tfo_drop(p, TFO_PKT_DROP_ipv4_short);
@@ -477,7 +471,7 @@ tfo_parse_ipv4(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	if (ihl > seg_len - off)
 		return tfo_drop(p, TFO_PKT_DROP_multiseg);
 
-	verdict = tfo_rx_cksum_verdict(port, m->ol_flags,
+	verdict = tfo_rx_cksum_verdict(rx_cksum_offload, m->ol_flags,
 				       RTE_MBUF_F_RX_IP_CKSUM_MASK,
 				       RTE_MBUF_F_RX_IP_CKSUM_BAD);
 	if (verdict < 0 ||
@@ -496,17 +490,10 @@ tfo_parse_ipv4(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	memcpy(p->src.b, &ih->src_addr, 4);
 	memcpy(p->dst.b, &ih->dst_addr, 4);
 
-	idx = tfo_port_addr_lookup(port, AF_INET, &p->dst);
-	if (idx < 0)
-		return tfo_drop(p, TFO_PKT_DROP_ip_not_ours);
-	p->local_idx = (uint8_t)idx;
-	if (tfo_ipv4_src_bad(p->src.b) || tfo_ipv4_src_local(port, p->src.b))
-		return tfo_drop(p, TFO_PKT_DROP_ip_bad_src);
-
 	off += ihl;
 	switch (p->l4proto) {
 	case IPPROTO_TCP:
-		return tfo_parse_tcp(m, port, p, off, tot - ihl,
+		return tfo_parse_tcp(m, rx_cksum_offload, p, off, tot - ihl,
 				     seg_len > off ? seg_len - off : 0);
 	case IPPROTO_ICMP:
 		if (tot - ihl < 8)
@@ -525,14 +512,13 @@ tfo_parse_ipv4(const struct rte_mbuf *m, const struct tfo_port_info *port,
 }
 
 static enum tfo_pkt_class
-tfo_parse_ipv6(const struct rte_mbuf *m, const struct tfo_port_info *port,
+tfo_parse_ipv6(const struct rte_mbuf *m, bool rx_cksum_offload,
 	       struct tfo_pkt *p, uint32_t off, uint32_t seg_len)
 {
 	const struct rte_ipv6_hdr *ih;
 	uint32_t plen, ext = 0, frame_avail = m->pkt_len - off;
 	enum tfo_pkt_drop r;
 	uint8_t nh;
-	int idx;
 
 	if (frame_avail < sizeof(*ih))
 		return tfo_drop(p, TFO_PKT_DROP_ipv6_short);
@@ -560,30 +546,9 @@ tfo_parse_ipv6(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	memcpy(p->src.b, ih->src_addr, 16);
 	memcpy(p->dst.b, ih->dst_addr, 16);
 
-	idx = tfo_port_addr_lookup(port, AF_INET6, &p->dst);
-	if (idx < 0 && p->l4proto == IPPROTO_ICMPV6) {
-		idx = tfo_ipv6_mcast_lookup(port, p->dst.b);
-		/* MLD goes to groups we are not in (ff02::16, ff02::2, the
-		 * reported group): taken to be counted as ignored */
-		if (idx < 0 && p->dst.b[0] == 0xff && plen > 0) {
-			if (seg_len < off + 1)
-				return tfo_drop(p, TFO_PKT_DROP_multiseg);
-			if (tfo_icmp6_is_mld(*rte_pktmbuf_mtod_offset(m, const uint8_t *, off)))
-				idx = tfo_first_ipv6(port);
-		}
-	}
-	if (idx < 0)
-		return tfo_drop(p, TFO_PKT_DROP_ip_not_ours);
-	p->local_idx = (uint8_t)idx;
-	/* "::" is a legal source only for duplicate address detection (ND) */
-	if (tfo_ipv6_src_bad(p->src.b) ||
-	    (tfo_ipv6_unspecified(p->src.b) && p->l4proto != IPPROTO_ICMPV6) ||
-	    tfo_port_addr_lookup(port, AF_INET6, &p->src) >= 0)
-		return tfo_drop(p, TFO_PKT_DROP_ip_bad_src);
-
 	switch (p->l4proto) {
 	case IPPROTO_TCP:
-		return tfo_parse_tcp(m, port, p, off, plen,
+		return tfo_parse_tcp(m, rx_cksum_offload, p, off, plen,
 				     seg_len > off ? seg_len - off : 0);
 	case IPPROTO_ICMPV6:
 		if (plen < 4)
@@ -603,8 +568,7 @@ tfo_parse_ipv6(const struct rte_mbuf *m, const struct tfo_port_info *port,
 }
 
 enum tfo_pkt_class
-tfo_pkt_parse(const struct rte_mbuf *m, const struct tfo_port_info *port,
-	      struct tfo_pkt *p)
+tfo_pkt_parse(const struct rte_mbuf *m, bool rx_cksum_offload, struct tfo_pkt *p)
 {
 	const struct rte_ether_hdr *eh;
 	uint32_t seg_len = m->data_len, off = sizeof(*eh);
@@ -631,9 +595,6 @@ tfo_pkt_parse(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	    (m->next == NULL && seg_len != m->pkt_len))
 		return tfo_drop(p, TFO_PKT_DROP_multiseg);
 	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
-	if (!rte_is_multicast_ether_addr(&eh->dst_addr) &&
-	    !rte_is_same_ether_addr(&eh->dst_addr, &port->mac))
-		return tfo_drop(p, TFO_PKT_DROP_l2_not_ours);
 	type = eh->ether_type;
 	if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN)) {
 		const struct rte_vlan_hdr *vh;
@@ -652,9 +613,9 @@ tfo_pkt_parse(const struct rte_mbuf *m, const struct tfo_port_info *port,
 
 	switch (rte_be_to_cpu_16(type)) {
 	case RTE_ETHER_TYPE_IPV4:
-		return tfo_parse_ipv4(m, port, p, off, seg_len);
+		return tfo_parse_ipv4(m, rx_cksum_offload, p, off, seg_len);
 	case RTE_ETHER_TYPE_IPV6:
-		return tfo_parse_ipv6(m, port, p, off, seg_len);
+		return tfo_parse_ipv6(m, rx_cksum_offload, p, off, seg_len);
 	case RTE_ETHER_TYPE_ARP: {
 		const struct rte_arp_hdr *ah;
 
@@ -772,6 +733,107 @@ tfo_pkt_icmp_ptb(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	if (out->flow.sport == 0 || out->flow.dport == 0)
 		return -EINVAL;
 	return 1;
+}
+
+/* ---- ours or not ------------------------------------------------------- */
+
+/*
+ * tfo_pkt_parse checks all the headers first; the verdicts here come in
+ * the order the headers are read (MAC, then IP addresses, then TCP's
+ * unicast rule), so a frame that is not ours counts as not ours whatever
+ * its upper layers hold, as when one pass did both.
+ */
+
+/* MLD to a group we are not in (ff02::16, ff02::2, the reported group) is
+ * taken, to be counted as ignored: known by its first byte, read even
+ * when the rest of the message is a drop. -1: that byte is not in the
+ * first segment. */
+static int
+tfo_match_mld(const struct rte_mbuf *m, const struct tfo_pkt *p)
+{
+	const struct rte_ipv6_hdr *ih;
+	uint32_t off = (uint32_t)p->l2_len + p->l3_len;
+
+	if (p->dst.b[0] != 0xff)
+		return 0;
+	if (p->cls == TFO_PKT_MLD)
+		return 1;
+	ih = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, p->l2_len);
+	if (rte_be_to_cpu_16(ih->payload_len) + sizeof(*ih) <= p->l3_len)
+		return 0;
+	if (m->data_len < off + 1)
+		return -1;
+	return tfo_icmp6_is_mld(*rte_pktmbuf_mtod_offset(m, const uint8_t *, off));
+}
+
+/* Which of @p port's addresses @p p is for (-1: none, -2: cannot tell,
+ * the frame is split too early). */
+static int
+tfo_match_dst(const struct tfo_port_info *port, const struct rte_mbuf *m,
+	      const struct tfo_pkt *p)
+{
+	int idx = tfo_port_addr_lookup(port, p->family, &p->dst);
+
+	if (idx >= 0 || p->l4proto != IPPROTO_ICMPV6)
+		return idx;
+	idx = tfo_ipv6_mcast_lookup(port, p->dst.b);
+	if (idx < 0) {
+		int mld = tfo_match_mld(m, p);
+
+		if (mld < 0)
+			return -2;
+		if (mld > 0)
+			idx = tfo_first_ipv6(port);
+	}
+	return idx;
+}
+
+/* A source we must not answer: martian, ours, one of our broadcasts. */
+static bool
+tfo_match_src_bad(const struct tfo_port_info *port, const struct tfo_pkt *p)
+{
+	if (p->family == AF_INET)
+		return tfo_ipv4_src_bad(p->src.b) || tfo_ipv4_src_local(port, p->src.b);
+	/* "::" is a legal source only for duplicate address detection (ND) */
+	return tfo_ipv6_src_bad(p->src.b) ||
+	       (tfo_ipv6_unspecified(p->src.b) && p->l4proto != IPPROTO_ICMPV6) ||
+	       tfo_port_addr_lookup(port, AF_INET6, &p->src) >= 0;
+}
+
+enum tfo_pkt_class
+tfo_pkt_match_local(const struct tfo_port_info *port, const struct rte_mbuf *m,
+		    struct tfo_pkt *p)
+{
+	const struct rte_ether_hdr *eh;
+	enum tfo_pkt_class cls = (enum tfo_pkt_class)p->cls;
+	int idx;
+
+	/* no Ethernet header to read (the parser's first checks) */
+	if (unlikely(cls == TFO_PKT_DROP) &&
+	    (m->pkt_len < sizeof(*eh) || m->data_len < sizeof(*eh) ||
+	     m->data_len > m->pkt_len || (m->next == NULL && m->data_len != m->pkt_len)))
+		return cls;
+	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (!rte_is_multicast_ether_addr(&eh->dst_addr) &&
+	    !rte_is_same_ether_addr(&eh->dst_addr, &port->mac))
+		return tfo_drop(p, TFO_PKT_DROP_l2_not_ours);
+	/* ARP (neigh.c checks its target), or the IP header was a drop */
+	if (p->family == 0)
+		return cls;
+	idx = tfo_match_dst(port, m, p);
+	if (idx < 0)
+		return tfo_drop(p, idx == -2 ? TFO_PKT_DROP_multiseg :
+				   TFO_PKT_DROP_ip_not_ours);
+	p->local_idx = (uint8_t)idx;
+	if (tfo_match_src_bad(port, p))
+		return tfo_drop(p, TFO_PKT_DROP_ip_bad_src);
+	/* TCP is unicast only: Linux drops segments not sent to its own MAC
+	 * (tcp_v4_rcv: pkt_type != PACKET_HOST); a broadcast SYN would open
+	 * a connection on every host of a fleet that shares the address.
+	 * The old one-pass parser checked this before the TCP header. */
+	if (p->l4proto == IPPROTO_TCP && !rte_is_same_ether_addr(&eh->dst_addr, &port->mac))
+		return tfo_drop(p, TFO_PKT_DROP_l2_not_ours);
+	return cls;
 }
 
 /* ---- building ---------------------------------------------------------- */

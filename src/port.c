@@ -33,6 +33,139 @@ tfo_port_configure_quiet(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
 }
 
 /*
+ * How many TX queues the device gives (@p nb_txq in: what we want, out:
+ * what to ask for). With none left for the control core, it relays through
+ * worker 0 (info->ctrl_tx_relay).
+ */
+static int
+tfo_port_tx_queues(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info *dev,
+		   uint16_t nb_rxq, uint16_t nb_dev_rxq, uint16_t *nb_txq,
+		   struct tfo_port_info *info, char *err, size_t errlen)
+{
+	if (nb_dev_rxq > dev->max_rx_queues)
+		return tfo_errmsg(err, errlen,
+				    "[port %s]: %u workers need %u RX queues, the device has %u "
+				    "(use fewer lcores)",
+				    cfg->device, nb_rxq, nb_dev_rxq, dev->max_rx_queues);
+	if (*nb_txq > dev->max_tx_queues && nb_rxq <= dev->max_tx_queues) {
+		/* no TX queue left for the control core: it relays through
+		 * worker 0 (virtio and VFs with one queue pair per worker) */
+		*nb_txq = nb_rxq;
+		info->ctrl_tx_relay = true;
+	}
+	if (*nb_txq > nb_rxq && dev->driver_name != NULL &&
+	    strcmp(dev->driver_name, "net_memif") == 0) {
+		/* memif rings come in pairs and the peer's queue pairs decide
+		 * how many exist: a TX queue past our RX queues has no ring
+		 * (every frame refused), so the control core relays */
+		*nb_txq = nb_rxq;
+		info->ctrl_tx_relay = true;
+	}
+	if (*nb_txq > dev->max_tx_queues)
+		return tfo_errmsg(err, errlen,
+				    "[port %s]: %u workers need %u TX queues, the device has "
+				    "%u (use fewer lcores)",
+				    cfg->device, nb_rxq, *nb_txq, dev->max_tx_queues);
+	return 0;
+}
+
+/* RSS over @p nb_rxq worker queues, checksum offloads, multi-segment TX:
+ * what the device can do, into @p conf and @p info. */
+static int
+tfo_port_offloads(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info *dev,
+		  uint16_t nb_rxq, struct rte_eth_conf *conf, struct tfo_port_info *info,
+		  char *err, size_t errlen)
+{
+	if (nb_rxq > 1) {
+		uint64_t want = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP;
+
+		/* the device's own hash functions only: asking for more fails */
+		conf->rx_adv_conf.rss_conf.rss_hf = want & dev->flow_type_rss_offloads;
+		if (conf->rx_adv_conf.rss_conf.rss_hf != 0)
+			conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		else if (!cfg->rss_optional)
+			return tfo_errmsg(err, errlen,
+					    "[port %s]: the device (%s) cannot do RSS "
+					    "(flow_type_rss_offloads 0x%" PRIx64 "), so only one "
+					    "worker can be used on it: %u configured; start with "
+					    "2 lcores (-l 0-1: control + one worker)",
+					    cfg->device, dev->driver_name,
+					    dev->flow_type_rss_offloads, nb_rxq);
+		if ((conf->rx_adv_conf.rss_conf.rss_hf & RTE_ETH_RSS_TCP) == 0 &&
+		    conf->rxmode.mq_mode == RTE_ETH_MQ_RX_RSS)
+			TFO_LOG(WARNING, "[port %s]: the device hashes IP addresses only, "
+				"not TCP ports: all connections of one client land on one "
+				"worker (correct, less balanced)", cfg->device);
+		info->rss_hf = conf->rx_adv_conf.rss_conf.rss_hf;
+	}
+	if (cfg->offload == TFO_OFFLOAD_AUTO) {
+		uint64_t rx = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
+
+		if ((dev->rx_offload_capa & rx) == rx) {
+			conf->rxmode.offloads |= rx;
+			info->rx_cksum_offload = true;
+		}
+		if (dev->tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) {
+			conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+			info->tx_ip_cksum_offload = true;
+		}
+		if (dev->tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) {
+			conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+			info->tx_tcp_cksum_offload = true;
+		}
+	}
+	/* external buffers (zero-copy bodies) are chained behind a header mbuf */
+	if (dev->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {
+		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+		info->tx_multiseg = true;
+	}
+	return 0;
+}
+
+/* Descriptor counts, then every RX and TX queue of a configured device. */
+static int
+tfo_port_queues_setup(const struct tfo_cfg_port *cfg, uint16_t port_id,
+		      const struct rte_eth_dev_info *dev, const struct rte_eth_conf *conf,
+		      uint16_t nb_dev_rxq, uint16_t nb_txq, struct rte_mempool *pool,
+		      char *err, size_t errlen)
+{
+	uint16_t nb_rxd = cfg->rx_desc, nb_txd = cfg->tx_desc;
+	int socket, rc;
+
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
+	if (rc != 0)
+		return tfo_errmsg(err, errlen,
+				    "[port %s] rx_desc = %u / tx_desc = %u: refused: %s",
+				    cfg->device, cfg->rx_desc, cfg->tx_desc, strerror(-rc));
+	socket = rte_eth_dev_socket_id(port_id);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	for (uint16_t q = 0; q < nb_dev_rxq; q++) {
+		struct rte_eth_rxconf rxc = dev->default_rxconf;
+
+		rxc.offloads = conf->rxmode.offloads;
+		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd, (unsigned int)socket,
+					    &rxc, pool);
+		if (rc != 0)
+			return tfo_errmsg(err, errlen,
+					    "[port %s]: RX queue %u set-up failed: %s",
+					    cfg->device, q, strerror(-rc));
+	}
+	for (uint16_t q = 0; q < nb_txq; q++) {
+		struct rte_eth_txconf txc = dev->default_txconf;
+
+		txc.offloads = conf->txmode.offloads;
+		rc = rte_eth_tx_queue_setup(port_id, q, nb_txd, (unsigned int)socket,
+					    &txc);
+		if (rc != 0)
+			return tfo_errmsg(err, errlen,
+					    "[port %s]: TX queue %u set-up failed: %s",
+					    cfg->device, q, strerror(-rc));
+	}
+	return 0;
+}
+
+/*
  * Configure and start the device: @p nb_rxq worker queues (+ one SYN queue
  * for the control core when @p syn_queue), @p nb_txq TX queues.
  */
@@ -44,9 +177,9 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info dev;
-	uint16_t port_id, nb_rxd = cfg->rx_desc, nb_txd = cfg->tx_desc;
+	uint16_t port_id;
 	uint16_t nb_dev_rxq = (uint16_t)(nb_rxq + (syn_queue ? 1 : 0));
-	int socket, rc;
+	int rc;
 
 	memset(info, 0, sizeof(*info));
 	if (rte_eth_dev_get_port_by_name(cfg->device, &port_id) != 0)
@@ -58,76 +191,14 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	if (rc != 0)
 		return tfo_errmsg(err, errlen, "[port %s]: cannot read device info: %s",
 				    cfg->device, strerror(-rc));
-	if (nb_dev_rxq > dev.max_rx_queues)
-		return tfo_errmsg(err, errlen,
-				    "[port %s]: %u workers need %u RX queues, the device has %u "
-				    "(use fewer lcores)",
-				    cfg->device, nb_rxq, nb_dev_rxq, dev.max_rx_queues);
-	if (nb_txq > dev.max_tx_queues && nb_rxq <= dev.max_tx_queues) {
-		/* no TX queue left for the control core: it relays through
-		 * worker 0 (virtio and VFs with one queue pair per worker) */
-		nb_txq = nb_rxq;
-		info->ctrl_tx_relay = true;
-	}
-	if (nb_txq > nb_rxq && dev.driver_name != NULL &&
-	    strcmp(dev.driver_name, "net_memif") == 0) {
-		/* memif rings come in pairs and the peer's queue pairs decide
-		 * how many exist: a TX queue past our RX queues has no ring
-		 * (every frame refused), so the control core relays */
-		nb_txq = nb_rxq;
-		info->ctrl_tx_relay = true;
-	}
+	rc = tfo_port_tx_queues(cfg, &dev, nb_rxq, nb_dev_rxq, &nb_txq, info, err, errlen);
+	if (rc != 0)
+		return rc;
 	info->reta_size = dev.reta_size;
-	if (nb_txq > dev.max_tx_queues)
-		return tfo_errmsg(err, errlen,
-				    "[port %s]: %u workers need %u TX queues, the device has "
-				    "%u (use fewer lcores)",
-				    cfg->device, nb_rxq, nb_txq, dev.max_tx_queues);
-
 	memset(&conf, 0, sizeof(conf));
-	if (nb_rxq > 1) {
-		uint64_t want = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP;
-
-		/* the device's own hash functions only: asking for more fails */
-		conf.rx_adv_conf.rss_conf.rss_hf = want & dev.flow_type_rss_offloads;
-		if (conf.rx_adv_conf.rss_conf.rss_hf != 0)
-			conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
-		else if (!cfg->rss_optional)
-			return tfo_errmsg(err, errlen,
-					    "[port %s]: the device (%s) cannot do RSS "
-					    "(flow_type_rss_offloads 0x%" PRIx64 "), so only one "
-					    "worker can be used on it: %u configured; start with "
-					    "2 lcores (-l 0-1: control + one worker)",
-					    cfg->device, dev.driver_name,
-					    dev.flow_type_rss_offloads, nb_rxq);
-		if ((conf.rx_adv_conf.rss_conf.rss_hf & RTE_ETH_RSS_TCP) == 0 &&
-		    conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS)
-			TFO_LOG(WARNING, "[port %s]: the device hashes IP addresses only, "
-				"not TCP ports: all connections of one client land on one "
-				"worker (correct, less balanced)", cfg->device);
-		info->rss_hf = conf.rx_adv_conf.rss_conf.rss_hf;
-	}
-	if (cfg->offload == TFO_OFFLOAD_AUTO) {
-		uint64_t rx = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_TCP_CKSUM;
-
-		if ((dev.rx_offload_capa & rx) == rx) {
-			conf.rxmode.offloads |= rx;
-			info->rx_cksum_offload = true;
-		}
-		if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) {
-			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
-			info->tx_ip_cksum_offload = true;
-		}
-		if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_TCP_CKSUM) {
-			conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
-			info->tx_tcp_cksum_offload = true;
-		}
-	}
-	/* external buffers (zero-copy bodies) are chained behind a header mbuf */
-	if (dev.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {
-		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-		info->tx_multiseg = true;
-	}
+	rc = tfo_port_offloads(cfg, &dev, nb_rxq, &conf, info, err, errlen);
+	if (rc != 0)
+		return rc;
 
 	rc = tfo_port_configure_quiet(port_id, nb_dev_rxq, nb_txq, &conf);
 	if (rc != 0 && nb_txq > nb_dev_rxq) {
@@ -146,37 +217,10 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	if (rc != 0 && rc != -ENOTSUP)
 		return tfo_errmsg(err, errlen, "[port %s] mtu = %u: refused by the device: %s",
 				    cfg->device, cfg->mtu, strerror(-rc));
-	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
+	rc = tfo_port_queues_setup(cfg, port_id, &dev, &conf, nb_dev_rxq, nb_txq, pool,
+				   err, errlen);
 	if (rc != 0)
-		return tfo_errmsg(err, errlen,
-				    "[port %s] rx_desc = %u / tx_desc = %u: refused: %s",
-				    cfg->device, cfg->rx_desc, cfg->tx_desc, strerror(-rc));
-
-	socket = rte_eth_dev_socket_id(port_id);
-	if (socket < 0)
-		socket = (int)rte_socket_id();
-	for (uint16_t q = 0; q < nb_dev_rxq; q++) {
-		struct rte_eth_rxconf rxc = dev.default_rxconf;
-
-		rxc.offloads = conf.rxmode.offloads;
-		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd, (unsigned int)socket,
-					    &rxc, pool);
-		if (rc != 0)
-			return tfo_errmsg(err, errlen,
-					    "[port %s]: RX queue %u set-up failed: %s",
-					    cfg->device, q, strerror(-rc));
-	}
-	for (uint16_t q = 0; q < nb_txq; q++) {
-		struct rte_eth_txconf txc = dev.default_txconf;
-
-		txc.offloads = conf.txmode.offloads;
-		rc = rte_eth_tx_queue_setup(port_id, q, nb_txd, (unsigned int)socket,
-					    &txc);
-		if (rc != 0)
-			return tfo_errmsg(err, errlen,
-					    "[port %s]: TX queue %u set-up failed: %s",
-					    cfg->device, q, strerror(-rc));
-	}
+		return rc;
 	rc = rte_eth_dev_start(port_id);
 	if (rc != 0)
 		return tfo_errmsg(err, errlen, "[port %s]: start failed: %s",

@@ -368,37 +368,48 @@ static int
 srv_control(struct tfo_server *s, int socket, char *err, size_t errlen)
 {
 	struct tfo_control *c = &s->control;
+	struct tfo_control_params cp = {
+		.cfg = &s->cfg,
+		.ports = s->ports,
+		.nb_ports = (uint16_t)s->nb_ports,
+		.workers = s->workers,
+		.nb_workers = s->nb_workers,
+		.quit = &s->quit,
+	};
 	char name[32];
+	int rc = -ENOMEM;
 
-	if (tfo_control_init(c, &s->cfg, s->ports, (uint16_t)s->nb_ports, s->workers,
-			     s->nb_workers, &s->quit) < 0)
-		return tfo_errmsg(err, errlen, "control core: bad parameters");
 	snprintf(name, sizeof(name), "%scontrol", s->p.name ? s->p.name : "");
-	c->engine = srv_engine(s, name, socket, &c->stats, &c->tx, true, err, errlen);
-	if (c->engine == NULL)
+	/* the engine counts in c->stats and sends by c->tx, which
+	 * tfo_control_init zeroes in place */
+	cp.engine = srv_engine(s, name, socket, &c->stats, &c->tx, true, err, errlen);
+	if (cp.engine == NULL)
 		return -ENOMEM;
 	if (s->keys != NULL) {
-		c->keys = s->keys;
+		cp.keys = s->keys;
 		if (s->key_path[0] != '\0')
-			c->key_file = s->key_path;
+			cp.key_file = s->key_path;
 		s->ctl_cookies = srv_cookie_ctx(s, socket, err, errlen);
 		if (s->ctl_cookies == NULL)
-			return -ENOMEM;
-		c->cookies = s->ctl_cookies;
-		if (s->cfg.rotate_period_s)
-			c->next_rotate_us = rte_rdtsc() / c->tsc_per_us +
-					    (uint64_t)s->cfg.rotate_period_s * 1000000;
+			goto fail;
+		cp.cookies = s->ctl_cookies;
 	}
 	for (unsigned int i = 0; i < s->nb_ports; i++) {
 		if (!s->ports[i].ctrl_tx_relay)
 			continue;
 		s->relay[i] = srv_ring(s, "relay", i, 1024, socket, 0, err, errlen);
 		if (s->relay[i] == NULL)
-			return -ENOMEM;
-		c->relay[i] = s->relay[i];
+			goto fail;
+		cp.relay[i] = s->relay[i];
 		s->workers[0]->relay[i] = s->relay[i];
 	}
-	return 0;
+	if (tfo_control_init(c, &cp) == 0)
+		return 0;
+	rc = tfo_errmsg(err, errlen, "control core: bad parameters");
+fail:
+	/* not yet c->engine, which tfo_server_destroy frees */
+	tfo_engine_free(cp.engine);
+	return rc;
 }
 
 static int

@@ -15,18 +15,6 @@
 
 int tfo_ctrl_reason_offset = -1;
 
-static const char *const tfo_ctrl_reason_names[TFO_CTRL_NB_REASONS] = {
-#define TFO_X_NAME(r) [TFO_CTRL_##r] = #r,
-	TFO_CTRL_REASONS(TFO_X_NAME)
-#undef TFO_X_NAME
-};
-
-const char *
-tfo_ctrl_reason_name(enum tfo_ctrl_reason r)
-{
-	return (unsigned int)r < TFO_CTRL_NB_REASONS ? tfo_ctrl_reason_names[r] : "?";
-}
-
 int
 tfo_ctrl_reason_register(void)
 {
@@ -320,7 +308,7 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 		struct tfo_pkt *p = &pk[i];
 
 		w->stats.c[TFO_STAT_rx_bytes] += m->pkt_len;
-		switch (tfo_pkt_parse(m, port, p)) {
+		switch (tfo_pkt_classify(m, port, p)) {
 		case TFO_PKT_TCP:
 			if (w->engine == NULL) {
 				w->stats.c[TFO_STAT_drop_tcp_nohandler]++;
@@ -399,7 +387,7 @@ tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us)
 	/* the control core parsed it already: a failure here is a frame it
 	 * should not have sent, counted as a missed flow */
 	if (pi == w->nb_ports || w->engine == NULL ||
-	    (tfo_pkt_parse(m, &w->ports[pi], &p) != TFO_PKT_ICMP && p.cls != TFO_PKT_ICMP6) ||
+	    (tfo_pkt_classify(m, &w->ports[pi], &p) != TFO_PKT_ICMP && p.cls != TFO_PKT_ICMP6) ||
 	    tfo_pkt_icmp_ptb(m, &w->ports[pi], &p, &ptb) != 1 ||
 	    tfo_engine_ptb(w->engine, &ptb, now_us) == -ENOENT) {
 		if (tfo_ctrl_reason_get(m) == TFO_CTRL_PTB)

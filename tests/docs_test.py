@@ -17,9 +17,10 @@
   reload to SIGHUP;
 - README.md links the runbook and docs/architecture.md, and nothing outside
   the repository;
-- every file docs/architecture.md's file map names exists, and its "Start
-  here" names at most three files (a renamed or split file must be renamed
-  there too: the check lists the missing ones).
+- every file docs/architecture.md's file map names exists, every .c file of
+  src/ and services/ is named there (a new file gets its row), and its
+  "Start here" names at most three files (a renamed or split file must be
+  renamed there too: the checks list the missing ones).
 """
 import os
 import re
@@ -125,6 +126,11 @@ def architecture(root):
     missing = [n for n in named if not os.path.exists(os.path.join(root, n))]
     check('the file map names files (%d)' % len(named), len(named) > 20, named)
     check('every file of the file map exists', not missing, 'missing: ' + ' '.join(missing))
+    sources = sorted(os.path.join(d, f) for d in ('src', 'services')
+                     for f in os.listdir(os.path.join(root, d)) if f.endswith('.c'))
+    unnamed = [f for f in sources if f not in named]
+    check('the file map names every .c file of src/ and services/ (%d)' % len(sources),
+          not unnamed, 'not in the map: ' + ' '.join(unnamed))
     start = doc.partition('**Start here.**')[2].partition('\n\n')[0]
     first = sorted(set(re.findall(r'\]\(\.\./([^)]+)\)', start)))
     check('"Start here" names 1 to 3 files of the hot path, which exist',

@@ -222,7 +222,7 @@ h_flush_cb(struct tfo_tx *tx, uint8_t port_idx)
 		}
 		s = &h->out[h->n_out];
 		h_device_tx(h, m);
-		if (tfo_pkt_parse(m, &h->cli_port, &s->p) != TFO_PKT_TCP) {
+		if (tfo_pkt_classify(m, &h->cli_port, &s->p) != TFO_PKT_TCP) {
 			fprintf(stderr, "  engine sent a bad frame: %s\n",
 				tfo_pkt_drop_name(s->p.drop));
 			h->bad_out++;
@@ -423,7 +423,7 @@ h_rx(struct harness *h, struct rte_mbuf *m)
 	const struct tfo_pkt *pp = &p;
 	struct tfo_conn *c = NULL;
 
-	if (tfo_pkt_parse(m, &h->srv_port, &p) != TFO_PKT_TCP) {
+	if (tfo_pkt_classify(m, &h->srv_port, &p) != TFO_PKT_TCP) {
 		fprintf(stderr, "  harness built a bad frame: %s\n",
 			tfo_pkt_drop_name(p.drop));
 		rte_pktmbuf_free(m);

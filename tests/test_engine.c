@@ -1328,7 +1328,7 @@ conn_of(struct cl *c)
 	struct tfo_conn *conn = NULL;
 	struct tfo_pkt p;
 
-	if (tfo_pkt_parse(m, &c->h->srv_port, &p) == TFO_PKT_TCP) {
+	if (tfo_pkt_classify(m, &c->h->srv_port, &p) == TFO_PKT_TCP) {
 		pp = &p;
 		tfo_engine_lookup_bulk(c->h->e, &pp, 1, &conn);
 	}
@@ -1346,7 +1346,7 @@ ptb_to(struct cl *c, uint32_t seq, uint32_t mtu)
 	int rc = -EINVAL;
 
 	memset(&b, 0, sizeof(b));
-	if (tfo_pkt_parse(m, &c->h->srv_port, &b.flow) == TFO_PKT_TCP) {
+	if (tfo_pkt_classify(m, &c->h->srv_port, &b.flow) == TFO_PKT_TCP) {
 		b.seq = seq;
 		b.mtu = mtu;
 		rc = tfo_engine_ptb(c->h->e, &b, c->h->now);

@@ -127,7 +127,7 @@ struct seen {
 static int
 server_parse(struct rte_mbuf *m, struct seen *s)
 {
-	if (tfo_pkt_parse(m, &srv_port, &s->p) != TFO_PKT_TCP)
+	if (tfo_pkt_classify(m, &srv_port, &s->p) != TFO_PKT_TCP)
 		return -1;
 	memset(&s->o, 0, sizeof(s->o));
 	tfo_tcpopt_parse(tfo_pkt_tcp_hdr(m, &s->p) + 20, s->p.l4_len - 20u, &s->o);

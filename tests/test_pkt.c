@@ -730,7 +730,7 @@ parse_m(const struct rte_mbuf *m, const struct tfo_port_info *pi)
 
 	/* poison: every field the parser reports must have been written */
 	memset(&p, 0xa5, sizeof(p));
-	c = tfo_pkt_parse(m, pi, &p);
+	c = tfo_pkt_classify(m, pi, &p);
 	if (c != p.cls) {
 		fprintf(stderr, "  return value %d != p.cls %d\n", c, p.cls);
 		p.cls = 0xee;

@@ -225,7 +225,7 @@ be_build(struct be *b, unsigned int n, int step, const uint32_t *srv_isn)
 					   iss + 1 + 6, srv_isn[i] + 1 + BE_RESP_LEN + 1, 1);
 		if (b->m[i] == NULL)
 			return -ENOMEM;
-		if (tfo_pkt_parse(b->m[i], &b->srv, &b->pk[i]) != TFO_PKT_TCP)
+		if (tfo_pkt_classify(b->m[i], &b->srv, &b->pk[i]) != TFO_PKT_TCP)
 			return -EINVAL;
 		b->pp[i] = &b->pk[i];
 		if (step == 0)

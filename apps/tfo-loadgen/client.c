@@ -826,11 +826,11 @@ enum lg_rx_kind {
 };
 
 /*
- * The parser matches a port's (at most 8) addresses exactly, but the
- * clients are a range of up to 65536. So look at the destination first
- * (the NS target for a solicitation to a multicast group), then parse
- * against a copy of the port whose one address is that destination: every
- * other check of the parser (lengths, checksums, MAC, source) still holds.
+ * tfo_pkt_match_local matches a port's (at most 8) addresses exactly, but
+ * the clients are a range of up to 65536. So look at the destination first
+ * (the NS target for a solicitation to a multicast group), parse, then
+ * match against a copy of the port whose one address is that destination:
+ * the MAC and source checks still hold.
  */
 static enum lg_rx_kind
 lg_rx_peek(const struct lg_opts *o, const struct rte_mbuf *m, struct tfo_addr *dst,
@@ -885,14 +885,15 @@ static enum tfo_pkt_class
 lg_parse(struct lg_lcore *lc, const struct rte_mbuf *m, uint8_t port_idx,
 	 const struct tfo_addr *dst, bool known, struct tfo_pkt *p)
 {
-	struct tfo_port_info *pi = &lc->parse_port[port_idx];
+	struct tfo_port_info *pi = &lc->match_port[port_idx];
 
 	pi->nb_addrs = known ? 1 : 0;
 	if (known) {
 		pi->addrs[0].family = (uint8_t)lc->o->family;
 		pi->addrs[0].addr = *dst;
 	}
-	if (tfo_pkt_parse(m, pi, p) == TFO_PKT_DROP)
+	tfo_pkt_parse(m, pi->rx_cksum_offload, p);
+	if (tfo_pkt_match_local(pi, m, p) == TFO_PKT_DROP)
 		lc->stats.c[LG_STAT_PKT_DROP_BASE + p->drop]++;
 	return (enum tfo_pkt_class)p->cls;
 }
@@ -1304,9 +1305,9 @@ lg_lcore_init(struct lg_lcore *lc, unsigned int idx, const struct lg_opts *o,
 	lc->tx.flush = lg_tx_flush;
 	lc->tx.arg = lc;
 	for (uint16_t p = 0; p < sh->nb_ports; p++) {
-		lc->parse_port[p] = sh->ports[p].info;
-		lc->parse_port[p].addr_base = 0;
-		lc->parse_port[p].addrs[0].prefix_len = o->family == AF_INET ? 32 : 128;
+		lc->match_port[p] = sh->ports[p].info;
+		lc->match_port[p].addr_base = 0;
+		lc->match_port[p].addrs[0].prefix_len = o->family == AF_INET ? 32 : 128;
 	}
 
 	lc->nb_addrs = o->nb_clients / L + (idx < o->nb_clients % L ? 1 : 0);

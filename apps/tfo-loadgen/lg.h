@@ -207,8 +207,9 @@ struct lg_lcore {
 	const struct lg_opts *o;
 	struct lg_shared *sh;
 	struct rte_mempool *pool;
-	/** Copies of the ports whose only address is set per frame (see rx). */
-	struct tfo_port_info parse_port[TFO_MAX_PORTS];
+	/** Copies of the ports whose only address is set per frame, to match
+	 *  it against (see lg_rx_peek). */
+	struct tfo_port_info match_port[TFO_MAX_PORTS];
 
 	/* connection slots */
 	struct lg_conn *conns;

@@ -71,18 +71,37 @@ struct tfo_control {
 	FILE *out;			/**< stats line / summary stream */
 };
 
+/** What the control core is given. */
+struct tfo_control_params {
+	const struct tfo_config *cfg;
+	const struct tfo_port_info *ports;
+	uint16_t nb_ports;		/**< at most TFO_MAX_PORTS */
+	/** Read from the first tfo_control_poll() on (they may be set up
+	 *  after tfo_control_init). */
+	struct tfo_worker **workers;
+	unsigned int nb_workers;
+	const volatile bool *quit;
+	/** Slow-path TCP, NULL: TCP dropped. Created before tfo_control_init
+	 *  on c->stats and c->tx: init zeroes them in place, so the engine's
+	 *  pointers stay good. */
+	struct tfo_engine *engine;
+	struct tfo_cookie_ctx *cookies;	/**< issues cookies; NULL: TFO off */
+	/** Rotated every cfg->rotate_period_s (0: never) and reloaded here;
+	 *  NULL: TFO off. */
+	struct tfo_keyring *keys;
+	const char *key_file;		/**< NULL: random keys, no reload */
+	/** Per port: the ring to the worker that sends for the control core
+	 *  (ports with ctrl_tx_relay), NULL otherwise. */
+	struct rte_ring *relay[TFO_MAX_PORTS];
+};
+
 /**
- * Fill @p c from @p cfg (stats line to stdout, a SYN-cookie reserve of a
- * quarter of max_conns). The caller then sets what it creates: engine,
- * cookies, keys (with key_file and next_rotate_us) and relay[] for the
- * ports with ctrl_tx_relay; left NULL / 0, that part is off. @p workers
- * are read from the first tfo_control_poll() on.
+ * Fill @p c from @p p (stats line to stdout, a SYN-cookie reserve of a
+ * quarter of cfg->max_conns, the first automatic key rotation one period
+ * from now). What @p p leaves NULL is off.
  * @return 0, or -EINVAL (more than TFO_MAX_PORTS ports, burst over TFO_TX_BUF).
  */
-int tfo_control_init(struct tfo_control *c, const struct tfo_config *cfg,
-		     const struct tfo_port_info *ports, uint16_t nb_ports,
-		     struct tfo_worker **workers, unsigned int nb_workers,
-		     const volatile bool *quit);
+int tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p);
 
 /**
  * One round: drain the workers' rings and the SYN queues, run the engine's

@@ -43,7 +43,7 @@ extern "C" {
 
 /**
  * Answer a frame of class TFO_PKT_ARP, TFO_PKT_ICMP or TFO_PKT_ICMP6 (as
- * tfo_pkt_parse() classified it with @p port): ARP requests, ICMP echo
+ * tfo_pkt_classify() classified it on @p port): ARP requests, ICMP echo
  * requests, neighbor solicitations and ICMPv6 echo requests for an address
  * of @p port get their reply pushed to @p tx on @p port_idx, built in
  * @p m itself (an NA: in a fresh mbuf of m's pool, @p m freed).

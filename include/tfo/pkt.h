@@ -160,7 +160,7 @@ struct tfo_pkt {
 	uint8_t l4proto;	/**< IPPROTO_* */
 	uint8_t tcp_flags;	/**< TFO_TCP_* */
 	uint8_t has_vlan;
-	uint8_t local_idx;	/**< global index of the local address hit */
+	uint8_t local_idx;	/**< global index of our address (tfo_pkt_match_local) */
 	uint8_t l2_len;		/**< Ethernet (+ VLAN) header bytes */
 	/** IP header bytes: IPv4 options, IPv6 extension headers included */
 	uint16_t l3_len;
@@ -178,30 +178,53 @@ struct tfo_pkt {
 };
 
 /**
- * Parse and classify a received frame.
+ * Parse a received frame, knowing nothing of the port's addresses.
  *
  * Checks every length against the bytes present (headers must sit in the
  * first segment; the payload may continue in later ones), verifies IPv4,
  * TCP, ICMP and ICMPv6 checksums (trusting the mbuf's RX checksum flags when
- * @p port->rx_cksum_offload and the flags say GOOD or BAD, in software
+ * @p rx_cksum_offload and the flags say GOOD or BAD, in software
  * otherwise), skips IPv4 options, drops fragments, walks the IPv6
  * Hop-by-Hop, Destination Options and Routing headers (RFC 8200 sections 4.1
  * to 4.4: Hop-by-Hop only first, options processed by their action bits,
  * a Routing header only with segments left 0, at most
  * TFO_IPV6_EXT_MAX_HDRS headers and TFO_IPV6_EXT_MAX_LEN bytes of them;
- * anything else is a counted drop), and decides whether the frame is for
- * one of @p port's addresses. With no Routing header left to process, the
- * IPv6 destination is the final one, so the pseudo-header sums use it.
- * Answers are built without the extension headers (tfo_pkt_prepend_tcp;
- * tfo_pkt_ipv6_strip_ext for answers built in place), as Linux does.
- * TCP options are not parsed here (see tcpopt.h); payload_off/l4_len tell
- * where they are.
+ * anything else is a counted drop). With no Routing header left to
+ * process, the IPv6 destination is the final one, so the pseudo-header sums
+ * use it. Answers are built without the extension headers
+ * (tfo_pkt_prepend_tcp; tfo_pkt_ipv6_strip_ext for answers built in place),
+ * as Linux does. TCP options are not parsed here (see tcpopt.h);
+ * payload_off/l4_len tell where they are. Whether the frame is for us is
+ * tfo_pkt_match_local's question (p->local_idx is left 0).
  *
  * @return p->cls (TFO_PKT_DROP with p->drop set for a frame to drop).
  */
-enum tfo_pkt_class tfo_pkt_parse(const struct rte_mbuf *m,
-				 const struct tfo_port_info *port,
+enum tfo_pkt_class tfo_pkt_parse(const struct rte_mbuf *m, bool rx_cksum_offload,
 				 struct tfo_pkt *p);
+
+/**
+ * Decide whether a frame tfo_pkt_parse() parsed into @p p is for @p port:
+ * the destination MAC is the port's (or, but not for TCP, a multicast one),
+ * the IP destination one of its addresses (ICMPv6 also: all-nodes, the
+ * solicited-node group of one of them, any group for MLD), which sets
+ * p->local_idx; and the source is one we may answer (not martian, not ours,
+ * not the broadcast of one of our subnets). ARP's target is neigh.c's to
+ * check. Otherwise a drop: l2_not_ours, ip_not_ours, ip_bad_src.
+ *
+ * @return p->cls (TFO_PKT_DROP as it came, or with p->drop set).
+ */
+enum tfo_pkt_class tfo_pkt_match_local(const struct tfo_port_info *port,
+				       const struct rte_mbuf *m, struct tfo_pkt *p);
+
+/** Parse a frame received on @p port and match it against its addresses:
+ *  what the worker and the control core do with every frame. */
+static inline enum tfo_pkt_class
+tfo_pkt_classify(const struct rte_mbuf *m, const struct tfo_port_info *port,
+		 struct tfo_pkt *p)
+{
+	tfo_pkt_parse(m, port->rx_cksum_offload, p);
+	return tfo_pkt_match_local(port, m, p);
+}
 
 /** Most IPv6 extension headers in front of the upper layer (RFC 8200
  *  section 4.1 lists at most 4 for a packet that is not fragmented). */

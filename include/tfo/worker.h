@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: a worker lcore's poll loop (the fast path).
  *
- * A worker owns RX and TX queue `queue` on every port, its counters and its
- * TX buffer (and, for TFO, its engine and cookie checker). It parses every
- * frame it receives, handles what the fast path can, and passes the rest to
- * the control core over its own single-producer/single-consumer ring, each
- * frame tagged with the reason (an mbuf dynamic field).
+ * A worker owns RX and TX queue `queue` on every port, its counters, its
+ * TX buffer, its TCP engine and (with TFO) its cookie checker. It parses
+ * every frame it receives, handles what the fast path can, and passes the
+ * rest to the control core over its own single-producer/single-consumer
+ * ring, each frame tagged with the reason (an mbuf dynamic field). It also
+ * takes the SYNs the control core hands over from hardware SYN steering and
+ * sends the control core's frames on ports that gave it no TX queue.
  */
 #ifndef TFO_WORKER_H
 #define TFO_WORKER_H
@@ -49,8 +51,6 @@ enum tfo_ctrl_reason {
 #undef TFO_X_ENUM
 	TFO_CTRL_NB_REASONS
 };
-
-const char *tfo_ctrl_reason_name(enum tfo_ctrl_reason r);
 
 /** Register the dynamic mbuf field that carries the reason. Once, at start. */
 int tfo_ctrl_reason_register(void);

@@ -9,7 +9,8 @@
  *  checksum offload; bit 7: also run the option codec on the input tail.
  *
  * Invariants: tfo_pkt_parse() reads only the frame and gives lengths and
- * offsets inside it; for TCP, the options parse in one bounded pass, and a
+ * offsets inside it, tfo_pkt_match_local() only drops or sets local_idx
+ * to one of the port's addresses; for TCP, the options parse in one bounded pass, and a
  * reply built with tfo_route_from_pkt() + tfo_pkt_prepend_tcp() parses
  * back (as the peer would) to exactly the fields it was built from, with
  * valid checksums. The option codec: whatever parses, written back with
@@ -52,9 +53,11 @@ static const uint64_t l4_flags[4] = {
 	RTE_MBUF_F_RX_L4_CKSUM_NONE,
 };
 
-/* Everything the parser says lies inside the frame. */
+/* Everything the parser says lies inside the frame; once @matched, our
+ * address is one of the port's. */
 static void
-check_bounds(const struct rte_mbuf *m, const struct tfo_pkt *p, enum tfo_pkt_class cls)
+check_bounds(const struct rte_mbuf *m, const struct tfo_pkt *p, enum tfo_pkt_class cls,
+	     bool matched)
 {
 	FZ_ASSERT(cls == p->cls, "return %d, cls %u", cls, p->cls);
 	if (cls == TFO_PKT_DROP) {
@@ -85,7 +88,12 @@ check_bounds(const struct rte_mbuf *m, const struct tfo_pkt *p, enum tfo_pkt_cla
 			  "ICMP %u+%u past %u", p->payload_off, p->l4_len, m->pkt_len);
 	}
 	FZ_ASSERT(p->family == AF_INET || p->family == AF_INET6, "family %u", p->family);
-	FZ_ASSERT(p->local_idx < port.addr_base + port.nb_addrs, "local_idx %u", p->local_idx);
+	if (matched)
+		FZ_ASSERT(p->local_idx >= port.addr_base &&
+			  p->local_idx < port.addr_base + port.nb_addrs,
+			  "local_idx %u", p->local_idx);
+	else
+		FZ_ASSERT(p->local_idx == 0, "local_idx %u before matching", p->local_idx);
 }
 
 /* Compare a parse against what was written. */
@@ -246,7 +254,7 @@ check_reply(const struct rte_mbuf *m, const struct tfo_pkt *p,
 		peer.rx_cksum_offload = true;
 		rm->ol_flags |= RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 	}
-	FZ_ASSERT(tfo_pkt_parse(rm, &peer, &q) == TFO_PKT_TCP,
+	FZ_ASSERT(tfo_pkt_classify(rm, &peer, &q) == TFO_PKT_TCP,
 		  "our reply does not parse: %s", tfo_pkt_drop_name(q.drop));
 	FZ_ASSERT(q.sport == t.sport && q.dport == t.dport && q.seq == t.seq &&
 		  q.ack == t.ack && q.window == t.window && q.tcp_flags == t.flags,
@@ -270,7 +278,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t cfg = fz_u8(&in), split = fz_u8(&in);
 	bool direct = cfg & 0x20;
 	struct rte_mbuf *m;
-	enum tfo_pkt_class cls;
+	enum tfo_pkt_class cls, parsed;
 	struct tfo_pkt p;
 	unsigned int avail = rte_mempool_avail_count(pool);
 
@@ -284,8 +292,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m->ol_flags |= ip_flags[(cfg >> 1) & 3] | l4_flags[(cfg >> 3) & 3];
 
 	memset(&p, 0xee, sizeof(p));
-	cls = tfo_pkt_parse(m, &port, &p);
-	check_bounds(m, &p, cls);
+	cls = tfo_pkt_parse(m, port.rx_cksum_offload, &p);
+	check_bounds(m, &p, cls, false);
+	parsed = cls;
+	cls = tfo_pkt_match_local(&port, m, &p);
+	FZ_ASSERT(cls == parsed || cls == TFO_PKT_DROP, "matching turned class %u into %u",
+		  parsed, cls);
+	check_bounds(m, &p, cls, true);
 	if (cls == TFO_PKT_TCP) {
 		struct tfo_tcpopts o;
 		int rc = tfo_tcpopt_parse(tfo_pkt_tcp_hdr(m, &p) + 20, p.l4_len - 20u, &o);
