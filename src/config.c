@@ -95,6 +95,8 @@ static const struct tfo_key_desc tfo_keys[] = {
 	      "SYN-ACK retransmissions before the entry is dropped"),
 	K_U32("tcp", "idle_timeout_ms", idle_timeout_ms, 100, 86400000, "30000",
 	      "idle keep-alive connections are closed after this"),
+	K_U32("tcp", "request_timeout_ms", request_timeout_ms, 0, 3600000, "10000",
+	      "a request must complete this long after its first byte (reset), 0 = none"),
 	K_U32("tcp", "time_wait_ms", time_wait_ms, 0, 240000, "1000",
 	      "TIME-WAIT hold after our close, 0 = none"),
 	K_BOOL("tcp", "syncookies", syncookies, "yes",

@@ -206,6 +206,8 @@ engine_defaults(struct tfo_engine *e, const struct tfo_engine_params *params,
 		e->p.rto_max_ms = 60000;
 	if (e->p.idle_timeout_ms == 0)
 		e->p.idle_timeout_ms = 30000;
+	e->p.request_timeout_ms = RTE_MIN(e->p.request_timeout_ms,
+					  (uint32_t)TFO_REQ_TIMEOUT_MAX_MS);
 	e->st = params->stats;
 	e->tx = params->tx;
 	e->pool = params->pool;

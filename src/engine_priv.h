@@ -147,6 +147,44 @@ now_ms(const struct tfo_engine *e)
 	return (uint32_t)(e->now_us / 1000);
 }
 
+/*
+ * The request deadline (request_timeout_ms). Its start is kept in 16 bits
+ * of TFO_REQ_TICK_MS (the connection has no room for more), rounded down:
+ * the deadline may come up to one tick early, never late. The ticks wrap
+ * after 70 min, beyond TFO_REQ_TIMEOUT_MAX_MS, and the idle timer fires at
+ * the deadline at the latest, so a start is never read after a wrap.
+ */
+static inline uint64_t
+req_tick(const struct tfo_engine *e)
+{
+	return e->now_us / (TFO_REQ_TICK_MS * 1000);
+}
+
+/* The held request starts now (its first byte, or the previous response
+ * drained and it is the one we wait for). */
+static inline void
+req_begin(const struct tfo_engine *e, struct tfo_conn *c)
+{
+	c->req_start = (uint16_t)req_tick(e);
+}
+
+static inline bool
+req_timed(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	return e->p.request_timeout_ms != 0 && c->req_len > 0;
+}
+
+/* Microseconds until the held request's deadline, 0 when it is past. */
+static inline uint64_t
+req_left_us(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	uint64_t now_t = req_tick(e);
+	uint64_t start_t = now_t - (uint16_t)((uint16_t)now_t - c->req_start);
+	uint64_t deadline = (start_t * TFO_REQ_TICK_MS + e->p.request_timeout_ms) * 1000;
+
+	return deadline > e->now_us ? deadline - e->now_us : 0;
+}
+
 static inline uint32_t
 tsval(const struct tfo_engine *e, const struct tfo_conn *c)
 {

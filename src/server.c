@@ -113,6 +113,7 @@ srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats 
 		.max_retries = (uint8_t)c->retries,
 		.synack_retries = (uint8_t)c->synack_retries,
 		.idle_timeout_ms = c->idle_timeout_ms,
+		.request_timeout_ms = c->request_timeout_ms,
 		.time_wait_ms = c->time_wait_ms,
 		.tfo_pending_limit = control ? 0 : c->pending_limit,
 		.tfo_pending_hold_ms = c->pending_hold_ms,

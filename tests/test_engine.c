@@ -960,6 +960,81 @@ TFO_TEST(keepalive_two_requests_pipelining_and_idle_timeout)
 	cl_free(&c);
 }
 
+/* One byte of a request line that never ends: only a bare ACK back. */
+static void
+trickle_byte(struct harness *h, struct cl *c)
+{
+	cl_send(c, TFO_TCP_ACK | TFO_TCP_PSH, "1", 1);
+	CHECK(cl_nsegs(c) <= 1 && (cl_nsegs(c) == 0 || seg(c, 0)->len == 0));
+	h_clear(h);
+}
+
+/*
+ * request_timeout_ms: a deadline from a request's first byte that partial
+ * data does not extend (one byte every 2 s re-arms the 5 s idle limit
+ * forever); every keep-alive request gets its own; a request that
+ * completes in time is served.
+ */
+TFO_TEST(request_timeout_trickle_keepalive)
+{
+	struct harness h;
+	struct cl a, b;
+
+	h_init(&h, 16);
+	h.prm.request_timeout_ms = 7000;	/* idle_timeout_ms 5000 */
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&a, &h, AF_INET, 40030, 80);
+	cl_init(&b, &h, AF_INET, 40031, 80);
+	plain_open(&a);
+	plain_open(&b);
+	h_clear(&h);
+
+	/* t = 0: a starts trickling; b sends half a request */
+	trickle_byte(&h, &a);
+	cl_send(&b, TFO_TCP_ACK | TFO_TCP_PSH, "10", 2);
+	h_clear(&h);
+	/* t = 2 s: b's request completes in time and is served */
+	h_advance(&h, 2000 * MS);
+	trickle_byte(&h, &a);
+	cl_send(&b, TFO_TCP_ACK | TFO_TCP_PSH, "0k\n", 3);
+	REQUIRE(cl_nsegs(&b) == 1);
+	CHECK_EQ(seg(&b, 0)->len, 100);
+	cl_recv(&b);
+	cl_send(&b, TFO_TCP_ACK, NULL, 0);
+	h_clear(&h);
+	h_advance(&h, 2000 * MS);
+	trickle_byte(&h, &a);			/* t = 4 s */
+	h_advance(&h, 2000 * MS);
+	trickle_byte(&h, &a);			/* t = 6 s */
+	trickle_byte(&h, &b);			/* b's second request */
+
+	h_advance(&h, 900 * MS);		/* t = 6.9 s: both still open */
+	CHECK_EQ(cl_nsegs(&a), 0);
+	h_advance(&h, 200 * MS);		/* a's deadline, 7 s */
+	REQUIRE(cl_nsegs(&a) == 1);
+	CHECK(seg(&a, 0)->p.tcp_flags & TFO_TCP_RST);
+	CHECK_EQ(cl_nsegs(&b), 0);		/* its own deadline: 13 s */
+	CHECK_EQ(h_stat(&h, "request_timeouts"), 1);
+	h_clear(&h);
+
+	for (int i = 0; i < 3; i++) {		/* t = 8, 10, 12 s */
+		h_advance(&h, (i == 0 ? 900 : 2000) * MS);
+		CHECK_EQ(cl_nsegs(&b), 0);
+		trickle_byte(&h, &b);
+	}
+	h_advance(&h, 900 * MS);
+	CHECK_EQ(cl_nsegs(&b), 0);
+	h_advance(&h, 200 * MS);
+	REQUIRE(cl_nsegs(&b) == 1);
+	CHECK(seg(&b, 0)->p.tcp_flags & TFO_TCP_RST);
+	CHECK_EQ(h_stat(&h, "request_timeouts"), 2);
+	CHECK_EQ(h_stat(&h, "conns_closed_rst_tx"), 2);
+	CHECK_EQ(h_stat(&h, "conns_idle_timeout"), 0);
+	CHECK(h_finish(&h, 1) == 0);
+	cl_free(&a);
+	cl_free(&b);
+}
+
 TFO_TEST(pool_exhaustion_and_syncookies)
 {
 	struct harness h;

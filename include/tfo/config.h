@@ -86,6 +86,7 @@ struct tfo_config {
 	uint32_t retries;
 	uint32_t synack_retries;
 	uint32_t idle_timeout_ms;
+	uint32_t request_timeout_ms;	/**< 0 = none */
 	uint32_t time_wait_ms;
 	bool syncookies;
 

@@ -47,6 +47,10 @@
 #ifndef TFO_ENGINE_H
 #define TFO_ENGINE_H
 
+/* request_timeout_ms's ceiling: the start is kept in 16 bits of 64 ms */
+#define TFO_REQ_TICK_MS 64
+#define TFO_REQ_TIMEOUT_MAX_MS 3600000
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,6 +97,11 @@ struct tfo_engine_params {
 					 *   taken as is (0: none) */
 	uint32_t idle_timeout_ms;	/**< keep-alive idle limit, then FIN; also
 					 *   the FIN_WAIT_2 limit (0: 30000) */
+	uint32_t request_timeout_ms;	/**< a request must be complete this long
+					 *   after its first byte (or after the
+					 *   previous response drained), else RST;
+					 *   partial data does not extend it; at
+					 *   most TFO_REQ_TIMEOUT_MAX_MS, 0 = none */
 	uint32_t time_wait_ms;		/**< TIME-WAIT hold, 0 = none */
 	uint32_t tfo_pending_limit;	/**< pending TFO opens allowed */
 	uint32_t tfo_pending_hold_ms;	/**< a reset pending open stays counted */
