@@ -68,6 +68,13 @@ struct tfo_sndq {
 	uint32_t buf_len;	/* end of the buffer part */
 };
 
+/* One source's pending TFO opens (live and held). */
+struct tfo_src_ent {
+	uint64_t key;
+	uint32_t n;
+	uint32_t pad;
+};
+
 struct tfo_engine {
 	struct tfo_engine_params p;
 	struct tfo_conn_table *ct;
@@ -91,10 +98,20 @@ struct tfo_engine {
 	uint32_t rcv_wnd_max;		/* min(rcv_wnd, max_request) */
 	uint8_t our_ws;
 
-	/* pending TFO and its hold after resets (FIFO of expiry times) */
+	/* pending TFO and its hold after resets (FIFO of expiry times and
+	 * the source each one counts against) */
 	uint32_t pending_live;
 	uint32_t hold_cap, hold_head, hold_n;
 	uint64_t *hold;
+	uint64_t *hold_src;
+
+	/* pending TFO per source (IPv4 address, IPv6 /64): open addressing,
+	 * linear probing, n == 0 is a free slot; at most one source per
+	 * pending or held open, so twice the pending limit never fills */
+	struct tfo_src_ent *src;
+	uint32_t src_mask;
+	uint32_t src_used;
+	uint64_t src_seed;
 
 	/* challenge ACK rate limit */
 	uint64_t chal_sec;
@@ -311,12 +328,15 @@ pending_gauge(struct tfo_engine *e)
 	e->st->c[TFO_STAT_tfo_pending] = e->pending_live + e->hold_n;
 }
 
+void tfo_tcp_src_release(struct tfo_engine *e, uint64_t src);
+
 static inline void
 hold_expire(struct tfo_engine *e)
 {
 	bool changed = false;
 
 	while (e->hold_n > 0 && e->hold[e->hold_head] <= e->now_us) {
+		tfo_tcp_src_release(e, e->hold_src[e->hold_head]);
 		e->hold_head = (e->hold_head + 1) % e->hold_cap;
 		e->hold_n--;
 		changed = true;
@@ -394,6 +414,13 @@ uint32_t tfo_tcp_retransmit_first(struct tfo_engine *e, struct tfo_conn *c);
 
 /* engine.c: connection life */
 void tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold);
+/* The per-source pending key of an address (IPv4, or an IPv6 /64). */
+uint64_t tfo_tcp_src_key(const struct tfo_addr *a, uint8_t family);
+/* Admission of a TFO open from @p src: 0, -EBUSY (per-core limit) or
+ * -EDQUOT (per-source cap, counted). Holds expired first. */
+int tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t src);
+/* @p c (from @p src) becomes pending. */
+void tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t src);
 void tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why);
 void tfo_tcp_conn_reset(struct tfo_engine *e, struct tfo_conn *c,
 			enum tfo_stat_id why);

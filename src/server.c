@@ -117,6 +117,7 @@ srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats 
 		.time_wait_ms = c->time_wait_ms,
 		.tfo_pending_limit = control ? 0 : c->pending_limit,
 		.tfo_pending_hold_ms = c->pending_hold_ms,
+		.tfo_pending_per_source = c->pending_per_source,
 		.syncookies = control && c->syncookies,
 		.pool = s->pool,
 		.ports = s->ports,

@@ -1209,6 +1209,68 @@ TFO_TEST(pending_tfo_limit_and_hold_after_reset)
 	CHECK(h_finish(&h, 30) == 0);
 }
 
+/*
+ * One source (one stolen cookie, replayed) stops at its cap, held resets
+ * included, and falls back alone: another source still gets TFO.
+ */
+TFO_TEST(pending_tfo_per_source_cap)
+{
+	struct harness h;
+	struct cl f[7], good;
+
+	h_init(&h, 32);
+	h.prm.tfo_pending_limit = 16;
+	h.prm.tfo_pending_per_source = 4;
+	h.prm.tfo_pending_hold_ms = 60000;
+	REQUIRE(h_start(&h) == 0);
+	for (unsigned int i = 0; i < 6; i++) {
+		cl_init(&f[i], &h, AF_INET, (uint16_t)(43000 + i), 80);
+		f[i].tfo = CL_COOKIE;
+		cl_syn(&f[i], "10\n", 3);
+		CHECK_EQ(h.last_open_rc, i < 4 ? 0 : -EDQUOT);
+	}
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 4);
+	CHECK_EQ(h_stat(&h, "tfo_pending_source_overflow"), 2);
+	CHECK_EQ(h_stat(&h, "tfo_pending_busy"), 0);
+	CHECK_EQ(seg(&f[5], 0)->p.ack, f[5].iss + 1);	/* data not acked */
+	CHECK_EQ(seg(&f[5], 0)->len, 0);
+	/* another address: TFO, the response in the SYN-ACK */
+	cl_init(&good, &h, AF_INET, 43100, 80);
+	good.addr_idx = 1;
+	good.tfo = CL_COOKIE;
+	cl_syn(&good, "10\n", 3);
+	CHECK_EQ(h.last_open_rc, 0);
+	REQUIRE(cl_nsegs(&good) >= 1);
+	CHECK_EQ(seg(&good, 0)->p.ack, good.iss + 4);
+	CHECK_EQ(seg(&good, 0)->len, 10);
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 5);
+	cl_recv(&good);
+	cl_send(&good, TFO_TCP_ACK, NULL, 0);
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 4);
+
+	/* a reset pending open stays counted against its source */
+	cl_recv(&f[0]);
+	h_rx(&h, cl_frame(&f[0], TFO_TCP_RST, f[0].snd_nxt, 0, NULL, 0));
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 4);
+	cl_init(&f[6], &h, AF_INET, 43006, 80);
+	f[6].tfo = CL_COOKIE;
+	cl_syn(&f[6], "10\n", 3);
+	CHECK_EQ(h.last_open_rc, -EDQUOT);
+	CHECK_EQ(h_stat(&h, "tfo_pending_source_overflow"), 3);
+	/* the unanswered ones time out, the hold ends: the source is free */
+	for (int i = 0; i < 200; i++)
+		h_advance(&h, SEC);
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 0);
+	f[6].sport = 43007;
+	cl_syn(&f[6], "10\n", 3);
+	CHECK_EQ(h.last_open_rc, 0);
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 1);
+	for (unsigned int i = 0; i < 7; i++)
+		cl_free(&f[i]);
+	cl_free(&good);
+	CHECK(h_finish(&h, 60) == 0);
+}
+
 TFO_TEST(echo_service_and_ipv6)
 {
 	struct harness h;

@@ -72,6 +72,7 @@ extern "C" {
 	X(TCPFastOpenPassive,		C, "TFO SYNs with a valid cookie whose data was accepted") \
 	X(TCPFastOpenPassiveFail,	C, "TFO SYNs with an invalid cookie (fell back)") \
 	X(TCPFastOpenListenOverflow,	C, "valid-cookie SYNs over the pending-TFO limit (fell back)") \
+	X(tfo_pending_source_overflow,	C, "valid-cookie SYNs over the per-source pending-TFO cap (fell back)") \
 	X(TCPFastOpenCookieReqd,	C, "SYNs asking for a cookie") \
 	X(TCPFastOpenPassiveAltKey,	C, "TFO SYNs accepted with the backup key")
 
