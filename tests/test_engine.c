@@ -1271,6 +1271,30 @@ TFO_TEST(pending_tfo_per_source_cap)
 	CHECK(h_finish(&h, 60) == 0);
 }
 
+/* IPv6: the cap is per /64 (one host holds a whole /64 of addresses). */
+TFO_TEST(pending_tfo_per_source_cap_ipv6_prefix)
+{
+	struct harness h;
+	struct cl f[5];
+
+	h_init(&h, 32);
+	h.prm.tfo_pending_limit = 16;
+	h.prm.tfo_pending_per_source = 4;
+	REQUIRE(h_start(&h) == 0);
+	for (unsigned int i = 0; i < 5; i++) {
+		cl_init(&f[i], &h, AF_INET6, (uint16_t)(44000 + i), 7);
+		f[i].addr_idx = (uint8_t)(i % 2);	/* two addresses, one /64 */
+		f[i].tfo = CL_COOKIE;
+		cl_syn(&f[i], "v6\n", 3);
+		CHECK_EQ(h.last_open_rc, i < 4 ? 0 : -EDQUOT);
+	}
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 4);
+	CHECK_EQ(h_stat(&h, "tfo_pending_source_overflow"), 1);
+	for (unsigned int i = 0; i < 5; i++)
+		cl_free(&f[i]);
+	CHECK(h_finish(&h, 60) == 0);
+}
+
 TFO_TEST(echo_service_and_ipv6)
 {
 	struct harness h;
