@@ -106,6 +106,8 @@ static const struct tfo_key_desc tfo_keys[] = {
 	      "SYN-ACK retransmissions before the entry is dropped"),
 	K_U32("tcp", "idle_timeout_ms", idle_timeout_ms, 100, 86400000, "30000",
 	      "idle keep-alive connections are closed after this"),
+	K_U32("tcp", "request_timeout_ms", request_timeout_ms, 0, 3600000, "10000",
+	      "a request must complete this long after its first byte (reset), 0 = none"),
 	K_U32("tcp", "time_wait_ms", time_wait_ms, 0, 240000, "1000",
 	      "TIME-WAIT hold after our close, 0 = none"),
 	K_BOOL("tcp", "syncookies", syncookies, "yes",
@@ -122,6 +124,8 @@ static const struct tfo_key_desc tfo_keys[] = {
 	      "pending TFO connections per worker"),
 	K_U32("tfo", "pending_hold_ms", pending_hold_ms, 0, 600000, "60000",
 	      "reset pending TFO connections stay counted this long"),
+	K_U32("tfo", "pending_per_source", pending_per_source, 0, 1u << 24, "64",
+	      "pending TFO connections per worker from one address (IPv6: /64), 0 = no cap"),
 	K_BOOL("tfo", "cookie_not_required", cookie_not_required, "no",
 	       "accept SYN data without a cookie (trusted networks only)"),
 };

@@ -11,19 +11,122 @@
 
 #include "engine_priv.h"
 
+/* ---- pending TFO, per core and per source ----------------------------- */
+
+uint64_t
+tfo_tcp_src_key(const struct tfo_addr *a, uint8_t family)
+{
+	uint64_t k = 0;
+
+	/* the top 32 bits of an IPv4 key are a /32 no IPv6 source has */
+	if (family == AF_INET)
+		return 0xffffffff00000000ull | rd32(a->b);
+	for (int i = 0; i < 8; i++)
+		k = k << 8 | a->b[i];
+	return k;
+}
+
+/* The first slot @p key probes. The seed keeps a chooser of addresses
+ * from aiming at one probe run. */
+static inline uint32_t
+src_home(const struct tfo_engine *e, uint64_t key)
+{
+	return (uint32_t)(((key ^ e->src_seed) * 0x9E3779B97F4A7C15ull) >> 32) &
+	       e->src_mask;
+}
+
+/* The slot of @p key, or the free slot where it would go. */
+static uint32_t
+src_slot(const struct tfo_engine *e, uint64_t key)
+{
+	uint32_t i = src_home(e, key);
+
+	while (e->src[i].n != 0 && e->src[i].key != key)
+		i = (i + 1) & e->src_mask;
+	return i;
+}
+
+void
+tfo_tcp_src_release(struct tfo_engine *e, uint64_t key)
+{
+	uint32_t i, j;
+
+	if (e->src == NULL)
+		return;
+	i = src_slot(e, key);
+	if (e->src[i].n == 0 || --e->src[i].n > 0)
+		return;
+	e->src_used--;
+	/* backward-shift deletion: no tombstones to probe past */
+	for (j = (i + 1) & e->src_mask; e->src[j].n != 0; j = (j + 1) & e->src_mask) {
+		uint32_t home = src_home(e, e->src[j].key);
+
+		/* j may move to i unless its home lies in (i, j] */
+		if (((j - home) & e->src_mask) >= ((j - i) & e->src_mask)) {
+			e->src[i] = e->src[j];
+			e->src[j].n = 0;
+			i = j;
+		}
+	}
+}
+
+int
+tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t key)
+{
+	uint32_t i;
+
+	hold_expire(e);
+	if (e->pending_live + e->hold_n >= e->p.tfo_pending_limit)
+		return -EBUSY;
+	if (e->src == NULL)
+		return 0;
+	i = src_slot(e, key);
+	/* a full table (not reached: sized for the pending limit) is over */
+	if (e->src[i].n >= e->p.tfo_pending_per_source ||
+	    (e->src[i].n == 0 && e->src_used >= e->src_mask)) {
+		cnt(e, TFO_STAT_tfo_pending_source_overflow);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
+void
+tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t key)
+{
+	c->flags |= TFO_CF_TFO_PENDING;
+	e->pending_live++;
+	pending_gauge(e);
+	if (e->src != NULL) {
+		uint32_t i = src_slot(e, key);
+
+		if (e->src[i].n++ == 0) {
+			e->src[i].key = key;
+			e->src_used++;
+		}
+	}
+}
+
 /* ---- connection life --------------------------------------------------- */
 
 void
 tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
 {
+	uint64_t key;
+
 	if (!(c->flags & TFO_CF_TFO_PENDING))
 		return;
 	c->flags &= (uint16_t)~TFO_CF_TFO_PENDING;
 	e->pending_live--;
+	key = tfo_tcp_src_key(&c->key.peer, c->key.family);
 	if (hold && e->p.tfo_pending_hold_ms > 0 && e->hold_n < e->hold_cap) {
-		e->hold[(e->hold_head + e->hold_n) % e->hold_cap] =
-			e->now_us + (uint64_t)e->p.tfo_pending_hold_ms * 1000;
+		uint32_t at = (e->hold_head + e->hold_n) % e->hold_cap;
+
+		/* the source stays counted with the hold */
+		e->hold[at] = e->now_us + (uint64_t)e->p.tfo_pending_hold_ms * 1000;
+		e->hold_src[at] = key;
 		e->hold_n++;
+	} else {
+		tfo_tcp_src_release(e, key);
 	}
 	pending_gauge(e);
 }
@@ -88,6 +191,14 @@ tfo_engine_tfo_pending_ok(struct tfo_engine *e, uint64_t now_us)
 	return e->pending_live + e->hold_n < e->p.tfo_pending_limit;
 }
 
+int
+tfo_engine_tfo_pending_check(struct tfo_engine *e, const struct tfo_pkt *p,
+			     uint64_t now_us)
+{
+	engine_clock(e, now_us);
+	return tfo_tcp_pending_admit(e, tfo_tcp_src_key(&p->src, p->family));
+}
+
 uint32_t
 tfo_engine_tfo_pending(const struct tfo_engine *e)
 {
@@ -140,7 +251,8 @@ tfo_engine_memory_detail(const struct tfo_engine *e, size_t *table,
 	*table = tfo_conn_table_memory(e->ct);
 	*bufs = (size_t)e->nb_bufs * (e->buf_size + sizeof(uint32_t));
 	*other = sizeof(*e) + tfo_timer_wheel_memory(e->tw) +
-		 (size_t)e->hold_cap * sizeof(uint64_t);
+		 (size_t)e->hold_cap * 2 * sizeof(uint64_t) +
+		 (e->src != NULL ? (size_t)(e->src_mask + 1) * sizeof(*e->src) : 0);
 }
 
 size_t
@@ -206,6 +318,8 @@ engine_defaults(struct tfo_engine *e, const struct tfo_engine_params *params,
 		e->p.rto_max_ms = 60000;
 	if (e->p.idle_timeout_ms == 0)
 		e->p.idle_timeout_ms = 30000;
+	e->p.request_timeout_ms = RTE_MIN(e->p.request_timeout_ms,
+					  (uint32_t)TFO_REQ_TIMEOUT_MAX_MS);
 	e->st = params->stats;
 	e->tx = params->tx;
 	e->pool = params->pool;
@@ -277,7 +391,20 @@ engine_setup_memory(struct tfo_engine *e)
 	snprintf(mz, sizeof(mz), "%s_hold", name);
 	e->hold = rte_malloc_socket(mz, (size_t)e->hold_cap * sizeof(uint64_t),
 				    0, e->p.socket_id);
-	if (e->bufs == NULL || e->buf_free == NULL || e->hold == NULL) {
+	snprintf(mz, sizeof(mz), "%s_holdsrc", name);
+	e->hold_src = rte_malloc_socket(mz, (size_t)e->hold_cap * sizeof(uint64_t),
+					0, e->p.socket_id);
+	if (e->p.tfo_pending_per_source > 0 && e->p.tfo_pending_limit > 0) {
+		/* a source per pending or held open at most: half full */
+		e->src_mask = rte_align32pow2(RTE_MAX(2 * e->p.tfo_pending_limit, 16u)) - 1;
+		snprintf(mz, sizeof(mz), "%s_src", name);
+		e->src = rte_zmalloc_socket(mz, (size_t)(e->src_mask + 1) * sizeof(*e->src),
+					    RTE_CACHE_LINE_SIZE, e->p.socket_id);
+		if (e->src == NULL)
+			return -ENOMEM;
+	}
+	if (e->bufs == NULL || e->buf_free == NULL || e->hold == NULL ||
+	    e->hold_src == NULL) {
 		TFO_LOG(ERR, "%s: no memory for %u buffers of %u bytes", name,
 			e->nb_bufs, e->buf_size);
 		return -ENOMEM;
@@ -301,6 +428,8 @@ engine_setup_secrets(struct tfo_engine *e)
 		return -EIO;
 	}
 	tfo_siphash_init(&e->isn_key, isn_key);
+	if (getrandom(&e->src_seed, sizeof(e->src_seed), 0) != (ssize_t)sizeof(e->src_seed))
+		return -EIO;
 	return 0;
 }
 
@@ -362,6 +491,8 @@ tfo_engine_free(struct tfo_engine *e)
 	rte_free(e->bufs);
 	rte_free(e->buf_free);
 	rte_free(e->hold);
+	rte_free(e->hold_src);
+	rte_free(e->src);
 	finish(e);
 	rte_free(e);
 }

@@ -84,6 +84,13 @@ struct tfo_sndq {
 _Static_assert(sizeof(struct tfo_sndq) <= TFO_BUF_HDR,
 	       "the send queue header is one cache line");
 
+/* One source's pending TFO opens (live and held). */
+struct tfo_src_ent {
+	uint64_t key;
+	uint32_t n;
+	uint32_t pad;
+};
+
 struct tfo_engine {
 	struct tfo_engine_params p;
 	struct tfo_conn_table *ct;
@@ -107,10 +114,20 @@ struct tfo_engine {
 	uint32_t rcv_wnd_max;		/* min(rcv_wnd, max_request) */
 	uint8_t our_ws;
 
-	/* pending TFO and its hold after resets (FIFO of expiry times) */
+	/* pending TFO and its hold after resets (FIFO of expiry times and
+	 * the source each one counts against) */
 	uint32_t pending_live;
 	uint32_t hold_cap, hold_head, hold_n;
 	uint64_t *hold;
+	uint64_t *hold_src;
+
+	/* pending TFO per source (IPv4 address, IPv6 /64): open addressing,
+	 * linear probing, n == 0 is a free slot; at most one source per
+	 * pending or held open, so twice the pending limit never fills */
+	struct tfo_src_ent *src;
+	uint32_t src_mask;
+	uint32_t src_used;
+	uint64_t src_seed;
 
 	/* challenge ACK rate limit */
 	uint64_t chal_sec;
@@ -161,6 +178,44 @@ static inline uint32_t
 now_ms(const struct tfo_engine *e)
 {
 	return (uint32_t)(e->now_us / 1000);
+}
+
+/*
+ * The request deadline (request_timeout_ms). Its start is kept in 16 bits
+ * of TFO_REQ_TICK_MS (the connection has no room for more), rounded down:
+ * the deadline may come up to one tick early, never late. The ticks wrap
+ * after 70 min, beyond TFO_REQ_TIMEOUT_MAX_MS, and the idle timer fires at
+ * the deadline at the latest, so a start is never read after a wrap.
+ */
+static inline uint64_t
+req_tick(const struct tfo_engine *e)
+{
+	return e->now_us / (TFO_REQ_TICK_MS * 1000);
+}
+
+/* The held request starts now (its first byte, or the previous response
+ * drained and it is the one we wait for). */
+static inline void
+req_begin(const struct tfo_engine *e, struct tfo_conn *c)
+{
+	c->req_start = (uint16_t)req_tick(e);
+}
+
+static inline bool
+req_timed(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	return e->p.request_timeout_ms != 0 && c->req_len > 0;
+}
+
+/* Microseconds until the held request's deadline, 0 when it is past. */
+static inline uint64_t
+req_left_us(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	uint64_t now_t = req_tick(e);
+	uint64_t start_t = now_t - (uint16_t)((uint16_t)now_t - c->req_start);
+	uint64_t deadline = (start_t * TFO_REQ_TICK_MS + e->p.request_timeout_ms) * 1000;
+
+	return deadline > e->now_us ? deadline - e->now_us : 0;
 }
 
 static inline uint32_t
@@ -289,12 +344,15 @@ pending_gauge(struct tfo_engine *e)
 	e->st->c[TFO_STAT_tfo_pending] = e->pending_live + e->hold_n;
 }
 
+void tfo_tcp_src_release(struct tfo_engine *e, uint64_t src);
+
 static inline void
 hold_expire(struct tfo_engine *e)
 {
 	bool changed = false;
 
 	while (e->hold_n > 0 && e->hold[e->hold_head] <= e->now_us) {
+		tfo_tcp_src_release(e, e->hold_src[e->hold_head]);
 		e->hold_head = (e->hold_head + 1) % e->hold_cap;
 		e->hold_n--;
 		changed = true;
@@ -390,6 +448,13 @@ uint32_t tfo_tcp_sack_credit(const struct tfo_engine *e, const struct tfo_conn *
 
 /* engine.c: connection life */
 void tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold);
+/* The per-source pending key of an address (IPv4, or an IPv6 /64). */
+uint64_t tfo_tcp_src_key(const struct tfo_addr *a, uint8_t family);
+/* Admission of a TFO open from @p src: 0, -EBUSY (per-core limit) or
+ * -EDQUOT (per-source cap, counted). Holds expired first. */
+int tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t src);
+/* @p c (from @p src) becomes pending. */
+void tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t src);
 void tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why);
 void tfo_tcp_conn_reset(struct tfo_engine *e, struct tfo_conn *c,
 			enum tfo_stat_id why);

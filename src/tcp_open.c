@@ -90,9 +90,8 @@ fastopen_data(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 {
 	int acc = 0;
 
-	c->flags |= TFO_CF_TFO | TFO_CF_TFO_PENDING;
-	e->pending_live++;
-	pending_gauge(e);
+	c->flags |= TFO_CF_TFO;
+	tfo_tcp_pending_add(e, c, tfo_tcp_src_key(&p->src, p->family));
 	cnt(e, TFO_STAT_TCPFastOpenPassive);
 	cnt(e, TFO_STAT_conns_opened_tfo);
 	if (p->payload_len > 0) {
@@ -127,11 +126,12 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 		return -ENOENT;
 	}
 	if (op->accept_data) {
-		hold_expire(e);
-		if (e->pending_live + e->hold_n >= e->p.tfo_pending_limit) {
+		int rc = tfo_tcp_pending_admit(e, tfo_tcp_src_key(&p->src, p->family));
+
+		if (rc == -EBUSY)
 			cnt(e, TFO_STAT_tfo_pending_busy);
-			return -EBUSY;
-		}
+		if (rc != 0)
+			return rc;
 	}
 	tfo_conn_key_from_pkt(&key, p);
 	c = tfo_conn_insert(e->ct, &key, &exists);

@@ -33,6 +33,9 @@ hold_rest(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 	} else if (done > 0) {
 		memmove(req_data(e, c), req + done, rest);
 	}
+	/* a new request is held (the one before it was answered) */
+	if (from_mbuf || done > 0)
+		req_begin(e, c);
 	c->req_len = (uint16_t)rest;
 	return (int)len;
 }
@@ -141,6 +144,8 @@ tfo_tcp_deliver(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf 
 	}
 	if (c->rbuf == TFO_CONN_NONE)
 		c->rbuf = buf_get(e);
+	if (c->req_len == 0)
+		req_begin(e, c);
 	d = rte_pktmbuf_read(m, off, len, req_data(e, c) + c->req_len);
 	if (d != req_data(e, c) + c->req_len)
 		memcpy(req_data(e, c) + c->req_len, d, len);
@@ -161,7 +166,10 @@ tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c)
 	if (c->req_len > 0) {
 		uint32_t before = c->adv_wnd;
 
-		/* serve from the held bytes, reusing the drained buffer */
+		/* serve from the held bytes, reusing the drained buffer; the
+		 * deadline of a pipelined request runs from now, not from
+		 * its bytes that came while the response was sent */
+		req_begin(e, c);
 		if (run_service(e, c, req_data(e, c), c->req_len, false) == GONE)
 			return GONE;
 		if (c->sbuf == TFO_CONN_NONE && (c->flags & TFO_CF_PEER_FIN)) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: the engine's timers: one per connection (RTO, persist,
- * idle, TIME-WAIT) on the timer wheel.
+ * idle or request deadline, TIME-WAIT) on the timer wheel.
  */
 #include "engine_priv.h"
 
@@ -48,7 +48,13 @@ tfo_tcp_update_timer(struct tfo_engine *e, struct tfo_conn *c)
 	} else if (c->state == TFO_CONN_ESTABLISHED ||
 		   c->state == TFO_CONN_CLOSE_WAIT ||
 		   c->state == TFO_CONN_FIN_WAIT_2) {
-		arm(e, c, TFO_CT_IDLE, (uint64_t)e->p.idle_timeout_ms * 1000);
+		uint64_t after = (uint64_t)e->p.idle_timeout_ms * 1000;
+
+		/* one timer: a held request's deadline does not move with
+		 * the bytes that re-arm the idle limit (slowloris) */
+		if (req_timed(e, c))
+			after = RTE_MIN(after, req_left_us(e, c));
+		arm(e, c, TFO_CT_IDLE, after);
 	} else if (c->tkind != TFO_CT_NONE) {
 		tfo_timer_cancel(e->tw, conn_idx(e, c));
 		c->tkind = TFO_CT_NONE;
@@ -119,6 +125,11 @@ on_idle(struct tfo_engine *e, struct tfo_conn *c)
 {
 	if (c->state == TFO_CONN_FIN_WAIT_2) {
 		tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_fin_wait2_timeout);
+		return;
+	}
+	/* the wheel never fires early: nothing left means the deadline */
+	if (req_timed(e, c) && req_left_us(e, c) == 0) {
+		tfo_tcp_conn_reset(e, c, TFO_STAT_request_timeouts);
 		return;
 	}
 	cnt(e, TFO_STAT_conns_idle_timeout);

@@ -132,6 +132,9 @@ tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 		w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
 		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
 		return;
+	case -EDQUOT:	/* counted by the engine */
+		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
+		return;
 	case -ENOSPC:
 		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_FULL);
 		return;
@@ -141,14 +144,21 @@ tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	}
 }
 
-/* At the pending-TFO limit the SYN is a plain one for the control core. */
+/*
+ * At the pending-TFO limit, or at the cap of the SYN's source (a flood with
+ * one stolen cookie then falls back alone), the SYN is a plain one for the
+ * control core.
+ */
 static bool
 tfo_worker_over_limit(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 		      uint64_t now_us)
 {
-	if (tfo_engine_tfo_pending_ok(w->engine, now_us))
+	int rc = tfo_engine_tfo_pending_check(w->engine, b->p[j], now_us);
+
+	if (rc == 0)
 		return false;
-	w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
+	if (rc == -EBUSY)	/* -EDQUOT is counted by the engine */
+		w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
 	tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
 	return true;
 }

@@ -454,17 +454,19 @@ h_rx(struct harness *h, struct rte_mbuf *m)
 			op.cookie = h->cookie;
 		}
 		rc = tfo_engine_open(h->e, m, &p, 0, &op, h->now);
-		if (rc == -EBUSY) {
+		if (rc == -EBUSY || rc == -EDQUOT) {
 			/* the worker would pass it on as a plain SYN */
+			int why = rc;
+
 			op.accept_data = false;
 			rc = tfo_engine_open(h->e, m, &p, 0, &op, h->now);
 			if (rc == 0)
-				rc = -EBUSY;
+				rc = why;
 		}
 		h->last_open_rc = rc;
 		if (rc == -ENOSPC && h->prm.syncookies)
 			tfo_engine_syncookie_reply(h->e, m, &p, 0, &o, h->now);
-		else if (rc < 0 && rc != -EBUSY)
+		else if (rc < 0 && rc != -EBUSY && rc != -EDQUOT)
 			rte_pktmbuf_free(m);
 	} else {
 		tfo_engine_input_nomatch(h->e, m, &p, 0, h->now);

@@ -1110,6 +1110,81 @@ TFO_TEST(keepalive_two_requests_pipelining_and_idle_timeout)
 	cl_free(&c);
 }
 
+/* One byte of a request line that never ends: only a bare ACK back. */
+static void
+trickle_byte(struct harness *h, struct cl *c)
+{
+	cl_send(c, TFO_TCP_ACK | TFO_TCP_PSH, "1", 1);
+	CHECK(cl_nsegs(c) <= 1 && (cl_nsegs(c) == 0 || seg(c, 0)->len == 0));
+	h_clear(h);
+}
+
+/*
+ * request_timeout_ms: a deadline from a request's first byte that partial
+ * data does not extend (one byte every 2 s re-arms the 5 s idle limit
+ * forever); every keep-alive request gets its own; a request that
+ * completes in time is served.
+ */
+TFO_TEST(request_timeout_trickle_keepalive)
+{
+	struct harness h;
+	struct cl a, b;
+
+	h_init(&h, 16);
+	h.prm.request_timeout_ms = 7000;	/* idle_timeout_ms 5000 */
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&a, &h, AF_INET, 40030, 80);
+	cl_init(&b, &h, AF_INET, 40031, 80);
+	plain_open(&a);
+	plain_open(&b);
+	h_clear(&h);
+
+	/* t = 0: a starts trickling; b sends half a request */
+	trickle_byte(&h, &a);
+	cl_send(&b, TFO_TCP_ACK | TFO_TCP_PSH, "10", 2);
+	h_clear(&h);
+	/* t = 2 s: b's request completes in time and is served */
+	h_advance(&h, 2000 * MS);
+	trickle_byte(&h, &a);
+	cl_send(&b, TFO_TCP_ACK | TFO_TCP_PSH, "0k\n", 3);
+	REQUIRE(cl_nsegs(&b) == 1);
+	CHECK_EQ(seg(&b, 0)->len, 100);
+	cl_recv(&b);
+	cl_send(&b, TFO_TCP_ACK, NULL, 0);
+	h_clear(&h);
+	h_advance(&h, 2000 * MS);
+	trickle_byte(&h, &a);			/* t = 4 s */
+	h_advance(&h, 2000 * MS);
+	trickle_byte(&h, &a);			/* t = 6 s */
+	trickle_byte(&h, &b);			/* b's second request */
+
+	h_advance(&h, 900 * MS);		/* t = 6.9 s: both still open */
+	CHECK_EQ(cl_nsegs(&a), 0);
+	h_advance(&h, 200 * MS);		/* a's deadline, 7 s */
+	REQUIRE(cl_nsegs(&a) == 1);
+	CHECK(seg(&a, 0)->p.tcp_flags & TFO_TCP_RST);
+	CHECK_EQ(cl_nsegs(&b), 0);		/* its own deadline: 13 s */
+	CHECK_EQ(h_stat(&h, "request_timeouts"), 1);
+	h_clear(&h);
+
+	for (int i = 0; i < 3; i++) {		/* t = 8, 10, 12 s */
+		h_advance(&h, (i == 0 ? 900 : 2000) * MS);
+		CHECK_EQ(cl_nsegs(&b), 0);
+		trickle_byte(&h, &b);
+	}
+	h_advance(&h, 900 * MS);
+	CHECK_EQ(cl_nsegs(&b), 0);
+	h_advance(&h, 200 * MS);
+	REQUIRE(cl_nsegs(&b) == 1);
+	CHECK(seg(&b, 0)->p.tcp_flags & TFO_TCP_RST);
+	CHECK_EQ(h_stat(&h, "request_timeouts"), 2);
+	CHECK_EQ(h_stat(&h, "conns_closed_rst_tx"), 2);
+	CHECK_EQ(h_stat(&h, "conns_idle_timeout"), 0);
+	CHECK(h_finish(&h, 1) == 0);
+	cl_free(&a);
+	cl_free(&b);
+}
+
 TFO_TEST(pool_exhaustion_and_syncookies)
 {
 	struct harness h;
@@ -1283,6 +1358,92 @@ TFO_TEST(pending_tfo_limit_and_hold_after_reset)
 	for (unsigned int i = 0; i < 3; i++)
 		cl_free(&c[i]);
 	CHECK(h_finish(&h, 30) == 0);
+}
+
+/*
+ * One source (one stolen cookie, replayed) stops at its cap, held resets
+ * included, and falls back alone: another source still gets TFO.
+ */
+TFO_TEST(pending_tfo_per_source_cap)
+{
+	struct harness h;
+	struct cl f[7], good;
+
+	h_init(&h, 32);
+	h.prm.tfo_pending_limit = 16;
+	h.prm.tfo_pending_per_source = 4;
+	h.prm.tfo_pending_hold_ms = 60000;
+	REQUIRE(h_start(&h) == 0);
+	for (unsigned int i = 0; i < 6; i++) {
+		cl_init(&f[i], &h, AF_INET, (uint16_t)(43000 + i), 80);
+		f[i].tfo = CL_COOKIE;
+		cl_syn(&f[i], "10\n", 3);
+		CHECK_EQ(h.last_open_rc, i < 4 ? 0 : -EDQUOT);
+	}
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 4);
+	CHECK_EQ(h_stat(&h, "tfo_pending_source_overflow"), 2);
+	CHECK_EQ(h_stat(&h, "tfo_pending_busy"), 0);
+	CHECK_EQ(seg(&f[5], 0)->p.ack, f[5].iss + 1);	/* data not acked */
+	CHECK_EQ(seg(&f[5], 0)->len, 0);
+	/* another address: TFO, the response in the SYN-ACK */
+	cl_init(&good, &h, AF_INET, 43100, 80);
+	good.addr_idx = 1;
+	good.tfo = CL_COOKIE;
+	cl_syn(&good, "10\n", 3);
+	CHECK_EQ(h.last_open_rc, 0);
+	REQUIRE(cl_nsegs(&good) >= 1);
+	CHECK_EQ(seg(&good, 0)->p.ack, good.iss + 4);
+	CHECK_EQ(seg(&good, 0)->len, 10);
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 5);
+	cl_recv(&good);
+	cl_send(&good, TFO_TCP_ACK, NULL, 0);
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 4);
+
+	/* a reset pending open stays counted against its source */
+	cl_recv(&f[0]);
+	h_rx(&h, cl_frame(&f[0], TFO_TCP_RST, f[0].snd_nxt, 0, NULL, 0));
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 4);
+	cl_init(&f[6], &h, AF_INET, 43006, 80);
+	f[6].tfo = CL_COOKIE;
+	cl_syn(&f[6], "10\n", 3);
+	CHECK_EQ(h.last_open_rc, -EDQUOT);
+	CHECK_EQ(h_stat(&h, "tfo_pending_source_overflow"), 3);
+	/* the unanswered ones time out, the hold ends: the source is free */
+	for (int i = 0; i < 200; i++)
+		h_advance(&h, SEC);
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 0);
+	f[6].sport = 43007;
+	cl_syn(&f[6], "10\n", 3);
+	CHECK_EQ(h.last_open_rc, 0);
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 1);
+	for (unsigned int i = 0; i < 7; i++)
+		cl_free(&f[i]);
+	cl_free(&good);
+	CHECK(h_finish(&h, 60) == 0);
+}
+
+/* IPv6: the cap is per /64 (one host holds a whole /64 of addresses). */
+TFO_TEST(pending_tfo_per_source_cap_ipv6_prefix)
+{
+	struct harness h;
+	struct cl f[5];
+
+	h_init(&h, 32);
+	h.prm.tfo_pending_limit = 16;
+	h.prm.tfo_pending_per_source = 4;
+	REQUIRE(h_start(&h) == 0);
+	for (unsigned int i = 0; i < 5; i++) {
+		cl_init(&f[i], &h, AF_INET6, (uint16_t)(44000 + i), 7);
+		f[i].addr_idx = (uint8_t)(i % 2);	/* two addresses, one /64 */
+		f[i].tfo = CL_COOKIE;
+		cl_syn(&f[i], "v6\n", 3);
+		CHECK_EQ(h.last_open_rc, i < 4 ? 0 : -EDQUOT);
+	}
+	CHECK_EQ(tfo_engine_tfo_pending(h.e), 4);
+	CHECK_EQ(h_stat(&h, "tfo_pending_source_overflow"), 1);
+	for (unsigned int i = 0; i < 5; i++)
+		cl_free(&f[i]);
+	CHECK(h_finish(&h, 60) == 0);
 }
 
 TFO_TEST(echo_service_and_ipv6)

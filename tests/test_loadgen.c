@@ -539,6 +539,47 @@ parse(const char *line, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * --syn-flood bounds the flood's share of all starts, also when the real
+ * starts cannot be made (every slot busy with an unanswered SYN): the old
+ * draw per attempt let the flood take the whole --rate then.
+ */
+TFO_TEST(syn_flood_share_bounded_with_rate)
+{
+	char *argv[] = { (char *)(uintptr_t)"lg", (char *)(uintptr_t)"--server",
+		(char *)(uintptr_t)"198.18.0.1", (char *)(uintptr_t)"--client",
+		(char *)(uintptr_t)"198.18.0.100", (char *)(uintptr_t)"--concurrency",
+		(char *)(uintptr_t)"40", (char *)(uintptr_t)"--rate",
+		(char *)(uintptr_t)"100000", (char *)(uintptr_t)"--syn-flood",
+		(char *)(uintptr_t)"5" };
+	uint64_t now = 1000 * hz, flood, real;
+
+	REQUIRE(fixture((int)RTE_DIM(argv), argv) == 0);
+	REQUIRE(lcore.rate_interval != 0);
+	/* 1 s at 100 k/s; nobody answers, so 40 slots fill at once */
+	for (int i = 0; i < 10000; i++) {
+		now += hz / 10000;
+		lg_starts(&lcore, LG_PHASE_RUN, now);
+		cap_clear();
+	}
+	flood = lcore.stats.c[LG_STAT_flood_syn_tx];
+	real = lcore.stats.c[LG_STAT_txn_started];
+	CHECK_EQ(real, 40);
+	CHECK_EQ(lcore.flood_started, flood);
+	/* 5 % of the starts: 2 of 42 (and not 100 k) */
+	CHECK(flood * 100 <= 5 * (flood + real));
+	CHECK(flood >= 1);
+	CHECK(lcore.stats.c[LG_STAT_start_no_slot] > 0);
+
+	/* without a shortage the share is exact */
+	CHECK(lg_flood_due(0, 19, 500));
+	CHECK(!lg_flood_due(0, 18, 500));
+	CHECK(!lg_flood_due(1, 20, 500));
+	CHECK(lg_flood_due(1, 39, 500));
+	CHECK(!lg_flood_due(0, 1000000, 0));
+	CHECK(lg_flood_due(5, 5, 10000));
+}
+
 TFO_TEST(arguments_are_checked)
 {
 	char err[256];

@@ -1111,18 +1111,17 @@ lg_warmup_starts(struct lg_lcore *lc, uint64_t now)
 	return started;
 }
 
+/* The kind of a start that is not a flood SYN: the other shares are of all
+ * starts, so they are drawn from what the flood leaves. */
 static enum lg_kind
-lg_pick_kind(struct lg_lcore *lc, bool *flood)
+lg_pick_kind(struct lg_lcore *lc)
 {
 	const struct lg_opts *o = lc->o;
-	uint32_t r = (uint32_t)(lg_rand(lc) >> 32) % 10000;
+	uint32_t r;
 
-	*flood = false;
-	if (r < o->bp_flood) {
-		*flood = true;
-		return LG_KIND_TFO;
-	}
-	r -= o->bp_flood;
+	if (o->bp_flood >= 10000)
+		return LG_KIND_TFO;	/* not reached: every start is a flood SYN */
+	r = (uint32_t)(lg_rand(lc) >> 32) % (10000 - o->bp_flood);
 	if (r < o->bp_bad_cookie)
 		return LG_KIND_BAD_COOKIE;
 	r -= o->bp_bad_cookie;
@@ -1149,19 +1148,16 @@ lg_starts(struct lg_lcore *lc, int phase, uint64_t now)
 	    (int64_t)(now - lc->next_start_tsc) > 0)
 		lc->next_start_tsc = now - lc->tsc_hz / 100;	/* no bursts after a stall */
 	while (n < o->burst) {
-		bool flood;
-		enum lg_kind kind;
-
 		if (lc->started >= lc->quota) {
 			lc->run_done = 1;
 			break;
 		}
 		if (lc->rate_interval != 0 && (int64_t)(now - lc->next_start_tsc) < 0)
 			break;
-		kind = lg_pick_kind(lc, &flood);
-		if (flood) {
+		if (lg_flood_due(lc->flood_started, lc->started, o->bp_flood)) {
 			lg_flood_syn(lc, now);
-		} else if (lg_start(lc, kind, UINT32_MAX, false, now) < 0) {
+			lc->flood_started++;
+		} else if (lg_start(lc, lg_pick_kind(lc), UINT32_MAX, false, now) < 0) {
 			if (lc->rate_interval != 0)
 				LG_INC(&lc->stats, start_no_slot);
 			break;

@@ -237,6 +237,7 @@ struct lg_lcore {
 	/* run */
 	uint64_t quota;			/**< starts this lcore may make (UINT64_MAX: no limit) */
 	uint64_t started;		/**< starts made in the run, flood SYNs included */
+	uint64_t flood_started;		/**< flood SYNs among them */
 	uint64_t rate_interval;		/**< TSC ticks between starts; 0 = flat out */
 	uint64_t next_start_tsc;
 	uint64_t last_done_tsc;		/**< last run transaction validated */
@@ -307,6 +308,18 @@ void lg_timers(struct lg_lcore *lc, uint64_t now, uint32_t max_slots);
  */
 int lg_start(struct lg_lcore *lc, enum lg_kind kind, uint32_t local,
 	     bool warmup, uint64_t now);
+/**
+ * Whether the next start is a flood SYN: only while the flood stays within
+ * @p bp_flood (1/100 %) of all @p starts made so far (@p floods of them),
+ * so that a start that cannot be made (no slot) never turns into a flood
+ * SYN and the flood's share holds with or without --rate.
+ */
+static inline bool
+lg_flood_due(uint64_t floods, uint64_t starts, uint32_t bp_flood)
+{
+	return (floods + 1) * 10000 <= (uint64_t)bp_flood * (starts + 1);
+}
+
 /** Send one SYN of the flood share (valid cookie + data, never completed). */
 void lg_flood_syn(struct lg_lcore *lc, uint64_t now);
 /** Starts owed by the phase (warm-up, rate, count); @return starts made. */

@@ -86,6 +86,7 @@ struct tfo_config {
 	uint32_t retries;
 	uint32_t synack_retries;
 	uint32_t idle_timeout_ms;
+	uint32_t request_timeout_ms;	/**< 0 = none */
 	uint32_t time_wait_ms;
 	bool syncookies;
 
@@ -96,6 +97,7 @@ struct tfo_config {
 	uint32_t rotate_period_s;	/**< 0 = no automatic rotation */
 	uint32_t pending_limit;		/**< per worker */
 	uint32_t pending_hold_ms;
+	uint32_t pending_per_source;	/**< per worker and source, 0 = no cap */
 	bool cookie_not_required;	/**< TFO without cookies (trusted nets) */
 
 	unsigned int nb_ports;

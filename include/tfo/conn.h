@@ -153,7 +153,10 @@ struct tfo_conn {
 	uint16_t adv_wnd;	/**< last window we advertised, unscaled
 				 *   bytes >> our shift, for window updates */
 	uint8_t svc;		/**< index of the service (engine's list) */
-	uint8_t pad[5];
+	uint8_t pad[3];
+	uint16_t req_start;	/**< when the held request began, in
+				 *   TFO_REQ_TICK_MS ticks (mod 2^16);
+				 *   meaningful while req_len > 0 */
 } __rte_cache_aligned;
 
 /* ---- the table --------------------------------------------------------- */

@@ -59,6 +59,10 @@
 #ifndef TFO_ENGINE_H
 #define TFO_ENGINE_H
 
+/* request_timeout_ms's ceiling: the start is kept in 16 bits of 64 ms */
+#define TFO_REQ_TICK_MS 64
+#define TFO_REQ_TIMEOUT_MAX_MS 3600000
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -105,9 +109,17 @@ struct tfo_engine_params {
 					 *   taken as is (0: none) */
 	uint32_t idle_timeout_ms;	/**< keep-alive idle limit, then FIN; also
 					 *   the FIN_WAIT_2 limit (0: 30000) */
+	uint32_t request_timeout_ms;	/**< a request must be complete this long
+					 *   after its first byte (or after the
+					 *   previous response drained), else RST;
+					 *   partial data does not extend it; at
+					 *   most TFO_REQ_TIMEOUT_MAX_MS, 0 = none */
 	uint32_t time_wait_ms;		/**< TIME-WAIT hold, 0 = none */
 	uint32_t tfo_pending_limit;	/**< pending TFO opens allowed */
 	uint32_t tfo_pending_hold_ms;	/**< a reset pending open stays counted */
+	uint32_t tfo_pending_per_source; /**< pending (and held) TFO opens of one
+					 *   source address (IPv6: /64) at most,
+					 *   0 = no per-source cap */
 	bool syncookies;		/**< answer SYNs statelessly when full */
 	struct rte_mempool *pool;	/**< mbufs for what we send */
 	const struct tfo_port_info *ports;	/**< port table, by port_idx */
@@ -162,6 +174,8 @@ struct tfo_open_params {
  *   -ENOSPC  the pool is full (counted; caller drops it or, on the control
  *            core, answers with a SYN cookie),
  *   -EBUSY   accept_data but the pending-TFO limit is reached,
+ *   -EDQUOT  accept_data but the source's pending-TFO cap is reached
+ *            (counted: tfo_pending_source_overflow),
  *   -ENOENT  no service on the destination port.
  */
 int tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
@@ -249,6 +263,13 @@ void tfo_engine_timers(struct tfo_engine *e, uint64_t now_us);
 
 /** 1 if a new TFO open (accept_data) would be within the pending limit. */
 int tfo_engine_tfo_pending_ok(struct tfo_engine *e, uint64_t now_us);
+/**
+ * Whether a new TFO open (accept_data) from @p p's source would be within
+ * the limits. @return 0; -EBUSY at the per-core pending limit; -EDQUOT at
+ * the per-source cap (counted: tfo_pending_source_overflow).
+ */
+int tfo_engine_tfo_pending_check(struct tfo_engine *e, const struct tfo_pkt *p,
+				 uint64_t now_us);
 
 /** Pending TFO opens now (incl. the ones held after a reset). */
 uint32_t tfo_engine_tfo_pending(const struct tfo_engine *e);

@@ -75,6 +75,7 @@ extern "C" {
 	X(TCPFastOpenPassive,		C, "TFO SYNs with a valid cookie whose data was accepted") \
 	X(TCPFastOpenPassiveFail,	C, "TFO SYNs with an invalid cookie (fell back)") \
 	X(TCPFastOpenListenOverflow,	C, "valid-cookie SYNs over the pending-TFO limit (fell back)") \
+	X(tfo_pending_source_overflow,	C, "valid-cookie SYNs over the per-source pending-TFO cap (fell back)") \
 	X(TCPFastOpenCookieReqd,	C, "SYNs asking for a cookie") \
 	X(TCPFastOpenPassiveAltKey,	C, "TFO SYNs accepted with the backup key")
 
@@ -94,6 +95,7 @@ extern "C" {
 	X(conns_closed_fin_wait2_timeout, C, "FIN_WAIT_2 connections freed after idle_timeout_ms") \
 	X(conns_closed_reopen,	C, "TIME-WAIT entries replaced by a new SYN (higher ISN or newer TSval)") \
 	X(conns_idle_timeout,	C, "idle connections we closed with a FIN after idle_timeout_ms") \
+	X(request_timeouts,	C, "connections reset: a request still incomplete after request_timeout_ms") \
 	X(time_wait_entered,	C, "connections that entered TIME-WAIT") \
 	X(conn_pool_full,	C, "SYNs and SYN-cookie ACKs refused: connection pool full") \
 	X(buf_pool_empty,	C, "segments whose data was not accepted: no request/response buffer free") \
