@@ -124,7 +124,7 @@ static const struct tfo_key_desc tfo_keys[] = {
 	      "pending TFO connections per worker"),
 	K_U32("tfo", "pending_hold_ms", pending_hold_ms, 0, 600000, "60000",
 	      "reset pending TFO connections stay counted this long"),
-	K_U32("tfo", "pending_per_source", pending_per_source, 0, 1u << 24, "64",
+	K_U32("tfo", "pending_per_source", pending_per_source, 0, 1u << 24, "512",
 	      "pending TFO connections per worker from one address (IPv6: /64), 0 = no cap"),
 	K_BOOL("tfo", "cookie_not_required", cookie_not_required, "no",
 	       "accept SYN data without a cookie (trusted networks only)"),
