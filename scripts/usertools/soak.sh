@@ -42,7 +42,7 @@ RSS_KB=${SOAK_RSS_KB:-16384}
 IDLE_SLEEP_US=${SOAK_IDLE_SLEEP_US:-100}
 
 usage() {
-	sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'
 	exit "$1"
 }
 while [ $# -gt 0 ]; do
