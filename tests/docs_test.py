@@ -68,7 +68,8 @@ def main():
                 'tfo_key_info', 'syn_steering', 'numa_node', 'nr_hugepages',
                 'idle_sleep_us', 'rotate_period_s', 'pending_limit', 'pending_hold_ms',
                 'max_conns', 'max_request', 'ring_size', 'stats_period', 'rx_desc',
-                'tx_desc', 'tcp_fastopen_key', 'file_prefix', 'rte_flow_validate'}
+                'tx_desc', 'tcp_fastopen_key', 'file_prefix', 'rte_flow_validate',
+                'mbufs_in_use'}
     unknown = sorted(m for m in mentioned if m not in names and m not in cfg_keys
                      and m not in extra_ok)
     check('every counter the runbook names exists', not unknown, unknown)

@@ -11,67 +11,17 @@ LG=$2
 # check/tfo_done of the interop tests
 . "$(dirname "$0")/tap/lib.sh"
 
-TAG="lgm$$"
-TMP=$(mktemp -d /tmp/lgm.XXXXXX)
-SOCK="$TMP/memif.sock"
-SPID=""
-RUN=0
+# the memif pair: mp_server_start, mp_snap, mp_loadgen
+. "$(dirname "$0")/../scripts/usertools/memif-pair.sh"
 
-for t in timeout dpdk-telemetry.py /usr/bin/python3; do
-	command -v "$t" >/dev/null 2>&1 || { echo "FAIL: required tool '$t' is missing"; exit 1; }
-done
-
-cleanup() {
-	local rc=$?
-
-	if [ -n "$SPID" ]; then
-		kill -TERM "$SPID" 2>/dev/null
-		wait "$SPID" 2>/dev/null
-	fi
-	if [ "$rc" != 0 ]; then
-		for f in "$TMP"/*.log; do
-			[ -f "$f" ] || continue
-			echo "---- $f ----"
-			tail -n 30 "$f"
-		done
-	fi
-	rm -rf "$TMP" /var/run/dpdk/"$TAG"-* 2>/dev/null
-	exit "$rc"
-}
-trap cleanup EXIT
+MP_LG=$LG
+mp_need
+mp_init "lgm$$"
+TMP=$MP_TMP
+trap 'rc=$?; mp_cleanup $rc; exit $rc' EXIT
 trap 'exit 130' INT TERM
+mp_server_start "$SRV"
 
-cat >"$TMP/server.ini" <<EOF
-[server]
-stats_period = 0
-[tcp]
-max_conns = 8192
-max_request = 2048
-[port net_memif0]
-vdev = net_memif0,role=server,socket=$SOCK,socket-abstract=no
-ipv4 = 198.18.0.2/16
-ipv6 = fd00:7f0::2/64
-[service echo]
-port = 7
-[service http]
-port = 80
-root = $(cd "$(dirname "$0")" && pwd)/www
-EOF
-
-"$SRV" -l 0-1 --no-huge -m 256 --no-pci --file-prefix "$TAG-srv" --log-level=lib.eal:error \
-	-- --config "$TMP/server.ini" >"$TMP/server.log" 2>&1 &
-SPID=$!
-for _ in $(seq 1 100); do
-	grep -q "tfo-server: running" "$TMP/server.log" && break
-	kill -0 "$SPID" 2>/dev/null || break
-	sleep 0.2
-done
-grep -q "tfo-server: running" "$TMP/server.log" || { echo "FAIL: tfo-server did not start"; exit 1; }
-
-# snap FILE: tfo-server's total counters
-snap() {
-	echo /tfo/stats | timeout 10 dpdk-telemetry.py -f "$TAG-srv" >"$1" 2>/dev/null
-}
 # delta NAME: a counter's increase over the last case (server side)
 delta() {
 	/usr/bin/python3 -c '
@@ -92,15 +42,12 @@ gt() { [ -n "$1" ] && [ "$1" -gt "$2" ] || { echo "     ($1 <= $2)"; return 1; }
 # lg CASE ARGS...: one bounded loadgen run between two snapshots
 lg() {
 	local name=$1
+
 	shift
-	RUN=$((RUN + 1))
-	snap "$TMP/before.json"
-	timeout 120 "$LG" -l 0-1 --no-huge -m 256 --no-pci --file-prefix "$TAG-lg$RUN" \
-		--log-level=lib.eal:error --vdev "net_memif0,role=client,socket=$SOCK,socket-abstract=no" \
-		-- --json "$TMP/$name.json" --resolve-timeout 10 --warmup-timeout 10 \
-		--timeout-ms 10000 --rto-ms 200 --stats-period 0 "$@" >"$TMP/$name.log" 2>&1
-	LGRC=$?
-	snap "$TMP/after.json"
+	mp_snap "$TMP/before.json"
+	mp_loadgen "$name" --stats-period 0 "$@"
+	LGRC=$MP_LGRC
+	mp_snap "$TMP/after.json"
 }
 
 echo "# 1. IPv4 echo: 3000 TFO transactions from 16 client addresses"
@@ -145,10 +92,8 @@ check "server: TCPFastOpenPassive +1000 (IPv6)" eq "$(delta TCPFastOpenPassive)"
 check "server: ND answered" gt "$(delta nd_na_tx)" 0
 
 echo "# 3. tfo-server stops cleanly, every frame accounted for"
-kill -INT "$SPID"
-wait "$SPID"
+mp_server_stop
 SRC=$?
-SPID=""
 check "tfo-server exit code 0" eq "$SRC" 0
 check "accounting: ok" grep -q "^accounting: ok" "$TMP/server.log"
 check "no frame dropped by the server" eq "$(grep -c 'tx_drop_full\|ring_drop_full\|mbuf_alloc_fail' "$TMP/server.log")" 0
