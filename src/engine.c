@@ -199,43 +199,46 @@ tfo_tcp_conn_reset(struct tfo_engine *e, struct tfo_conn *c, enum tfo_stat_id wh
  * Room for a new client in a table under pressure (nginx's limit_conn and
  * client_header_timeout are the model; Linux has none): reset the
  * connection that costs an entry and gives least. A sample of
- * TFO_EVICT_SAMPLE entries from a rotating cursor, not a scan: an idle
- * keep-alive connection (ESTABLISHED, no request bytes held, nothing in
- * flight or queued) at once, else the one whose incomplete request began
- * first. Connections in a handshake, sending, or closing are kept.
+ * TFO_EVICT_SAMPLE entries from a rotating cursor, not a scan. Among the
+ * ESTABLISHED connections with nothing in flight or queued: an idle
+ * keep-alive one (no request bytes held) waiting for TFO_EVICT_IDLE_MIN_MS
+ * or more first, then an incomplete request, then an idle one that just
+ * opened or answered (a good client's request is on its way); the oldest
+ * in its class. Handshakes, responses and closes are kept.
  */
+enum { EV_NONE, EV_IDLE_YOUNG, EV_SLOW, EV_IDLE };
+
 static void
 evict_one(struct tfo_engine *e)
 {
+	const uint16_t young = TFO_EVICT_IDLE_MIN_MS / TFO_REQ_TICK_MS;
 	uint16_t now = (uint16_t)req_tick(e), best_age = 0;
 	struct tfo_conn *best = NULL;
-	uint32_t i = e->evict_cursor, k;
-	bool idle = false;
+	uint32_t i = e->evict_cursor;
+	int best_cls = EV_NONE;
 
-	for (k = 0; k < TFO_EVICT_SAMPLE && !idle; k++) {
+	for (unsigned int k = 0; k < TFO_EVICT_SAMPLE; k++) {
 		struct tfo_conn *c = tfo_conn_at(e->ct, i);
 		uint16_t age;
+		int cls;
 
 		if (++i >= e->p.max_conns)
 			i = 0;
 		if (c->state != TFO_CONN_ESTABLISHED || c->snd_una != c->snd_max ||
 		    c->sbuf != TFO_CONN_NONE || (c->flags & TFO_CF_FIN_QUEUED))
 			continue;
-		if (c->req_len == 0) {
-			best = c;
-			idle = true;
-			break;
-		}
 		age = (uint16_t)(now - c->req_start);
-		if (best == NULL || age > best_age) {
+		cls = c->req_len > 0 ? EV_SLOW : age >= young ? EV_IDLE : EV_IDLE_YOUNG;
+		if (cls > best_cls || (cls == best_cls && age > best_age)) {
 			best = c;
+			best_cls = cls;
 			best_age = age;
 		}
 	}
 	e->evict_cursor = i;
 	if (best != NULL)
-		tfo_tcp_conn_reset(e, best, idle ? TFO_STAT_conn_evicted_idle :
-				   TFO_STAT_conn_evicted_slow);
+		tfo_tcp_conn_reset(e, best, best_cls == EV_SLOW ?
+				   TFO_STAT_conn_evicted_slow : TFO_STAT_conn_evicted_idle);
 }
 
 struct tfo_conn *

@@ -60,6 +60,7 @@
 #define TFO_CWND_MAX (1u << 30)
 #define TFO_RTT_MAX_MS 8000		/* srtt8 fits 16 bits */
 #define TFO_EVICT_SAMPLE 32		/* entries looked at per eviction */
+#define TFO_EVICT_IDLE_MIN_MS 1000	/* younger idle: its request may be on the way */
 
 /* Head of a send buffer: what of the response is still unacknowledged. */
 struct tfo_sndq {

@@ -31,6 +31,7 @@ conn_init(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf *m,
 	c->flags = p->has_vlan ? TFO_CF_VLAN : 0;
 	c->mss = RTE_MAX(RTE_MIN(peer_mss, ours), (uint16_t)TFO_MIN_MSS);
 	c->req_len = 0;
+	req_begin(e, c);
 	c->sbuf = TFO_CONN_NONE;
 	c->rbuf = TFO_CONN_NONE;
 	c->ts_recent = 0;
