@@ -81,6 +81,12 @@ static const struct tfo_key_desc tfo_keys[] = {
 
 	K_U32("tcp", "max_conns", max_conns, 1, 1u << 24, "16384",
 	      "connection table size per lcore"),
+	/* nginx's limit_conn for the slow path: 1024 is max_conns / 16 at
+	 * the default max_conns, so 16 addresses are needed to fill it (and
+	 * eviction serves new clients before that); a NAT address carries
+	 * hundreds of clients, none of which holds an entry for long */
+	K_U32("tcp", "max_conns_per_source", max_conns_per_source, 0, 1u << 24, "1024",
+	      "control core's connection entries per source address (IPv6: /64), 0 = no limit"),
 	K_U32("tcp", "max_request", max_request, 64, 65535, "8192",
 	      "bytes of one request, at most"),
 	K_U16("tcp", "mss", mss, 536, 9000, "0",

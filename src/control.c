@@ -132,10 +132,14 @@ tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	rc = tfo_engine_open(c->engine, m, p, port_idx, &op, now_us);
 	if (rc == 0)
 		return true;
-	if (rc == -ENOSPC && c->cfg->syncookies) {
+	/* a source at max_conns_per_source is answered as a full table
+	 * (counted by the engine): its cookie ACK is held to the limit too */
+	if ((rc == -ENOSPC || rc == -EDQUOT) && c->cfg->syncookies) {
 		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
 		return true;
 	}
+	if (rc == -EDQUOT)
+		return false;
 	if (rc == -ENOSPC) {
 		/* no room and no SYN cookies: silence, as Linux; the client
 		 * retransmits its SYN (a RST would make it give up) */

@@ -29,45 +29,88 @@ tfo_tcp_src_key(const struct tfo_addr *a, uint8_t family)
 /* The first slot @p key probes. The seed keeps a chooser of addresses
  * from aiming at one probe run. */
 static inline uint32_t
-src_home(const struct tfo_engine *e, uint64_t key)
+src_home(const struct tfo_engine *e, const struct tfo_src_tab *t, uint64_t key)
 {
 	return (uint32_t)(((key ^ e->src_seed) * 0x9E3779B97F4A7C15ull) >> 32) &
-	       e->src_mask;
+	       t->mask;
 }
 
 /* The slot of @p key, or the free slot where it would go. */
 static uint32_t
-src_slot(const struct tfo_engine *e, uint64_t key)
+src_slot(const struct tfo_engine *e, const struct tfo_src_tab *t, uint64_t key)
 {
-	uint32_t i = src_home(e, key);
+	uint32_t i = src_home(e, t, key);
 
-	while (e->src[i].n != 0 && e->src[i].key != key)
-		i = (i + 1) & e->src_mask;
+	while (t->ent[i].n != 0 && t->ent[i].key != key)
+		i = (i + 1) & t->mask;
 	return i;
 }
 
+uint32_t
+tfo_src_count(const struct tfo_engine *e, const struct tfo_src_tab *t, uint64_t key)
+{
+	if (t->ent == NULL)
+		return 0;
+	return t->ent[src_slot(e, t, key)].n;
+}
+
 void
-tfo_tcp_src_release(struct tfo_engine *e, uint64_t key)
+tfo_src_add(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key)
+{
+	uint32_t i;
+
+	if (t->ent == NULL)
+		return;
+	i = src_slot(e, t, key);
+	if (t->ent[i].n++ == 0) {
+		t->ent[i].key = key;
+		t->used++;
+	}
+}
+
+void
+tfo_src_release(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key)
 {
 	uint32_t i, j;
 
-	if (e->src == NULL)
+	if (t->ent == NULL)
 		return;
-	i = src_slot(e, key);
-	if (e->src[i].n == 0 || --e->src[i].n > 0)
+	i = src_slot(e, t, key);
+	if (t->ent[i].n == 0 || --t->ent[i].n > 0)
 		return;
-	e->src_used--;
+	t->used--;
 	/* backward-shift deletion: no tombstones to probe past */
-	for (j = (i + 1) & e->src_mask; e->src[j].n != 0; j = (j + 1) & e->src_mask) {
-		uint32_t home = src_home(e, e->src[j].key);
+	for (j = (i + 1) & t->mask; t->ent[j].n != 0; j = (j + 1) & t->mask) {
+		uint32_t home = src_home(e, t, t->ent[j].key);
 
 		/* j may move to i unless its home lies in (i, j] */
-		if (((j - home) & e->src_mask) >= ((j - i) & e->src_mask)) {
-			e->src[i] = e->src[j];
-			e->src[j].n = 0;
+		if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
+			t->ent[i] = t->ent[j];
+			t->ent[j].n = 0;
 			i = j;
 		}
 	}
+}
+
+/* A table of counts for at most @p nkeys sources, half full at most. */
+static int
+src_tab_create(struct tfo_engine *e, struct tfo_src_tab *t, const char *what,
+	       uint32_t nkeys)
+{
+	char mz[64];
+
+	t->mask = rte_align32pow2(RTE_MAX(2 * nkeys, 16u)) - 1;
+	t->used = 0;
+	snprintf(mz, sizeof(mz), "%s_%s", e->p.name, what);
+	t->ent = rte_zmalloc_socket(mz, (size_t)(t->mask + 1) * sizeof(*t->ent),
+				    RTE_CACHE_LINE_SIZE, e->p.socket_id);
+	return t->ent != NULL ? 0 : -ENOMEM;
+}
+
+static size_t
+src_tab_memory(const struct tfo_src_tab *t)
+{
+	return t->ent != NULL ? (size_t)(t->mask + 1) * sizeof(*t->ent) : 0;
 }
 
 int
@@ -78,12 +121,12 @@ tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t key)
 	hold_expire(e);
 	if (e->pending_live + e->hold_n >= e->p.tfo_pending_limit)
 		return -EBUSY;
-	if (e->src == NULL)
+	if (e->pend_src.ent == NULL)
 		return 0;
-	i = src_slot(e, key);
+	i = src_slot(e, &e->pend_src, key);
 	/* a full table (not reached: sized for the pending limit) is over */
-	if (e->src[i].n >= e->p.tfo_pending_per_source ||
-	    (e->src[i].n == 0 && e->src_used >= e->src_mask)) {
+	if (e->pend_src.ent[i].n >= e->p.tfo_pending_per_source ||
+	    (e->pend_src.ent[i].n == 0 && e->pend_src.used >= e->pend_src.mask)) {
 		cnt(e, TFO_STAT_tfo_pending_source_overflow);
 		return -EDQUOT;
 	}
@@ -96,14 +139,7 @@ tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t key)
 	c->flags |= TFO_CF_TFO_PENDING;
 	e->pending_live++;
 	pending_gauge(e);
-	if (e->src != NULL) {
-		uint32_t i = src_slot(e, key);
-
-		if (e->src[i].n++ == 0) {
-			e->src[i].key = key;
-			e->src_used++;
-		}
-	}
+	tfo_src_add(e, &e->pend_src, key);
 }
 
 /* ---- connection life --------------------------------------------------- */
@@ -126,7 +162,7 @@ tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
 		e->hold_src[at] = key;
 		e->hold_n++;
 	} else {
-		tfo_tcp_src_release(e, key);
+		tfo_src_release(e, &e->pend_src, key);
 	}
 	pending_gauge(e);
 }
@@ -141,6 +177,7 @@ tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why)
 	buf_put(e, &c->rbuf);
 	c->req_len = 0;
 	tfo_tcp_pending_done(e, c, why == TFO_STAT_conns_closed_rst_rx);
+	tfo_src_release(e, &e->conn_src, tfo_tcp_src_key(&c->key.peer, c->key.family));
 	e->nstate[c->state]--;
 	tfo_stats_dec(e->st, TFO_STAT_conns_active);
 	tfo_conn_remove(e->ct, c);	/* state becomes CLOSED */
@@ -156,6 +193,80 @@ tfo_tcp_conn_reset(struct tfo_engine *e, struct tfo_conn *c, enum tfo_stat_id wh
 		cnt(e, TFO_STAT_rst_tx);
 	cnt(e, why);
 	tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_rst_tx);
+}
+
+/*
+ * Room for a new client in a table under pressure (nginx's limit_conn and
+ * client_header_timeout are the model; Linux has none): reset the
+ * connection that costs an entry and gives least. A sample of
+ * TFO_EVICT_SAMPLE entries from a rotating cursor, not a scan. Among the
+ * ESTABLISHED connections with nothing in flight or queued: an idle
+ * keep-alive one (no request bytes held) waiting for TFO_EVICT_IDLE_MIN_MS
+ * or more first, then an incomplete request, then an idle one that just
+ * opened or answered (a good client's request is on its way); the oldest
+ * in its class. Handshakes, responses and closes are kept.
+ */
+enum { EV_NONE, EV_IDLE_YOUNG, EV_SLOW, EV_IDLE };
+
+static void
+evict_one(struct tfo_engine *e)
+{
+	const uint16_t young = TFO_EVICT_IDLE_MIN_MS / TFO_REQ_TICK_MS;
+	uint16_t now = (uint16_t)req_tick(e), best_age = 0;
+	struct tfo_conn *best = NULL;
+	uint32_t i = e->evict_cursor;
+	int best_cls = EV_NONE;
+
+	for (unsigned int k = 0; k < TFO_EVICT_SAMPLE; k++) {
+		struct tfo_conn *c = tfo_conn_at(e->ct, i);
+		uint16_t age;
+		int cls;
+
+		if (++i >= e->p.max_conns)
+			i = 0;
+		if (c->state != TFO_CONN_ESTABLISHED || c->snd_una != c->snd_max ||
+		    c->sbuf != TFO_CONN_NONE || (c->flags & TFO_CF_FIN_QUEUED))
+			continue;
+		age = (uint16_t)(now - c->req_start);
+		cls = c->req_len > 0 ? EV_SLOW : age >= young ? EV_IDLE : EV_IDLE_YOUNG;
+		if (cls > best_cls || (cls == best_cls && age > best_age)) {
+			best = c;
+			best_cls = cls;
+			best_age = age;
+		}
+	}
+	e->evict_cursor = i;
+	if (best != NULL)
+		tfo_tcp_conn_reset(e, best, best_cls == EV_SLOW ?
+				   TFO_STAT_conn_evicted_slow : TFO_STAT_conn_evicted_idle);
+}
+
+struct tfo_conn *
+tfo_tcp_conn_new(struct tfo_engine *e, const struct tfo_conn_key *key,
+		 struct tfo_conn **exists, int *err)
+{
+	uint64_t src = tfo_tcp_src_key(&key->peer, key->family);
+	struct tfo_conn *c;
+
+	*exists = NULL;
+	if (e->conn_src.ent != NULL &&
+	    tfo_src_count(e, &e->conn_src, src) >= e->p.conn_per_source) {
+		/* the tuple may be known (a duplicate SYN): not a new entry */
+		if (tfo_conn_lookup(e->ct, key) == NULL) {
+			cnt(e, TFO_STAT_conn_source_limit);
+			*err = -EDQUOT;
+			return NULL;
+		}
+	}
+	if (e->p.evict && tfo_conn_free_count(e->ct) <= e->p.max_conns / 8)
+		evict_one(e);
+	c = tfo_conn_insert(e->ct, key, exists);
+	if (c == NULL) {
+		*err = -ENOSPC;
+		return NULL;
+	}
+	tfo_src_add(e, &e->conn_src, src);
+	return c;
 }
 
 /* Queue our FIN after the send queue (the service is not called again). */
@@ -252,7 +363,7 @@ tfo_engine_memory_detail(const struct tfo_engine *e, size_t *table,
 	*bufs = (size_t)e->nb_bufs * (e->buf_size + sizeof(uint32_t));
 	*other = sizeof(*e) + tfo_timer_wheel_memory(e->tw) +
 		 (size_t)e->hold_cap * 2 * sizeof(uint64_t) +
-		 (e->src != NULL ? (size_t)(e->src_mask + 1) * sizeof(*e->src) : 0);
+		 src_tab_memory(&e->pend_src) + src_tab_memory(&e->conn_src);
 }
 
 size_t
@@ -394,15 +505,14 @@ engine_setup_memory(struct tfo_engine *e)
 	snprintf(mz, sizeof(mz), "%s_holdsrc", name);
 	e->hold_src = rte_malloc_socket(mz, (size_t)e->hold_cap * sizeof(uint64_t),
 					0, e->p.socket_id);
-	if (e->p.tfo_pending_per_source > 0 && e->p.tfo_pending_limit > 0) {
-		/* a source per pending or held open at most: half full */
-		e->src_mask = rte_align32pow2(RTE_MAX(2 * e->p.tfo_pending_limit, 16u)) - 1;
-		snprintf(mz, sizeof(mz), "%s_src", name);
-		e->src = rte_zmalloc_socket(mz, (size_t)(e->src_mask + 1) * sizeof(*e->src),
-					    RTE_CACHE_LINE_SIZE, e->p.socket_id);
-		if (e->src == NULL)
-			return -ENOMEM;
-	}
+	/* a source per pending or held open at most */
+	if (e->p.tfo_pending_per_source > 0 && e->p.tfo_pending_limit > 0 &&
+	    src_tab_create(e, &e->pend_src, "src", e->p.tfo_pending_limit) != 0)
+		return -ENOMEM;
+	/* a source per entry at most */
+	if (e->p.conn_per_source > 0 &&
+	    src_tab_create(e, &e->conn_src, "connsrc", e->p.max_conns) != 0)
+		return -ENOMEM;
 	if (e->bufs == NULL || e->buf_free == NULL || e->hold == NULL ||
 	    e->hold_src == NULL) {
 		TFO_LOG(ERR, "%s: no memory for %u buffers of %u bytes", name,
@@ -492,7 +602,8 @@ tfo_engine_free(struct tfo_engine *e)
 	rte_free(e->buf_free);
 	rte_free(e->hold);
 	rte_free(e->hold_src);
-	rte_free(e->src);
+	rte_free(e->pend_src.ent);
+	rte_free(e->conn_src.ent);
 	finish(e);
 	rte_free(e);
 }

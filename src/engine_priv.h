@@ -59,6 +59,8 @@
 #define TFO_WHEEL_SLOTS 16384		/* 16.8 s per rotation */
 #define TFO_CWND_MAX (1u << 30)
 #define TFO_RTT_MAX_MS 8000		/* srtt8 fits 16 bits */
+#define TFO_EVICT_SAMPLE 32		/* entries looked at per eviction */
+#define TFO_EVICT_IDLE_MIN_MS 1000	/* younger idle: its request may be on the way */
 
 /* Head of a send buffer: what of the response is still unacknowledged. */
 struct tfo_sndq {
@@ -84,11 +86,24 @@ struct tfo_sndq {
 _Static_assert(sizeof(struct tfo_sndq) <= TFO_BUF_HDR,
 	       "the send queue header is one cache line");
 
-/* One source's pending TFO opens (live and held). */
+/* One source's count in a struct tfo_src_tab. */
 struct tfo_src_ent {
 	uint64_t key;
 	uint32_t n;
 	uint32_t pad;
+};
+
+/*
+ * A count per source (IPv4 address, IPv6 /64): open addressing, linear
+ * probing, n == 0 is a free slot, backward-shift deletion. Sized to at
+ * least twice the most sources it can hold, so it never fills. Used for
+ * the pending TFO opens (per worker) and for the entries of the slow
+ * path's table (per-source connection limit).
+ */
+struct tfo_src_tab {
+	struct tfo_src_ent *ent;	/* NULL: no per-source limit */
+	uint32_t mask;
+	uint32_t used;
 };
 
 struct tfo_engine {
@@ -121,13 +136,13 @@ struct tfo_engine {
 	uint64_t *hold;
 	uint64_t *hold_src;
 
-	/* pending TFO per source (IPv4 address, IPv6 /64): open addressing,
-	 * linear probing, n == 0 is a free slot; at most one source per
-	 * pending or held open, so twice the pending limit never fills */
-	struct tfo_src_ent *src;
-	uint32_t src_mask;
-	uint32_t src_used;
-	uint64_t src_seed;
+	/* pending TFO per source: at most one source per pending or held
+	 * open, so twice the pending limit never fills */
+	struct tfo_src_tab pend_src;
+	/* entries per source (conn_per_source): one per entry at most */
+	struct tfo_src_tab conn_src;
+	uint64_t src_seed;		/* both tables' hash seed */
+	uint32_t evict_cursor;		/* where the next victim sample starts */
 
 	/* challenge ACK rate limit */
 	uint64_t chal_sec;
@@ -344,7 +359,11 @@ pending_gauge(struct tfo_engine *e)
 	e->st->c[TFO_STAT_tfo_pending] = e->pending_live + e->hold_n;
 }
 
-void tfo_tcp_src_release(struct tfo_engine *e, uint64_t src);
+/* Per-source counts (engine.c): the count of @p key; add one; drop one. */
+uint32_t tfo_src_count(const struct tfo_engine *e, const struct tfo_src_tab *t,
+		       uint64_t key);
+void tfo_src_add(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key);
+void tfo_src_release(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key);
 
 static inline void
 hold_expire(struct tfo_engine *e)
@@ -352,7 +371,7 @@ hold_expire(struct tfo_engine *e)
 	bool changed = false;
 
 	while (e->hold_n > 0 && e->hold[e->hold_head] <= e->now_us) {
-		tfo_tcp_src_release(e, e->hold_src[e->hold_head]);
+		tfo_src_release(e, &e->pend_src, e->hold_src[e->hold_head]);
 		e->hold_head = (e->hold_head + 1) % e->hold_cap;
 		e->hold_n--;
 		changed = true;
@@ -456,6 +475,13 @@ int tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t src);
 /* @p c (from @p src) becomes pending. */
 void tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t src);
 void tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why);
+/* A new entry for @p key (from @p p's source) within the per-source limit,
+ * evicting a connection first when the table is under pressure (evict,
+ * fewer than 1/8 of the entries free). NULL with *err: -EDQUOT over the
+ * limit (counted: conn_source_limit); -ENOSPC with *exists set for a
+ * duplicate, NULL for no room (not counted). */
+struct tfo_conn *tfo_tcp_conn_new(struct tfo_engine *e, const struct tfo_conn_key *key,
+				  struct tfo_conn **exists, int *err);
 void tfo_tcp_conn_reset(struct tfo_engine *e, struct tfo_conn *c,
 			enum tfo_stat_id why);
 void tfo_tcp_queue_fin(struct tfo_engine *e, struct tfo_conn *c);

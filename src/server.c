@@ -118,6 +118,10 @@ srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats 
 		.tfo_pending_limit = control ? 0 : c->pending_limit,
 		.tfo_pending_hold_ms = c->pending_hold_ms,
 		.tfo_pending_per_source = c->pending_per_source,
+		/* the slow path's table is the one a single address can hold:
+		 * a worker's entries are TFO opens, capped per source already */
+		.conn_per_source = control ? c->max_conns_per_source : 0,
+		.evict = control,
 		.syncookies = control && c->syncookies,
 		.pool = s->pool,
 		.ports = s->ports,

@@ -31,6 +31,7 @@ conn_init(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf *m,
 	c->flags = p->has_vlan ? TFO_CF_VLAN : 0;
 	c->mss = RTE_MAX(RTE_MIN(peer_mss, ours), (uint16_t)TFO_MIN_MSS);
 	c->req_len = 0;
+	req_begin(e, c);
 	c->sbuf = TFO_CONN_NONE;
 	c->rbuf = TFO_CONN_NONE;
 	c->ts_recent = 0;
@@ -112,7 +113,7 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 	struct tfo_conn *c, *exists;
 	struct tfo_conn_key key;
 	unsigned int svc;
-	int acc = 0;
+	int acc = 0, rc;
 
 	engine_clock(e, now_us);
 	if (unlikely((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST |
@@ -126,25 +127,25 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 		return -ENOENT;
 	}
 	if (op->accept_data) {
-		int rc = tfo_tcp_pending_admit(e, tfo_tcp_src_key(&p->src, p->family));
-
+		rc = tfo_tcp_pending_admit(e, tfo_tcp_src_key(&p->src, p->family));
 		if (rc == -EBUSY)
 			cnt(e, TFO_STAT_tfo_pending_busy);
 		if (rc != 0)
 			return rc;
 	}
 	tfo_conn_key_from_pkt(&key, p);
-	c = tfo_conn_insert(e->ct, &key, &exists);
+	c = tfo_tcp_conn_new(e, &key, &exists, &rc);
 	if (c == NULL && exists != NULL) {
 		/* the same tuple twice in one burst: a duplicate (or a reuse) */
 		if (tfo_engine_input(e, exists, m, p, port_idx, now_us) !=
 		    TFO_INPUT_REOPEN)
 			return 0;
-		c = tfo_conn_insert(e->ct, &key, &exists);
+		c = tfo_tcp_conn_new(e, &key, &exists, &rc);
 	}
 	if (c == NULL) {
-		cnt(e, TFO_STAT_conn_pool_full);
-		return -ENOSPC;
+		if (rc == -ENOSPC)
+			cnt(e, TFO_STAT_conn_pool_full);
+		return rc;
 	}
 	conn_init(e, c, m, p, port_idx, svc,
 		  o->has_mss ? o->mss : (p->family == AF_INET ? TFO_DEFAULT_MSS_V4 :
@@ -242,15 +243,17 @@ syncookie_conn(struct tfo_engine *e, const struct rte_mbuf *m,
 	struct tfo_conn *c, *exists;
 	struct tfo_conn_key key;
 	unsigned int svc;
+	int rc;
 
 	if (find_service(e, p->dport, &svc) == NULL) {
 		cnt(e, TFO_STAT_svc_no_service);
 		return NULL;
 	}
 	tfo_conn_key_from_pkt(&key, p);
-	c = tfo_conn_insert(e->ct, &key, &exists);
+	c = tfo_tcp_conn_new(e, &key, &exists, &rc);
 	if (c == NULL) {
-		cnt(e, TFO_STAT_conn_pool_full);
+		if (rc == -ENOSPC)
+			cnt(e, TFO_STAT_conn_pool_full);
 		return NULL;
 	}
 	conn_init(e, c, m, p, port_idx, svc, info->mss, TFO_CONN_ESTABLISHED);

@@ -180,6 +180,7 @@ tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c)
 		return 0;
 	}
 	buf_put(e, &c->sbuf);
+	req_begin(e, c);	/* idle from now (eviction's age) */
 	if (c->flags & TFO_CF_PEER_FIN)
 		tfo_tcp_queue_fin(e, c);
 	return 0;

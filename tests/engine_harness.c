@@ -454,19 +454,18 @@ h_rx(struct harness *h, struct rte_mbuf *m)
 			op.cookie = h->cookie;
 		}
 		rc = tfo_engine_open(h->e, m, &p, 0, &op, h->now);
-		if (rc == -EBUSY || rc == -EDQUOT) {
+		h->last_open_rc = rc;
+		if ((rc == -EBUSY || rc == -EDQUOT) && op.accept_data) {
 			/* the worker would pass it on as a plain SYN */
-			int why = rc;
-
 			op.accept_data = false;
 			rc = tfo_engine_open(h->e, m, &p, 0, &op, h->now);
-			if (rc == 0)
-				rc = why;
+			if (rc != 0)
+				h->last_open_rc = rc;
 		}
-		h->last_open_rc = rc;
-		if (rc == -ENOSPC && h->prm.syncookies)
+		/* over the table or the source's limit: as the control core */
+		if ((rc == -ENOSPC || rc == -EDQUOT) && h->prm.syncookies)
 			tfo_engine_syncookie_reply(h->e, m, &p, 0, &o, h->now);
-		else if (rc < 0 && rc != -EBUSY && rc != -EDQUOT)
+		else if (rc < 0)
 			rte_pktmbuf_free(m);
 	} else {
 		tfo_engine_input_nomatch(h->e, m, &p, 0, h->now);

@@ -1185,6 +1185,139 @@ TFO_TEST(request_timeout_trickle_keepalive)
 	cl_free(&b);
 }
 
+/*
+ * conn_per_source (nginx's limit_conn on the slow path): one address fills
+ * up to its limit and no further, its next SYN gets a SYN cookie whose ACK
+ * is refused; another address is served; a freed entry lets it back in.
+ */
+TFO_TEST(conn_per_source_limit)
+{
+	struct harness h;
+	struct cl f[6], good;
+
+	h_init(&h, 64);
+	h.prm.conn_per_source = 4;
+	REQUIRE(h_start(&h) == 0);
+	for (unsigned int i = 0; i < 5; i++) {
+		cl_init(&f[i], &h, AF_INET, (uint16_t)(45000 + i), 80);
+		cl_syn(&f[i], NULL, 0);
+		CHECK_EQ(h.last_open_rc, i < 4 ? 0 : -EDQUOT);
+	}
+	CHECK_EQ(h_stat(&h, "conn_source_limit"), 1);
+	CHECK_EQ(h_stat(&h, "syncookies_sent"), 1);
+	CHECK_EQ(tfo_engine_free_conns(h.e), 60);
+	/* the cookie ACK is held to the limit too: a RST, no entry */
+	REQUIRE(cl_nsegs(&f[4]) == 1);
+	cl_recv(&f[4]);
+	h_clear(&h);
+	cl_send(&f[4], TFO_TCP_ACK | TFO_TCP_PSH, "10\n", 3);
+	CHECK_EQ(h_stat(&h, "syncookies_ok"), 1);
+	CHECK_EQ(h_stat(&h, "conn_source_limit"), 2);
+	REQUIRE(cl_nsegs(&f[4]) == 1);
+	CHECK(seg(&f[4], 0)->p.tcp_flags & TFO_TCP_RST);
+	CHECK_EQ(tfo_engine_free_conns(h.e), 60);
+	/* a duplicate SYN of a counted entry is no new entry */
+	h_clear(&h);
+	cl_syn(&f[0], NULL, 0);
+	CHECK_EQ(h_stat(&h, "conn_source_limit"), 2);
+
+	/* another address: served */
+	cl_init(&good, &h, AF_INET, 45100, 80);
+	good.addr_idx = 1;
+	plain_open(&good);
+	cl_send(&good, TFO_TCP_ACK | TFO_TCP_PSH, "10\n", 3);
+	cl_recv(&good);
+	CHECK(rx_is(&good, "10\n"));
+
+	/* one of the four goes: the address may open one more */
+	h_clear(&h);
+	cl_recv(&f[1]);
+	h_rx(&h, cl_frame(&f[1], TFO_TCP_RST, f[1].snd_nxt, 0, NULL, 0));
+	cl_init(&f[5], &h, AF_INET, 45005, 80);
+	cl_syn(&f[5], NULL, 0);
+	CHECK_EQ(h.last_open_rc, 0);
+	CHECK_EQ(h_stat(&h, "conn_source_limit"), 2);
+	for (unsigned int i = 0; i < 6; i++)
+		cl_free(&f[i]);
+	cl_free(&good);
+	CHECK(h_finish(&h, 60) == 0);
+}
+
+/*
+ * Eviction under pressure (evict, fewer than 1/8 of the entries free): a
+ * new client resets an idle keep-alive connection first, then the one
+ * whose incomplete request began first; handshakes are kept.
+ */
+TFO_TEST(evict_idle_then_oldest_slow_request)
+{
+	struct harness h;
+	struct cl slow[13], idle, n1, n2;
+
+	h_init(&h, 16);
+	h.prm.evict = true;
+	h.prm.syncookies = false;
+	REQUIRE(h_start(&h) == 0);
+	for (unsigned int i = 0; i < 13; i++) {
+		cl_init(&slow[i], &h, AF_INET, (uint16_t)(46000 + i), 80);
+		plain_open(&slow[i]);
+	}
+	/* a request served on it, then idle: a keep-alive connection */
+	cl_init(&idle, &h, AF_INET, 46100, 80);
+	idle.addr_idx = 1;
+	plain_open(&idle);
+	cl_send(&idle, TFO_TCP_ACK | TFO_TCP_PSH, "10k\n", 4);
+	cl_recv(&idle);
+	cl_send(&idle, TFO_TCP_ACK, NULL, 0);
+	CHECK(rx_is(&idle, "10k\n"));
+	/* slow[12]'s request starts first, the others 100 ms apart after */
+	h_clear(&h);
+	trickle_byte(&h, &slow[12]);
+	for (unsigned int i = 0; i < 12; i++) {
+		h_advance(&h, 100 * MS);
+		trickle_byte(&h, &slow[i]);
+	}
+	CHECK_EQ(tfo_engine_free_conns(h.e), 2);
+	h_advance(&h, 1000 * MS);	/* idle for over TFO_EVICT_IDLE_MIN_MS */
+
+	cl_init(&n1, &h, AF_INET, 46200, 80);
+	n1.addr_idx = 2;
+	cl_syn(&n1, NULL, 0);
+	CHECK_EQ(h_stat(&h, "conn_evicted_idle"), 1);
+	CHECK_EQ(h_stat(&h, "conn_evicted_slow"), 0);
+	cl_recv(&idle);
+	CHECK(idle.rst);
+	cl_recv(&n1);
+	cl_send(&n1, TFO_TCP_ACK, NULL, 0);
+	h_clear(&h);
+	CHECK_EQ(tfo_engine_free_conns(h.e), 2);
+
+	cl_init(&n2, &h, AF_INET, 46201, 80);
+	n2.addr_idx = 2;
+	cl_syn(&n2, NULL, 0);
+	CHECK_EQ(h_stat(&h, "conn_evicted_slow"), 1);
+	cl_recv(&slow[12]);
+	CHECK(slow[12].rst);
+	for (unsigned int i = 0; i < 12; i++) {
+		cl_recv(&slow[i]);
+		CHECK(!slow[i].rst);
+	}
+	/* both new clients are served */
+	cl_recv(&n2);
+	cl_send(&n2, TFO_TCP_ACK | TFO_TCP_PSH, "10\n", 3);
+	cl_recv(&n2);
+	CHECK(rx_is(&n2, "10\n"));
+	cl_send(&n1, TFO_TCP_ACK | TFO_TCP_PSH, "20\n", 3);
+	cl_recv(&n1);
+	CHECK(rx_is(&n1, "20\n"));
+	CHECK_EQ(h_stat(&h, "conns_closed_rst_tx"), 2);
+	for (unsigned int i = 0; i < 13; i++)
+		cl_free(&slow[i]);
+	cl_free(&idle);
+	cl_free(&n1);
+	cl_free(&n2);
+	CHECK(h_finish(&h, 60) == 0);
+}
+
 TFO_TEST(pool_exhaustion_and_syncookies)
 {
 	struct harness h;

@@ -87,6 +87,8 @@ struct tfo_config {
 	uint32_t synack_retries;
 	uint32_t idle_timeout_ms;
 	uint32_t request_timeout_ms;	/**< 0 = none */
+	uint32_t max_conns_per_source;	/**< control core's entries per source
+					 *   address (IPv6: /64), 0 = no limit */
 	uint32_t time_wait_ms;
 	bool syncookies;
 

@@ -156,7 +156,8 @@ struct tfo_conn {
 	uint8_t pad[3];
 	uint16_t req_start;	/**< when the held request began, in
 				 *   TFO_REQ_TICK_MS ticks (mod 2^16);
-				 *   meaningful while req_len > 0 */
+				 *   while req_len == 0: since when the
+				 *   connection waits for a request */
 } __rte_cache_aligned;
 
 /* ---- the table --------------------------------------------------------- */

@@ -120,6 +120,15 @@ struct tfo_engine_params {
 	uint32_t tfo_pending_per_source; /**< pending (and held) TFO opens of one
 					 *   source address (IPv6: /64) at most,
 					 *   0 = no per-source cap */
+	uint32_t conn_per_source;	/**< entries of one source address (IPv6:
+					 *   /64) at most; a new connection over it
+					 *   is refused (conn_source_limit), 0 = no
+					 *   limit */
+	bool evict;			/**< with fewer than 1/8 of the entries
+					 *   free, a new connection resets an idle
+					 *   keep-alive one, else the one whose
+					 *   request is oldest (conn_evicted_idle,
+					 *   conn_evicted_slow) */
 	bool syncookies;		/**< answer SYNs statelessly when full */
 	struct rte_mempool *pool;	/**< mbufs for what we send */
 	const struct tfo_port_info *ports;	/**< port table, by port_idx */
@@ -175,8 +184,14 @@ struct tfo_open_params {
  *            core, answers with a SYN cookie),
  *   -EBUSY   accept_data but the pending-TFO limit is reached,
  *   -EDQUOT  accept_data but the source's pending-TFO cap is reached
- *            (counted: tfo_pending_source_overflow),
+ *            (counted: tfo_pending_source_overflow), or the source holds
+ *            conn_per_source entries (counted: conn_source_limit; treat
+ *            it as -ENOSPC),
  *   -ENOENT  no service on the destination port.
+ * With evict set and fewer than 1/8 of the entries free, one idle or slow
+ * connection may be reset first to make room (see tfo_engine_params.evict).
+ * A SYN-cookie ACK (tfo_engine_input_nomatch) is held to conn_per_source
+ * the same way: over it, it is answered with a RST.
  */
 int tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 		    const struct tfo_pkt *p, uint8_t port_idx,

@@ -98,6 +98,9 @@ extern "C" {
 	X(request_timeouts,	C, "connections reset: a request still incomplete after request_timeout_ms") \
 	X(time_wait_entered,	C, "connections that entered TIME-WAIT") \
 	X(conn_pool_full,	C, "SYNs and SYN-cookie ACKs refused: connection pool full") \
+	X(conn_source_limit,	C, "SYNs and SYN-cookie ACKs refused: the source holds max_conns_per_source entries") \
+	X(conn_evicted_idle,	C, "idle keep-alive connections reset to make room (table under pressure)") \
+	X(conn_evicted_slow,	C, "connections with the oldest incomplete request reset to make room") \
 	X(buf_pool_empty,	C, "segments whose data was not accepted: no request/response buffer free") \
 	X(req_too_big,		C, "requests over max_request: connection reset") \
 	X(svc_no_service,	C, "SYNs for a TCP port without a service") \
