@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: configuration parsing, defaults, validation, dump.
+ * tfo-fastpath: configuration keys: parsing, defaults, dump, help. Reading
+ * a file and the whole-configuration checks are config_file.c's.
  *
  * One table (tfo_keys) describes every scalar key: where it lives, its
  * range, default and help. Parsing, --set overrides, --help-config and the
@@ -8,14 +9,10 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_debug.h>
@@ -724,189 +721,6 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 		}
 	}
 	return 0;
-}
-
-/*
- * Open @p path for reading only if it is a regular file: a FIFO without a
- * writer would block open() for ever, a device or a directory is a typo.
- * O_NONBLOCK keeps the open itself from waiting; the type is checked on the
- * descriptor (no race with a rename).
- */
-int
-tfo_open_regular(const char *path, char *why, size_t whylen)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	int rc;
-
-	if (fd < 0) {
-		rc = -errno;
-		tfo_errmsg(why, whylen, "%s", strerror(-rc));
-		return rc;
-	}
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
-		tfo_errmsg(why, whylen, "%s", strerror(-rc));
-	} else if (!S_ISREG(st.st_mode)) {
-		rc = -EINVAL;
-		tfo_errmsg(why, whylen, "%s, not a regular file",
-			   S_ISDIR(st.st_mode) ? "a directory" :
-			   S_ISFIFO(st.st_mode) ? "a FIFO" :
-			   S_ISSOCK(st.st_mode) ? "a socket" : "a device");
-	} else {
-		/* reads of a regular file never wait; clear the flag anyway */
-		(void)fcntl(fd, F_SETFL, 0);
-		return fd;
-	}
-	close(fd);
-	return rc;
-}
-
-const char *
-tfo_skip_bom(const char *text)
-{
-	if ((unsigned char)text[0] == 0xef && (unsigned char)text[1] == 0xbb &&
-	    (unsigned char)text[2] == 0xbf)
-		return text + 3;
-	return text;
-}
-
-int
-tfo_config_parse_file(struct tfo_config *c, const char *path, char *err,
-		      size_t errlen)
-{
-	char *text, dir[PATH_MAX], why[128];
-	struct stat st;
-	ssize_t got = 0;
-	int fd, rc;
-
-	fd = tfo_open_regular(path, why, sizeof(why));
-	if (fd < 0)
-		return tfo_errmsg(err, errlen, "%s: %s", path, why);
-	if (fstat(fd, &st) < 0 || st.st_size > (1 << 20)) {
-		close(fd);
-		return tfo_errmsg(err, errlen, "%s: unreadable or larger than 1 MiB", path);
-	}
-	text = malloc((size_t)st.st_size + 1);
-	if (text == NULL) {
-		close(fd);
-		return tfo_errmsg(err, errlen, "%s: out of memory", path);
-	}
-	while (got < st.st_size) {
-		ssize_t n = read(fd, text + got, (size_t)(st.st_size - got));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += n;
-	}
-	close(fd);
-	if (got != st.st_size) {
-		free(text);
-		return tfo_errmsg(err, errlen, "%s: read error", path);
-	}
-	text[got] = '\0';
-	if (strlen(text) != (size_t)got) {
-		free(text);
-		return tfo_errmsg(err, errlen, "%s: contains a NUL byte", path);
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	snprintf(c->base_dir, sizeof(c->base_dir), "%s", dirname(dir));
-	rc = tfo_config_parse_string(c, text, path, err, errlen);
-	free(text);
-	return rc;
-}
-
-/*
- * What a start reads besides the configuration file, checked the way the
- * start will, with no DPDK: the key file, and each service's own check
- * (the http root must be a readable directory). So --print-config refuses
- * what a start would, and a start refuses it before the EAL's log lines.
- */
-static int
-tfo_config_check_inputs(const struct tfo_config *c, char *err, size_t errlen)
-{
-	char why[PATH_MAX + 160];
-
-	if (c->key_file[0] != '\0') {
-		char path[PATH_MAX * 2];
-
-		if (c->key_file[0] == '/')
-			snprintf(path, sizeof(path), "%s", c->key_file);
-		else
-			snprintf(path, sizeof(path), "%s/%s", c->base_dir, c->key_file);
-		if (tfo_keyfile_check(path, why, sizeof(why)) < 0)
-			return tfo_errmsg(err, errlen, "[tfo] key_file = %s: %s", path, why);
-	}
-	for (unsigned int i = 0; i < c->nb_services; i++) {
-		const struct tfo_cfg_service *cs = &c->services[i];
-		const struct tfo_service *svc = tfo_service_find(cs->name);
-		struct tfo_service_kv kv[TFO_SERVICE_MAX_KV];
-		struct tfo_service_args args = {
-			.port = cs->port,
-			.nb_kv = cs->nb_kv,
-			.kv = kv,
-			.base_dir = c->base_dir,
-			.socket_id = -1,
-		};
-
-		if (svc == NULL || svc->check == NULL)
-			continue;
-		for (unsigned int k = 0; k < cs->nb_kv; k++) {
-			kv[k].key = cs->kv[k].key;
-			kv[k].value = cs->kv[k].value;
-		}
-		if (svc->check(&args, why, sizeof(why)) < 0)
-			return tfo_errmsg(err, errlen, "[service %s] %s", cs->name, why);
-	}
-	return 0;
-}
-
-int
-tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
-{
-	unsigned int nb_addrs = 0;
-
-	if (c->nb_ports == 0)
-		return tfo_errmsg(err, errlen, "%s: no [port DEVICE] section: nothing to serve",
-			       c->source);
-	for (unsigned int i = 0; i < c->nb_ports; i++) {
-		const struct tfo_cfg_port *p = &c->ports[i];
-
-		if (p->nb_addrs == 0)
-			return tfo_errmsg(err, errlen,
-				       "[port %s]: no ipv4/ipv6 address configured",
-				       p->device);
-		nb_addrs += p->nb_addrs;
-		if (c->mss != 0 && c->mss > p->mtu - 40)
-			return tfo_errmsg(err, errlen,
-				       "[tcp] mss = %u: larger than [port %s] mtu %u - 40",
-				       c->mss, p->device, p->mtu);
-	}
-	if (nb_addrs > 255)
-		return tfo_errmsg(err, errlen, "more than 255 local addresses in all");
-	if (strcmp(c->cookie_algo, "aes128") != 0 &&
-	    strcmp(c->cookie_algo, "siphash-linux") != 0)
-		return tfo_errmsg(err, errlen,
-			       "[tfo] cookie_algo = \"%s\": expected aes128 or siphash-linux",
-			       c->cookie_algo);
-	if (c->rto_min_ms > c->rto_max_ms || c->rto_init_ms > c->rto_max_ms)
-		return tfo_errmsg(err, errlen,
-			       "[tcp] rto_min_ms %u / rto_init_ms %u must not exceed rto_max_ms %u",
-			       c->rto_min_ms, c->rto_init_ms, c->rto_max_ms);
-	for (unsigned int i = 0; i < c->nb_services; i++) {
-		const struct tfo_cfg_service *s = &c->services[i];
-
-		if (s->port == 0)
-			return tfo_errmsg(err, errlen, "[service %s]: no port = N", s->name);
-		for (unsigned int j = 0; j < i; j++)
-			if (c->services[j].port == s->port)
-				return tfo_errmsg(err, errlen,
-					       "[service %s] port = %u: already used by [service %s]",
-					       s->name, s->port, c->services[j].name);
-	}
-	return tfo_config_check_inputs(c, err, errlen);
 }
 
 static void
