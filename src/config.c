@@ -18,6 +18,7 @@
 #include <rte_debug.h>
 
 #include "tfo/config.h"
+#include "tfo/ctrl_pick.h"
 #include "tfo/keyring.h"
 #include "tfo/log.h"
 #include "tfo/service.h"
@@ -75,6 +76,8 @@ static const struct tfo_key_desc tfo_keys[] = {
 	      "per-lcore mempool cache"),
 	K_U32("server", "idle_sleep_us", idle_sleep_us, 0, 100000, "100",
 	      "sleep after an empty poll, 0 = spin"),
+	K_U32("server", "control_lcores", control_lcores, 1, TFO_MAX_CONTROLS, "1",
+	      "the first N lcores run the slow path (connections spread by 4-tuple); the rest are workers"),
 
 	K_U32("tcp", "max_conns", max_conns, 1, 1u << 24, "16384",
 	      "connection table size per lcore"),

@@ -31,9 +31,10 @@ tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 		tfo_tx_q_send(q, c->ports[port_idx].port_id, c->tx_queue, &c->stats);
 		return;
 	}
-	/* the worker counts them as its tx_pkts when the port takes them */
-	sent = (uint16_t)rte_ring_sp_enqueue_burst(c->relay[port_idx],
-						   (void **)q->pkts, n, NULL);
+	/* the worker counts them as its tx_pkts when the port takes them;
+	 * multi-producer when several control lcores share the ring */
+	sent = (uint16_t)rte_ring_mp_enqueue_burst(c->relay[port_idx], (void **)q->pkts, n,
+						   NULL);
 	c->stats.c[TFO_STAT_ctrl_relayed] += sent;
 	if (unlikely(sent < n)) {
 		c->stats.c[TFO_STAT_tx_drop_full] += n - sent;
@@ -47,18 +48,26 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 {
 	const struct tfo_config *cfg = p->cfg;
 
-	if (p->nb_ports > TFO_MAX_PORTS || cfg->burst > TFO_TX_BUF)
+	unsigned int nb_controls = RTE_MAX(p->nb_controls, 1u);
+
+	if (p->nb_ports > TFO_MAX_PORTS || cfg->burst > TFO_TX_BUF ||
+	    nb_controls > TFO_MAX_CONTROLS || p->idx >= nb_controls)
 		return -EINVAL;
 	memset(c, 0, sizeof(*c));
+	c->idx = p->idx;
+	c->nb_controls = nb_controls;
+	c->peers = p->peers;
+	c->inbox = p->inbox;
+	c->lcore_id = rte_lcore_id();
 	c->cfg = cfg;
 	c->ports = p->ports;
 	c->nb_ports = p->nb_ports;
 	c->workers = p->workers;
 	c->nb_workers = p->nb_workers;
-	c->tx_queue = (uint16_t)p->nb_workers;
+	c->tx_queue = (uint16_t)(p->nb_workers + p->idx);
 	c->burst = cfg->burst;
 	c->idle_sleep_us = cfg->idle_sleep_us;
-	c->stats_period_s = cfg->stats_period;
+	c->stats_period_s = p->idx == 0 ? cfg->stats_period : 0;
 	c->quit = p->quit;
 	c->out = stdout;
 	c->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
@@ -186,15 +195,40 @@ tfo_control_to_inbox(struct tfo_control *c, unsigned int wi, struct rte_mbuf *m,
 	struct rte_ring *in = c->workers[wi]->syn_inbox;
 
 	tfo_ctrl_reason_set(m, r);
-	return in != NULL && rte_ring_sp_enqueue(in, m) == 0;
+	/* multi-producer when several control lcores hand over */
+	return in != NULL && rte_ring_mp_enqueue(in, m) == 0;
+}
+
+/*
+ * Hand path-MTU error @p m, about a flow no engine of a control lcore
+ * holds, to the worker RSS gives the flow: the ICMP arrived hashed on the
+ * router's address, so that worker is computed from the quoted tuple. When
+ * the port's redirection table is not known, a copy goes to every worker
+ * (only the owner finds the flow). @return false if the inbox was full
+ * (@p m not consumed).
+ */
+static bool
+tfo_control_ptb_to_worker(struct tfo_control *c, struct rte_mbuf *m, uint8_t pi,
+			  const struct tfo_ptb *ptb)
+{
+	unsigned int w = tfo_port_flow_worker(&c->ports[pi], c->nb_workers, &ptb->flow);
+
+	if (w < c->nb_workers)
+		return tfo_control_to_inbox(c, w, m, TFO_CTRL_PTB);
+	for (unsigned int wi = 1; wi < c->nb_workers; wi++) {
+		struct rte_mbuf *copy = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+
+		if (copy != NULL && !tfo_control_to_inbox(c, wi, copy, TFO_CTRL_PTB_ANY))
+			rte_pktmbuf_free(copy);
+	}
+	return tfo_control_to_inbox(c, 0, m, TFO_CTRL_PTB_ANY);
 }
 
 /*
  * A path-MTU error about one of our TCP flows. The connection lives on the
- * control core's engine (slow path) or on the worker RSS gives its flow:
- * the ICMP arrived hashed on the router's address, so that worker is
- * computed from the quoted tuple. When the port's redirection table is not
- * known, a copy goes to every worker (only the owner finds the flow).
+ * engine of the control lcore tfo_ctrl_pick gives its flow (slow path:
+ * this one, or another, which gets the frame in its inbox), or on a
+ * worker (tfo_control_ptb_to_worker).
  * @return -1 if @p m is another ICMP message (for neigh.c), else as
  * tfo_control_handle.
  */
@@ -203,7 +237,7 @@ tfo_control_icmp_err(struct tfo_control *c, struct rte_mbuf *m, const struct tfo
 		     uint8_t pi, uint64_t now_us)
 {
 	struct tfo_ptb ptb;
-	unsigned int w;
+	unsigned int k;
 	int rc = tfo_pkt_icmp_ptb(m, &c->ports[pi], p, &ptb);
 
 	if (rc == 0)
@@ -212,30 +246,63 @@ tfo_control_icmp_err(struct tfo_control *c, struct rte_mbuf *m, const struct tfo
 		c->stats.c[TFO_STAT_drop_pmtu_bad_quote]++;
 		return false;
 	}
+	k = tfo_ctrl_pick(&ptb.flow, c->nb_controls);
+	if (k != c->idx && c->peers != NULL) {
+		struct rte_ring *in = c->peers[k]->inbox;
+
+		if (in == NULL || rte_ring_mp_enqueue(in, m) != 0) {
+			c->stats.c[TFO_STAT_drop_pmtu_inbox_full]++;
+			return false;
+		}
+		c->stats.c[TFO_STAT_pmtu_ctrl_handoff]++;
+		return true;
+	}
 	if (c->engine != NULL && tfo_engine_ptb(c->engine, &ptb, now_us) != -ENOENT) {
 		rte_pktmbuf_free(m);
 		return true;
 	}
-	w = tfo_port_flow_worker(&c->ports[pi], c->nb_workers, &ptb.flow);
-	if (w < c->nb_workers) {
-		if (!tfo_control_to_inbox(c, w, m, TFO_CTRL_PTB)) {
-			c->stats.c[TFO_STAT_drop_pmtu_inbox_full]++;
-			return false;
-		}
-	} else {
-		for (unsigned int wi = 1; wi < c->nb_workers; wi++) {
-			struct rte_mbuf *copy = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
-
-			if (copy != NULL && !tfo_control_to_inbox(c, wi, copy, TFO_CTRL_PTB_ANY))
-				rte_pktmbuf_free(copy);
-		}
-		if (!tfo_control_to_inbox(c, 0, m, TFO_CTRL_PTB_ANY)) {
-			c->stats.c[TFO_STAT_drop_pmtu_inbox_full]++;
-			return false;
-		}
+	if (!tfo_control_ptb_to_worker(c, m, pi, &ptb)) {
+		c->stats.c[TFO_STAT_drop_pmtu_inbox_full]++;
+		return false;
 	}
 	c->stats.c[TFO_STAT_pmtu_handoff]++;
 	return true;
+}
+
+unsigned int
+tfo_control_inbox(struct tfo_control *c, uint64_t now_us)
+{
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+	unsigned int n;
+
+	if (c->inbox == NULL)
+		return 0;
+	n = rte_ring_sc_dequeue_burst(c->inbox, (void **)pkts, c->burst, NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		int pi = tfo_control_port_idx(c, m->port);
+		struct tfo_ptb ptb;
+		struct tfo_pkt p;
+
+		/* control 0 parsed it already: what fails here is lost */
+		if (pi < 0 || tfo_pkt_classify(m, &c->ports[pi], &p) == TFO_PKT_DROP ||
+		    tfo_pkt_icmp_ptb(m, &c->ports[pi], &p, &ptb) != 1) {
+			c->stats.c[TFO_STAT_pmtu_handoff_lost]++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (c->engine != NULL && tfo_engine_ptb(c->engine, &ptb, now_us) != -ENOENT) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (tfo_control_ptb_to_worker(c, m, (uint8_t)pi, &ptb)) {
+			c->stats.c[TFO_STAT_pmtu_handoff]++;
+		} else {
+			c->stats.c[TFO_STAT_pmtu_handoff_lost]++;
+			rte_pktmbuf_free(m);
+		}
+	}
+	return n;
 }
 
 /* ---- keys -------------------------------------------------------------- */
@@ -389,13 +456,14 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 	unsigned int total = 0;
 
 	for (unsigned int wi = 0; wi < c->nb_workers; wi++) {
-		unsigned int n = rte_ring_sc_dequeue_burst(c->workers[wi]->to_control,
+		unsigned int n = rte_ring_sc_dequeue_burst(c->workers[wi]->to_ctl[c->idx],
 							   (void **)pkts, c->burst, NULL);
 
 		total += n;
 		tfo_control_burst(c, pkts, n, now_us);
 	}
-	for (uint8_t pi = 0; pi < c->nb_ports; pi++)
+	total += tfo_control_inbox(c, now_us);
+	for (uint8_t pi = 0; pi < c->nb_ports && c->idx == 0; pi++)
 		if (c->ports[pi].syn_steering)
 			total += tfo_control_syn_queue(c, pi);
 	if (c->engine != NULL)
@@ -412,12 +480,17 @@ tfo_control_main(struct tfo_control *c)
 {
 	uint64_t now_us = rte_rdtsc() / c->tsc_per_us;
 
+	c->lcore_id = rte_lcore_id();
 	c->last_stats_us = now_us;
 	while (!*c->quit) {
+		uint64_t t0 = rte_rdtsc();
 		unsigned int n;
 
-		now_us = rte_rdtsc() / c->tsc_per_us;
+		now_us = t0 / c->tsc_per_us;
 		n = tfo_control_poll(c, now_us);
+		/* busy share, as the workers': sizes control_lcores */
+		if (n != 0)
+			c->stats.c[TFO_STAT_busy_tsc] += rte_rdtsc() - t0;
 		if (c->stats_period_s &&
 		    now_us - c->last_stats_us >= (uint64_t)c->stats_period_s * 1000000)
 			tfo_control_stats_line(c, now_us);
@@ -425,4 +498,14 @@ tfo_control_main(struct tfo_control *c)
 			tfo_nap_us(c->idle_sleep_us);
 	}
 	return 0;
+}
+
+int
+tfo_control_lcore_main(void *arg)
+{
+	struct tfo_control *c = arg;
+
+	TFO_LOG(INFO, "control %u on lcore %u: TX queue %u", c->idx, rte_lcore_id(),
+		c->tx_queue);
+	return tfo_control_main(c);
 }

@@ -179,6 +179,7 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	struct rte_eth_dev_info dev;
 	uint16_t port_id;
 	uint16_t nb_dev_rxq = (uint16_t)(nb_rxq + (syn_queue ? 1 : 0));
+	uint16_t want_txq = nb_txq;	/* workers + control lcores */
 	int rc;
 
 	memset(info, 0, sizeof(*info));
@@ -203,11 +204,13 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	rc = tfo_port_configure_quiet(port_id, nb_dev_rxq, nb_txq, &conf);
 	if (rc != 0 && nb_txq > nb_dev_rxq) {
 		/* Some PMDs (net_tap) need as many TX as RX queues: then the
-		 * control core relays its frames through worker 0's queue. */
+		 * control lcores relay their frames through worker 0's queue
+		 * (all of them, unless each has a queue: the SYN queue's TX
+		 * twin is enough for one control lcore). */
 		rc = rte_eth_dev_configure(port_id, nb_dev_rxq, nb_dev_rxq, &conf);
 		if (rc == 0) {
 			nb_txq = nb_dev_rxq;
-			info->ctrl_tx_relay = nb_txq <= nb_rxq;
+			info->ctrl_tx_relay = nb_txq < want_txq;
 		}
 	}
 	if (rc != 0)

@@ -16,7 +16,8 @@ void
 tfo_control_aggregate(const struct tfo_control *c, struct tfo_stats *total)
 {
 	memset(total, 0, sizeof(*total));
-	tfo_stats_accumulate(total, &c->stats);
+	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
+		tfo_stats_accumulate(total, &tfo_control_peer(c, k)->stats);
 	for (unsigned int i = 0; i < c->nb_workers; i++)
 		tfo_stats_accumulate(total, &c->workers[i]->stats);
 }
@@ -31,6 +32,36 @@ tfo_drops(const struct tfo_stats *s)
 		if (tfo_stats_is_frame_drop(i))
 			d += s->c[i];
 	return d;
+}
+
+/* With several control lcores, one more line: what each one took and holds
+ * (cumulative), so that an uneven or saturated one shows. */
+static void
+tfo_control_stats_line_peers(const struct tfo_control *c)
+{
+	if (tfo_control_nb_peers(c) <= 1)
+		return;
+	fprintf(c->out, "stats: controls");
+	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++) {
+		const struct tfo_control *p = tfo_control_peer(c, k);
+
+		fprintf(c->out, " | %u(lcore %u) ctrl_rx %" PRIu64 " conns %" PRIu64
+			" busy_tsc %" PRIu64, k, p->lcore_id, p->stats.c[TFO_STAT_ctrl_rx],
+			p->stats.c[TFO_STAT_conns_active], p->stats.c[TFO_STAT_busy_tsc]);
+	}
+	fprintf(c->out, "\n");
+}
+
+/* "control(lcore L)" for control 0 (as with one), "controlK(lcore L)". */
+static void
+tfo_control_who(const struct tfo_control *c, unsigned int k, char *who, size_t len)
+{
+	const struct tfo_control *p = tfo_control_peer(c, k);
+
+	if (k == 0)
+		snprintf(who, len, "control(lcore %u)", rte_get_main_lcore());
+	else
+		snprintf(who, len, "control%u(lcore %u)", k, p->lcore_id);
 }
 
 void
@@ -56,6 +87,7 @@ tfo_control_stats_line(struct tfo_control *c, uint64_t now_us)
 		t[TFO_STAT_TCPFastOpenPassive], t[TFO_STAT_TCPFastOpenPassiveFail],
 		t[TFO_STAT_TCPFastOpenListenOverflow], t[TFO_STAT_TCPFastOpenCookieReqd],
 		t[TFO_STAT_TCPFastOpenPassiveAltKey]);
+	tfo_control_stats_line_peers(c);
 	fflush(c->out);
 	c->last_total = total;
 	c->last_stats_us = now_us;
@@ -84,8 +116,9 @@ tfo_ring_backlog(const struct tfo_control *c, const struct tfo_stats *total,
 		   (int64_t)(total->c[TFO_STAT_ctrl_relayed] - total->c[TFO_STAT_tx_relay_in]);
 	*in_rings = 0;
 	for (unsigned int i = 0; i < c->nb_workers; i++)
-		if (c->workers[i]->to_control != NULL)
-			*in_rings += rte_ring_count(c->workers[i]->to_control);
+		for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
+			if (c->workers[i]->to_ctl[k] != NULL)
+				*in_rings += rte_ring_count(c->workers[i]->to_ctl[k]);
 	for (uint16_t i = 0; i < c->nb_ports; i++)
 		if (c->relay[i] != NULL)
 			*in_rings += rte_ring_count(c->relay[i]);
@@ -118,8 +151,11 @@ tfo_control_accounting(const struct tfo_control *c, FILE *f)
 	tfo_ring_backlog(c, &total, &counted, &in_rings);
 	if (f != NULL)
 		fprintf(f, "summary: accounting (every frame counted exactly once)\n");
-	snprintf(who, sizeof(who), "control(lcore %u)", rte_get_main_lcore());
-	ok = tfo_summary_acct(f, who, &c->stats);
+	ok = true;
+	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++) {
+		tfo_control_who(c, k, who, sizeof(who));
+		ok &= tfo_summary_acct(f, who, &tfo_control_peer(c, k)->stats);
+	}
 	for (unsigned int i = 0; i < c->nb_workers; i++) {
 		snprintf(who, sizeof(who), "worker%u(lcore %u)", i, c->workers[i]->lcore_id);
 		ok &= tfo_summary_acct(f, who, &c->workers[i]->stats);
@@ -143,8 +179,10 @@ tfo_control_summary(const struct tfo_control *c, FILE *f)
 	tfo_control_aggregate(c, &total);
 	fprintf(f, "summary: counters (all lcores)\n");
 	tfo_summary_lcore(f, "total", &total);
-	snprintf(who, sizeof(who), "control(lcore %u)", rte_get_main_lcore());
-	tfo_summary_lcore(f, who, &c->stats);
+	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++) {
+		tfo_control_who(c, k, who, sizeof(who));
+		tfo_summary_lcore(f, who, &tfo_control_peer(c, k)->stats);
+	}
 	for (unsigned int i = 0; i < c->nb_workers; i++) {
 		snprintf(who, sizeof(who), "worker%u(lcore %u)", i,
 			 c->workers[i]->lcore_id);

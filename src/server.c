@@ -29,18 +29,24 @@ struct tfo_server {
 	char name[16];			/* prefix of pool and ring names */
 	volatile bool quit;
 	bool devices;			/* ports are rte_eth devices we set up */
+	unsigned int nb_controls;	/* control lcores: the first ones */
 	unsigned int nb_workers;
 	unsigned int nb_ports;
 	unsigned int nb_ports_up;	/* devices set up, closed by free */
 	struct rte_mempool *pool;
 	struct tfo_port_info ports[TFO_MAX_PORTS];
 	struct tfo_worker **workers;
-	struct rte_ring **rings;	/* worker i -> control */
+	/* worker i -> control k: rings[k * nb_workers + i] */
+	struct rte_ring **rings;
 	struct rte_ring **syn_inbox;	/* control -> worker i: SYNs, path-MTU errors */
-	struct rte_ring *relay[TFO_MAX_PORTS];
-	struct tfo_control control;
+	struct rte_ring *relay[TFO_MAX_PORTS];	/* every control -> worker 0 */
+	struct tfo_control control;	/* control 0 (the main lcore) */
+	/* controls[0] = &control; 1..nb_controls-1 allocated */
+	struct tfo_control *controls[TFO_MAX_CONTROLS];
+	unsigned int ctl_lcore[TFO_MAX_CONTROLS];
+	struct rte_ring *ctl_inbox[TFO_MAX_CONTROLS];	/* control 0 -> k: PTB */
 	struct tfo_keyring *keys;
-	struct tfo_cookie_ctx *ctl_cookies;
+	struct tfo_cookie_ctx *ctl_cookies[TFO_MAX_CONTROLS];
 	char key_path[PATH_MAX * 2];	/* resolved [tfo] key_file, or "" */
 	unsigned int nb_services;
 	struct tfo_service_inst services[TFO_MAX_SERVICES];
@@ -209,10 +215,9 @@ srv_ring(struct tfo_server *s, const char *kind, unsigned int i, uint32_t size,
 	return r;
 }
 
-/*
- * mbufs: every RX and TX descriptor full, every ring full, every lcore's
- * cache and TX buffers full, and room for the frames in flight.
- */
+/* Slots of the inbox of a control lcore > 0: path-MTU errors only. */
+#define SRV_CTL_INBOX 256u
+
 /* A worker's inbox: the SYNs of hardware steering need the ring size;
  * without, it carries only path-MTU errors. */
 static unsigned int
@@ -224,19 +229,25 @@ srv_inbox_size(const struct tfo_server *s)
 	return RTE_MIN(s->cfg.ring_size, 256u);
 }
 
+/*
+ * mbufs: every RX and TX descriptor full, every ring full, every lcore's
+ * cache and TX buffers full, and room for the frames in flight.
+ */
 static uint32_t
 srv_pool_need(const struct tfo_server *s)
 {
 	const struct tfo_config *c = &s->cfg;
-	uint64_t need = 1024, nb_lcores = s->nb_workers + 1;
+	uint64_t need = 1024, nb_lcores = s->nb_workers + s->nb_controls;
 
 	for (unsigned int i = 0; i < c->nb_ports; i++)
 		need += (uint64_t)(s->nb_workers + c->ports[i].syn_steering) *
 			c->ports[i].rx_desc +
-			(uint64_t)(s->nb_workers + 1) * c->ports[i].tx_desc;
-	need += (uint64_t)s->nb_workers * c->ring_size + 1024 * c->nb_ports;
-	/* the workers' inboxes */
-	need += (uint64_t)s->nb_workers * srv_inbox_size(s);
+			(uint64_t)(s->nb_workers + s->nb_controls) * c->ports[i].tx_desc;
+	/* every worker's ring to every control lcore, the relay rings */
+	need += (uint64_t)s->nb_workers * s->nb_controls * c->ring_size + 1024 * c->nb_ports;
+	/* the workers' inboxes, the inboxes of controls 1..N-1 */
+	need += (uint64_t)s->nb_workers * srv_inbox_size(s) +
+		(uint64_t)(s->nb_controls - 1) * SRV_CTL_INBOX;
 	need += nb_lcores * (c->mbuf_cache * 3 / 2 + c->burst + TFO_TX_BUF * c->nb_ports);
 	return (uint32_t)RTE_MIN(need, (uint64_t)UINT32_MAX);
 }
@@ -251,8 +262,9 @@ srv_pool(struct tfo_server *s, int socket, char *err, size_t errlen)
 	nb_mbufs = s->p.nb_mbufs ? s->p.nb_mbufs : s->cfg.mbufs ? s->cfg.mbufs : need;
 	if (s->p.nb_mbufs == 0 && nb_mbufs < need)
 		return tfo_errmsg(err, errlen, "[server] mbufs = %u: too small for %u workers, "
-			       "%u ports and their queues/rings; need at least %u (or 0 = "
-			       "computed)", s->cfg.mbufs, s->nb_workers, s->nb_ports, need);
+			       "%u control lcores, %u ports and their queues/rings; need at "
+			       "least %u (or 0 = computed)", s->cfg.mbufs, s->nb_workers,
+			       s->nb_controls, s->nb_ports, need);
 	for (unsigned int i = 0; i < s->nb_ports; i++) {
 		uint16_t mtu = s->devices ? s->cfg.ports[i].mtu : s->p.ports[i].mtu;
 
@@ -282,7 +294,7 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 	}
 	for (unsigned int i = 0; i < s->nb_ports; i++) {
 		if (tfo_port_setup(&s->cfg.ports[i], (uint16_t)s->nb_workers,
-				   (uint16_t)(s->nb_workers + 1), s->pool, addr_base,
+				   (uint16_t)(s->nb_workers + s->nb_controls), s->pool, addr_base,
 				   &s->ports[i], err, errlen) < 0)
 			return -EINVAL;
 		s->nb_ports_up++;
@@ -293,7 +305,7 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* Worker @p wi on @p lcore: its ring to the control core, its inbox
+/* Worker @p wi on @p lcore: its ring to each control lcore, its inbox
  * (steered SYNs, path-MTU errors), its cookie checker, its engine. */
 static int
 srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
@@ -312,11 +324,19 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 	};
 	char name[32];
 	struct tfo_worker *w;
-	s->rings[wi] = srv_ring(s, "ctl", wi, s->cfg.ring_size, wsock, RING_F_EXACT_SZ,
-				err, errlen);
-	if (s->rings[wi] == NULL)
-		return -ENOMEM;
-	wp.to_control = s->rings[wi];
+
+	/* ring i = k * nb_workers + wi: control 0's keep their names */
+	for (unsigned int k = 0; k < s->nb_controls; k++) {
+		unsigned int i = k * s->nb_workers + wi;
+
+		s->rings[i] = srv_ring(s, "ctl", i, s->cfg.ring_size, wsock, RING_F_EXACT_SZ,
+				       err, errlen);
+		if (s->rings[i] == NULL)
+			return -ENOMEM;
+		wp.to_controls[k] = s->rings[i];
+	}
+	wp.to_control = wp.to_controls[0];
+	wp.nb_controls = s->nb_controls;
 	s->syn_inbox[wi] = srv_ring(s, "syn", wi, srv_inbox_size(s), wsock,
 				    RING_F_EXACT_SZ, err, errlen);
 	if (s->syn_inbox[wi] == NULL)
@@ -344,11 +364,12 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 static int
 srv_workers(struct tfo_server *s, char *err, size_t errlen)
 {
-	unsigned int wi = 0, lcore;
+	unsigned int wi = 0, ci = 1, lcore;
 	int rc;
 
 	s->workers = rte_zmalloc("tfo_workers", sizeof(*s->workers) * s->nb_workers, 0);
-	s->rings = rte_zmalloc("tfo_rings", sizeof(*s->rings) * s->nb_workers, 0);
+	s->rings = rte_zmalloc("tfo_rings",
+			       sizeof(*s->rings) * s->nb_workers * s->nb_controls, 0);
 	s->syn_inbox = rte_zmalloc("tfo_syn", sizeof(*s->syn_inbox) * s->nb_workers, 0);
 	if (s->workers == NULL || s->rings == NULL || s->syn_inbox == NULL)
 		return tfo_errmsg(err, errlen, "out of memory for %u workers", s->nb_workers);
@@ -360,7 +381,13 @@ srv_workers(struct tfo_server *s, char *err, size_t errlen)
 		}
 		return 0;
 	}
+	/* the first nb_controls - 1 EAL worker lcores are control lcores */
+	s->ctl_lcore[0] = rte_get_main_lcore();
 	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (ci < s->nb_controls) {
+			s->ctl_lcore[ci++] = lcore;
+			continue;
+		}
 		rc = srv_worker(s, wi++, lcore, err, errlen);
 		if (rc < 0)
 			return rc;
@@ -368,12 +395,21 @@ srv_workers(struct tfo_server *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* The control core: its engine, its keys, the relay rings by which worker
- * 0 sends for it on ports that gave it no TX queue. */
+/*
+ * Control lcore @p k: its engine, its cookie generator, (control 0) the
+ * keys, and the relay rings by which worker 0 sends for every control
+ * lcore on ports that gave them no TX queue (created with control 0,
+ * multi-producer by use); (k > 0) its inbox for control 0's path-MTU
+ * hand-overs.
+ */
 static int
-srv_control(struct tfo_server *s, int socket, char *err, size_t errlen)
+srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 {
-	struct tfo_control *c = &s->control;
+	int socket = s->devices ? (int)rte_lcore_to_socket_id(s->ctl_lcore[k]) :
+				  (int)rte_socket_id();
+	struct tfo_control *c = k == 0 ? &s->control :
+				rte_zmalloc_socket("tfo_control", sizeof(*c),
+						   RTE_CACHE_LINE_SIZE, socket);
 	struct tfo_control_params cp = {
 		.cfg = &s->cfg,
 		.ports = s->ports,
@@ -381,41 +417,75 @@ srv_control(struct tfo_server *s, int socket, char *err, size_t errlen)
 		.workers = s->workers,
 		.nb_workers = s->nb_workers,
 		.quit = &s->quit,
+		.idx = k,
+		.nb_controls = s->nb_controls,
+		.peers = s->controls,
 	};
 	char name[32];
 	int rc = -ENOMEM;
 
-	snprintf(name, sizeof(name), "%scontrol", s->p.name ? s->p.name : "");
+	if (c == NULL)
+		return tfo_errmsg(err, errlen, "out of memory for control lcore %u", k);
+	s->controls[k] = c;
+	if (k == 0)
+		snprintf(name, sizeof(name), "%scontrol", s->p.name ? s->p.name : "");
+	else
+		snprintf(name, sizeof(name), "%scontrol%u", s->p.name ? s->p.name : "", k);
 	/* the engine counts in c->stats and sends by c->tx, which
 	 * tfo_control_init zeroes in place */
 	cp.engine = srv_engine(s, name, socket, &c->stats, &c->tx, true, err, errlen);
 	if (cp.engine == NULL)
 		return -ENOMEM;
 	if (s->keys != NULL) {
-		cp.keys = s->keys;
-		if (s->key_path[0] != '\0')
-			cp.key_file = s->key_path;
-		s->ctl_cookies = srv_cookie_ctx(s, socket, err, errlen);
-		if (s->ctl_cookies == NULL)
+		if (k == 0) {
+			cp.keys = s->keys;
+			if (s->key_path[0] != '\0')
+				cp.key_file = s->key_path;
+		}
+		s->ctl_cookies[k] = srv_cookie_ctx(s, socket, err, errlen);
+		if (s->ctl_cookies[k] == NULL)
 			goto fail;
-		cp.cookies = s->ctl_cookies;
+		cp.cookies = s->ctl_cookies[k];
+	}
+	if (k > 0) {
+		s->ctl_inbox[k] = srv_ring(s, "cin", k, SRV_CTL_INBOX, socket, RING_F_EXACT_SZ,
+					   err, errlen);
+		if (s->ctl_inbox[k] == NULL)
+			goto fail;
+		cp.inbox = s->ctl_inbox[k];
 	}
 	for (unsigned int i = 0; i < s->nb_ports; i++) {
 		if (!s->ports[i].ctrl_tx_relay)
 			continue;
-		s->relay[i] = srv_ring(s, "relay", i, 1024, socket, 0, err, errlen);
-		if (s->relay[i] == NULL)
-			goto fail;
+		if (k == 0) {
+			s->relay[i] = srv_ring(s, "relay", i, 1024, socket, 0, err, errlen);
+			if (s->relay[i] == NULL)
+				goto fail;
+			s->workers[0]->relay[i] = s->relay[i];
+		}
 		cp.relay[i] = s->relay[i];
-		s->workers[0]->relay[i] = s->relay[i];
 	}
-	if (tfo_control_init(c, &cp) == 0)
+	if (tfo_control_init(c, &cp) == 0) {
+		c->lcore_id = s->ctl_lcore[k];
 		return 0;
-	rc = tfo_errmsg(err, errlen, "control core: bad parameters");
+	}
+	rc = tfo_errmsg(err, errlen, "control lcore %u: bad parameters", k);
 fail:
 	/* not yet c->engine, which tfo_server_destroy frees */
 	tfo_engine_free(cp.engine);
 	return rc;
+}
+
+static int
+srv_controls(struct tfo_server *s, char *err, size_t errlen)
+{
+	for (unsigned int k = 0; k < s->nb_controls; k++) {
+		int rc = srv_control(s, k, err, errlen);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 static int
@@ -424,8 +494,15 @@ srv_check(struct tfo_server *s, const struct tfo_server_params *p, char *err,
 {
 	unsigned int nb_lcores = rte_lcore_count();
 
-	if (p->ports == NULL && p->nb_workers != 0)
-		return tfo_errmsg(err, errlen, "nb_workers is only for a server without devices");
+	if (p->ports == NULL && (p->nb_workers != 0 || p->nb_controls != 0))
+		return tfo_errmsg(err, errlen, "nb_workers and nb_controls are only for a server "
+			       "without devices");
+	s->nb_controls = p->nb_controls != 0 ? p->nb_controls : s->cfg.control_lcores;
+	if (s->nb_controls == 0)
+		s->nb_controls = 1;
+	if (s->nb_controls > TFO_MAX_CONTROLS)
+		return tfo_errmsg(err, errlen, "[server] control_lcores = %u: at most %d",
+			       s->nb_controls, TFO_MAX_CONTROLS);
 	if (p->ports != NULL) {
 		if (p->nb_workers == 0 || p->nb_ports == 0 || p->nb_ports > TFO_MAX_PORTS)
 			return tfo_errmsg(err, errlen, "a server without devices needs workers "
@@ -434,11 +511,15 @@ srv_check(struct tfo_server *s, const struct tfo_server_params *p, char *err,
 		s->nb_ports = p->nb_ports;
 		return 0;
 	}
-	if (nb_lcores < 2)
+	if (s->nb_controls == 1 && nb_lcores < 2)
 		return tfo_errmsg(err, errlen, "need at least 2 lcores (control + one worker); "
 			       "EAL gave %u (use -l 0-1 or more)", nb_lcores);
+	if (nb_lcores < s->nb_controls + 1)
+		return tfo_errmsg(err, errlen, "[server] control_lcores = %u needs at least %u "
+			       "lcores, EAL gave %u (use -l/--lcores)", s->nb_controls,
+			       s->nb_controls + 1, nb_lcores);
 	s->devices = true;
-	s->nb_workers = nb_lcores - 1;
+	s->nb_workers = nb_lcores - s->nb_controls;
 	s->nb_ports = s->cfg.nb_ports;
 	return 0;
 }
@@ -462,7 +543,7 @@ srv_build(struct tfo_server *s, char *err, size_t errlen)
 	if (rc == 0)
 		rc = srv_workers(s, err, errlen);
 	if (rc == 0)
-		rc = srv_control(s, socket, err, errlen);
+		rc = srv_controls(s, err, errlen);
 	return rc;
 }
 
@@ -515,8 +596,8 @@ srv_worker_free(struct tfo_server *s, unsigned int wi)
 		tfo_cookie_ctx_free(w->cookies);
 		rte_free(w);
 	}
-	if (s->rings != NULL)
-		srv_ring_free(s->rings[wi]);
+	for (unsigned int k = 0; s->rings != NULL && k < s->nb_controls; k++)
+		srv_ring_free(s->rings[k * s->nb_workers + wi]);
 	if (s->syn_inbox != NULL)
 		srv_ring_free(s->syn_inbox[wi]);
 }
@@ -530,8 +611,14 @@ tfo_server_free(struct tfo_server *s)
 		tfo_port_close(&s->ports[i]);
 	if (s->p.telemetry)
 		return;	/* the telemetry thread may still read it all (server.h) */
-	tfo_engine_free(s->control.engine);
-	tfo_cookie_ctx_free(s->ctl_cookies);
+	for (unsigned int k = 0; k < s->nb_controls; k++) {
+		if (s->controls[k] != NULL)
+			tfo_engine_free(s->controls[k]->engine);
+		tfo_cookie_ctx_free(s->ctl_cookies[k]);
+		srv_ring_free(s->ctl_inbox[k]);
+		if (k > 0)
+			rte_free(s->controls[k]);
+	}
 	for (unsigned int i = 0; i < TFO_MAX_PORTS; i++)
 		srv_ring_free(s->relay[i]);
 	for (unsigned int wi = 0; wi < s->nb_workers; wi++)
@@ -550,13 +637,18 @@ tfo_server_free(struct tfo_server *s)
 int
 tfo_server_launch(struct tfo_server *s)
 {
-	unsigned int lcore, wi = 0;
+	unsigned int lcore, wi = 0, ci = 1;
 	int rc;
 
 	if (!s->devices)
 		return -ENOTSUP;
+	/* the first EAL worker lcores are controls 1..N-1 (srv_workers) */
 	RTE_LCORE_FOREACH_WORKER(lcore) {
-		rc = rte_eal_remote_launch(tfo_worker_main, s->workers[wi++], lcore);
+		if (ci < s->nb_controls)
+			rc = rte_eal_remote_launch(tfo_control_lcore_main, s->controls[ci++],
+						   lcore);
+		else
+			rc = rte_eal_remote_launch(tfo_worker_main, s->workers[wi++], lcore);
 		if (rc != 0)
 			return rc;
 	}
@@ -604,6 +696,18 @@ struct tfo_control *
 tfo_server_control(struct tfo_server *s)
 {
 	return &s->control;
+}
+
+unsigned int
+tfo_server_nb_controls(const struct tfo_server *s)
+{
+	return s->nb_controls;
+}
+
+struct tfo_control *
+tfo_server_control_at(struct tfo_server *s, unsigned int i)
+{
+	return i < s->nb_controls ? s->controls[i] : NULL;
 }
 
 struct rte_mempool *

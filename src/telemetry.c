@@ -52,8 +52,23 @@ tfo_tel_pool_in_use(struct rte_mempool *mp, void *arg)
 	*(uint64_t *)arg += rte_mempool_in_use_count(mp);
 }
 
+/* Snapshot entries: the control lcores, then the workers. */
+static unsigned int
+tfo_tel_nb_lcores(const struct tfo_control *c)
+{
+	return tfo_control_nb_peers(c) + c->nb_workers;
+}
+
+static const struct tfo_stats *
+tfo_tel_lcore_stats(const struct tfo_control *c, unsigned int i)
+{
+	unsigned int nc = tfo_control_nb_peers(c);
+
+	return i < nc ? &tfo_control_peer(c, i)->stats : &c->workers[i - nc]->stats;
+}
+
 /*
- * Copy every lcore's counters (control first) into @p snap. A busy lcore
+ * Copy every lcore's counters (control lcores first) into @p snap. A busy lcore
  * may be in the middle of a burst, so that its copy does not balance: copy
  * again a few times, 1 ms apart, until all balance (an idle server always
  * does; a busy one shows what it shows).
@@ -65,11 +80,10 @@ tfo_tel_snapshot(const struct tfo_control *c, struct tfo_stats *snap)
 		struct tfo_acct a;
 		bool ok;
 
-		snap[0] = c->stats;
-		ok = tfo_stats_account(&snap[0], &a);
-		for (unsigned int i = 0; i < c->nb_workers; i++) {
-			snap[1 + i] = c->workers[i]->stats;
-			ok &= tfo_stats_account(&snap[1 + i], &a);
+		ok = true;
+		for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++) {
+			snap[i] = *tfo_tel_lcore_stats(c, i);
+			ok &= tfo_stats_account(&snap[i], &a);
 		}
 		if (ok)
 			return;
@@ -77,16 +91,25 @@ tfo_tel_snapshot(const struct tfo_control *c, struct tfo_stats *snap)
 	}
 }
 
-/* Name and lcore id of snapshot entry @p i (0: the control core). */
+/* Name and lcore id of snapshot entry @p i: control 0 "lcoreL_control"
+ * (as with one), control K "lcoreL_controlK", worker W "lcoreL_workerW". */
 static unsigned int
 tfo_tel_lcore_name(const struct tfo_control *c, unsigned int i, char *name, size_t len)
 {
+	unsigned int nc = tfo_control_nb_peers(c), lc;
+
 	if (i == 0) {
 		snprintf(name, len, "lcore%u_control", rte_get_main_lcore());
 		return rte_get_main_lcore();
 	}
-	snprintf(name, len, "lcore%u_worker%u", c->workers[i - 1]->lcore_id, i - 1);
-	return c->workers[i - 1]->lcore_id;
+	if (i < nc) {
+		lc = tfo_control_peer(c, i)->lcore_id;
+		snprintf(name, len, "lcore%u_control%u", lc, i);
+		return lc;
+	}
+	lc = c->workers[i - nc]->lcore_id;
+	snprintf(name, len, "lcore%u_worker%u", lc, i - nc);
+	return lc;
 }
 
 /*
@@ -126,20 +149,20 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	if (list) {
 		rte_tel_data_start_dict(d);
-		for (unsigned int i = 0; i <= c->nb_workers; i++) {
+		for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++) {
 			unsigned int lc = tfo_tel_lcore_name(c, i, name, sizeof(name));
 
 			rte_tel_data_add_dict_u64(d, name, lc);
 		}
 		return 0;
 	}
-	snap = malloc(sizeof(*snap) * (c->nb_workers + 1));
+	snap = malloc(sizeof(*snap) * tfo_tel_nb_lcores(c));
 	if (snap == NULL)
 		return -ENOMEM;
 	tfo_tel_snapshot(c, snap);
 	if (one) {
 		rc = -EINVAL;
-		for (unsigned int i = 0; i <= c->nb_workers; i++) {
+		for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++) {
 			if (tfo_tel_lcore_name(c, i, name, sizeof(name)) != want)
 				continue;
 			tfo_tel_add_stats(d, &snap[i], true);
@@ -150,7 +173,7 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		return rc;
 	}
 	memset(&total, 0, sizeof(total));
-	for (unsigned int i = 0; i <= c->nb_workers; i++)
+	for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++)
 		tfo_stats_accumulate(&total, &snap[i]);
 	tfo_tel_add_stats(d, &total, true);
 	tfo_tel_add_acct(d, &total);
@@ -159,7 +182,7 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	 * Read racily from the lcore caches: exact only when idle. */
 	rte_mempool_walk(tfo_tel_pool_in_use, &in_use);
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use", in_use);
-	for (unsigned int i = 0; i <= c->nb_workers && !total_only; i++) {
+	for (unsigned int i = 0; i < tfo_tel_nb_lcores(c) && !total_only; i++) {
 		sub = rte_tel_data_alloc();
 		if (sub == NULL) {
 			rc = -ENOMEM;
@@ -321,25 +344,19 @@ tfo_tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (c == NULL)
 		return -ENODEV;
 	rte_tel_data_start_dict(d);
-	if (c->engine != NULL) {
-		struct rte_tel_data *sub = rte_tel_data_alloc();
-
-		if (sub == NULL)
-			return -ENOMEM;
-		tfo_tel_add_conns(sub, c->engine);
-		snprintf(name, sizeof(name), "lcore%u_control", rte_get_main_lcore());
-		rte_tel_data_add_dict_container(d, name, sub, 0);
-	}
-	for (unsigned int i = 0; i < c->nb_workers; i++) {
+	for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++) {
+		unsigned int nc = tfo_control_nb_peers(c);
+		const struct tfo_engine *e = i < nc ? tfo_control_peer(c, i)->engine :
+					     c->workers[i - nc]->engine;
 		struct rte_tel_data *sub;
 
-		if (c->workers[i]->engine == NULL)
+		if (e == NULL)
 			continue;
 		sub = rte_tel_data_alloc();
 		if (sub == NULL)
 			return -ENOMEM;
-		tfo_tel_add_conns(sub, c->workers[i]->engine);
-		snprintf(name, sizeof(name), "lcore%u_worker%u", c->workers[i]->lcore_id, i);
+		tfo_tel_add_conns(sub, e);
+		tfo_tel_lcore_name(c, i, name, sizeof(name));
 		rte_tel_data_add_dict_container(d, name, sub, 0);
 	}
 	return 0;

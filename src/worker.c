@@ -46,7 +46,8 @@ tfo_worker_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 int
 tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 {
-	if (p->burst == 0 || p->burst > TFO_TX_BUF || p->nb_ports > TFO_MAX_PORTS)
+	if (p->burst == 0 || p->burst > TFO_TX_BUF || p->nb_ports > TFO_MAX_PORTS ||
+	    p->nb_controls > TFO_MAX_CONTROLS)
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->queue = p->queue;
@@ -54,6 +55,13 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	w->ports = p->ports;
 	w->nb_ports = p->nb_ports;
 	w->to_control = p->to_control;
+	w->nb_controls = 1;
+	if (p->nb_controls > 1) {
+		w->nb_controls = p->nb_controls;
+		memcpy(w->to_ctl, p->to_controls, sizeof(w->to_ctl[0]) * p->nb_controls);
+		w->to_control = w->to_ctl[0];
+	}
+	w->to_ctl[0] = w->to_control;
 	w->syn_inbox = p->syn_inbox;
 	w->burst = p->burst;
 	w->idle_sleep_us = p->idle_sleep_us;
@@ -67,15 +75,16 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	return 0;
 }
 
-/* Hand @n frames to the control core; a full ring is a counted drop. */
+/* Hand @n frames to control lcore @ci; a full ring is a counted drop. */
 static void
-tfo_worker_to_control(struct tfo_worker *w, struct rte_mbuf **pkts, unsigned int n)
+tfo_worker_ring_put(struct tfo_worker *w, unsigned int ci, struct rte_mbuf **pkts,
+		    unsigned int n)
 {
 	unsigned int done;
 
 	if (n == 0)
 		return;
-	done = rte_ring_sp_enqueue_burst(w->to_control, (void **)pkts, n, NULL);
+	done = rte_ring_sp_enqueue_burst(w->to_ctl[ci], (void **)pkts, n, NULL);
 	w->stats.c[TFO_STAT_to_control] += done;
 	if (unlikely(done < n)) {
 		w->stats.c[TFO_STAT_ring_drop_full] += n - done;
@@ -83,12 +92,43 @@ tfo_worker_to_control(struct tfo_worker *w, struct rte_mbuf **pkts, unsigned int
 	}
 }
 
+/*
+ * The burst's frames for the control lcores: with one, a single enqueue;
+ * with several, grouped by control lcore (@ctl[i]: that of @pkts[i]),
+ * one enqueue per control lcore that has frames.
+ */
+static void
+tfo_worker_to_control(struct tfo_worker *w, struct rte_mbuf **pkts, const uint8_t *ctl,
+		      unsigned int n)
+{
+	struct rte_mbuf *grp[TFO_TX_BUF];
+	uint16_t cnt[TFO_MAX_CONTROLS + 1] = { 0 };
+
+	if (w->nb_controls <= 1 || n == 0) {
+		tfo_worker_ring_put(w, 0, pkts, n);
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		cnt[ctl[i] + 1]++;
+	for (unsigned int ci = 1; ci <= w->nb_controls; ci++)
+		cnt[ci] = (uint16_t)(cnt[ci] + cnt[ci - 1]);
+	/* cnt[ci]: where control ci's group starts; advanced while filling */
+	for (unsigned int i = 0; i < n; i++)
+		grp[cnt[ctl[i]]++] = pkts[i];
+	for (unsigned int ci = 0, start = 0; ci < w->nb_controls; ci++) {
+		tfo_worker_ring_put(w, ci, &grp[start], cnt[ci] - start);
+		start = cnt[ci];
+	}
+}
+
 /* Per-burst scratch of the TCP fast path. */
 struct tfo_burst {
 	unsigned int n;			/* TCP segments */
-	unsigned int nc;		/* frames for the control core */
+	unsigned int nc;		/* frames for the control lcores */
 	unsigned int ncook;		/* SYNs whose cookie is checked */
+	unsigned int nb_controls;	/* the worker's */
 	struct rte_mbuf *ctrl[TFO_TX_BUF];
+	uint8_t ctl[TFO_TX_BUF];	/* the control lcore of each ctrl[] */
 	struct rte_mbuf *m[TFO_TX_BUF];
 	const struct tfo_pkt *p[TFO_TX_BUF];
 	struct tfo_conn *conn[TFO_TX_BUF];
@@ -98,10 +138,14 @@ struct tfo_burst {
 	uint8_t verdict[TFO_TX_BUF];
 };
 
+/* @p p: the TCP segment's parse (its control lcore by tfo_ctrl_pick);
+ * NULL for ARP, ICMP and ICMPv6, which control 0 handles. */
 static inline void
-tfo_to_ctrl(struct tfo_burst *b, struct rte_mbuf *m, enum tfo_ctrl_reason r)
+tfo_to_ctrl(struct tfo_burst *b, struct rte_mbuf *m, const struct tfo_pkt *p,
+	    enum tfo_ctrl_reason r)
 {
 	tfo_ctrl_reason_set(m, r);
+	b->ctl[b->nc] = (uint8_t)(p != NULL ? tfo_ctrl_pick(p, b->nb_controls) : 0);
 	b->ctrl[b->nc++] = m;
 }
 
@@ -130,16 +174,16 @@ tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 		return;
 	case -EBUSY:
 		w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
-		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
+		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_OVERFLOW);
 		return;
 	case -EDQUOT:	/* counted by the engine */
-		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
+		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_OVERFLOW);
 		return;
 	case -ENOSPC:
-		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_FULL);
+		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_FULL);
 		return;
 	default:	/* -ENOENT: nothing listens there */
-		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_NO_SERVICE);
+		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_NO_SERVICE);
 		return;
 	}
 }
@@ -159,7 +203,7 @@ tfo_worker_over_limit(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 		return false;
 	if (rc == -EBUSY)	/* -EDQUOT is counted by the engine */
 		w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
-	tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_OVERFLOW);
+	tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_OVERFLOW);
 	return true;
 }
 
@@ -178,11 +222,11 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	const uint8_t *th = tfo_pkt_tcp_hdr(m, p);
 
 	if (w->cookies == NULL) {
-		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_SYN);
+		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_SYN);
 		return;
 	}
 	if (tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, o) < 0) {
-		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_SYN);
+		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_SYN);
 		return;
 	}
 	if (w->cookie_not_required && p->payload_len > 0 &&
@@ -194,11 +238,11 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	switch (o->cookie_state) {
 	case TFO_COOKIE_REQUEST:
 		w->stats.c[TFO_STAT_TCPFastOpenCookieReqd]++;
-		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_COOKIE_REQ);
+		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_COOKIE_REQ);
 		return;
 	case TFO_COOKIE_INVALID:
 		w->stats.c[TFO_STAT_TCPFastOpenPassiveFail]++;
-		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_BAD_COOKIE);
+		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_BAD_COOKIE);
 		return;
 	case TFO_COOKIE_PRESENT:
 		if (tfo_worker_over_limit(w, b, j, now_us))
@@ -213,7 +257,7 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 		b->cook_idx[b->ncook++] = (uint8_t)j;
 		return;
 	default:
-		tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_SYN);
+		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_SYN);
 		return;
 	}
 }
@@ -263,7 +307,7 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 			break;
 		default:
 			w->stats.c[TFO_STAT_TCPFastOpenPassiveFail]++;
-			tfo_to_ctrl(b, b->m[j], TFO_CTRL_TCP_BAD_COOKIE);
+			tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_BAD_COOKIE);
 			break;
 		}
 	}
@@ -290,7 +334,7 @@ tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
 		if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN)
 			tfo_worker_syn(w, b, j, m, port_idx, now_us);
 		else
-			tfo_to_ctrl(b, m, TFO_CTRL_TCP_MISS);
+			tfo_to_ctrl(b, m, p, TFO_CTRL_TCP_MISS);
 	}
 	if (b->ncook > 0)
 		tfo_worker_cookie_batch(w, b, port_idx, now_us);
@@ -313,6 +357,7 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 
 	b.n = 0;
 	b.nc = 0;
+	b.nb_controls = w->nb_controls;
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct tfo_pkt *p = &pk[i];
@@ -329,13 +374,13 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 			b.p[b.n++] = p;
 			break;
 		case TFO_PKT_ARP:
-			tfo_to_ctrl(&b, m, TFO_CTRL_ARP);
+			tfo_to_ctrl(&b, m, NULL, TFO_CTRL_ARP);
 			break;
 		case TFO_PKT_ICMP:
-			tfo_to_ctrl(&b, m, TFO_CTRL_ICMP);
+			tfo_to_ctrl(&b, m, NULL, TFO_CTRL_ICMP);
 			break;
 		case TFO_PKT_ICMP6:
-			tfo_to_ctrl(&b, m, TFO_CTRL_ICMP6);
+			tfo_to_ctrl(&b, m, NULL, TFO_CTRL_ICMP6);
 			break;
 		case TFO_PKT_MLD:
 			/* listeners' chatter on the link: seen, not a drop
@@ -353,7 +398,7 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 	}
 	if (b.n > 0)
 		tfo_worker_tcp(w, &b, port_idx, now_us);
-	tfo_worker_to_control(w, b.ctrl, b.nc);
+	tfo_worker_to_control(w, b.ctrl, b.ctl, b.nc);
 	if (nd)
 		rte_pktmbuf_free_bulk(drop, nd);
 }

@@ -51,8 +51,9 @@ usage(FILE *f, const char *prog)
 		"TCP Fast Open (RFC 7413) server on DPDK. Without EAL arguments the\n"
 		"[eal] args of the configuration are used (the embedded default: one\n"
 		"net_tap port, kernel interface tfo0, --no-huge). Without \"--\", all\n"
-		"arguments are options. The first lcore is the control core, every\n"
-		"other lcore a worker with one RX/TX queue on every port.\n"
+		"arguments are options. The first lcore is the control core (the\n"
+		"first N with server.control_lcores = N: the slow path spread over\n"
+		"them), every other lcore a worker with one RX/TX queue on every port.\n"
 		"\n"
 		"options:\n"
 		"  --config FILE         configuration file (default: the embedded one)\n"
@@ -406,9 +407,14 @@ main(int argc, char **argv)
 	rc = tfo_server_launch(s);
 	if (rc != 0)
 		app_die("cannot launch the workers: %s", strerror(-rc));
-	printf("tfo-server: running: control on lcore %u, %u worker(s), %u port(s); "
-	       "Ctrl-C to stop\n", rte_get_main_lcore(), tfo_server_nb_workers(s),
-	       tfo_server_nb_ports(s));
+	if (tfo_server_nb_controls(s) > 1)
+		printf("tfo-server: running: %u control lcores (control 0 on lcore %u), "
+		       "%u worker(s), %u port(s); Ctrl-C to stop\n", tfo_server_nb_controls(s),
+		       rte_get_main_lcore(), tfo_server_nb_workers(s), tfo_server_nb_ports(s));
+	else
+		printf("tfo-server: running: control on lcore %u, %u worker(s), %u port(s); "
+		       "Ctrl-C to stop\n", rte_get_main_lcore(), tfo_server_nb_workers(s),
+		       tfo_server_nb_ports(s));
 	fflush(stdout);
 
 	tfo_server_run(s);

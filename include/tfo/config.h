@@ -73,6 +73,7 @@ struct tfo_config {
 	uint32_t mbufs;			/**< mbufs in the pool, 0 = computed */
 	uint32_t mbuf_cache;		/**< per-lcore mempool cache */
 	uint32_t idle_sleep_us;		/**< sleep when a poll finds nothing, 0 = spin */
+	uint32_t control_lcores;	/**< the first N lcores: control lcores */
 
 	/* [tcp] */
 	uint32_t max_conns;		/**< per worker, and for the control core */

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: the control core (the slow path).
+ * tfo-fastpath: the control lcores (the slow path).
  *
- * Runs on the main lcore. Drains the workers' rings and the SYN queues of
+ * Control 0 runs on the main lcore, controls 1..N-1 ([server]
+ * control_lcores) on the next EAL lcores. Each has its own engine,
+ * connection table, timers, counters, cookie generator and TX queue, and
+ * drains its own ring from every worker: the slow-path TCP connections
+ * whose 4-tuple tfo_ctrl_pick() gives it. Only control 0 does what
+ * follows besides: it drains the SYN queues of
  * hardware SYN steering, and handles what the fast path did not take: the
  * slow-path TCP (cookie requests, failed cookies, plain handshakes, SYN
  * cookies under a flood, on its own engine) and ARP, ICMP echo, IPv6
@@ -10,7 +15,9 @@
  * port whose device has no queue for it, through worker 0 (relay[]). It
  * rotates and reloads the TFO keys (the single writer of their schedule),
  * prints the periodic stats line and the summary at exit (tfo/report.h)
- * and serves the /tfo/... telemetry commands (tfo/telemetry.h).
+ * and serves the /tfo/... telemetry commands (tfo/telemetry.h), all over
+ * every control lcore's counters. A path-MTU error about a flow that
+ * tfo_ctrl_pick() gives control k != 0 goes to control k's inbox.
  */
 #ifndef TFO_CONTROL_H
 #define TFO_CONTROL_H
@@ -37,6 +44,15 @@ struct tfo_control {
 	struct tfo_stats stats;		/* first: its own cache lines */
 	struct tfo_tx tx;
 	uint16_t tx_queue;		/**< its TX queue on every port */
+	unsigned int idx;		/**< 0..nb_controls-1: its ring of each worker */
+	unsigned int nb_controls;
+	unsigned int lcore_id;
+	/** Every control lcore, [0] the first (control 0 reports for all,
+	 *  forwards path-MTU errors to their inboxes); NULL: just this one. */
+	struct tfo_control *const *peers;
+	/** Control 0 -> this one (idx > 0): path-MTU errors about its flows;
+	 *  NULL: none. */
+	struct rte_ring *inbox;
 	/** Per port: ring to the worker that sends for us (ctrl_tx_relay). */
 	struct rte_ring *relay[TFO_MAX_PORTS];
 	uint16_t nb_ports;
@@ -71,7 +87,21 @@ struct tfo_control {
 	FILE *out;			/**< stats line / summary stream */
 };
 
-/** What the control core is given. */
+/** Control lcores @p c reports for: all of them for control 0 (c->peers). */
+static inline unsigned int
+tfo_control_nb_peers(const struct tfo_control *c)
+{
+	return c->peers != NULL ? c->nb_controls : 1;
+}
+
+/** Control lcore @p i (< tfo_control_nb_peers) as @p c sees it. */
+static inline const struct tfo_control *
+tfo_control_peer(const struct tfo_control *c, unsigned int i)
+{
+	return c->peers != NULL ? c->peers[i] : c;
+}
+
+/** What a control lcore is given. */
 struct tfo_control_params {
 	const struct tfo_config *cfg;
 	const struct tfo_port_info *ports;
@@ -91,21 +121,31 @@ struct tfo_control_params {
 	struct tfo_keyring *keys;
 	const char *key_file;		/**< NULL: random keys, no reload */
 	/** Per port: the ring to the worker that sends for the control core
-	 *  (ports with ctrl_tx_relay), NULL otherwise. */
+	 *  (ports with ctrl_tx_relay), NULL otherwise; shared by every control
+	 *  lcore (they enqueue multi-producer). */
 	struct rte_ring *relay[TFO_MAX_PORTS];
+	/** Of several control lcores: which one this is (0: the first, which
+	 *  alone gets @p keys, the SYN queues, ARP/ICMP and reports), how many,
+	 *  all of them (read from the first poll on) and its inbox. */
+	unsigned int idx;
+	unsigned int nb_controls;	/**< 0 or 1: one control lcore */
+	struct tfo_control *const *peers;
+	struct rte_ring *inbox;
 };
 
 /**
  * Fill @p c from @p p (stats line to stdout, a SYN-cookie reserve of a
  * quarter of cfg->max_conns, the first automatic key rotation one period
- * from now). What @p p leaves NULL is off.
- * @return 0, or -EINVAL (more than TFO_MAX_PORTS ports, burst over TFO_TX_BUF).
+ * from now; TX queue nb_workers + idx). What @p p leaves NULL is off.
+ * @return 0, or -EINVAL (more than TFO_MAX_PORTS ports, burst over
+ * TFO_TX_BUF, idx not below nb_controls, more than TFO_MAX_CONTROLS).
  */
 int tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p);
 
 /**
- * One round: drain the workers' rings and the SYN queues, run the engine's
- * timers, rotate or reload the keys when due or asked, flush c->tx.
+ * One round: drain this control lcore's ring of every worker, its inbox
+ * and (control 0) the SYN queues, run the engine's timers, rotate or
+ * reload the keys when due or asked, flush c->tx.
  * @return frames taken from the rings and queues.
  */
 unsigned int tfo_control_poll(struct tfo_control *c, uint64_t now_us);
@@ -119,8 +159,20 @@ unsigned int tfo_control_poll(struct tfo_control *c, uint64_t now_us);
 void tfo_control_burst(struct tfo_control *c, struct rte_mbuf **pkts,
 		       unsigned int n, uint64_t now_us);
 
-/** Poll until *quit; prints the stats line every stats_period_s. */
+/**
+ * Take up to a burst of path-MTU errors control 0 forwarded to c->inbox
+ * (counted there, as delivered): each goes to this control lcore's engine,
+ * or to the worker RSS gives its flow (pmtu_handoff), or is counted
+ * pmtu_handoff_lost. Device-free. @return frames taken.
+ */
+unsigned int tfo_control_inbox(struct tfo_control *c, uint64_t now_us);
+
+/** Poll until *quit; prints the stats line every stats_period_s (control 0). */
 int tfo_control_main(struct tfo_control *c);
+
+/** lcore entry point of controls 1..N-1 (rte_eal_remote_launch): @p arg
+ *  is the struct tfo_control. */
+int tfo_control_lcore_main(void *arg);
 
 #ifdef __cplusplus
 }

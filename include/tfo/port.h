@@ -23,8 +23,8 @@ extern "C" {
 
 /**
  * Configure and start the device named in @p cfg with @p nb_rxq RX queues
- * (one per worker) and @p nb_txq TX queues (one per worker + the control
- * core's), RX buffers from @p pool. A device that needs as many TX as RX
+ * (one per worker) and @p nb_txq TX queues (one per worker + one per
+ * control lcore), RX buffers from @p pool. A device that needs as many TX as RX
  * queues (net_tap), or has no TX queue left for the control core (net_pcap
  * with one tx_pcap, virtio/VFs with a queue pair per worker), gets @p nb_rxq
  * of each and info->ctrl_tx_relay set. Fill @p info (port id, MAC, MTU,

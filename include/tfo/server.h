@@ -2,10 +2,11 @@
  * tfo-fastpath: the whole server, assembled from a configuration.
  *
  * tfo_server_create() builds what tfo-server runs: the mbuf pool, the
- * ports, the services, the TFO key ring and cookie checkers, one worker per
- * EAL worker lcore (its ring to the control core, its SYN inbox, its
- * engine), the control core (its engine, its relay rings) and the
- * telemetry commands. The same function builds the device-free server the
+ * ports, the services, the TFO key ring and cookie checkers, the control
+ * lcores ([server] control_lcores: the main lcore and the next N-1 EAL
+ * lcores; each its engine, cookie generator and TX queue; the relay
+ * rings), one worker per remaining EAL lcore (its ring to each control
+ * lcore, its SYN inbox, its engine) and the telemetry commands. The same function builds the device-free server the
  * fuzzers and benchmarks feed directly (tfo_worker_burst,
  * tfo_control_poll): give it the ports' tfo_port_info instead of devices.
  */
@@ -42,8 +43,11 @@ struct tfo_server_params {
 	const struct tfo_port_info *ports;
 	uint16_t nb_ports;
 	/** Workers without devices (>= 1); with devices, one per EAL
-	 *  worker lcore and this must be 0. */
+	 *  lcore after the control lcores and this must be 0. */
 	unsigned int nb_workers;
+	/** Control lcores without devices (1..TFO_MAX_CONTROLS; 0: [server]
+	 *  control_lcores); with devices this must be 0 (the key decides). */
+	unsigned int nb_controls;
 	/** mbufs in the pool; 0: [server] mbufs, or computed. */
 	uint32_t nb_mbufs;
 	/** TFO primary (and backup) key; NULL: [tfo] key_file, or random. */
@@ -60,8 +64,8 @@ struct tfo_server_params {
 
 /**
  * Build the server for @p cfg (validated; copied). With devices, the EAL
- * must be initialised with at least 2 lcores: the calling one is the
- * control core. @return the server, or NULL with a one-line reason in
+ * must be initialised with at least control_lcores + 1 lcores: the calling
+ * one is control 0. @return the server, or NULL with a one-line reason in
  * @p err (what to change, as tfo-server prints it).
  */
 struct tfo_server *tfo_server_create(const struct tfo_config *cfg,
@@ -75,11 +79,12 @@ struct tfo_server *tfo_server_create(const struct tfo_config *cfg,
  */
 void tfo_server_free(struct tfo_server *s);
 
-/** Launch every worker on its lcore. @return 0 or a negative errno. */
+/** Launch controls 1..N-1 and every worker on its lcore.
+ *  @return 0 or a negative errno. */
 int tfo_server_launch(struct tfo_server *s);
 
-/** Run the control core on the calling lcore until tfo_server_stop(),
- *  then wait for the workers. */
+/** Run control 0 on the calling lcore until tfo_server_stop(), then wait
+ *  for the other lcores. */
 void tfo_server_run(struct tfo_server *s);
 
 /** Ask every lcore to stop (async-signal-safe: one store). */
@@ -91,7 +96,12 @@ void tfo_server_reload(struct tfo_server *s);
 unsigned int tfo_server_nb_workers(const struct tfo_server *s);
 unsigned int tfo_server_nb_ports(const struct tfo_server *s);
 struct tfo_worker *tfo_server_worker(struct tfo_server *s, unsigned int i);
+/** Control 0: keys, telemetry, reports (over every control lcore). */
 struct tfo_control *tfo_server_control(struct tfo_server *s);
+/** Control lcores (>= 1). */
+unsigned int tfo_server_nb_controls(const struct tfo_server *s);
+/** Control lcore @p i (0: tfo_server_control), NULL past the last. */
+struct tfo_control *tfo_server_control_at(struct tfo_server *s, unsigned int i);
 struct rte_mempool *tfo_server_pool(struct tfo_server *s);
 /** The ports, as the workers see them (nb: tfo_server_nb_ports). */
 const struct tfo_port_info *tfo_server_ports(const struct tfo_server *s);

@@ -45,7 +45,7 @@ extern "C" {
 	X(drop_ctrl_no_port,	C, "frames at the control core from a port it does not drive") \
 	X(syn_steered,		C, "SYNs the NIC steered to the control core, handed to their worker (syn_steering)") \
 	X(syn_steer_drop,	C, "steered SYNs dropped: their worker's SYN ring was full") \
-	X(busy_tsc,		C, "TSC ticks a worker spent in polls that found frames (busy share = its increase / TSC Hz per second)")
+	X(busy_tsc,		C, "TSC ticks a worker or control lcore spent in polls that found frames (busy share = its increase / TSC Hz per second)")
 
 /* Control core: ARP, ICMP, ND. */
 #define TFO_STATS_CONTROL(X) \
@@ -66,9 +66,11 @@ extern "C" {
 	X(drop_syn_table_full,	C, "SYNs dropped: control core's table full and syncookies = no") \
 	X(key_reloads,		C, "key file reloads that changed the keys (SIGHUP or /tfo/reload)") \
 	X(key_reload_errors,	C, "key file reloads refused (unreadable or malformed file; keys kept)") \
-	X(pmtu_handoff,		C, "path-MTU errors (ICMP frag needed, ICMPv6 packet too big) the control core handed to the worker owning the flow (counted in rx_delivered)") \
+	X(pmtu_handoff,		C, "path-MTU errors (ICMP frag needed, ICMPv6 packet too big) the control core handed to the worker owning the flow (counted in rx_delivered; on a control lcore > 0, of those control 0 forwarded it)") \
 	X(drop_pmtu_bad_quote,	C, "path-MTU errors whose quote is truncated or not a TCP segment we sent") \
-	X(drop_pmtu_inbox_full,	C, "path-MTU errors dropped: the owning worker's inbox was full")
+	X(drop_pmtu_inbox_full,	C, "path-MTU errors dropped: the owning worker's (or control lcore's) inbox was full") \
+	X(pmtu_ctrl_handoff,	C, "path-MTU errors control 0 forwarded to the control lcore that owns the flow's slow path (control_lcores > 1; counted in rx_delivered)") \
+	X(pmtu_handoff_lost,	C, "path-MTU errors forwarded by control 0 that this control lcore could not hand on to a worker (its inbox full)")
 
 /* TFO, with Linux's names (see nstat's TcpExt). */
 #define TFO_STATS_TFO(X) \

@@ -4,8 +4,10 @@
  * A worker owns RX and TX queue `queue` on every port, its counters, its
  * TX buffer, its TCP engine and (with TFO) its cookie checker. It parses
  * every frame it receives, handles what the fast path can, and passes the
- * rest to the control core over its own single-producer/single-consumer
- * ring, each frame tagged with the reason (an mbuf dynamic field). It also
+ * rest to a control lcore over its own single-producer/single-consumer
+ * ring to each, each frame tagged with the reason (an mbuf dynamic field):
+ * slow-path TCP to the control lcore tfo_ctrl_pick() names for the
+ * segment's 4-tuple, ARP, ICMP and ICMPv6 to control 0. It also
  * takes the SYNs the control core hands over from hardware SYN steering and
  * sends the control core's frames on ports that gave it no TX queue.
  */
@@ -21,6 +23,7 @@
 #include <rte_ring.h>
 
 #include "tfo/cookie.h"
+#include "tfo/ctrl_pick.h"
 #include "tfo/engine.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
@@ -77,7 +80,10 @@ struct tfo_worker {
 	uint16_t queue;			/**< RX/TX queue index on every port */
 	uint16_t nb_ports;
 	const struct tfo_port_info *ports;
-	struct rte_ring *to_control;	/**< SP/SC, this worker -> control */
+	struct rte_ring *to_control;	/**< SP/SC, this worker -> control 0 */
+	/** Rings to each control lcore (SP/SC; to_ctl[0] == to_control). */
+	struct rte_ring *to_ctl[TFO_MAX_CONTROLS];
+	unsigned int nb_controls;	/**< 1..TFO_MAX_CONTROLS */
 	/** Per port, frames the control core asks this worker to send (ports
 	 *  whose device gave the control core no TX queue); NULL otherwise. */
 	struct rte_ring *relay[TFO_MAX_PORTS];
@@ -101,7 +107,11 @@ struct tfo_worker_params {
 	unsigned int lcore_id;
 	const struct tfo_port_info *ports;
 	uint16_t nb_ports;
-	struct rte_ring *to_control;
+	struct rte_ring *to_control;	/**< to control 0 (nb_controls <= 1) */
+	/** With nb_controls > 1: the ring to each control lcore
+	 *  (to_controls[0] then replaces to_control). 0 or 1: to_control. */
+	unsigned int nb_controls;
+	struct rte_ring *to_controls[TFO_MAX_CONTROLS];
 	struct rte_ring *syn_inbox;	/**< control -> worker; NULL: none */
 	uint32_t burst;			/**< 1..TFO_TX_BUF */
 	uint32_t idle_sleep_us;
@@ -116,7 +126,8 @@ int tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p);
 /**
  * Process @p n (<= TFO_TX_BUF) frames received on port @p port_idx: parse,
  * classify, look up, check cookies in one batch, run the engine; frames for
- * the control core go to its ring. Replies are queued in w->tx (flushed by
+ * the control lcores go to their rings (per control lcore, one enqueue per
+ * burst; TCP by tfo_ctrl_pick, the rest to control 0). Replies are queued in w->tx (flushed by
  * tfo_worker_housekeeping). No device is touched: benchmarks and fuzzers
  * feed bursts here directly (set w->tx.flush to capture what is sent).
  */

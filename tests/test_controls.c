@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Unit tests of several control lcores ([server] control_lcores): the hash
+ * that picks a connection's control lcore (tfo_ctrl_pick: the tuple alone
+ * decides, spread even), and the device-free server with two workers and
+ * two control lcores: every segment of one connection reaches the same
+ * control lcore from either worker, each control lcore serves what it
+ * gets on its own engine, and the accounting balances.
+ */
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <rte_ring.h>
+
+#include "tfo/config.h"
+#include "tfo/ctrl_pick.h"
+#include "tfo/server.h"
+
+#include "engine_harness.h"
+#include "test.h"
+
+static void
+flow(struct tfo_pkt *p, int family, const char *src, uint16_t sport, const char *dst,
+     uint16_t dport)
+{
+	memset(p, 0, sizeof(*p));
+	p->family = (uint8_t)family;
+	inet_pton(family, src, p->src.b);
+	inet_pton(family, dst, p->dst.b);
+	p->sport = sport;
+	p->dport = dport;
+}
+
+TFO_TEST(pick_one_control_or_none)
+{
+	struct tfo_pkt p;
+
+	flow(&p, AF_INET, "198.18.0.2", 40000, "198.18.0.1", 80);
+	CHECK_EQ(tfo_ctrl_pick(&p, 0), 0);
+	CHECK_EQ(tfo_ctrl_pick(&p, 1), 0);
+}
+
+/* Only the 4-tuple counts: the segment's other fields (flags, sequence
+ * numbers, lengths, which worker parsed it) and a path-MTU error's copy of
+ * the flow name the same control lcore. */
+TFO_TEST(pick_depends_on_the_tuple_only)
+{
+	uint64_t rnd = 7;
+
+	for (unsigned int i = 0; i < 2000; i++) {
+		struct tfo_pkt a, b;
+		char src[64];
+		unsigned int n = 2 + (unsigned int)(tfo_test_rand(&rnd) % (TFO_MAX_CONTROLS - 1));
+		uint16_t sport = (uint16_t)(1024 + tfo_test_rand(&rnd) % 60000);
+
+		if (i & 1)
+			snprintf(src, sizeof(src), "fd00::%x:%x", i, (unsigned int)(rnd & 0xffff));
+		else
+			snprintf(src, sizeof(src), "198.18.%u.%u", (i >> 8) & 255, i & 255);
+		flow(&a, (i & 1) ? AF_INET6 : AF_INET, src, sport,
+		     (i & 1) ? "fd00::1" : "198.18.0.1", 7);
+		b = a;
+		b.tcp_flags = 0x10;
+		b.seq = (uint32_t)tfo_test_rand(&rnd);
+		b.ack = (uint32_t)tfo_test_rand(&rnd);
+		b.payload_len = 100;
+		b.l2_len = 18;
+		b.local_idx = 1;
+		CHECK(tfo_ctrl_pick(&a, n) < n);
+		CHECK_EQ(tfo_ctrl_pick(&a, n), tfo_ctrl_pick(&b, n));
+	}
+}
+
+/* Connections spread evenly: one client address with consecutive source
+ * ports (a NAT, tfo-loadgen), many addresses with one port each, IPv6. */
+TFO_TEST(pick_spreads_evenly)
+{
+	static const unsigned int ns[] = { 2, 3, 4, 8, 16 };
+	const unsigned int conns = 32768;
+
+	for (unsigned int v = 0; v < 3; v++) {
+		for (unsigned int t = 0; t < RTE_DIM(ns); t++) {
+			unsigned int n = ns[t], cnt[TFO_MAX_CONTROLS] = { 0 };
+			unsigned int lo = UINT32_MAX, hi = 0;
+
+			for (unsigned int i = 0; i < conns; i++) {
+				struct tfo_pkt p;
+				char src[64];
+
+				if (v == 0) {
+					flow(&p, AF_INET, "198.18.0.2", (uint16_t)(10000 + i),
+					     "198.18.0.1", 80);
+				} else if (v == 1) {
+					snprintf(src, sizeof(src), "198.%u.%u.%u", 18 + (i >> 16),
+						 (i >> 8) & 255, i & 255);
+					flow(&p, AF_INET, src, 40000, "198.18.0.1", 80);
+				} else {
+					snprintf(src, sizeof(src), "fd00::%x", i + 2);
+					flow(&p, AF_INET6, src, (uint16_t)(30000 + (i & 1023)),
+					     "fd00::1", 443);
+				}
+				cnt[tfo_ctrl_pick(&p, n)]++;
+			}
+			for (unsigned int k = 0; k < n; k++) {
+				lo = RTE_MIN(lo, cnt[k]);
+				hi = RTE_MAX(hi, cnt[k]);
+			}
+			/* within 10 % of the even share (about 7 standard
+			 * deviations at n = 16) */
+			CHECK_MSG(lo * 10 * n >= conns * 9 && hi * 10 * n <= conns * 11,
+				  "variant %u, %u controls: %u..%u of %u", v, n, lo, hi, conns / n);
+		}
+	}
+}
+
+/* ---- the device-free server with two control lcores -------------------- */
+
+/* No device: what a control lcore sends is counted as sent and freed. */
+static void
+sink_flush(struct tfo_tx *tx, uint8_t port_idx)
+{
+	struct tfo_tx_q *q = &tx->q[port_idx];
+
+	tx->stats->c[TFO_STAT_tx_pkts] += q->n;
+	rte_pktmbuf_free_bulk(q->pkts, q->n);
+	q->n = 0;
+}
+
+#define NCONN 24
+
+TFO_TEST(server_two_controls_two_workers)
+{
+	static struct tfo_config cfg;
+	struct tfo_server_params sp = {
+		.name = "mc",
+		.nb_ports = 1,
+		.nb_workers = 2,
+		.nb_controls = 2,
+		.nb_mbufs = 8192,
+	};
+	struct tfo_stats total;
+	char err[TFO_CFG_ERR];
+	struct tfo_server *s;
+	struct tfo_worker *w[2];
+	struct tfo_control *c[2];
+	struct harness h;
+	struct cl cl[NCONN];
+	unsigned int per_ctl[2] = { 0 }, opened = 0;
+	uint64_t now = 1000000;
+
+	h_init(&h, 64);
+	sp.ports = &h.srv_port;
+	tfo_config_defaults(&cfg);
+	cfg.tfo_enabled = false;	/* every SYN a plain one, to the control lcores */
+	CHECK_EQ(tfo_config_set(&cfg, "service echo", "port", "7", err, sizeof(err)), 0);
+	s = tfo_server_create(&cfg, &sp, err, sizeof(err));
+	CHECK_MSG(s != NULL, "%s", err);
+	if (s == NULL)
+		return;
+	CHECK_EQ(tfo_server_nb_controls(s), 2);
+	CHECK(tfo_server_control_at(s, 0) == tfo_server_control(s));
+	CHECK(tfo_server_control_at(s, 2) == NULL);
+	for (unsigned int i = 0; i < 2; i++) {
+		w[i] = tfo_server_worker(s, i);
+		c[i] = tfo_server_control_at(s, i);
+		CHECK(c[i] != NULL && c[i]->idx == i && w[i]->nb_controls == 2);
+		c[i]->tx.flush = sink_flush;
+	}
+	CHECK(w[0]->to_control == w[0]->to_ctl[0] && w[0]->to_ctl[0] != w[0]->to_ctl[1]);
+	CHECK(c[0]->tx_queue == 2 && c[1]->tx_queue == 3);
+
+	for (unsigned int i = 0; i < NCONN; i++) {
+		struct rte_mbuf *m;
+		unsigned int k, got[2][2];
+
+		cl_init(&cl[i], &h, (i & 1) ? AF_INET6 : AF_INET, (uint16_t)(20000 + 7 * i), 7);
+		/* the SYN through worker 0, the ACK of the same tuple through
+		 * worker 1 (as RSS might) */
+		m = cl_frame(&cl[i], 0x02, cl[i].iss, 0, NULL, 0);
+		m->port = h.srv_port.port_id;	/* the control lcore checks it */
+		tfo_worker_burst(w[0], 0, &m, 1, now);
+		m = cl_frame(&cl[i], 0x10, cl[i].iss + 1, 12345, NULL, 0);
+		m->port = h.srv_port.port_id;
+		tfo_worker_burst(w[1], 0, &m, 1, now);
+		for (unsigned int wi = 0; wi < 2; wi++)
+			for (k = 0; k < 2; k++)
+				got[wi][k] = rte_ring_count(w[wi]->to_ctl[k]);
+		k = got[0][1] != 0;
+		CHECK_MSG(got[0][k] == 1 && got[1][k] == 1 && got[0][!k] == 0 && got[1][!k] == 0,
+			  "conn %u: worker0 %u/%u worker1 %u/%u", i, got[0][0], got[0][1],
+			  got[1][0], got[1][1]);
+		per_ctl[k]++;
+		/* each control lcore drains its own rings only */
+		tfo_control_poll(c[!k], now);
+		CHECK(rte_ring_count(w[0]->to_ctl[k]) == 1);
+		tfo_control_poll(c[k], now);
+		CHECK(rte_ring_count(w[0]->to_ctl[k]) == 0 && rte_ring_count(w[1]->to_ctl[k]) == 0);
+	}
+	CHECK_MSG(per_ctl[0] > 0 && per_ctl[1] > 0, "spread %u/%u", per_ctl[0], per_ctl[1]);
+	for (unsigned int k = 0; k < 2; k++) {
+		CHECK_EQ(c[k]->stats.c[TFO_STAT_ctrl_rx], 2 * per_ctl[k]);
+		opened += (unsigned int)c[k]->stats.c[TFO_STAT_conns_opened_plain];
+		CHECK_EQ(c[k]->stats.c[TFO_STAT_conns_opened_plain], per_ctl[k]);
+		/* a SYN-ACK for its SYNs, a RST for the ACKs that match nothing */
+		CHECK_EQ(c[k]->stats.c[TFO_STAT_tx_pkts], 2 * per_ctl[k]);
+	}
+	CHECK_EQ(opened, NCONN);
+	tfo_control_aggregate(c[0], &total);
+	CHECK_EQ(total.c[TFO_STAT_ctrl_rx], 2 * NCONN);
+	CHECK_EQ(total.c[TFO_STAT_to_control], 2 * NCONN);
+	CHECK(tfo_control_accounting(c[0], stdout));
+	for (unsigned int i = 0; i < NCONN; i++)
+		cl_free(&cl[i]);
+	tfo_server_free(s);
+}
+
+TFO_TEST_MAIN()
