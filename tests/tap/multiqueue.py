@@ -23,8 +23,15 @@ Cases:
   steering syn_steering = on, which net_tap cannot do: the fallback to
            software classification, its log line, and TFO still served
            (with 1 and 2 workers).
+  controls control_lcores = 2 with one worker (lcores 0@0,1@1,2@1: control
+           0 on core 0, control 1 and the worker share core 1): cookie
+           requests, 200 plain clients, bad cookies (after two key
+           rotations) and TFO clients from many source ports, all served
+           byte-exact; /tfo/stats shows both control lcores with ctrl_rx and
+           connections of their own; the summary at exit balances.
 """
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -257,7 +264,80 @@ def case_steering(server):
                     'port net_tap0.syn_steering = on' in bed.telemetry('/tfo/config'))
 
 
-CASES = {'spread': case_spread, 'pending': case_pending, 'steering': case_steering}
+def many(bed, n, *extra):
+    import json
+    r = bed.ns_run(['/usr/bin/python3', os.path.join(HERE, 'tfo_many.py'), SERVER_V4,
+                    str(ECHO), str(n)] + list(extra), check=False, timeout=120)
+    res = json.loads(r.stdout.strip().splitlines()[-1]) if r.stdout.strip() else {}
+    return res, r
+
+
+def controls(st):
+    return {k: v for k, v in st.items() if isinstance(v, dict) and '_control' in k}
+
+
+def case_controls(server):
+    with Bed(server, ['--set', 'server.control_lcores=2'], eal=eal('c')) as bed:
+        log = bed.log_text()
+        T.check('controls: started with 2 control lcores and 1 worker',
+                'running: 2 control lcores' in log and '1 worker(s)' in log,
+                [l for l in log.splitlines() if 'running' in l])
+        # cookie requests: a fresh namespace has no cookie cached
+        res, r = many(bed, 60)
+        T.check('controls: 60 concurrent cookie-request clients served byte-exact',
+                res.get('ok') == 60, (res.get('fails'), r.stderr[-300:]))
+        res, r = many(bed, 200, '--plain')
+        T.check('controls: 200 plain clients (no TFO option) served byte-exact',
+                res.get('ok') == 200 and len(set(res.get('ports', []))) == 200,
+                (res.get('ok'), res.get('fails'), r.stderr[-300:]))
+        # the cached cookie is made of a key two rotations old: bad cookies
+        bed.telemetry('/tfo/rotate')
+        bed.telemetry('/tfo/rotate')
+        res, r = many(bed, 40)
+        T.check('controls: 40 clients with a stale cookie (bad cookies) served byte-exact',
+                res.get('ok') == 40, (res.get('fails'), r.stderr[-300:]))
+        before = bed.stats()
+        res, r = many(bed, 60)
+        T.check('controls: 60 TFO clients served byte-exact', res.get('ok') == 60,
+                (res.get('fails'), r.stderr[-300:]))
+        time.sleep(0.3)
+        st = bed.stats()
+        print('TFO: %d; cookie requests %d, bad cookies %d' % (
+            st.get('TCPFastOpenPassive', 0) - before.get('TCPFastOpenPassive', 0),
+            st.get('TCPFastOpenCookieReqd', 0), st.get('TCPFastOpenPassiveFail', 0)))
+        T.check('controls: cookie requests and bad cookies were seen (CookieReqd, PassiveFail)',
+                st.get('TCPFastOpenCookieReqd', 0) > 0 and
+                st.get('TCPFastOpenPassiveFail', 0) > 0, st)
+        T.check('controls: the TFO clients opened on the worker',
+                st.get('TCPFastOpenPassive', 0) - before.get('TCPFastOpenPassive', 0) > 0)
+        ctl = controls(st)
+        for k, v in sorted(ctl.items()):
+            print('%s: ctrl_rx %d conns_opened_plain %d tx_queued %d' % (
+                k, v.get('ctrl_rx', 0), v.get('conns_opened_plain', 0), v.get('tx_queued', 0)))
+        T.check('controls: /tfo/stats lists two control lcores', len(ctl) == 2, list(ctl))
+        T.check('controls: both control lcores took frames (ctrl_rx > 0) and opened '
+                'connections of their own (conns_opened_plain > 0)',
+                len(ctl) == 2 and all(v.get('ctrl_rx', 0) > 0 and
+                                      v.get('conns_opened_plain', 0) > 0 for v in ctl.values()),
+                ctl)
+        T.check('controls: the totals are the sum of the lcores and balance',
+                st.get('accounting_ok') == 1, st.get('rx_unaccounted'))
+        totals_add_up(st, 'controls')
+        conns = bed.telemetry('/tfo/conns')
+        T.check('controls: /tfo/conns has both control lcores',
+                len([k for k in conns if '_control' in k]) == 2, list(conns))
+        T.check('controls: server stops with exit code 0', bed.stop() == 0)
+        log = bed.log_text()
+        T.check('controls: the summary at exit has both control lcores and balances',
+                'control1(lcore 1) ok' in log and
+                re.search(r'^accounting: ok', log, re.M) is not None,
+                [l for l in log.splitlines() if 'accounting' in l or 'control' in l][-6:])
+        T.check('controls: the kernel client saw no bad checksum',
+                bed.nstat().get('TcpInCsumErrors', 0) == 0)
+
+
+CASES = {'spread': case_spread, 'pending': case_pending, 'steering': case_steering,
+         'controls': case_controls}
 
 if __name__ == '__main__':
     need_root()

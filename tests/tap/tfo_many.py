@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """Many concurrent kernel TFO clients (threads), for the multi-queue tests.
 
-    tfo_many.py HOST PORT N [--conc C] [--timeout S]
+    tfo_many.py HOST PORT N [--conc C] [--timeout S] [--plain]
 
 Opens N connections, at most C at a time (default N), each with
-sendto(MSG_FASTOPEN) of a distinct one-line request to an echo service,
+sendto(MSG_FASTOPEN) (--plain: connect() then send, no TFO option) of a
+distinct one-line request to an echo service,
 reads until the server closes, and prints one JSON line: how many were
 served byte-exact, the failures (first few), and the local ports used.
 Exit status 0 when all N were served byte-exact.
@@ -17,7 +18,7 @@ import sys
 import threading
 
 
-def one(host, port, i, timeout, res):
+def one(host, port, i, timeout, res, plain=False):
     req = ('conn %d %s\n' % (i, 'x' * (i % 97))).encode()
     fam = socket.AF_INET6 if ':' in host else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_STREAM)
@@ -28,7 +29,11 @@ def one(host, port, i, timeout, res):
     err = None
     lport = None
     try:
-        n = s.sendto(req, socket.MSG_FASTOPEN, (host, port))
+        if plain:
+            s.connect((host, port))
+            n = 0
+        else:
+            n = s.sendto(req, socket.MSG_FASTOPEN, (host, port))
         lport = s.getsockname()[1]
         if n < len(req):
             s.sendall(req[n:])
@@ -50,6 +55,7 @@ def main():
     ap.add_argument('n', type=int)
     ap.add_argument('--conc', type=int)
     ap.add_argument('--timeout', type=float, default=10)
+    ap.add_argument('--plain', action='store_true', help='plain connect(), no TFO')
     a = ap.parse_args()
     conc = a.conc or a.n
     res = {}
@@ -58,7 +64,7 @@ def main():
 
     def run(i):
         with sem:
-            one(a.host, a.port, i, a.timeout, res)
+            one(a.host, a.port, i, a.timeout, res, a.plain)
 
     for i in range(a.n):
         t = threading.Thread(target=run, args=(i,))
