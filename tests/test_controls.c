@@ -9,6 +9,8 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include <rte_byteorder.h>
+#include <rte_ip.h>
 #include <rte_ring.h>
 
 #include "tfo/config.h"
@@ -127,6 +129,69 @@ sink_flush(struct tfo_tx *tx, uint8_t port_idx)
 
 #define NCONN 24
 
+/*
+ * A router's "fragmentation needed" (IPv4 type 3 code 4, next-hop MTU
+ * @p mtu) quoting our segment of @p flow (the client's segment: src is the
+ * client) with sequence number @p seq.
+ */
+static struct rte_mbuf *
+mk_ptb4(struct harness *h, const struct tfo_pkt *flow, uint32_t seq, uint16_t mtu)
+{
+	static const uint8_t router[4] = { 198, 18, 0, 254 };
+	const uint16_t icmp_len = 8 + 20 + 8;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(h->pool);
+	struct rte_ether_hdr *eh;
+	struct rte_ipv4_hdr *ip, *qip;
+	uint8_t *ic, *th;
+
+	if (m == NULL)
+		return NULL;
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, 14 + 20 + icmp_len);
+	memset(eh, 0, 14 + 20 + icmp_len);
+	eh->dst_addr = h->srv_port.mac;
+	eh->src_addr.addr_bytes[0] = 0x02;
+	eh->src_addr.addr_bytes[5] = 0x99;
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	ip = (struct rte_ipv4_hdr *)(eh + 1);
+	ip->version_ihl = 0x45;
+	ip->total_length = rte_cpu_to_be_16(20 + icmp_len);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_ICMP;
+	memcpy(&ip->src_addr, router, 4);
+	memcpy(&ip->dst_addr, flow->dst.b, 4);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	ic = (uint8_t *)(ip + 1);
+	ic[0] = 3;
+	ic[1] = 4;
+	ic[6] = (uint8_t)(mtu >> 8);
+	ic[7] = (uint8_t)mtu;
+	qip = (struct rte_ipv4_hdr *)(ic + 8);
+	qip->version_ihl = 0x45;
+	qip->total_length = rte_cpu_to_be_16(1500);
+	qip->fragment_offset = rte_cpu_to_be_16(0x4000);
+	qip->time_to_live = 64;
+	qip->next_proto_id = IPPROTO_TCP;
+	memcpy(&qip->src_addr, flow->dst.b, 4);
+	memcpy(&qip->dst_addr, flow->src.b, 4);
+	qip->hdr_checksum = rte_ipv4_cksum(qip);
+	th = (uint8_t *)(qip + 1);
+	th[0] = (uint8_t)(flow->dport >> 8);
+	th[1] = (uint8_t)flow->dport;
+	th[2] = (uint8_t)(flow->sport >> 8);
+	th[3] = (uint8_t)flow->sport;
+	th[4] = (uint8_t)(seq >> 24);
+	th[5] = (uint8_t)(seq >> 16);
+	th[6] = (uint8_t)(seq >> 8);
+	th[7] = (uint8_t)seq;
+	{
+		uint16_t ck = (uint16_t)~rte_raw_cksum(ic, icmp_len);
+
+		memcpy(ic + 2, &ck, 2);
+	}
+	m->port = h->srv_port.port_id;
+	return m;
+}
+
 TFO_TEST(server_two_controls_two_workers)
 {
 	static struct tfo_config cfg;
@@ -144,7 +209,8 @@ TFO_TEST(server_two_controls_two_workers)
 	struct tfo_control *c[2];
 	struct harness h;
 	struct cl cl[NCONN];
-	unsigned int per_ctl[2] = { 0 }, opened = 0;
+	unsigned int per_ctl[2] = { 0 }, opened = 0, on1 = NCONN;
+	struct tfo_pkt fl[NCONN];
 	uint64_t now = 1000000;
 
 	h_init(&h, 64);
@@ -177,6 +243,7 @@ TFO_TEST(server_two_controls_two_workers)
 		 * worker 1 (as RSS might) */
 		m = cl_frame(&cl[i], 0x02, cl[i].iss, 0, NULL, 0);
 		m->port = h.srv_port.port_id;	/* the control lcore checks it */
+		CHECK_EQ(tfo_pkt_classify(m, &h.srv_port, &fl[i]), TFO_PKT_TCP);
 		tfo_worker_burst(w[0], 0, &m, 1, now);
 		m = cl_frame(&cl[i], 0x10, cl[i].iss + 1, 12345, NULL, 0);
 		m->port = h.srv_port.port_id;
@@ -189,6 +256,9 @@ TFO_TEST(server_two_controls_two_workers)
 			  "conn %u: worker0 %u/%u worker1 %u/%u", i, got[0][0], got[0][1],
 			  got[1][0], got[1][1]);
 		per_ctl[k]++;
+		CHECK_EQ(tfo_ctrl_pick(&fl[i], 2), k);
+		if (k == 1 && fl[i].family == AF_INET)
+			on1 = i;
 		/* each control lcore drains its own rings only */
 		tfo_control_poll(c[!k], now);
 		CHECK(rte_ring_count(w[0]->to_ctl[k]) == 1);
@@ -208,6 +278,37 @@ TFO_TEST(server_two_controls_two_workers)
 	CHECK_EQ(total.c[TFO_STAT_ctrl_rx], 2 * NCONN);
 	CHECK_EQ(total.c[TFO_STAT_to_control], 2 * NCONN);
 	CHECK(tfo_control_accounting(c[0], stdout));
+
+	/* path-MTU errors reach control 0 (ICMP); one about a connection of
+	 * control 1 is forwarded to control 1's inbox and found there */
+	CHECK(on1 < NCONN);
+	if (on1 < NCONN) {
+		struct tfo_pkt other = fl[on1];
+		struct rte_mbuf *m = mk_ptb4(&h, &fl[on1], 7, 1280);
+		unsigned int tries = 0;
+
+		tfo_worker_burst(w[1], 0, &m, 1, now);
+		CHECK_EQ(rte_ring_count(w[1]->to_ctl[0]), 1);	/* ICMP: control 0 */
+		tfo_control_poll(c[0], now);
+		CHECK_EQ(c[0]->stats.c[TFO_STAT_pmtu_ctrl_handoff], 1);
+		CHECK_EQ(tfo_control_inbox(c[1], now), 1);
+		/* found on control 1's engine: its quoted sequence number is
+		 * out of the window */
+		CHECK_EQ(c[1]->stats.c[TFO_STAT_pmtu_rejected_seq], 1);
+		/* a flow of control 1 that it does not hold: on to the workers
+		 * (the RSS table is unknown here: a copy to each) */
+		do
+			other.sport = (uint16_t)(other.sport + 1);
+		while (tfo_ctrl_pick(&other, 2) != 1 && ++tries < 100);
+		m = mk_ptb4(&h, &other, 7, 1280);
+		tfo_worker_burst(w[0], 0, &m, 1, now);
+		tfo_control_poll(c[0], now);
+		CHECK_EQ(c[0]->stats.c[TFO_STAT_pmtu_ctrl_handoff], 2);
+		CHECK_EQ(tfo_control_inbox(c[1], now), 1);
+		CHECK_EQ(c[1]->stats.c[TFO_STAT_pmtu_handoff], 1);
+		CHECK_EQ(tfo_worker_inbox(w[0], now) + tfo_worker_inbox(w[1], now), 2);
+		CHECK(tfo_control_accounting(c[0], NULL));
+	}
 	for (unsigned int i = 0; i < NCONN; i++)
 		cl_free(&cl[i]);
 	tfo_server_free(s);
