@@ -146,7 +146,11 @@ mk_ptb4(struct harness *h, const struct tfo_pkt *flow, uint32_t seq, uint16_t mt
 
 	if (m == NULL)
 		return NULL;
-	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, 14 + 20 + icmp_len);
+	if (rte_pktmbuf_append(m, 14 + 20 + icmp_len) == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	memset(eh, 0, 14 + 20 + icmp_len);
 	eh->dst_addr = h->srv_port.mac;
 	eh->src_addr.addr_bytes[0] = 0x02;
