@@ -277,7 +277,8 @@ def controls(st):
 
 
 def case_controls(server):
-    with Bed(server, ['--set', 'server.control_lcores=2'], eal=eal('c')) as bed:
+    with Bed(server, ['--set', 'server.control_lcores=2', '--stats-period', '1'],
+             eal=eal('c')) as bed:
         log = bed.log_text()
         T.check('controls: started with 2 control lcores and 1 worker',
                 'running: 2 control lcores' in log and '1 worker(s)' in log,
@@ -326,6 +327,18 @@ def case_controls(server):
         conns = bed.telemetry('/tfo/conns')
         T.check('controls: /tfo/conns has both control lcores',
                 len([k for k in conns if '_control' in k]) == 2, list(conns))
+        prom = subprocess.run([os.path.join(HERE, '..', '..', 'scripts', 'usertools', 'tfo-prom'),
+                               '--file-prefix', bed.prefix], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, timeout=30)
+        rx = [l for l in prom.stdout.splitlines() if l.startswith('tfo_ctrl_rx{')]
+        T.check('controls: tfo-prom has ctrl_rx of both control lcores (core="control", '
+                '"control1")', any('core="control"' in l for l in rx) and
+                any('core="control1"' in l for l in rx), rx or prom.stderr[-300:])
+        time.sleep(1.2)
+        line = [l for l in bed.log_text().splitlines() if l.startswith('stats: controls')]
+        T.check('controls: the stats line is followed by each control lcore\'s figures',
+                line and ' 0(lcore 0) ctrl_rx ' in line[-1] and ' 1(lcore 1) ctrl_rx ' in line[-1],
+                line[-1:])
         T.check('controls: server stops with exit code 0', bed.stop() == 0)
         log = bed.log_text()
         T.check('controls: the summary at exit has both control lcores and balances',
