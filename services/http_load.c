@@ -14,11 +14,16 @@
  *   date = yes              send Date
  *   max_header = 8K         request head, request line included (400); 80..64K
  *   max_uri = 4K            request-target (414); 16..8K, max_uri + 64 <= max_header
+ *   reload_drain = 300      seconds a root replaced by a reload is kept; 0..86400
  * tfo_http_check_key() checks each value as the configuration is read,
  * tfo_http_check() the whole section (and the root) before the EAL starts.
  * Going over a limit at load fails create() with the file and the limit
  * named. Keep [tcp] max_request >= max_header so that the 400 is sent
  * before the engine resets the connection.
+ *
+ * Reload (SIGHUP, /tfo/reload; tfo_service.reload): the same loading into
+ * a new table on the reload's own thread, published with one pointer store
+ * (http_impl.h, struct http_svc); a refusal leaves the old one serving.
  *
  * Loading choices:
  *  - Symlinks are followed when they resolve inside the root; a symlink
@@ -78,7 +83,7 @@ struct http_conf {
 
 /* Log one loading error and keep it for the caller (reload answers with it). */
 static void __attribute__((format(printf, 2, 3)))
-http_err(const struct http_conf *cf, const char *fmt, ...)
+http_load_err(const struct http_conf *cf, const char *fmt, ...)
 {
 	char line[PATH_MAX + 256];
 	va_list ap;
@@ -278,18 +283,18 @@ http_add_file(struct http_load *L, const char *fs, const char *key,
 		return 0;
 	}
 	if (L->nb_files >= cf->max_files) {
-		http_err(cf, "%s: %s: more than max_files %" PRIu64
+		http_load_err(cf, "%s: %s: more than max_files %" PRIu64
 			" files", cf->root, key, cf->max_files);
 		return -EFBIG;
 	}
 	if ((uint64_t)sb->st_size > cf->max_file) {
-		http_err(cf, "%s: %s is %" PRIu64
+		http_load_err(cf, "%s: %s is %" PRIu64
 			" bytes, over max_file_size %" PRIu64, cf->root, key,
 			(uint64_t)sb->st_size, cf->max_file);
 		return -EFBIG;
 	}
 	if (L->total + (uint64_t)sb->st_size > cf->max_total) {
-		http_err(cf, "%s: %s (%" PRIu64 " bytes) would bring the "
+		http_load_err(cf, "%s: %s (%" PRIu64 " bytes) would bring the "
 			"total to %" PRIu64 " bytes, over max_total_size %"
 			PRIu64 " (%u files loaded before it)", cf->root, key,
 			(uint64_t)sb->st_size, L->total + (uint64_t)sb->st_size,
@@ -334,14 +339,14 @@ http_walk(struct http_load *L, const char *dir, const char *dkey,
 	struct stat sb;
 
 	if (depth > HTTP_MAX_DEPTH) {
-		http_err(cf, "%s: %s: directories nested deeper than %d "
+		http_load_err(cf, "%s: %s: directories nested deeper than %d "
 			"(a symlink loop?)", cf->root, dkey, HTTP_MAX_DEPTH);
 		return -ELOOP;
 	}
 	n = scandir(dir, &ents, NULL, alphasort);
 	if (n < 0) {
 		rc = -errno;
-		http_err(cf, "%s: cannot read directory %s: %s", cf->root,
+		http_load_err(cf, "%s: cannot read directory %s: %s", cf->root,
 			dir, strerror(errno));
 		return rc;
 	}
@@ -354,27 +359,27 @@ http_walk(struct http_load *L, const char *dir, const char *dkey,
 		    sizeof(fs) ||
 		    (size_t)snprintf(key, sizeof(key), "%s%s", dkey, name) >=
 		    sizeof(key)) {
-			http_err(cf, "%s: path too long: %s/%s", cf->root,
+			http_load_err(cf, "%s: path too long: %s/%s", cf->root,
 				dir, name);
 			rc = -ENAMETOOLONG;
 			continue;
 		}
 		if (lstat(fs, &sb) < 0) {
 			rc = -errno;
-			http_err(cf, "%s: %s: %s", cf->root, fs,
+			http_load_err(cf, "%s: %s: %s", cf->root, fs,
 				strerror(errno));
 			continue;
 		}
 		if (S_ISLNK(sb.st_mode)) {
 			if (realpath(fs, real) == NULL || stat(real, &sb) < 0) {
 				rc = -errno;
-				http_err(cf, "%s: symlink %s: %s",
+				http_load_err(cf, "%s: symlink %s: %s",
 					cf->root, key, strerror(errno));
 				continue;
 			}
 			if (strncmp(real, cf->root, rootlen) != 0 ||
 			    (real[rootlen] != '/' && real[rootlen] != '\0')) {
-				http_err(cf, "%s: symlink %s points "
+				http_load_err(cf, "%s: symlink %s points "
 					"outside the root, to %s", cf->root,
 					key, real);
 				rc = -EPERM;
@@ -391,7 +396,7 @@ http_walk(struct http_load *L, const char *dir, const char *dkey,
 		} else if (S_ISREG(sb.st_mode)) {
 			rc = http_add_file(L, fs, key, &sb);
 		} else {
-			http_err(cf, "%s: %s is not a regular file or a "
+			http_load_err(cf, "%s: %s is not a regular file or a "
 				"directory", cf->root, key);
 			rc = -EINVAL;
 		}
@@ -415,7 +420,7 @@ http_read_file(const struct http_conf *cf, const struct http_file *f,
 	fd = open(f->fs, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		rc = -errno;
-		http_err(cf, "%s: cannot open %s: %s", cf->root, f->fs,
+		http_load_err(cf, "%s: cannot open %s: %s", cf->root, f->fs,
 			strerror(errno));
 		return rc;
 	}
@@ -428,7 +433,7 @@ http_read_file(const struct http_conf *cf, const struct http_file *f,
 		got += (uint64_t)r;
 	}
 	if (got != f->size || read(fd, &extra, 1) != 0) {
-		http_err(cf, "%s: %s changed size while loading (or read "
+		http_load_err(cf, "%s: %s changed size while loading (or read "
 			"error)", cf->root, f->fs);
 		rc = -EIO;
 	}
@@ -726,7 +731,7 @@ http_fill(struct http_state *st, const struct http_conf *cf,
 			rc = http_table_add(st, key, f->dir_len - 1, r);
 		}
 		if (rc != 0)
-			http_err(cf, "%s: %s: two files for one path",
+			http_load_err(cf, "%s: %s: two files for one path",
 				cf->root, f->key);
 	}
 	for (int s = S400; s < S_MAX && rc == 0; s++)
@@ -812,7 +817,7 @@ http_setup_memory(struct http_state *st, const struct tfo_service_args *a,
 				       RTE_CACHE_LINE_SIZE, a->socket_id);
 	if (st->mz == NULL || st->objs == NULL || st->slots == NULL ||
 	    st->keys == NULL || st->dates == NULL) {
-		http_err(cf, "%s: cannot allocate %" PRIu64 " bytes of "
+		http_load_err(cf, "%s: cannot allocate %" PRIu64 " bytes of "
 			"IOVA-contiguous memory for %u files (%" PRIu64
 			" bytes of content) on socket %d: give EAL more memory "
 			"(-m) or lower max_total_size", cf->root, sz->arena,
@@ -856,7 +861,7 @@ http_clock_init(struct http_state *st)
  * thread may make). @p why: the reason it failed (also logged).
  */
 static int
-http_table_build(const struct tfo_service_args *a, struct http_state **out,
+http_table_load(const struct tfo_service_args *a, struct http_state **out,
 		 char *why, size_t whylen)
 {
 	char hdr[HTTP_HDR_MAX], loc[HTTP_HDR_MAX];
@@ -943,7 +948,7 @@ tfo_http_create(const struct tfo_service_args *a, void **state)
 		return -ENOMEM;
 	rc = http_args_copy(sv, a);
 	if (rc == 0)
-		rc = http_table_build(&sv->args, &st, why, sizeof(why));
+		rc = http_table_load(&sv->args, &st, why, sizeof(why));
 	if (rc != 0) {
 		tfo_http_destroy(sv);
 		return rc;
@@ -977,7 +982,7 @@ tfo_http_reload(void *state, char *msg, size_t msglen)
 			 "(reload_drain = %u s): retry later", HTTP_RETIRED, sv->drain_s);
 		return -EBUSY;
 	}
-	rc = http_table_build(&sv->args, &st, why, sizeof(why));
+	rc = http_table_load(&sv->args, &st, why, sizeof(why));
 	if (rc != 0) {
 		snprintf(msg, msglen, "http: new root refused, the old one serves: %s",
 			 why);
@@ -995,6 +1000,18 @@ tfo_http_reload(void *state, char *msg, size_t msglen)
 	return 1;
 }
 
+/* Retired table @p i: its drain time is over. */
+static void
+http_retired_free(struct http_svc *sv, unsigned int i)
+{
+	struct http_state *st = sv->retired[i].st;
+
+	TFO_LOG(INFO, "http: port %u: root generation %" PRIu64 " freed",
+		sv->args.port, st->gen);
+	http_table_free(st);
+	__atomic_store_n(&sv->retired[i].st, NULL, __ATOMIC_RELEASE);
+}
+
 void
 tfo_http_reclaim(void *state)
 {
@@ -1005,12 +1022,8 @@ tfo_http_reclaim(void *state)
 		struct http_state *st = __atomic_load_n(&sv->retired[i].st,
 							__ATOMIC_ACQUIRE);
 
-		if (st == NULL || now < sv->retired[i].free_tsc)
-			continue;
-		TFO_LOG(INFO, "http: port %u: root generation %" PRIu64 " freed",
-			sv->args.port, st->gen);
-		http_table_free(st);
-		__atomic_store_n(&sv->retired[i].st, NULL, __ATOMIC_RELEASE);
+		if (st != NULL && now >= sv->retired[i].free_tsc)
+			http_retired_free(sv, i);
 	}
 }
 
