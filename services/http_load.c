@@ -14,7 +14,7 @@
  *   date = yes              send Date
  *   max_header = 8K         request head, request line included (400); 80..64K
  *   max_uri = 4K            request-target (414); 16..8K, max_uri + 64 <= max_header
- *   reload_drain = 300      seconds a root replaced by a reload is kept; 0..86400
+ *   reload_drain = 300      seconds a root replaced by a reload is kept; 1..86400
  * tfo_http_check_key() checks each value as the configuration is read,
  * tfo_http_check() the whole section (and the root) before the EAL starts.
  * Going over a limit at load fails create() with the file and the limit
@@ -526,7 +526,7 @@ http_parse_range(const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
 	return 0;
 }
 
-/* Seconds, 0..86400. */
+/* Seconds, 1..86400 (0 would free a table a request may be reading). */
 static int
 http_parse_seconds(const char *v, uint64_t *out, char *why, size_t whylen)
 {
@@ -534,8 +534,9 @@ http_parse_seconds(const char *v, uint64_t *out, char *why, size_t whylen)
 
 	errno = 0;
 	*out = strtoull(v, &end, 10);
-	if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || *out > 86400)
-		return tfo_errmsg(why, whylen, "expected seconds in 0..86400");
+	if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || *out < 1 ||
+	    *out > 86400)
+		return tfo_errmsg(why, whylen, "expected seconds in 1..86400");
 	return 0;
 }
 

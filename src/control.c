@@ -259,14 +259,15 @@ tfo_control_keys(struct tfo_control *c, uint64_t now_us)
 /*
  * The services' part of a reload (http: the document root), started with
  * the key file's and built on a control thread: when it is done, count it
- * and publish both outcomes in one answer. A "nothing to reload" of the
- * keys does not make a good service reload an error. Also frees what
- * earlier reloads replaced, once the services say it is unused.
+ * and publish both outcomes in one answer (the keys' first, as before;
+ * none when there is no key file to reload). Also frees what earlier
+ * reloads replaced, once the services say it is unused.
  */
 static void
 tfo_control_reload_services(struct tfo_control *c)
 {
-	char smsg[sizeof(c->reload_msg)], kmsg[sizeof(c->reload_msg)];
+	bool keys = c->keys != NULL && c->key_file != NULL;
+	char smsg[sizeof(c->reload_msg)];
 	int krc = c->reload_rc, src;
 	size_t n;
 
@@ -283,17 +284,14 @@ tfo_control_reload_services(struct tfo_control *c)
 			c->stats.c[TFO_STAT_svc_reloads]++;
 		TFO_LOG(INFO, "reloaded: %s", smsg);
 	}
-	/* the services' line first (telemetry strings are short); the keys'
-	 * only if there were keys to reload */
-	memcpy(kmsg, c->reload_msg, sizeof(kmsg));
-	snprintf(c->reload_msg, sizeof(c->reload_msg), "%s", smsg);
-	n = strlen(c->reload_msg);
-	if (krc != -ENOENT && krc != -ENOTSUP)
-		snprintf(c->reload_msg + n, sizeof(c->reload_msg) - n, "; keys: %s", kmsg);
-	if (src < 0 || (krc < 0 && krc != -ENOENT && krc != -ENOTSUP))
-		c->reload_rc = src < 0 ? src : krc;
-	else
-		c->reload_rc = RTE_MAX(krc, src);
+	if (!keys) {
+		snprintf(c->reload_msg, sizeof(c->reload_msg), "%s", smsg);
+		c->reload_rc = src;
+	} else {
+		n = strlen(c->reload_msg);
+		snprintf(c->reload_msg + n, sizeof(c->reload_msg) - n, "; %s", smsg);
+		c->reload_rc = krc < 0 ? krc : src < 0 ? src : RTE_MAX(krc, src);
+	}
 	__atomic_store_n(&c->reload_seq, c->reload_seq + 1, __ATOMIC_RELEASE);
 }
 

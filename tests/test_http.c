@@ -963,7 +963,7 @@ TFO_TEST(reload)
 	REQUIRE(svc->reload != NULL && svc->reclaim != NULL);
 	tmp_file("a.txt", 10, 'a');
 	st = mk(&rc, tmp_root, "date", "no", "max_file_size", "64",
-		"reload_drain", "0", NULL);
+		"reload_drain", "1", NULL);
 	REQUIRE(st != NULL);
 	CHECK_EQ(ask(st, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n", &r), TFO_SVC_RESPOND);
 	old = r.body;
@@ -987,7 +987,10 @@ TFO_TEST(reload)
 		  "%s", msg);
 	CHECK_EQ(ask(st, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n", &r), TFO_SVC_RESPOND);
 	CHECK_MEM(body(&blen), want, 20);
-	svc->reclaim(st);	/* reload_drain = 0: generation 1 goes (ASan sees) */
+	svc->reclaim(st);	/* too early: generation 1 stays */
+	CHECK(old->data[old->len - 1] == 'a');
+	usleep(1100 * 1000);
+	svc->reclaim(st);	/* reload_drain = 1 s: generation 1 goes */
 	svc->destroy(st);
 
 	/* at most HTTP_RETIRED (4) roots drain at once */
