@@ -182,10 +182,15 @@ int tfo_service_plugin_load(const char *path, const char *name, char *why,
  * version it was built for; tfo-server checks the version before it reads
  * the struct, then registers it as a built-in one.
  */
+#ifdef __cplusplus
+#define TFO_SERVICE_EXPORT_ extern "C" __attribute__((visibility("default")))
+#else
+#define TFO_SERVICE_EXPORT_ __attribute__((visibility("default")))
+#endif
 #define TFO_SERVICE_REGISTER(svc) \
-	__attribute__((visibility("default"))) \
+	TFO_SERVICE_EXPORT_ \
 	const uint32_t tfo_service_plugin_abi = TFO_SERVICE_ABI_VERSION; \
-	__attribute__((visibility("default"))) \
+	TFO_SERVICE_EXPORT_ \
 	struct tfo_service *const tfo_service_plugin = &(svc);
 #else
 #define TFO_SERVICE_REGISTER(svc) \
