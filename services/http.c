@@ -181,11 +181,10 @@ http_not_modified(const struct http_obj *o, const struct tfo_http_req *r)
 	       memcmp(r->ims.p, o->blob.data + o->lm_off, TFO_HTTP_DATE_LEN) == 0;
 }
 
-enum tfo_svc_status
-tfo_http_respond(const void *state, const struct tfo_http_req *r,
-		 struct tfo_svc_resp *resp)
+static enum tfo_svc_status
+http_respond(const struct http_state *st, const struct tfo_http_req *r,
+	     struct tfo_svc_resp *resp)
 {
-	const struct http_state *st = state;
 	char path[TFO_HTTP_MAX_URI_LIMIT + 1];
 	const struct http_obj *o;
 	uint32_t plen;
@@ -237,11 +236,19 @@ tfo_http_respond(const void *state, const struct tfo_http_req *r,
 			 r->head_len, r->close, ka);
 }
 
+enum tfo_svc_status
+tfo_http_respond(const void *state, const struct tfo_http_req *r,
+		 struct tfo_svc_resp *resp)
+{
+	return http_respond(http_cur(state), r, resp);
+}
+
 static enum tfo_svc_status
 http_handle(const void *state, const uint8_t *req, uint32_t len,
 	    struct tfo_svc_resp *resp)
 {
-	const struct http_state *st = state;
+	/* one root for the whole request, even if a reload publishes another */
+	const struct http_state *st = http_cur(state);
 	struct tfo_http_req r;
 
 	if (len == 0)
@@ -269,13 +276,13 @@ http_handle(const void *state, const uint8_t *req, uint32_t len,
 		return http_error(st, resp, S400, TFO_STAT_http_400_syntax,
 				  len, true, false, false);
 	}
-	return tfo_http_respond(st, &r, resp);
+	return http_respond(st, &r, resp);
 }
 
 static const char *const http_keys[] = {
 	"root", "index", "max_file_size", "max_total_size", "max_files",
 	"cache_control", "server_header", "date", "max_header", "max_uri",
-	NULL
+	"reload_drain", NULL
 };
 
 static struct tfo_service http_service = {
@@ -287,6 +294,8 @@ static struct tfo_service http_service = {
 	.handle = http_handle,
 	.check_key = tfo_http_check_key,
 	.check = tfo_http_check,
+	.reload = tfo_http_reload,
+	.reclaim = tfo_http_reclaim,
 };
 
 TFO_SERVICE_REGISTER(http_service);

@@ -62,7 +62,10 @@ struct http_date {
 	char str[TFO_HTTP_DATE_LEN];
 } __rte_cache_aligned;
 
+/* One loaded document root: what a request is answered from. Immutable
+ * once published but for the per-lcore dates. */
 struct http_state {
+	uint64_t gen;			/* 1 at create(), +1 per reload */
 	struct tfo_http_limits lim;
 	bool date;
 	uint32_t mask;			/* slots - 1 */
@@ -80,6 +83,40 @@ struct http_state {
 	int64_t sec0;
 	struct http_date *dates;	/* [RTE_MAX_LCORE], per-lcore writes */
 };
+
+/* Roots replaced by a reload, freed once their drain time is over. */
+#define HTTP_RETIRED 4
+
+/*
+ * The service instance (create()'s state): the root it serves now, and
+ * what a reload needs. handle() loads cur once per request; a reload
+ * (tfo_service.reload, on its own thread) builds a new root and publishes
+ * it with one release store; the old one is kept reload_drain seconds for
+ * the responses still queued on it (engine send queues point into its
+ * blobs until the client ACKs), then freed by reclaim() on the control
+ * lcore.
+ */
+struct http_svc {
+	struct http_state *cur;		/* atomic: release store, acquire load */
+	uint32_t drain_s;		/* reload_drain */
+	struct {
+		struct http_state *st;	/* atomic; NULL: free slot */
+		uint64_t free_tsc;	/* written before st */
+	} retired[HTTP_RETIRED];
+	/* create()'s arguments, copied for reload() */
+	struct tfo_service_args args;
+	struct tfo_service_kv *kv;
+	char *base_dir;
+};
+
+/* The root a request is answered from (wait-free: one load). */
+static inline const struct http_state *
+http_cur(const void *state)
+{
+	const struct http_svc *sv = state;
+
+	return __atomic_load_n(&sv->cur, __ATOMIC_ACQUIRE);
+}
 
 /* rte_hash_crc() loads unaligned words (UB); paths start anywhere */
 static inline uint32_t
@@ -103,5 +140,7 @@ int tfo_http_create(const struct tfo_service_args *a, void **state);
 void tfo_http_destroy(void *state);
 int tfo_http_check_key(const char *key, const char *value, char *why, size_t whylen);
 int tfo_http_check(const struct tfo_service_args *a, char *why, size_t whylen);
+int tfo_http_reload(void *state, char *msg, size_t msglen);
+void tfo_http_reclaim(void *state);
 
 #endif /* TFO_HTTP_IMPL_H */

@@ -14,11 +14,16 @@
  *   date = yes              send Date
  *   max_header = 8K         request head, request line included (400); 80..64K
  *   max_uri = 4K            request-target (414); 16..8K, max_uri + 64 <= max_header
+ *   reload_drain = 300      seconds a root replaced by a reload is kept; 1..86400
  * tfo_http_check_key() checks each value as the configuration is read,
  * tfo_http_check() the whole section (and the root) before the EAL starts.
  * Going over a limit at load fails create() with the file and the limit
  * named. Keep [tcp] max_request >= max_header so that the 400 is sent
  * before the engine resets the connection.
+ *
+ * Reload (SIGHUP, /tfo/reload; tfo_service.reload): the same loading into
+ * a new table on the reload's own thread, published with one pointer store
+ * (http_impl.h, struct http_svc); a refusal leaves the old one serving.
  *
  * Loading choices:
  *  - Symlinks are followed when they resolve inside the root; a symlink
@@ -31,6 +36,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +77,24 @@ struct http_conf {
 	uint64_t max_file;
 	uint64_t max_total;
 	uint64_t max_files;
+	char *why;		/* the last error, for a reload's answer */
+	size_t whylen;
 };
+
+/* Log one loading error and keep it for the caller (reload answers with it). */
+static void __attribute__((format(printf, 2, 3)))
+http_load_err(const struct http_conf *cf, const char *fmt, ...)
+{
+	char line[PATH_MAX + 256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	TFO_LOG(ERR, "http: %s", line);
+	if (cf->why != NULL)
+		snprintf(cf->why, cf->whylen, "%s", line);
+}
 
 struct http_load {
 	const struct http_conf *cf;
@@ -260,18 +283,18 @@ http_add_file(struct http_load *L, const char *fs, const char *key,
 		return 0;
 	}
 	if (L->nb_files >= cf->max_files) {
-		TFO_LOG(ERR, "http: %s: %s: more than max_files %" PRIu64
+		http_load_err(cf, "%s: %s: more than max_files %" PRIu64
 			" files", cf->root, key, cf->max_files);
 		return -EFBIG;
 	}
 	if ((uint64_t)sb->st_size > cf->max_file) {
-		TFO_LOG(ERR, "http: %s: %s is %" PRIu64
+		http_load_err(cf, "%s: %s is %" PRIu64
 			" bytes, over max_file_size %" PRIu64, cf->root, key,
 			(uint64_t)sb->st_size, cf->max_file);
 		return -EFBIG;
 	}
 	if (L->total + (uint64_t)sb->st_size > cf->max_total) {
-		TFO_LOG(ERR, "http: %s: %s (%" PRIu64 " bytes) would bring the "
+		http_load_err(cf, "%s: %s (%" PRIu64 " bytes) would bring the "
 			"total to %" PRIu64 " bytes, over max_total_size %"
 			PRIu64 " (%u files loaded before it)", cf->root, key,
 			(uint64_t)sb->st_size, L->total + (uint64_t)sb->st_size,
@@ -316,14 +339,14 @@ http_walk(struct http_load *L, const char *dir, const char *dkey,
 	struct stat sb;
 
 	if (depth > HTTP_MAX_DEPTH) {
-		TFO_LOG(ERR, "http: %s: %s: directories nested deeper than %d "
+		http_load_err(cf, "%s: %s: directories nested deeper than %d "
 			"(a symlink loop?)", cf->root, dkey, HTTP_MAX_DEPTH);
 		return -ELOOP;
 	}
 	n = scandir(dir, &ents, NULL, alphasort);
 	if (n < 0) {
 		rc = -errno;
-		TFO_LOG(ERR, "http: %s: cannot read directory %s: %s", cf->root,
+		http_load_err(cf, "%s: cannot read directory %s: %s", cf->root,
 			dir, strerror(errno));
 		return rc;
 	}
@@ -336,27 +359,27 @@ http_walk(struct http_load *L, const char *dir, const char *dkey,
 		    sizeof(fs) ||
 		    (size_t)snprintf(key, sizeof(key), "%s%s", dkey, name) >=
 		    sizeof(key)) {
-			TFO_LOG(ERR, "http: %s: path too long: %s/%s", cf->root,
+			http_load_err(cf, "%s: path too long: %s/%s", cf->root,
 				dir, name);
 			rc = -ENAMETOOLONG;
 			continue;
 		}
 		if (lstat(fs, &sb) < 0) {
 			rc = -errno;
-			TFO_LOG(ERR, "http: %s: %s: %s", cf->root, fs,
+			http_load_err(cf, "%s: %s: %s", cf->root, fs,
 				strerror(errno));
 			continue;
 		}
 		if (S_ISLNK(sb.st_mode)) {
 			if (realpath(fs, real) == NULL || stat(real, &sb) < 0) {
 				rc = -errno;
-				TFO_LOG(ERR, "http: %s: symlink %s: %s",
+				http_load_err(cf, "%s: symlink %s: %s",
 					cf->root, key, strerror(errno));
 				continue;
 			}
 			if (strncmp(real, cf->root, rootlen) != 0 ||
 			    (real[rootlen] != '/' && real[rootlen] != '\0')) {
-				TFO_LOG(ERR, "http: %s: symlink %s points "
+				http_load_err(cf, "%s: symlink %s points "
 					"outside the root, to %s", cf->root,
 					key, real);
 				rc = -EPERM;
@@ -373,7 +396,7 @@ http_walk(struct http_load *L, const char *dir, const char *dkey,
 		} else if (S_ISREG(sb.st_mode)) {
 			rc = http_add_file(L, fs, key, &sb);
 		} else {
-			TFO_LOG(ERR, "http: %s: %s is not a regular file or a "
+			http_load_err(cf, "%s: %s is not a regular file or a "
 				"directory", cf->root, key);
 			rc = -EINVAL;
 		}
@@ -397,7 +420,7 @@ http_read_file(const struct http_conf *cf, const struct http_file *f,
 	fd = open(f->fs, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		rc = -errno;
-		TFO_LOG(ERR, "http: %s: cannot open %s: %s", cf->root, f->fs,
+		http_load_err(cf, "%s: cannot open %s: %s", cf->root, f->fs,
 			strerror(errno));
 		return rc;
 	}
@@ -410,7 +433,7 @@ http_read_file(const struct http_conf *cf, const struct http_file *f,
 		got += (uint64_t)r;
 	}
 	if (got != f->size || read(fd, &extra, 1) != 0) {
-		TFO_LOG(ERR, "http: %s: %s changed size while loading (or read "
+		http_load_err(cf, "%s: %s changed size while loading (or read "
 			"error)", cf->root, f->fs);
 		rc = -EIO;
 	}
@@ -503,6 +526,20 @@ http_parse_range(const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
 	return 0;
 }
 
+/* Seconds, 1..86400 (0 would free a table a request may be reading). */
+static int
+http_parse_seconds(const char *v, uint64_t *out, char *why, size_t whylen)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(v, &end, 10);
+	if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || *out < 1 ||
+	    *out > 86400)
+		return tfo_errmsg(why, whylen, "expected seconds in 1..86400");
+	return 0;
+}
+
 /* One key's value on its own: syntax and range (the configuration parser
  * calls it as it reads the key; http_conf_read for every key). */
 int
@@ -528,6 +565,8 @@ tfo_http_check_key(const char *key, const char *v, char *why, size_t whylen)
 		return http_parse_bool(v, &b, why, whylen);
 	if (strcmp(key, "cache_control") == 0 || strcmp(key, "server_header") == 0)
 		return http_check_value(v, why, whylen);
+	if (strcmp(key, "reload_drain") == 0)
+		return http_parse_seconds(v, &x, why, whylen);
 	return 0;
 }
 
@@ -562,7 +601,7 @@ http_conf_read(const struct tfo_service_args *a, struct http_conf *cf,
 		{ "cache_control", "no-cache" }, { "server_header", "tfo-fastpath" },
 		{ "max_file_size", "16M" }, { "max_total_size", "128M" },
 		{ "max_files", "100000" }, { "max_header", "8K" }, { "max_uri", "4K" },
-		{ "date", "yes" },
+		{ "date", "yes" }, { "reload_drain", "300" },
 	};
 	const char *root = tfo_service_arg(a, "root", "www");
 	uint64_t mh, mu;
@@ -693,7 +732,7 @@ http_fill(struct http_state *st, const struct http_conf *cf,
 			rc = http_table_add(st, key, f->dir_len - 1, r);
 		}
 		if (rc != 0)
-			TFO_LOG(ERR, "http: %s: %s: two files for one path",
+			http_load_err(cf, "%s: %s: two files for one path",
 				cf->root, f->key);
 	}
 	for (int s = S400; s < S_MAX && rc == 0; s++)
@@ -779,7 +818,7 @@ http_setup_memory(struct http_state *st, const struct tfo_service_args *a,
 				       RTE_CACHE_LINE_SIZE, a->socket_id);
 	if (st->mz == NULL || st->objs == NULL || st->slots == NULL ||
 	    st->keys == NULL || st->dates == NULL) {
-		TFO_LOG(ERR, "http: %s: cannot allocate %" PRIu64 " bytes of "
+		http_load_err(cf, "%s: cannot allocate %" PRIu64 " bytes of "
 			"IOVA-contiguous memory for %u files (%" PRIu64
 			" bytes of content) on socket %d: give EAL more memory "
 			"(-m) or lower max_total_size", cf->root, sz->arena,
@@ -788,6 +827,20 @@ http_setup_memory(struct http_state *st, const struct tfo_service_args *a,
 	}
 	st->mask = (uint32_t)nslots - 1;
 	return 0;
+}
+
+/* A table and its memory (NULL: nothing). */
+static void
+http_table_free(struct http_state *st)
+{
+	if (st == NULL)
+		return;
+	rte_memzone_free(st->mz);
+	rte_free(st->objs);
+	rte_free(st->slots);
+	rte_free(st->keys);
+	rte_free(st->dates);
+	rte_free(st);
 }
 
 /* The clock for Date: wall clock now, then the TSC (see http.c). */
@@ -803,25 +856,34 @@ http_clock_init(struct http_state *st)
 	st->frac0 = (uint64_t)ts.tv_nsec * st->hz / 1000000000ULL;
 }
 
-int
-tfo_http_create(const struct tfo_service_args *a, void **state)
+/*
+ * Load the document root of section @p a into a new table: on create(),
+ * and on a reload's own thread (no lcore: only DPDK memory calls that any
+ * thread may make). @p why: the reason it failed (also logged).
+ */
+static int
+http_table_load(const struct tfo_service_args *a, struct http_state **out,
+		 char *why, size_t whylen)
 {
-	char hdr[HTTP_HDR_MAX], loc[HTTP_HDR_MAX], why[PATH_MAX + 128];
+	char hdr[HTTP_HDR_MAX], loc[HTTP_HDR_MAX];
 	struct http_load L = { 0 };
 	struct http_sizes sz;
 	struct http_conf cf;
 	struct http_state *st;
 	int rc;
 
+	snprintf(why, whylen, "out of memory");
 	st = rte_zmalloc_socket("tfo_http", sizeof(*st), RTE_CACHE_LINE_SIZE,
 				a->socket_id);
 	if (st == NULL)
 		return -ENOMEM;
-	rc = http_conf_read(a, &cf, &st->lim, &st->date, why, sizeof(why));
+	rc = http_conf_read(a, &cf, &st->lim, &st->date, why, whylen);
 	if (rc != 0) {
 		TFO_LOG(ERR, "http: %s", why);
 		goto fail;
 	}
+	cf.why = why;
+	cf.whylen = whylen;
 	L.cf = &cf;
 	rc = http_walk(&L, cf.root, "/", 0);
 	if (rc != 0)
@@ -835,11 +897,10 @@ tfo_http_create(const struct tfo_service_args *a, void **state)
 		goto fail;
 	http_clock_init(st);
 
-	TFO_LOG(INFO, "http: port %u: %u files, %" PRIu64 " bytes from %s "
-		"(%" PRIu64 " KiB with headers, %u directory indexes)",
-		a->port, L.nb_files, L.total, cf.root, sz.arena >> 10, sz.nb_dirs);
-	rc = 0;
-	*state = st;
+	snprintf(why, whylen, "%u files, %" PRIu64 " bytes from %s "
+		 "(%" PRIu64 " KiB with headers, %u directory indexes)",
+		 L.nb_files, L.total, cf.root, sz.arena >> 10, sz.nb_dirs);
+	*out = st;
 	st = NULL;
 fail:
 	for (uint32_t i = 0; i < L.nb_files; i++) {
@@ -848,21 +909,141 @@ fail:
 	}
 	free(L.files);
 	if (st != NULL)
-		tfo_http_destroy(st);
+		http_table_free(st);
 	return rc;
+}
+
+/* Keep create()'s arguments for reload(): the configuration they point
+ * into belongs to the caller. */
+static int
+http_args_copy(struct http_svc *sv, const struct tfo_service_args *a)
+{
+	sv->args = *a;
+	sv->kv = calloc(a->nb_kv + 1, sizeof(*sv->kv));
+	sv->base_dir = a->base_dir != NULL ? strdup(a->base_dir) : NULL;
+	if (sv->kv == NULL || (a->base_dir != NULL && sv->base_dir == NULL))
+		return -ENOMEM;
+	for (unsigned int i = 0; i < a->nb_kv; i++) {
+		sv->kv[i].key = strdup(a->kv[i].key);
+		sv->kv[i].value = strdup(a->kv[i].value);
+		if (sv->kv[i].key == NULL || sv->kv[i].value == NULL)
+			return -ENOMEM;
+	}
+	sv->args.kv = sv->kv;
+	sv->args.base_dir = sv->base_dir;
+	return 0;
+}
+
+int
+tfo_http_create(const struct tfo_service_args *a, void **state)
+{
+	char why[PATH_MAX + 256];
+	struct http_svc *sv;
+	struct http_state *st;
+	uint64_t drain;
+	int rc;
+
+	sv = rte_zmalloc_socket("tfo_http_svc", sizeof(*sv), RTE_CACHE_LINE_SIZE,
+				a->socket_id);
+	if (sv == NULL)
+		return -ENOMEM;
+	rc = http_args_copy(sv, a);
+	if (rc == 0)
+		rc = http_table_load(&sv->args, &st, why, sizeof(why));
+	if (rc != 0) {
+		tfo_http_destroy(sv);
+		return rc;
+	}
+	/* checked by http_conf_read */
+	http_parse_seconds(tfo_service_arg(a, "reload_drain", "300"), &drain, why,
+			   sizeof(why));
+	sv->drain_s = (uint32_t)drain;
+	st->gen = 1;
+	sv->cur = st;
+	TFO_LOG(INFO, "http: port %u: %s", a->port, why);
+	*state = sv;
+	return 0;
+}
+
+int
+tfo_http_reload(void *state, char *msg, size_t msglen)
+{
+	struct http_svc *sv = state;
+	struct http_state *old = sv->cur, *st;
+	char why[PATH_MAX + 256];
+	unsigned int slot;
+	int rc;
+
+	for (slot = 0; slot < HTTP_RETIRED; slot++)
+		if (__atomic_load_n(&sv->retired[slot].st, __ATOMIC_ACQUIRE) == NULL)
+			break;
+	if (slot == HTTP_RETIRED) {
+		snprintf(msg, msglen, "http: new root refused, the old one serves: "
+			 "%u earlier roots are still draining "
+			 "(reload_drain = %u s): retry later", HTTP_RETIRED, sv->drain_s);
+		return -EBUSY;
+	}
+	rc = http_table_load(&sv->args, &st, why, sizeof(why));
+	if (rc != 0) {
+		snprintf(msg, msglen, "http: new root refused, the old one serves: %s",
+			 why);
+		return rc;
+	}
+	st->gen = old->gen + 1;
+	sv->retired[slot].free_tsc = rte_get_tsc_cycles() +
+				     (uint64_t)sv->drain_s * rte_get_tsc_hz();
+	__atomic_store_n(&sv->retired[slot].st, old, __ATOMIC_RELEASE);
+	/* from here on every new request is answered from st */
+	__atomic_store_n(&sv->cur, st, __ATOMIC_RELEASE);
+	snprintf(msg, msglen, "http: port %u: root generation %" PRIu64 " serves: %s; "
+		 "generation %" PRIu64 " is freed in %u s", sv->args.port, st->gen, why,
+		 old->gen, sv->drain_s);
+	return 1;
+}
+
+/* Retired table @p i: its drain time is over. */
+static void
+http_retired_free(struct http_svc *sv, unsigned int i)
+{
+	struct http_state *st = sv->retired[i].st;
+
+	TFO_LOG(INFO, "http: port %u: root generation %" PRIu64 " freed",
+		sv->args.port, st->gen);
+	http_table_free(st);
+	__atomic_store_n(&sv->retired[i].st, NULL, __ATOMIC_RELEASE);
+}
+
+void
+tfo_http_reclaim(void *state)
+{
+	struct http_svc *sv = state;
+	uint64_t now = rte_get_tsc_cycles();
+
+	for (unsigned int i = 0; i < HTTP_RETIRED; i++) {
+		struct http_state *st = __atomic_load_n(&sv->retired[i].st,
+							__ATOMIC_ACQUIRE);
+
+		if (st != NULL && now >= sv->retired[i].free_tsc)
+			http_retired_free(sv, i);
+	}
 }
 
 void
 tfo_http_destroy(void *state)
 {
-	struct http_state *st = state;
+	struct http_svc *sv = state;
 
-	if (st == NULL)
+	if (sv == NULL)
 		return;
-	rte_memzone_free(st->mz);
-	rte_free(st->objs);
-	rte_free(st->slots);
-	rte_free(st->keys);
-	rte_free(st->dates);
-	rte_free(st);
+	http_table_free(sv->cur);
+	for (unsigned int i = 0; i < HTTP_RETIRED; i++)
+		http_table_free(sv->retired[i].st);
+	if (sv->kv != NULL)
+		for (unsigned int i = 0; i < sv->args.nb_kv; i++) {
+			free((void *)(uintptr_t)sv->kv[i].key);
+			free((void *)(uintptr_t)sv->kv[i].value);
+		}
+	free(sv->kv);
+	free(sv->base_dir);
+	rte_free(sv);
 }

@@ -479,8 +479,9 @@ tfo_service_get(struct tfo_config *c, const char *name, char *why, size_t whylen
 			strncat(known, " ", sizeof(known) - strlen(known) - 1);
 			strncat(known, r->name, sizeof(known) - strlen(known) - 1);
 		}
-		tfo_errmsg(why, whylen, "no service named '%s' (built in:%s)", name,
-			known[0] ? known : " none");
+		tfo_errmsg(why, whylen, "no service named '%s' (built in:%s; one built "
+			   "out of tree needs `plugin = PATH.so` first in its section)",
+			   name, known[0] ? known : " none");
 		return NULL;
 	}
 	s = &c->services[c->nb_services++];
@@ -519,6 +520,43 @@ tfo_service_set(struct tfo_cfg_service *s, const char *key, const char *value,
 	strcpy(s->kv[s->nb_kv].key, key);
 	strcpy(s->kv[s->nb_kv].value, value);
 	s->nb_kv++;
+	return 0;
+}
+
+/*
+ * `plugin = PATH.so` (relative: from the configuration's directory): load
+ * it now, so that the section's other keys are checked by the service it
+ * registers. Hence it comes first in the section.
+ */
+static int
+tfo_service_plugin_set(struct tfo_config *c, const char *name, const char *value,
+		       char *why, size_t whylen)
+{
+	struct tfo_cfg_service *s;
+	char path[PATH_MAX];
+	int n;
+
+	for (unsigned int i = 0; i < c->nb_services; i++)
+		if (strcmp(c->services[i].name, name) == 0 &&
+		    strcmp(c->services[i].plugin, value) != 0)
+			return tfo_errmsg(why, whylen, c->services[i].plugin[0] ?
+					  "one plugin per section" :
+					  "the section has keys already (or its service "
+					  "is built in): plugin must come first");
+	if (value[0] == '/' || c->base_dir[0] == '\0')
+		n = snprintf(path, sizeof(path), "%s", value);
+	else
+		n = snprintf(path, sizeof(path), "%s/%s", c->base_dir, value);
+	if (n < 0 || (size_t)n >= sizeof(path) || strlen(value) >= sizeof(s->plugin))
+		return tfo_errmsg(why, whylen, "path too long");
+	if (tfo_service_plugin_load(path, name, why, whylen) < 0)
+		return -EINVAL;
+	s = tfo_service_get(c, name, why, whylen);
+	if (s == NULL)
+		return -EINVAL;
+	/* the real path, so that --print-config's output loads from anywhere */
+	if (realpath(path, s->plugin) == NULL)
+		snprintf(s->plugin, sizeof(s->plugin), "%s", value);
 	return 0;
 }
 
@@ -564,6 +602,8 @@ tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
 		if (name == NULL || *name == '\0')
 			return tfo_errmsg(why, whylen,
 				       "a service section needs a name: [service NAME]");
+		if (strcmp(key, "plugin") == 0)
+			return tfo_service_plugin_set(c, name, value, why, whylen);
 		s = tfo_service_get(c, name, why, whylen);
 		return s == NULL ? -EINVAL : tfo_service_set(s, key, value, why, whylen);
 	}
@@ -788,7 +828,10 @@ tfo_config_dump(FILE *f, const struct tfo_config *c)
 	for (unsigned int i = 0; i < c->nb_services; i++) {
 		const struct tfo_cfg_service *s = &c->services[i];
 
-		fprintf(f, "\n[service %s]\nport = %u\n", s->name, s->port);
+		fprintf(f, "\n[service %s]\n", s->name);
+		if (s->plugin[0] != '\0')
+			fprintf(f, "plugin = %s\n", s->plugin);
+		fprintf(f, "port = %u\n", s->port);
 		for (unsigned int j = 0; j < s->nb_kv; j++)
 			fprintf(f, "%s = %s\n", s->kv[j].key, s->kv[j].value);
 	}
@@ -822,6 +865,7 @@ tfo_config_help(FILE *f)
 		fprintf(f, "  %-20s %-10s %s\n", tfo_port_keys[i].key,
 			tfo_port_keys[i].def, tfo_port_keys[i].help);
 	fprintf(f, "[service NAME]   (one per service; port = N, plus:)\n");
+	fprintf(f, "  plugin = PATH.so: a service built out of tree (first key of its section)\n");
 	for (const struct tfo_service *s = tfo_service_first(); s != NULL;
 	     s = s->next) {
 		fprintf(f, "  %s: %s\n    keys: port", s->name, s->help ? s->help : "");

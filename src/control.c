@@ -15,6 +15,7 @@
 #include "tfo/log.h"
 #include "tfo/neigh.h"
 #include "tfo/port.h"
+#include "tfo/service_reload.h"
 
 /* Control-core TX: software checksums everywhere (slow path), so frames
  * carry no offload request. */
@@ -80,6 +81,7 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	c->keys = p->keys;
 	if (p->keys != NULL) {
 		c->key_file = p->key_file;
+	c->svc_reload = p->svc_reload;
 		if (cfg->rotate_period_s)
 			c->next_rotate_us = rte_rdtsc() / c->tsc_per_us +
 					    (uint64_t)cfg->rotate_period_s * 1000000;
@@ -322,9 +324,48 @@ tfo_control_keys(struct tfo_control *c, uint64_t now_us)
 }
 
 /*
+ * The services' part of a reload (http: the document root), started with
+ * the key file's and built on a control thread: when it is done, count it
+ * and publish both outcomes in one answer (the keys' first, as before;
+ * none when there is no key file to reload). Also frees what earlier
+ * reloads replaced, once the services say it is unused.
+ */
+static void
+tfo_control_reload_services(struct tfo_control *c)
+{
+	bool keys = c->keys != NULL && c->key_file != NULL;
+	char smsg[sizeof(c->reload_msg)];
+	int krc = c->reload_rc, src;
+	size_t n;
+
+	tfo_svc_reclaim(c->svc_reload);
+	if (!c->svc_reload_wait ||
+	    tfo_svc_reload_poll(c->svc_reload, &src, smsg, sizeof(smsg)) == 0)
+		return;
+	c->svc_reload_wait = false;
+	if (src < 0) {
+		c->stats.c[TFO_STAT_svc_reload_errors]++;
+		TFO_LOG(ERR, "reload refused: %s", smsg);
+	} else {
+		if (src > 0)
+			c->stats.c[TFO_STAT_svc_reloads]++;
+		TFO_LOG(INFO, "reloaded: %s", smsg);
+	}
+	if (!keys) {
+		snprintf(c->reload_msg, sizeof(c->reload_msg), "%s", smsg);
+		c->reload_rc = src;
+	} else {
+		n = strlen(c->reload_msg);
+		snprintf(c->reload_msg + n, sizeof(c->reload_msg) - n, "; %s", smsg);
+		c->reload_rc = krc < 0 ? krc : src < 0 ? src : RTE_MAX(krc, src);
+	}
+	__atomic_store_n(&c->reload_seq, c->reload_seq + 1, __ATOMIC_RELEASE);
+}
+
+/*
  * Re-read the key file (SIGHUP, /tfo/reload). Done here, not in the
  * telemetry thread, so that the counters keep one writer; the outcome is
- * published with reload_seq for whoever asked.
+ * published with reload_seq for whoever asked (after the services').
  */
 static void
 tfo_control_reload(struct tfo_control *c)
@@ -332,7 +373,9 @@ tfo_control_reload(struct tfo_control *c)
 	char msg[sizeof(c->reload_msg)];
 	int rc;
 
-	if (!c->reload_requested)
+	if (c->svc_reload != NULL)
+		tfo_control_reload_services(c);
+	if (!c->reload_requested || c->svc_reload_wait)
 		return;
 	c->reload_requested = 0;
 	if (c->keys == NULL) {
@@ -355,6 +398,10 @@ tfo_control_reload(struct tfo_control *c)
 	}
 	c->reload_rc = rc;
 	snprintf(c->reload_msg, sizeof(c->reload_msg), "%s", msg);
+	if (c->svc_reload != NULL && tfo_svc_reload_start(c->svc_reload) == 0) {
+		c->svc_reload_wait = true;	/* published when they are done */
+		return;
+	}
 	__atomic_store_n(&c->reload_seq, c->reload_seq + 1, __ATOMIC_RELEASE);
 }
 

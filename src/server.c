@@ -22,6 +22,7 @@
 #include "tfo/port.h"
 #include "tfo/server.h"
 #include "tfo/service.h"
+#include "tfo/service_reload.h"
 
 struct tfo_server {
 	struct tfo_config cfg;		/* the control core keeps a pointer */
@@ -50,6 +51,7 @@ struct tfo_server {
 	char key_path[PATH_MAX * 2];	/* resolved [tfo] key_file, or "" */
 	unsigned int nb_services;
 	struct tfo_service_inst services[TFO_MAX_SERVICES];
+	struct tfo_svc_reloader *svc_reload;	/* NULL: no service reloads */
 };
 
 /* Create every configured service once; all lcores share them read-only. */
@@ -84,6 +86,8 @@ srv_services(struct tfo_server *s, int socket, char *err, size_t errlen)
 		if (s->devices)	/* not for every benchmark run or fuzzer start */
 			TFO_LOG(INFO, "service %s on TCP port %u", cs->name, cs->port);
 	}
+	/* SIGHUP reloads them too (NULL: none can; no memory: keys only) */
+	s->svc_reload = tfo_svc_reloader_create(s->services, s->nb_services);
 	return 0;
 }
 
@@ -420,6 +424,7 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 		.idx = k,
 		.nb_controls = s->nb_controls,
 		.peers = s->controls,
+		.svc_reload = k == 0 ? s->svc_reload : NULL,
 	};
 	char name[32];
 	int rc = -ENOMEM;
@@ -627,6 +632,7 @@ tfo_server_free(struct tfo_server *s)
 	rte_free(s->rings);
 	rte_free(s->syn_inbox);
 	tfo_keyring_free(s->keys);
+	tfo_svc_reloader_free(s->svc_reload);	/* before what it reloads */
 	for (unsigned int i = 0; i < s->nb_services; i++)
 		if (s->services[i].svc->destroy != NULL)
 			s->services[i].svc->destroy(s->services[i].state);

@@ -1,9 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: the service registry (filled by constructors before main).
+ * tfo-fastpath: the service registry (filled by constructors before main,
+ * and by plugins as the configuration names them), and service reloads.
  */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <rte_lcore.h>
+
+#include "tfo/log.h"
 #include "tfo/service.h"
+#include "tfo/service_reload.h"
 
 static struct tfo_service *tfo_services;
 
@@ -51,4 +63,189 @@ tfo_service_arg(const struct tfo_service_args *a, const char *key,
 		if (strcmp(a->kv[i].key, key) == 0)
 			v = a->kv[i].value;
 	return v;
+}
+
+/* Plugins loaded so far: a configuration read twice (--print-config, then
+ * the start; the unit tests) names the same file again. */
+static struct {
+	const struct tfo_service *svc;
+	char path[PATH_MAX];
+} tfo_plugins[16];
+static unsigned int tfo_nb_plugins;
+
+int
+tfo_service_plugin_load(const char *path, const char *name, char *why,
+			size_t whylen)
+{
+	const uint32_t *abi;
+	struct tfo_service *const *svcp;
+	struct tfo_service *s;
+	char real[PATH_MAX];
+	const char *e;
+	void *h;
+
+	if (realpath(path, real) == NULL)
+		return tfo_errmsg(why, whylen, "%s: %s", path, strerror(errno));
+	for (unsigned int i = 0; i < tfo_nb_plugins; i++)
+		if (strcmp(tfo_plugins[i].path, real) == 0) {
+			if (strcmp(tfo_plugins[i].svc->name, name) != 0)
+				return tfo_errmsg(why, whylen, "%s: defines service '%s', not '%s'",
+						  real, tfo_plugins[i].svc->name, name);
+			return 0;
+		}
+	if (tfo_service_find(name) != NULL)
+		return tfo_errmsg(why, whylen, "a service named '%s' exists already "
+				  "(built in or another plugin)", name);
+	if (tfo_nb_plugins == RTE_DIM(tfo_plugins))
+		return tfo_errmsg(why, whylen, "more than %u plugins",
+				  (unsigned int)RTE_DIM(tfo_plugins));
+	/* RTLD_NOW: an unresolved symbol is an error here, not a crash on a
+	 * worker later; RTLD_LOCAL: two plugins cannot clash */
+	h = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		e = dlerror();
+		return tfo_errmsg(why, whylen, "cannot load: %s", e ? e : real);
+	}
+	abi = dlsym(h, "tfo_service_plugin_abi");
+	svcp = dlsym(h, "tfo_service_plugin");
+	if (abi == NULL || svcp == NULL) {
+		dlclose(h);
+		return tfo_errmsg(why, whylen, "%s: not a tfo-fastpath service plugin "
+				  "(no tfo_service_plugin_abi: build it with "
+				  "TFO_SERVICE_REGISTER and `pkg-config --cflags tfo-service`)",
+				  real);
+	}
+	if (*abi != TFO_SERVICE_ABI_VERSION) {
+		unsigned int v = *abi;
+
+		dlclose(h);
+		return tfo_errmsg(why, whylen, "%s: built for service ABI %u, this "
+				  "tfo-server has ABI %u: rebuild it against its headers",
+				  real, v, TFO_SERVICE_ABI_VERSION);
+	}
+	s = *svcp;
+	if (s == NULL || s->name == NULL || strcmp(s->name, name) != 0 ||
+	    s->create == NULL || s->handle == NULL) {
+		/* the message reads the plugin's strings: before dlclose() */
+		if (s == NULL || s->name == NULL || strcmp(s->name, name) != 0)
+			tfo_errmsg(why, whylen, "%s: defines service '%s', not '%s'",
+				   real, s && s->name ? s->name : "(none)", name);
+		else
+			tfo_errmsg(why, whylen, "%s: service '%s' has no create() or handle()",
+				   real, name);
+		dlclose(h);
+		return -EINVAL;
+	}
+	/* never dlclose()d: its functions run until exit */
+	tfo_plugins[tfo_nb_plugins].svc = s;
+	snprintf(tfo_plugins[tfo_nb_plugins].path, sizeof(tfo_plugins[0].path),
+		 "%s", real);
+	tfo_nb_plugins++;
+	tfo_service_register(s);
+	return 0;
+}
+
+/* ---- reloading (tfo/service_reload.h) ---------------------------------- */
+
+struct tfo_svc_reloader {
+	const struct tfo_service_inst *insts;
+	unsigned int nb;
+	bool running;		/* a thread was started and not joined */
+	int done;		/* atomic: the thread has finished */
+	int rc;
+	char msg[512];
+	pthread_t thread;
+};
+
+struct tfo_svc_reloader *
+tfo_svc_reloader_create(const struct tfo_service_inst *insts, unsigned int nb)
+{
+	struct tfo_svc_reloader *r;
+	bool any = false;
+
+	for (unsigned int i = 0; i < nb; i++)
+		any |= insts[i].svc->reload != NULL;
+	if (!any)
+		return NULL;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return NULL;
+	r->insts = insts;
+	r->nb = nb;
+	return r;
+}
+
+static void *
+tfo_svc_reload_thread(void *arg)
+{
+	struct tfo_svc_reloader *r = arg;
+	size_t used = 0;
+	int rc = 0;
+
+	r->msg[0] = '\0';
+	for (unsigned int i = 0; i < r->nb; i++) {
+		const struct tfo_service_inst *si = &r->insts[i];
+		char m[400] = "";
+		int one;
+
+		if (si->svc->reload == NULL)
+			continue;
+		one = si->svc->reload(si->state, m, sizeof(m));
+		/* a refusal wins: the operator must see it */
+		if (one < 0 ? (rc >= 0 || one < rc) : (rc >= 0 && one > rc))
+			rc = one;
+		if (used < sizeof(r->msg))
+			used += (size_t)snprintf(r->msg + used, sizeof(r->msg) - used,
+						 "%s%s", used ? "; " : "", m);
+	}
+	r->rc = rc;
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+int
+tfo_svc_reload_start(struct tfo_svc_reloader *r)
+{
+	int rc;
+
+	if (r->running)
+		return -EBUSY;
+	r->done = 0;
+	/* a control thread: pinned to the CPUs no lcore runs on */
+	rc = rte_ctrl_thread_create(&r->thread, "tfo-reload", NULL,
+				    tfo_svc_reload_thread, r);
+	if (rc != 0)
+		return -rc;
+	r->running = true;
+	return 0;
+}
+
+int
+tfo_svc_reload_poll(struct tfo_svc_reloader *r, int *rc, char *msg, size_t msglen)
+{
+	if (!r->running || !__atomic_load_n(&r->done, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_join(r->thread, NULL);	/* it has returned: no wait */
+	r->running = false;
+	*rc = r->rc;
+	snprintf(msg, msglen, "%s", r->msg);
+	return 1;
+}
+
+void
+tfo_svc_reclaim(struct tfo_svc_reloader *r)
+{
+	for (unsigned int i = 0; i < r->nb; i++)
+		if (r->insts[i].svc->reclaim != NULL)
+			r->insts[i].svc->reclaim(r->insts[i].state);
+}
+
+void
+tfo_svc_reloader_free(struct tfo_svc_reloader *r)
+{
+	if (r == NULL)
+		return;
+	if (r->running)
+		pthread_join(r->thread, NULL);
+	free(r);
 }

@@ -947,6 +947,67 @@ TFO_TEST(load_1mib)
 	tmp_clean();
 }
 
+/* reload(): a new root serves, a bad one is refused and the old one
+ * serves, bodies already handed out stay readable until reclaim(). */
+TFO_TEST(reload)
+{
+	struct tfo_svc_resp r;
+	const struct tfo_blob *old;
+	char msg[512], want[32];
+	size_t blen;
+	void *st;
+	int rc;
+
+	tmp_make();
+	REQUIRE(tmp_root[0] != '\0');
+	REQUIRE(svc->reload != NULL && svc->reclaim != NULL);
+	tmp_file("a.txt", 10, 'a');
+	st = mk(&rc, tmp_root, "date", "no", "max_file_size", "64",
+		"reload_drain", "1", NULL);
+	REQUIRE(st != NULL);
+	CHECK_EQ(ask(st, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n", &r), TFO_SVC_RESPOND);
+	old = r.body;
+	CHECK_MEM(body(&blen), "aaaaaaaaaa", 10);
+
+	tmp_file("a.txt", 20, 'b');
+	CHECK_EQ(svc->reload(st, msg, sizeof(msg)), 1);
+	CHECK_MSG(strstr(msg, "generation 2 serves") != NULL, "%s", msg);
+	CHECK_EQ(ask(st, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n", &r), TFO_SVC_RESPOND);
+	memset(want, 'b', 20);
+	CHECK_MEM(body(&blen), want, 20);
+	CHECK_EQ(blen, 20);
+	/* a response queued before the reload still reads the old table */
+	CHECK(old->data[old->len - 1] == 'a');
+
+	tmp_file("big.bin", 100, 'x');
+	rc = svc->reload(st, msg, sizeof(msg));
+	CHECK_EQ(rc, -EFBIG);
+	CHECK_MSG(strstr(msg, "the old one serves") != NULL &&
+		  strstr(msg, "/big.bin is 100 bytes, over max_file_size 64") != NULL,
+		  "%s", msg);
+	CHECK_EQ(ask(st, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n", &r), TFO_SVC_RESPOND);
+	CHECK_MEM(body(&blen), want, 20);
+	svc->reclaim(st);	/* too early: generation 1 stays */
+	CHECK(old->data[old->len - 1] == 'a');
+	usleep(1100 * 1000);
+	svc->reclaim(st);	/* reload_drain = 1 s: generation 1 goes */
+	svc->destroy(st);
+
+	/* at most HTTP_RETIRED (4) roots drain at once */
+	unlink(strcat(strcpy(msg, tmp_root), "/big.bin"));
+	st = mk(&rc, tmp_root, "date", "no", NULL);
+	REQUIRE(st != NULL);
+	for (int i = 0; i < 4; i++)
+		CHECK_EQ(svc->reload(st, msg, sizeof(msg)), 1);
+	CHECK_EQ(svc->reload(st, msg, sizeof(msg)), -EBUSY);
+	CHECK_MSG(strstr(msg, "still draining") != NULL, "%s", msg);
+	svc->reclaim(st);	/* reload_drain = 300: nothing freed yet */
+	CHECK_EQ(ask(st, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n", &r), TFO_SVC_RESPOND);
+	CHECK_EQ(code(), 200);
+	svc->destroy(st);	/* frees the current and the 4 retired */
+	tmp_clean();
+}
+
 TFO_TEST(load_symlinks_and_etag)
 {
 	struct tfo_svc_resp r;

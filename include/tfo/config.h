@@ -51,6 +51,7 @@ struct tfo_cfg_port {
 
 struct tfo_cfg_service {
 	char name[32];
+	char plugin[PATH_MAX];		/**< its shared object, or "" (built in) */
 	uint16_t port;
 	unsigned int nb_kv;
 	struct {

@@ -40,6 +40,8 @@
 extern "C" {
 #endif
 
+struct tfo_svc_reloader;	/* tfo/service_reload.h */
+
 struct tfo_control {
 	struct tfo_stats stats;		/* first: its own cache lines */
 	struct tfo_tx tx;
@@ -81,6 +83,10 @@ struct tfo_control {
 	uint64_t reload_seq;		/**< reloads done; then the result below */
 	int reload_rc;			/**< of the last reload: 1, 0 or -errno */
 	char reload_msg[512];		/**< its one-line outcome */
+	/** Services reloaded with the key file (http: document root), on a
+	 *  control thread; NULL: none can. */
+	struct tfo_svc_reloader *svc_reload;
+	bool svc_reload_wait;		/**< keys done, services still loading */
 	/* stats line state */
 	uint64_t last_stats_us;
 	struct tfo_stats last_total;
@@ -120,6 +126,7 @@ struct tfo_control_params {
 	 *  NULL: TFO off. */
 	struct tfo_keyring *keys;
 	const char *key_file;		/**< NULL: random keys, no reload */
+	struct tfo_svc_reloader *svc_reload;	/**< NULL: no service reloads */
 	/** Per port: the ring to the worker that sends for the control core
 	 *  (ports with ctrl_tx_relay), NULL otherwise; shared by every control
 	 *  lcore (they enqueue multi-producer). */

@@ -9,9 +9,15 @@
  * the same response.
  *
  * Adding a service: one file that defines a struct tfo_service and
- * registers it with TFO_SERVICE_REGISTER(), plus its name in
- * services/meson.build. The configuration then accepts a [service NAME]
- * section with `port = N` and the keys listed in tfo_service.keys.
+ * registers it with TFO_SERVICE_REGISTER(). Built in: its name in
+ * services/meson.build. Out of tree: built as a shared object against the
+ * installed headers (`pkg-config --cflags tfo-service`, which defines
+ * TFO_SERVICE_PLUGIN) and named in its section with `plugin = PATH.so`.
+ * The configuration then accepts a [service NAME] section with
+ * `port = N` and the keys listed in tfo_service.keys.
+ *
+ * What a plugin may call besides DPDK: the functions declared here and in
+ * tfo/log.h (tfo-server exports exactly those).
  */
 #ifndef TFO_SERVICE_H
 #define TFO_SERVICE_H
@@ -26,6 +32,14 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/**
+ * Version of this interface for services built out of tree: the layout of
+ * every struct below and the meaning of their fields. Bumped on any change
+ * that an already built plugin would misread; tfo-server refuses a plugin
+ * built for another version.
+ */
+#define TFO_SERVICE_ABI_VERSION 1
 
 struct tfo_stats;
 
@@ -122,6 +136,21 @@ struct tfo_service {
 	 * and the reason, naming the key, in @p why.
 	 */
 	int (*check)(const struct tfo_service_args *a, char *why, size_t whylen);
+	/**
+	 * Optional: build the state again from the same section (SIGHUP,
+	 * /tfo/reload) while @p state keeps serving, and publish it to
+	 * handle() if it is good. Called on a thread that is neither a worker
+	 * nor the control lcore (it may read files for long), never twice at
+	 * once, never with destroy(). Return 1 if the new state serves now,
+	 * 0 if nothing changed, or a negative errno (the old state keeps
+	 * serving); one line for the operator in @p msg either way.
+	 */
+	int (*reload)(void *state, char *msg, size_t msglen);
+	/**
+	 * Optional: free what reload() replaced once no lcore can still use
+	 * it. Called from time to time by the control lcore; must not block.
+	 */
+	void (*reclaim)(void *state);
 	/* registry link, set by tfo_service_register() */
 	const struct tfo_service *next;
 };
@@ -138,8 +167,35 @@ const struct tfo_service *tfo_service_first(void);
 /** 1 if @p key is one of @p s's keys (or "port"). */
 int tfo_service_key_ok(const struct tfo_service *s, const char *key);
 
+/**
+ * Load the service plugin at @p path (dlopen) and register the service it
+ * exports, which must be named @p name. A plugin stays loaded until exit.
+ * @return 0, or a negative errno and one line in @p why (cannot load,
+ * not a plugin, built for another TFO_SERVICE_ABI_VERSION, another name).
+ */
+int tfo_service_plugin_load(const char *path, const char *name, char *why,
+			    size_t whylen);
+
+#ifdef TFO_SERVICE_PLUGIN
+/*
+ * Out of tree: the shared object exports its service and the interface
+ * version it was built for; tfo-server checks the version before it reads
+ * the struct, then registers it as a built-in one.
+ */
+#ifdef __cplusplus
+#define TFO_SERVICE_EXPORT_ extern "C" __attribute__((visibility("default")))
+#else
+#define TFO_SERVICE_EXPORT_ __attribute__((visibility("default")))
+#endif
+#define TFO_SERVICE_REGISTER(svc) \
+	TFO_SERVICE_EXPORT_ \
+	const uint32_t tfo_service_plugin_abi = TFO_SERVICE_ABI_VERSION; \
+	TFO_SERVICE_EXPORT_ \
+	struct tfo_service *const tfo_service_plugin = &(svc);
+#else
 #define TFO_SERVICE_REGISTER(svc) \
 	RTE_INIT(tfo_service_register_##svc) { tfo_service_register(&(svc)); }
+#endif
 
 /** A created service bound to a TCP port. */
 struct tfo_service_inst {
