@@ -167,6 +167,14 @@ tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	    tfo_engine_input(c->engine, conn, m, p, port_idx, now_us) == TFO_INPUT_DONE) {
 		return true;
 	}
+	if (reason == TFO_CTRL_TCP_SYNCOOKIE_ACK) {
+		/* checked on the worker, under the secret we share */
+		struct tfo_syncookie_ack a;
+
+		tfo_syn_summary_to_ack(tfo_syn_summary(m), &a);
+		tfo_engine_syncookie_open(c->engine, m, p, port_idx, &a, now_us);
+		return true;
+	}
 	if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN &&
 	    reason != TFO_CTRL_TCP_NO_SERVICE) {
 		return tfo_control_syn(c, m, p, port_idx, reason, now_us);
@@ -398,8 +406,14 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 	for (uint8_t pi = 0; pi < c->nb_ports; pi++)
 		if (c->ports[pi].syn_steering)
 			total += tfo_control_syn_queue(c, pi);
-	if (c->engine != NULL)
+	if (c->engine != NULL) {
+		uint8_t pressure;
+
 		tfo_engine_timers(c->engine, now_us);
+		pressure = tfo_engine_free_conns(c->engine) <= c->syn_reserve;
+		if (pressure != c->syn_pressure)
+			c->syn_pressure = pressure;
+	}
 	tfo_control_keys(c, now_us);
 	tfo_control_reload(c);
 	for (uint8_t pi = 0; pi < c->nb_ports; pi++)

@@ -309,6 +309,7 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 		.idle_sleep_us = s->cfg.idle_sleep_us,
 		.quit = &s->quit,
 		.cookie_not_required = s->keys != NULL && s->cfg.cookie_not_required,
+		.syncookies = s->cfg.syncookies,
 	};
 	char name[32];
 	struct tfo_worker *w;
@@ -409,8 +410,14 @@ srv_control(struct tfo_server *s, int socket, char *err, size_t errlen)
 		cp.relay[i] = s->relay[i];
 		s->workers[0]->relay[i] = s->relay[i];
 	}
-	if (tfo_control_init(c, &cp) == 0)
+	if (tfo_control_init(c, &cp) == 0) {
+		/* a worker's SYN cookie is opened here; auto reads our flag */
+		for (unsigned int wi = 0; wi < s->nb_workers; wi++) {
+			tfo_engine_share_secrets(s->workers[wi]->engine, cp.engine);
+			s->workers[wi]->syn_def.ctrl_pressure = &c->syn_pressure;
+		}
 		return 0;
+	}
 	rc = tfo_errmsg(err, errlen, "control core: bad parameters");
 fail:
 	/* not yet c->engine, which tfo_server_destroy frees */
