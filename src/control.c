@@ -110,8 +110,9 @@ tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	struct tfo_open_params op = { .opts = &o };
 	int rc;
 
-	/* malformed: keep what parsed */
-	tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, &o);
+	/* the worker's parse (syn_defence.h); else malformed: keep what parsed */
+	if (!tfo_syn_summary_opts(m, reason, &o))
+		tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, &o);
 	if (c->cfg->syncookies && tfo_engine_free_conns(c->engine) <= c->syn_reserve &&
 	    tfo_engine_serves(c->engine, p->dport)) {
 		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
@@ -317,8 +318,10 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 		c->stats.c[TFO_STAT_drop_ctrl_no_port]++;
 		return false;
 	}
-	/* re-parse: cheaper than carrying struct tfo_pkt through the ring */
-	cls = tfo_pkt_classify(m, &c->ports[pi], &p);
+	/* a slow-path SYN comes with what its worker parsed (syn_defence.h);
+	 * the rest is parsed again: cheaper than carrying struct tfo_pkt */
+	cls = tfo_syn_summary_pkt(m, tfo_ctrl_reason_get(m), &p) ? TFO_PKT_TCP :
+	      tfo_pkt_classify(m, &c->ports[pi], &p);
 	switch (cls) {
 	case TFO_PKT_ICMP:
 	case TFO_PKT_ICMP6: {

@@ -55,19 +55,21 @@ struct tfo_syn_defence {
 };
 
 /** What a worker knew of a frame it handed over (an mbuf dynamic field,
- *  valid only with the reasons that set it). */
+ *  valid only with the reasons that set it: the SYN reasons but
+ *  TCP_NO_SERVICE, and TCP_SYNCOOKIE_ACK). 20 bytes: the dynfield area is
+ *  36 bytes for everyone. */
 struct tfo_syn_summary {
-	uint32_t tsval;
-	uint32_t tsecr;
-	uint16_t mss;
-	uint8_t wscale;
+	uint32_t tsval;			/**< the segment's TSval (HAS_TS) */
+	uint16_t mss;			/**< SYN: its MSS (HAS_MSS); ACK: the cookie's */
+	uint8_t wscale;			/**< SYN: its (HAS_WS); ACK: the cookie's */
 	uint8_t flags;			/**< TFO_SYNSUM_* */
-	uint8_t form;			/**< enum tfo_opt_form */
-	uint8_t cookie_state;		/**< enum tfo_opt_cookie */
-	uint8_t local_idx;
+	uint8_t form;			/**< SYN: enum tfo_opt_form */
+	uint8_t cookie_state;		/**< SYN: enum tfo_opt_cookie */
+	uint8_t local_idx;		/**< tfo_pkt fields the parse found */
 	uint8_t l2_len;
 	uint16_t l3_len;
 	uint16_t l4_len;
+	uint16_t payload_len;
 };
 
 #define TFO_SYNSUM_HAS_MSS	0x01
@@ -75,7 +77,9 @@ struct tfo_syn_summary {
 #define TFO_SYNSUM_SACK		0x04
 #define TFO_SYNSUM_HAS_TS	0x08
 #define TFO_SYNSUM_MALFORMED	0x10
-#define TFO_SYNSUM_SYN		0x20	/**< a parsed SYN: offsets and options */
+#define TFO_SYNSUM_SYN		0x20	/**< a SYN's options are here */
+#define TFO_SYNSUM_PKT		0x40	/**< the parse's offsets are here */
+#define TFO_SYNSUM_V6		0x80	/**< IPv6 (else IPv4) */
 
 extern int tfo_syn_summary_offset;
 
@@ -92,6 +96,20 @@ tfo_syn_summary(struct rte_mbuf *m)
 /** The summary of a SYN-cookie ACK (@p a) into @p s, and back. */
 void tfo_syn_summary_from_ack(struct tfo_syn_summary *s, const struct tfo_syncookie_ack *a);
 void tfo_syn_summary_to_ack(const struct tfo_syn_summary *s, struct tfo_syncookie_ack *a);
+
+/**
+ * The control core's side: @p m came with @p reason (enum tfo_ctrl_reason);
+ * if its worker left a summary, fill @p p from it and the headers at the
+ * offsets it gives (no checksum, no option walk: the worker did both).
+ * @return true if @p p is filled (then a TCP segment to one of our
+ * addresses), false: parse it.
+ */
+bool tfo_syn_summary_pkt(struct rte_mbuf *m, int reason, struct tfo_pkt *p);
+
+/** The SYN options of @p m's summary into @p o (no cookie bytes: the
+ *  control core only offers fresh ones). @return false when there are none
+ *  (@p reason not a SYN one): parse them. */
+bool tfo_syn_summary_opts(struct rte_mbuf *m, int reason, struct tfo_tcpopts *o);
 
 /** Set @p d up for mode @p mode (enum tfo_syncookies_mode), pressure at
  *  half of @p to_control's capacity (NULL: no ring check). */
