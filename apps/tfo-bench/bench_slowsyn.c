@@ -138,7 +138,11 @@ ss_syn(struct ss *s, enum ss_kind kind, unsigned int run, unsigned int i)
 		olen = 32;
 		dlen = 100;
 	}
-	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(14 + 20 + 20 + olen + dlen));
+	if (rte_pktmbuf_append(m, (uint16_t)(14 + 20 + 20 + olen + dlen)) == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	memset(eh, 0, 14 + 20 + 20 + olen + dlen);
 	eh->dst_addr = s->port.mac;
 	eh->src_addr.addr_bytes[0] = 0x02;
