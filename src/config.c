@@ -34,6 +34,7 @@ enum tfo_key_type {
 	KT_U8,
 	KT_BOOL,
 	KT_STR,
+	KT_ENUM,	/* uint8_t, the index of its value in names[] */
 };
 
 struct tfo_key_desc {
@@ -46,19 +47,26 @@ struct tfo_key_desc {
 	uint64_t max;
 	const char *def;
 	const char *help;
+	const char *const *names;	/* KT_ENUM: the values, NULL-terminated */
 };
 
 #define K_U32(sec, name, field, lo, hi, d, h) \
-	{ sec, name, KT_U32, offsetof(struct tfo_config, field), 0, lo, hi, d, h }
+	{ sec, name, KT_U32, offsetof(struct tfo_config, field), 0, lo, hi, d, h, NULL }
 #define K_U16(sec, name, field, lo, hi, d, h) \
-	{ sec, name, KT_U16, offsetof(struct tfo_config, field), 0, lo, hi, d, h }
+	{ sec, name, KT_U16, offsetof(struct tfo_config, field), 0, lo, hi, d, h, NULL }
 #define K_U8(sec, name, field, lo, hi, d, h) \
-	{ sec, name, KT_U8, offsetof(struct tfo_config, field), 0, lo, hi, d, h }
+	{ sec, name, KT_U8, offsetof(struct tfo_config, field), 0, lo, hi, d, h, NULL }
 #define K_BOOL(sec, name, field, d, h) \
-	{ sec, name, KT_BOOL, offsetof(struct tfo_config, field), 0, 0, 1, d, h }
+	{ sec, name, KT_BOOL, offsetof(struct tfo_config, field), 0, 0, 1, d, h, NULL }
 #define K_STR(sec, name, field, d, h) \
 	{ sec, name, KT_STR, offsetof(struct tfo_config, field), \
-	  sizeof(((struct tfo_config *)0)->field), 0, 0, d, h }
+	  sizeof(((struct tfo_config *)0)->field), 0, 0, d, h, NULL }
+
+#define K_ENUM(sec, name, field, names, d, h) \
+	{ sec, name, KT_ENUM, offsetof(struct tfo_config, field), 0, 0, 0, d, h, names }
+
+/* by enum tfo_syncookies_mode */
+static const char *const tfo_syncookies_names[] = { "no", "auto", "always", NULL };
 
 static const struct tfo_key_desc tfo_keys[] = {
 	K_STR("eal", "args", eal_args,
@@ -116,8 +124,10 @@ static const struct tfo_key_desc tfo_keys[] = {
 	      "a request must complete this long after its first byte (reset), 0 = none"),
 	K_U32("tcp", "time_wait_ms", time_wait_ms, 0, 240000, "1000",
 	      "TIME-WAIT hold after our close, 0 = none"),
-	K_BOOL("tcp", "syncookies", syncookies, "yes",
-	       "SYN cookies when the control core's table is full"),
+	K_ENUM("tcp", "syncookies", syncookies, tfo_syncookies_names, "auto",
+	       "auto | always | no: a worker answers slow-path SYNs with SYN cookies "
+	       "when the control core is under pressure (auto), always, or never "
+	       "(yes = auto, as before)"),
 
 	K_BOOL("tfo", "enabled", tfo_enabled, "yes", "TCP Fast Open server"),
 	K_STR("tfo", "cookie_algo", cookie_algo, "aes128",
@@ -337,6 +347,19 @@ tfo_key_apply(struct tfo_config *c, const struct tfo_key_desc *k,
 			return tfo_errmsg(why, whylen, "expected yes or no");
 		memcpy(field, &b, sizeof(b));
 		return 0;
+	case KT_ENUM:
+		for (unsigned int i = 0; k->names[i] != NULL; i++)
+			if (strcasecmp(value, k->names[i]) == 0) {
+				*field = (uint8_t)i;
+				return 0;
+			}
+		/* the boolean of older configurations: yes was "when the
+		 * control core is full", which auto now covers */
+		if (tfo_parse_bool(value, &b) == 0 && k->names == tfo_syncookies_names) {
+			*field = b ? TFO_SYNCOOKIES_AUTO : TFO_SYNCOOKIES_NO;
+			return 0;
+		}
+		return tfo_errmsg(why, whylen, "expected auto, always or no (yes = auto)");
 	case KT_STR:
 		if (strlen(value) >= k->size)
 			return tfo_errmsg(why, whylen, "longer than %zu characters",
@@ -792,6 +815,9 @@ tfo_key_print(FILE *f, const struct tfo_config *c, const struct tfo_key_desc *k)
 		break;
 	case KT_STR:
 		fprintf(f, "%s = %s\n", k->key, (const char *)field);
+		break;
+	case KT_ENUM:
+		fprintf(f, "%s = %s\n", k->key, k->names[*field]);
 		break;
 	}
 }

@@ -121,8 +121,9 @@ tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	struct tfo_open_params op = { .opts = &o };
 	int rc;
 
-	/* malformed: keep what parsed */
-	tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, &o);
+	/* the worker's parse (syn_defence.h); else malformed: keep what parsed */
+	if (!tfo_syn_summary_opts(m, reason, &o))
+		tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, &o);
 	if (c->cfg->syncookies && tfo_engine_free_conns(c->engine) <= c->syn_reserve &&
 	    tfo_engine_serves(c->engine, p->dport)) {
 		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
@@ -176,6 +177,14 @@ tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	tfo_engine_lookup_bulk(c->engine, &pp, 1, &conn);
 	if (conn != NULL &&
 	    tfo_engine_input(c->engine, conn, m, p, port_idx, now_us) == TFO_INPUT_DONE) {
+		return true;
+	}
+	if (reason == TFO_CTRL_TCP_SYNCOOKIE_ACK) {
+		/* checked on the worker, under the secret we share */
+		struct tfo_syncookie_ack a;
+
+		tfo_syn_summary_to_ack(tfo_syn_summary(m), &a);
+		tfo_engine_syncookie_open(c->engine, m, p, port_idx, &a, now_us);
 		return true;
 	}
 	if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN &&
@@ -423,8 +432,10 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 		c->stats.c[TFO_STAT_drop_ctrl_no_port]++;
 		return false;
 	}
-	/* re-parse: cheaper than carrying struct tfo_pkt through the ring */
-	cls = tfo_pkt_classify(m, &c->ports[pi], &p);
+	/* a slow-path SYN comes with what its worker parsed (syn_defence.h);
+	 * the rest is parsed again: cheaper than carrying struct tfo_pkt */
+	cls = tfo_syn_summary_pkt(m, tfo_ctrl_reason_get(m), &p) ? TFO_PKT_TCP :
+	      tfo_pkt_classify(m, &c->ports[pi], &p);
 	switch (cls) {
 	case TFO_PKT_ICMP:
 	case TFO_PKT_ICMP6: {
@@ -513,8 +524,14 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 	for (uint8_t pi = 0; pi < c->nb_ports && c->idx == 0; pi++)
 		if (c->ports[pi].syn_steering)
 			total += tfo_control_syn_queue(c, pi);
-	if (c->engine != NULL)
+	if (c->engine != NULL) {
+		uint8_t pressure;
+
 		tfo_engine_timers(c->engine, now_us);
+		pressure = tfo_engine_free_conns(c->engine) <= c->syn_reserve;
+		if (pressure != c->syn_pressure)
+			c->syn_pressure = pressure;
+	}
 	tfo_control_keys(c, now_us);
 	tfo_control_reload(c);
 	for (uint8_t pi = 0; pi < c->nb_ports; pi++)

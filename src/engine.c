@@ -543,6 +543,13 @@ engine_setup_secrets(struct tfo_engine *e)
 	return 0;
 }
 
+void
+tfo_engine_share_secrets(struct tfo_engine *dst, const struct tfo_engine *src)
+{
+	dst->isn_key = src->isn_key;
+	dst->sc_secret = src->sc_secret;
+}
+
 struct tfo_engine *
 tfo_engine_create(const struct tfo_engine_params *params)
 {

@@ -325,6 +325,7 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 		.idle_sleep_us = s->cfg.idle_sleep_us,
 		.quit = &s->quit,
 		.cookie_not_required = s->keys != NULL && s->cfg.cookie_not_required,
+		.syncookies = s->cfg.syncookies,
 	};
 	char name[32];
 	struct tfo_worker *w;
@@ -472,6 +473,16 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 	}
 	if (tfo_control_init(c, &cp) == 0) {
 		c->lcore_id = s->ctl_lcore[k];
+		/* one ISN/TSval and SYN-cookie secret for every engine: a
+		 * worker's SYN cookie is opened on control k, and auto reads
+		 * control k's flag */
+		if (k > 0)
+			tfo_engine_share_secrets(cp.engine, s->controls[0]->engine);
+		for (unsigned int wi = 0; wi < s->nb_workers; wi++) {
+			if (k == 0)
+				tfo_engine_share_secrets(s->workers[wi]->engine, cp.engine);
+			s->workers[wi]->syn_def.ctrl_pressure[k] = &c->syn_pressure;
+		}
 		return 0;
 	}
 	rc = tfo_errmsg(err, errlen, "control lcore %u: bad parameters", k);

@@ -181,9 +181,11 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 /* ---- SYN cookies and unknown segments ---------------------------------- */
 
 void
-tfo_engine_syncookie_reply(struct tfo_engine *e, struct rte_mbuf *m,
-			   const struct tfo_pkt *p, uint8_t port_idx,
-			   const struct tfo_tcpopts *o, uint64_t now_us)
+tfo_engine_syncookie_reply_cookie(struct tfo_engine *e, struct rte_mbuf *m,
+				  const struct tfo_pkt *p, uint8_t port_idx,
+				  const struct tfo_tcpopts *o, uint8_t cookie_form,
+				  uint8_t cookie_len, const uint8_t *cookie,
+				  uint64_t now_us)
 {
 	struct tfo_syncookie_info info;
 	uint8_t opts[TFO_TCPOPT_MAX_LEN];
@@ -215,6 +217,11 @@ tfo_engine_syncookie_reply(struct tfo_engine *e, struct rte_mbuf *m,
 	so.sack_ok = info.sack_ok;	/* kept in the TSval bits */
 	so.ts = o->has_ts;
 	so.tsecr = o->tsval;
+	/* a fresh TFO cookie rides along (cookie request, bad cookie): the
+	 * client's next SYN is a fast-path one */
+	so.form = cookie_len > 0 ? cookie_form : TFO_FORM_NONE;
+	so.cookie_len = so.form != TFO_FORM_NONE ? cookie_len : 0;
+	so.cookie = cookie;
 	memset(&t, 0, sizeof(t));
 	t.seq = tfo_syncookie_make(&e->sc_secret, p, (uint32_t)(now_us / 1000000),
 				   &info, o->has_ts, &tv);
@@ -232,6 +239,15 @@ tfo_engine_syncookie_reply(struct tfo_engine *e, struct rte_mbuf *m,
 	if (m != NULL && tfo_tcp_push_frame(e, m, port_idx, &r, &t) == 0)
 		cnt(e, TFO_STAT_syncookies_sent);
 	finish(e);
+}
+
+void
+tfo_engine_syncookie_reply(struct tfo_engine *e, struct rte_mbuf *m,
+			   const struct tfo_pkt *p, uint8_t port_idx,
+			   const struct tfo_tcpopts *o, uint64_t now_us)
+{
+	tfo_engine_syncookie_reply_cookie(e, m, p, port_idx, o, TFO_FORM_NONE, 0,
+					  NULL, now_us);
 }
 
 /* A valid SYN-cookie ACK: the connection, ESTABLISHED. */
@@ -281,6 +297,40 @@ syncookie_conn(struct tfo_engine *e, const struct rte_mbuf *m,
 	return c;
 }
 
+int
+tfo_engine_syncookie_ack_check(struct tfo_engine *e, const struct rte_mbuf *m,
+			       const struct tfo_pkt *p, uint64_t now_us,
+			       struct tfo_syncookie_ack *a)
+{
+	uint32_t te = 0;
+
+	if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) != TFO_TCP_ACK)
+		return -EINVAL;
+	a->tsval = 0;
+	a->has_ts = seg_ts(m, p, &a->tsval, &te);
+	return tfo_syncookie_check(&e->sc_secret, p, (uint32_t)(now_us / 1000000),
+				   a->has_ts, te, &a->info);
+}
+
+int
+tfo_engine_syncookie_open(struct tfo_engine *e, struct rte_mbuf *m,
+			  const struct tfo_pkt *p, uint8_t port_idx,
+			  const struct tfo_syncookie_ack *a, uint64_t now_us)
+{
+	struct tfo_conn *c;
+
+	engine_clock(e, now_us);
+	c = syncookie_conn(e, m, p, port_idx, &a->info, a->has_ts, a->tsval);
+	if (c == NULL) {
+		tfo_tcp_send_rst_nomatch(e, m, p, port_idx);
+		finish(e);
+		return -ENOSPC;
+	}
+	tfo_tcp_conn_input(e, c, m, p);
+	finish(e);
+	return 0;
+}
+
 void
 tfo_engine_input_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 			 const struct tfo_pkt *p, uint8_t port_idx,
@@ -295,24 +345,14 @@ tfo_engine_input_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 		return;
 	}
 	if (e->p.syncookies && (fl & (TFO_TCP_SYN | TFO_TCP_ACK)) == TFO_TCP_ACK) {
-		struct tfo_syncookie_info info;
-		uint32_t tv = 0, te = 0;
-		bool has_ts = seg_ts(m, p, &tv, &te);
+		struct tfo_syncookie_ack a;
 
-		if (tfo_syncookie_check(&e->sc_secret, p, (uint32_t)(now_us / 1000000),
-					has_ts, te, &info) == 0) {
-			struct tfo_conn *c;
-
+		if (tfo_engine_syncookie_ack_check(e, m, p, now_us, &a) == 0) {
 			cnt(e, TFO_STAT_syncookies_ok);
-			c = syncookie_conn(e, m, p, port_idx, &info, has_ts, tv);
-			if (c != NULL) {
-				tfo_tcp_conn_input(e, c, m, p);
-				finish(e);
-				return;
-			}
-		} else {
-			cnt(e, TFO_STAT_syncookies_bad);
+			tfo_engine_syncookie_open(e, m, p, port_idx, &a, now_us);
+			return;
 		}
+		cnt(e, TFO_STAT_syncookies_bad);
 	}
 	tfo_tcp_send_rst_nomatch(e, m, p, port_idx);
 	finish(e);

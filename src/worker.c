@@ -31,7 +31,7 @@ tfo_ctrl_reason_register(void)
 		return -rte_errno;
 	}
 	tfo_ctrl_reason_offset = off;
-	return 0;
+	return tfo_syn_summary_register();
 }
 
 static void
@@ -68,6 +68,7 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	w->quit = p->quit;
 	w->cookies = p->cookies;
 	w->cookie_not_required = p->cookie_not_required;
+	tfo_syn_defence_init(&w->syn_def, p->syncookies, p->to_control);
 	w->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
 	w->tx.flush = tfo_worker_tx_flush;
 	w->tx.arg = w;
@@ -149,6 +150,16 @@ tfo_to_ctrl(struct tfo_burst *b, struct rte_mbuf *m, const struct tfo_pkt *p,
 	b->ctrl[b->nc++] = m;
 }
 
+/* A SYN TCP segment @j bound for the slow path: a SYN cookie from here
+ * when they are due (syn_defence.c), else to the control core. */
+static inline void
+tfo_syn_to_ctrl(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
+		uint8_t port_idx, enum tfo_ctrl_reason r, uint64_t now_us)
+{
+	if (!tfo_syn_defence_syn(w, b->m[j], b->p[j], port_idx, &b->opts[j], r, now_us))
+		tfo_to_ctrl(b, b->m[j], b->p[j], r);
+}
+
 /*
  * Open a fast-path TFO connection for a SYN whose cookie validated (or
  * that needs none); what the engine refuses goes to the control core as a
@@ -174,13 +185,13 @@ tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 		return;
 	case -EBUSY:
 		w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
-		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_OVERFLOW);
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_OVERFLOW, now_us);
 		return;
 	case -EDQUOT:	/* counted by the engine */
-		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_OVERFLOW);
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_OVERFLOW, now_us);
 		return;
 	case -ENOSPC:
-		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_FULL);
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_FULL, now_us);
 		return;
 	default:	/* -ENOENT: nothing listens there */
 		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_NO_SERVICE);
@@ -195,7 +206,7 @@ tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
  */
 static bool
 tfo_worker_over_limit(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
-		      uint64_t now_us)
+		      uint8_t port_idx, uint64_t now_us)
 {
 	int rc = tfo_engine_tfo_pending_check(w->engine, b->p[j], now_us);
 
@@ -203,7 +214,7 @@ tfo_worker_over_limit(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 		return false;
 	if (rc == -EBUSY)	/* -EDQUOT is counted by the engine */
 		w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
-	tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_OVERFLOW);
+	tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_OVERFLOW, now_us);
 	return true;
 }
 
@@ -221,31 +232,29 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	struct tfo_tcpopts *o = &b->opts[j];
 	const uint8_t *th = tfo_pkt_tcp_hdr(m, p);
 
-	if (w->cookies == NULL) {
-		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_SYN);
-		return;
-	}
-	if (tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, o) < 0) {
-		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_SYN);
+	/* malformed: a plain SYN, with what parsed */
+	if (tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, o) < 0 ||
+	    w->cookies == NULL) {
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_SYN, now_us);
 		return;
 	}
 	if (w->cookie_not_required && p->payload_len > 0 &&
 	    o->cookie_state != TFO_COOKIE_INVALID) {
-		if (!tfo_worker_over_limit(w, b, j, now_us))
+		if (!tfo_worker_over_limit(w, b, j, port_idx, now_us))
 			tfo_worker_tfo_open(w, b, j, port_idx, NULL, now_us);
 		return;
 	}
 	switch (o->cookie_state) {
 	case TFO_COOKIE_REQUEST:
 		w->stats.c[TFO_STAT_TCPFastOpenCookieReqd]++;
-		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_COOKIE_REQ);
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_COOKIE_REQ, now_us);
 		return;
 	case TFO_COOKIE_INVALID:
 		w->stats.c[TFO_STAT_TCPFastOpenPassiveFail]++;
-		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_BAD_COOKIE);
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_BAD_COOKIE, now_us);
 		return;
 	case TFO_COOKIE_PRESENT:
-		if (tfo_worker_over_limit(w, b, j, now_us))
+		if (tfo_worker_over_limit(w, b, j, port_idx, now_us))
 			return;
 		b->req[b->ncook] = (struct tfo_cookie_req){
 			.family = p->family,
@@ -257,7 +266,7 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 		b->cook_idx[b->ncook++] = (uint8_t)j;
 		return;
 	default:
-		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_SYN);
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_SYN, now_us);
 		return;
 	}
 }
@@ -307,7 +316,7 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 			break;
 		default:
 			w->stats.c[TFO_STAT_TCPFastOpenPassiveFail]++;
-			tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_BAD_COOKIE);
+			tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_BAD_COOKIE, now_us);
 			break;
 		}
 	}
@@ -333,6 +342,9 @@ tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
 		/* a miss, a TIME-WAIT entry a new SYN replaced, or a stale entry */
 		if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN)
 			tfo_worker_syn(w, b, j, m, port_idx, now_us);
+		else if (tfo_syn_defence_armed(&w->syn_def, now_us) &&
+			 tfo_syn_defence_ack(w, m, p, now_us))
+			tfo_to_ctrl(b, m, p, TFO_CTRL_TCP_SYNCOOKIE_ACK);
 		else
 			tfo_to_ctrl(b, m, p, TFO_CTRL_TCP_MISS);
 	}

@@ -24,6 +24,29 @@ parse(const char *text)
 	return tfo_config_parse_string(&cfg, text, "t.ini", err, sizeof(err));
 }
 
+/* [tcp] syncookies: auto | always | no; the boolean of older files still
+ * reads (yes = auto, no = no). */
+TFO_TEST(syncookies_modes)
+{
+	static const struct {
+		const char *v;
+		uint8_t mode;
+	} t[] = {
+		{ "auto", TFO_SYNCOOKIES_AUTO }, { "always", TFO_SYNCOOKIES_ALWAYS },
+		{ "no", TFO_SYNCOOKIES_NO }, { "yes", TFO_SYNCOOKIES_AUTO },
+		{ "off", TFO_SYNCOOKIES_NO }, { "ALWAYS", TFO_SYNCOOKIES_ALWAYS },
+	};
+	char text[64];
+
+	tfo_config_defaults(&cfg);
+	CHECK_EQ(cfg.syncookies, TFO_SYNCOOKIES_AUTO);
+	for (unsigned int i = 0; i < RTE_DIM(t); i++) {
+		snprintf(text, sizeof(text), "[tcp]\nsyncookies = %s\n", t[i].v);
+		CHECK_EQ(parse(text), 0);
+		CHECK_EQ(cfg.syncookies, t[i].mode);
+	}
+}
+
 TFO_TEST(embedded_default_is_valid)
 {
 	const struct tfo_cfg_port *p;
@@ -86,7 +109,7 @@ TFO_TEST(errors_name_key_and_value)
 	/* the keys that promised a window the server never advertises */
 	expect_error("[tcp]\nwscale = 7\n", "renamed wscale_max");
 	expect_error("[tcp]\nrcv_wnd = 65535\n", "renamed rcv_wnd_max");
-	expect_error("[tcp]\nsyncookies = maybe\n", "expected yes or no");
+	expect_error("[tcp]\nsyncookies = maybe\n", "expected auto, always or no");
 	expect_error("[tfo]\nbogus = 1\n", "unknown key");
 	expect_error("[nosuch]\nx = 1\n", "unknown section");
 	expect_error("x = 1\n", "before any [section]");

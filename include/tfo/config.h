@@ -26,6 +26,15 @@ extern "C" {
 #define TFO_CFG_STR 256
 #define TFO_CFG_ERR 512
 
+/** [tcp] syncookies: when a SYN bound for the slow path is answered with a
+ *  SYN cookie (on the worker that received it, and on the control core
+ *  when its table is down to its reserve). */
+enum tfo_syncookies_mode {
+	TFO_SYNCOOKIES_NO = 0,		/**< never (table full: silence) */
+	TFO_SYNCOOKIES_AUTO,		/**< when the control core is under pressure */
+	TFO_SYNCOOKIES_ALWAYS,		/**< every slow-path SYN (workers) */
+};
+
 enum tfo_offload_mode {
 	TFO_OFFLOAD_AUTO = 0,	/**< use what the port offers */
 	TFO_OFFLOAD_OFF,	/**< software checksums only */
@@ -92,7 +101,7 @@ struct tfo_config {
 	uint32_t max_conns_per_source;	/**< control core's entries per source
 					 *   address (IPv6: /64), 0 = no limit */
 	uint32_t time_wait_ms;
-	bool syncookies;
+	uint8_t syncookies;		/**< enum tfo_syncookies_mode */
 
 	/* [tfo] */
 	bool tfo_enabled;

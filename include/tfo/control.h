@@ -91,6 +91,10 @@ struct tfo_control {
 	uint64_t last_stats_us;
 	struct tfo_stats last_total;
 	FILE *out;			/**< stats line / summary stream */
+	/** Non-zero while the table is down to syn_reserve (SYN cookies due):
+	 *  the workers read it (syncookies = auto) with a plain load; written
+	 *  only when it changes, alone in its cache line. */
+	volatile uint8_t syn_pressure __rte_cache_aligned;
 };
 
 /** Control lcores @p c reports for: all of them for control 0 (c->peers). */

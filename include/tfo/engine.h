@@ -71,6 +71,7 @@
 #include <rte_mempool.h>
 
 #include "tfo/pkt.h"
+#include "tfo/syncookie.h"
 #include "tfo/service.h"
 #include "tfo/stats.h"
 #include "tfo/tcpopt.h"
@@ -237,6 +238,55 @@ void tfo_engine_input_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 void tfo_engine_syncookie_reply(struct tfo_engine *e, struct rte_mbuf *m,
 				const struct tfo_pkt *p, uint8_t port_idx,
 				const struct tfo_tcpopts *opts, uint64_t now_us);
+
+/**
+ * As tfo_engine_syncookie_reply, with a TFO option carrying @p cookie
+ * (@p cookie_len bytes, in @p cookie_form) when @p cookie_len > 0: a
+ * cookie request or a bad cookie answered statelessly still gets its
+ * fresh cookie. Consumes @p m; syncookies_sent counts what was queued.
+ */
+void tfo_engine_syncookie_reply_cookie(struct tfo_engine *e, struct rte_mbuf *m,
+				       const struct tfo_pkt *p, uint8_t port_idx,
+				       const struct tfo_tcpopts *opts,
+				       uint8_t cookie_form, uint8_t cookie_len,
+				       const uint8_t *cookie, uint64_t now_us);
+
+/** What a valid SYN-cookie ACK gives back: what the SYN-ACK encoded, and
+ *  the ACK's timestamp (the connection's ts_recent). */
+struct tfo_syncookie_ack {
+	struct tfo_syncookie_info info;
+	bool has_ts;
+	uint32_t tsval;
+};
+
+/**
+ * Check the pure ACK @p m/@p p (a miss) against this engine's SYN-cookie
+ * secret (engines that shared it with tfo_engine_share_secrets agree). No
+ * counter, no state, @p m untouched.
+ * @return 0 and @p a filled, or -EINVAL (not a pure ACK, or a bad cookie).
+ */
+int tfo_engine_syncookie_ack_check(struct tfo_engine *e, const struct rte_mbuf *m,
+				   const struct tfo_pkt *p, uint64_t now_us,
+				   struct tfo_syncookie_ack *a);
+
+/**
+ * Create the ESTABLISHED connection of a SYN-cookie ACK validated already
+ * (@p a, from tfo_engine_syncookie_ack_check here or on another engine
+ * sharing the secrets) and process @p m on it (conns_opened_syncookie).
+ * No room, no service, or the source at conn_per_source: a RST. Consumes
+ * @p m. @return 0 if the connection was created, else a negative errno.
+ */
+int tfo_engine_syncookie_open(struct tfo_engine *e, struct rte_mbuf *m,
+			      const struct tfo_pkt *p, uint8_t port_idx,
+			      const struct tfo_syncookie_ack *a, uint64_t now_us);
+
+/**
+ * Make @p dst use @p src's ISN/TSval secret and SYN-cookie secret: a SYN
+ * cookie made on one (a worker) is then valid on the other (the control
+ * core), and a connection moved between them keeps its TSval clock.
+ * At set-up, before any traffic.
+ */
+void tfo_engine_share_secrets(struct tfo_engine *dst, const struct tfo_engine *src);
 
 /** Results of tfo_engine_icmp_ptb(). */
 enum tfo_ptb_result {

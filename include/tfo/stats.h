@@ -134,6 +134,9 @@ extern "C" {
 	X(syncookies_sent,	C, "SYN-ACKs with a SYN cookie sent") \
 	X(syncookies_ok,	C, "ACKs with a valid SYN cookie") \
 	X(syncookies_bad,	C, "ACKs for unknown connections whose SYN cookie failed (RST)") \
+	X(syncookies_sent_tfo,	C, "worker SYN-cookie SYN-ACKs that carried a fresh TFO cookie (cookie request, bad cookie)") \
+	X(syncookie_ack_ok,	C, "worker: miss ACKs with a valid SYN cookie, handed to the control core to create (TCP_SYNCOOKIE_ACK)") \
+	X(syncookie_ack_bad,	C, "worker: miss ACKs checked (SYN cookies issued in the last 2 min) without a valid SYN cookie: forged, or a control-core connection's later ACKs; go on as misses") \
 	X(rx_ooo_drop,		C, "out-of-order segments dropped (answered with a duplicate ACK)") \
 	X(rx_dup_data,		C, "segments with only already-received data (answered with an ACK)") \
 	X(rx_trimmed,		C, "segments trimmed to our receive window") \

@@ -27,6 +27,7 @@
 #include "tfo/engine.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
+#include "tfo/syn_defence.h"
 #include "tfo/tx.h"
 
 #ifdef __cplusplus
@@ -43,6 +44,9 @@ extern "C" {
 	X(TCP_OVERFLOW)		/* valid cookie, pending-TFO limit reached */ \
 	X(TCP_FULL)		/* valid cookie, worker's table full */ \
 	X(TCP_NO_SERVICE)	/* nothing listens on the port here */ \
+	X(TCP_SYNCOOKIE_ACK)	/* ACK of a valid SYN cookie (checked on the \
+				 * worker; tfo_syn_summary says what it \
+				 * encoded): a connection to create */ \
 	X(PTB)			/* control -> inbox: a path-MTU error for the \
 				 * worker's flow */ \
 	X(PTB_ANY)		/* control -> every inbox: the same, owner \
@@ -55,7 +59,8 @@ enum tfo_ctrl_reason {
 	TFO_CTRL_NB_REASONS
 };
 
-/** Register the dynamic mbuf field that carries the reason. Once, at start. */
+/** Register the dynamic mbuf fields that carry the reason and the SYN
+ *  summary (tfo/syn_defence.h). Once, at start. */
 int tfo_ctrl_reason_register(void);
 
 extern int tfo_ctrl_reason_offset;
@@ -98,6 +103,7 @@ struct tfo_worker {
 	struct tfo_engine *engine;	/**< NULL: TCP is counted and dropped */
 	struct tfo_cookie_ctx *cookies;	/**< NULL: TFO off (all SYNs to control) */
 	bool cookie_not_required;	/**< SYN data accepted without a cookie */
+	struct tfo_syn_defence syn_def;	/**< SYN cookies on this worker */
 } __rte_cache_aligned;
 
 /** What a worker is given; the engine and the relay rings are set after
@@ -118,6 +124,7 @@ struct tfo_worker_params {
 	const volatile bool *quit;
 	struct tfo_cookie_ctx *cookies;	/**< NULL: TFO off */
 	bool cookie_not_required;
+	uint8_t syncookies;		/**< enum tfo_syncookies_mode (0: no) */
 };
 
 /** Fill @p w from @p p. @return 0 or a negative errno. */

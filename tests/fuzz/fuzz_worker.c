@@ -11,7 +11,8 @@
  * by its TX flush, which plays a port (it can refuse frames).
  *
  * Input: a config byte (bit 0: cookie_not_required, bit 1: siphash-linux
- * cookies instead of aes128), then records:
+ * cookies instead of aes128, bit 2: the worker's syncookies = always, bit 3:
+ * = no; else auto), then records:
  *   op & 7 = 0..2  FRAME: flags, seq delta, ack delta, split, u16 length,
  *                  bytes. Frames of a burst share a port; a frame for the
  *                  other port, or 32 frames, end the burst.
@@ -336,7 +337,7 @@ fz_config(struct tfo_config *cfg)
 	cfg->synack_retries = 1;
 	cfg->idle_timeout_ms = 1000;
 	cfg->time_wait_ms = 100;
-	cfg->syncookies = true;
+	cfg->syncookies = TFO_SYNCOOKIES_AUTO;
 	cfg->tfo_enabled = true;
 	cfg->cookie_not_required = false;
 	cfg->rotate_period_s = 0;
@@ -756,6 +757,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool sip = cfg & 2;
 
 	W->cookie_not_required = cfg & 1;
+	W->syn_def.mode = (cfg & 4) ? TFO_SYNCOOKIES_ALWAYS :
+			  (cfg & 8) ? TFO_SYNCOOKIES_NO : TFO_SYNCOOKIES_AUTO;
+	W->syn_def.issued = false;
 	G.algo = sip ? TFO_COOKIE_ALGO_SIPHASH_LINUX : TFO_COOKIE_ALGO_AES128;
 	G.kr = G.krs[sip];
 	W->cookies = G.wck[sip];

@@ -252,7 +252,25 @@ def worker_corpus():
         frame(SYN_HTTP, base | F_COOKIE) + step() +
         frame(tcp4(40002, 80, 'PA', opts=ts(), data=get), base | F_SEQACK) +
         again() + step() + again() + again() + step() + advance(300) + again() + step())
-    cfgs = {'cookie_not_required': 1, 'siphash': 2}
+    # the worker's SYN cookies (syncookies = always): a plain SYN answered on
+    # the worker, its ACK handed to the control core (one connection, served),
+    # a cookie request answered with a SYN cookie and a TFO cookie, the TFO
+    # SYN that follows opens on the worker, a forged ACK creates nothing
+    conv['wsyn_always'] = (
+        frame(SYN_PLAIN) + step() +
+        frame(tcp4(40003, 80, 'A', opts=ts()), base | F_SEQACK) +
+        frame(tcp4(40003, 80, 'PA', opts=ts(), data=REQ), base | F_SEQACK) + step() +
+        frame(SYN_REQ) + step() +
+        frame(SYN_DATA, base | F_COOKIE) + step() +
+        frame(tcp4(40020, 80, 'A', seq=5001, ack=0x12345678, opts=ts())) + step())
+    # syncookies = auto: the control core's table down to its reserve turns
+    # the workers' SYN cookies on; its entries expired, off again
+    conv['wsyn_auto'] = (
+        b''.join(frame(tcp4(43000 + i, 80, 'S', opts=SYN_OPTS)) for i in range(8)) + step() +
+        b''.join(frame(tcp4(43100 + i, 80, 'S', opts=SYN_OPTS)) for i in range(4)) + step() +
+        advance(3000) + advance(3000) +
+        frame(tcp4(43200, 80, 'S', opts=SYN_OPTS)) + step())
+    cfgs = {'cookie_not_required': 1, 'siphash': 2, 'wsyn_always': 4}
     for name, c in conv.items():
         cfg = cfgs.get(name, 0)
         write('worker', name, bytes([cfg]) + c)

@@ -131,6 +131,47 @@ TFO_TEST(syn_flood_syncookies_reserve)
 	CHECK_EQ(dw("conns_opened_tfo") + dw("conns_opened_plain"), 0);
 }
 
+/* syncookies = always: the worker answers the plain SYN and the cookie
+ * request itself (the latter with a TFO cookie, and the TFO SYN that follows
+ * opens on the worker); the SYN cookie's ACK is checked there and handed
+ * over, the control core creates one connection that serves the request
+ * (the request segment is handed over too, and finds it); a forged ACK
+ * creates nothing. Nothing of the handshakes took a control-core entry. */
+TFO_TEST(worker_syncookies_always)
+{
+	run("worker/wsyn_always");
+	CHECK_EQ(dw("syncookies_sent"), 2);
+	CHECK_EQ(dw("syncookies_sent_tfo"), 1);
+	CHECK_EQ(dw("syncookie_ack_ok"), 2);
+	CHECK_EQ(dw("syncookie_ack_bad"), 1);
+	CHECK_EQ(dw("conns_opened_tfo"), 1);
+	CHECK_EQ(dw("to_control"), 3);
+	CHECK_EQ(dw("ring_drop_full"), 0);
+	CHECK_EQ(dc("conns_opened_syncookie"), 1);
+	CHECK_EQ(dc("conns_opened_plain"), 0);
+	CHECK_EQ(dc("syncookies_sent"), 0);
+	CHECK_EQ(dc("syncookies_ok"), 0);	/* not checked again there */
+	CHECK_EQ(dc("syncookies_bad"), 1);	/* the forged ACK: a RST */
+	CHECK_EQ(dc("svc_calls"), 1);
+	CHECK_EQ(dc("http_200"), 1);
+	CHECK_EQ(fz_ext_live, 0);
+}
+
+/* syncookies = auto: 8 SYNs take the control core's table down to its
+ * reserve (6 entries, 2 SYN cookies of its own); the 4 SYNs after that are
+ * answered on the worker, and never reach the ring; once the half-open
+ * entries expired, a SYN goes to the control core again. */
+TFO_TEST(worker_syncookies_auto)
+{
+	run("worker/wsyn_auto");
+	CHECK_EQ(dc("conns_opened_plain"), 7);
+	CHECK_EQ(dc("syncookies_sent"), 2);
+	CHECK_EQ(dw("syncookies_sent"), 4);
+	CHECK_EQ(dw("to_control"), 9);
+	CHECK_EQ(dw("ring_drop_full"), 0);
+	CHECK_EQ(fz_ext_live, 0);
+}
+
 /* One valid cookie from 8 ports: the pending limit (4) holds exactly, the
  * rest fall back and their data never reaches the service. */
 TFO_TEST(stolen_cookie_pending_limit)

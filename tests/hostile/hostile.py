@@ -8,7 +8,8 @@ pending limit 8); forged frames go into its tap from the kernel side through
 a raw socket (scapy builds them), and a second raw socket sees every frame
 on the wire both ways. Cases (issue "Robustness and security"): synflood,
 stolen, stolen-one (issue "Held by one address"), cookies, nonsyn, malformed, rstflood,
-dupsyn, pmtu. After each case: the
+dupsyn, pmtu; and on a server with syncookies = always: wsynflood (the
+workers' SYN cookies, issue "The slow path at fast-path scale"). After each case: the
 server is up; every frame the kernel side put on the wire was received
 (rx_pkts) and is explained by the accounting (rx = delivered + dropped by
 reason + to_control, on every lcore; tx = sent); the counters the case is
@@ -214,8 +215,9 @@ def answers(frames, host_ip, sport=None):
 # ---- the bed --------------------------------------------------------------------
 
 class Suite:
-    def __init__(self, server):
+    def __init__(self, server, args=()):
         self.server = server
+        self.args = ARGS + list(args)
 
     def __enter__(self):
         self.ns = 'tfohostile%d' % os.getpid()
@@ -225,7 +227,7 @@ class Suite:
         for k in ('router_solicitations=0', 'addr_gen_mode=1', 'accept_ra=0'):
             subprocess.run(['ip', 'netns', 'exec', self.ns, 'sysctl', '-qw',
                             'net.ipv6.conf.default.' + k], check=False)
-        self.bed = Bed(self.server, ARGS, shared_ns=self.ns)
+        self.bed = Bed(self.server, self.args, shared_ns=self.ns)
         self.bed.ns_run(['ip', 'link', 'set', 'lo', 'up'])
         try:
             self.bed.__enter__()
@@ -380,23 +382,30 @@ def case_synflood(s):
     mid = s.stats()
     T.check('%s a plain client is served while the table is full (SYN cookie)' % tag,
             r['ok'], r)
-    T.check('%s ... by a SYN cookie: syncookies_ok +1, conns_opened_syncookie +1' % tag,
-            delta(st0, mid, 'syncookies_ok') >= 1 and
+    # checked on the control core (its own SYN cookie) or on the worker
+    # (syncookies = auto: the worker answers once the control core is down to
+    # its reserve)
+    T.check('%s ... by a SYN cookie: syncookies_ok or syncookie_ack_ok +1, '
+            'conns_opened_syncookie +1' % tag,
+            delta(st0, mid, 'syncookies_ok') + delta(st0, mid, 'syncookie_ack_ok') >= 1 and
             delta(st0, mid, 'conns_opened_syncookie') >= 1)
     st, frames_in = s.end(tag)
     c0, c1 = s.control(st0), s.control(st)
     w0, w1 = s.worker(st0), s.worker(st)
     plain = delta(c0, c1, 'conns_opened_plain')
-    cookies = delta(c0, c1, 'syncookies_sent')
-    T.check('%s every spoofed SYN answered: half-open entries %d + SYN cookies %d = %d + 1 '
-            '(the plain client)' % (tag, plain, cookies, n), plain + cookies == n + 1)
+    cookies = delta(c0, c1, 'syncookies_sent') + delta(w0, w1, 'syncookies_sent')
+    T.check('%s every spoofed SYN answered: half-open entries %d + SYN cookies %d (worker '
+            '%d) = %d + 1 (the plain client)' % (tag, plain, cookies,
+                                                 delta(w0, w1, 'syncookies_sent'), n),
+            plain + cookies == n + 1)
     T.check('%s half-open entries stop at the reserve (%d of %d)' % (tag, plain, MAX_CONNS),
             plain <= MAX_CONNS - MAX_CONNS // 4)
     T.check('%s no connection refused for a full pool' % tag,
             delta(c0, c1, 'conn_pool_full') == 0)
-    T.check('%s no worker state: the worker opened nothing, passed %d SYNs on' % (tag, n),
+    T.check('%s no worker state: the worker opened nothing, passed on or answered %d SYNs' %
+            (tag, n),
             delta(w0, w1, 'conns_opened_tfo') + delta(w0, w1, 'conns_opened_plain') == 0 and
-            delta(w0, w1, 'to_control') >= n)
+            delta(w0, w1, 'to_control') + delta(w0, w1, 'syncookies_sent') >= n)
     synacks = 0
     for f in frames_in:
         p = tcp_of(f)
@@ -404,6 +413,89 @@ def case_synflood(s):
             synacks += 1
     T.check('%s a SYN-ACK on the wire for each spoofed SYN (%d, with retransmissions)' %
             (tag, synacks), synacks >= n)
+    s.good_client(tag)
+    s.drained(tag)
+
+
+def case_wsynflood(s):
+    """syncookies = always (a server of its own): a spoofed SYN flood from
+    random addresses of 198.18.0.0/15 and ports is answered by the worker
+    with SYN cookies; nothing reaches the control core's ring or table; a
+    plain and a TFO client are served during the flood; forged ACKs with a
+    bad SYN cookie create nothing; a forged host that completes the handshake
+    gets exactly one connection."""
+    tag = '[wsynflood]'
+    n = 3000
+    frames = []
+    for i in range(n):
+        src = '198.18.%d.%d' % (rng.randint(1, 254), rng.randint(1, 254))
+        frames.append(bytes(Ether(src='02:00:00:bb:%02x:%02x' % (i >> 8, i & 0xff), dst=s.mac) /
+                            IP(src=src, dst=SERVER_V4) /
+                            TCP(sport=rng.randint(1024, 65535), dport=HTTP, flags='S',
+                                seq=rng.getrandbits(32),
+                                options=[('MSS', 1460), ('SAckOK', b''),
+                                         ('Timestamp', (rng.getrandbits(32), 0)),
+                                         ('NOP', None), ('WScale', 7)])))
+    st0 = s.begin()
+    flood = threading.Thread(target=s.wire.send, args=(frames,))
+    flood.start()
+    r = s.bed.client(SERVER_V4, ECHO, '--mode', 'plain', '--data', 'during the flood\n',
+                     '--expect-echo')
+    T.check('%s a plain client is served during the flood' % tag, r['ok'], r)
+    r = s.bed.client(SERVER_V4, ECHO, '--data', 'tfo during the flood\n', '--expect-echo')
+    T.check('%s a TFO client is served during the flood' % tag, r['ok'], r)
+    flood.join()
+    s.wire.quiet()
+    # forged ACKs: a bad SYN cookie for a flooded tuple, then a forged host
+    # that completes its handshake from the SYN-ACK it saw
+    h = Host(s.mac, 77)
+    mark = s.wire.mark()
+    s.wire.send([h.seg(45000 + i, HTTP, 'A', 5001, rng.getrandbits(32)) for i in range(20)])
+    s.wire.send([h.syn(46000, ECHO, seq=9000)])
+    sa = None
+    for _ in range(40):
+        time.sleep(0.05)
+        got = [p for p in answers(s.wire.since(mark)[1], h.ip, 46000) if p[TCP].flags == 'SA']
+        if got:
+            sa = got[0]
+            break
+    T.check('%s the forged host got a SYN-ACK' % tag, sa is not None)
+    if sa is not None:
+        tsval = next((v[0] for k, v in sa[TCP].options if k == 'Timestamp'), 0)
+        s.wire.send([h.seg(46000, ECHO, 'A', 9001, sa[TCP].seq + 1,
+                           opts=[('NOP', None), ('NOP', None), ('Timestamp', (1001, tsval))])])
+        time.sleep(0.2)
+        s.wire.send([h.seg(46000, ECHO, 'PA', 9001, sa[TCP].seq + 1, data=b'forged\n',
+                           opts=[('NOP', None), ('NOP', None), ('Timestamp', (1002, tsval))])])
+    st, frames_in = s.end(tag)
+    c0, c1 = s.control(st0), s.control(st)
+    w0, w1 = s.worker(st0), s.worker(st)
+    ws = delta(w0, w1, 'syncookies_sent')
+    T.check('%s the worker answered every spoofed SYN with a SYN cookie (syncookies_sent '
+            '+%d >= %d)' % (tag, ws, n), ws >= n, ws)
+    T.check('%s ring_drop_full +0' % tag, delta(st0, st, 'ring_drop_full') == 0)
+    T.check('%s the control core created nothing for the flood: conns_opened_plain +0, '
+            'syncookies_sent +0, ctrl_rx +%d' % (tag, delta(c0, c1, 'ctrl_rx')),
+            delta(c0, c1, 'conns_opened_plain') == 0 and
+            delta(c0, c1, 'syncookies_sent') == 0 and delta(c0, c1, 'ctrl_rx') < 100)
+    T.check('%s two SYN-cookie connections (the plain client, the forged host): '
+            'conns_opened_syncookie +%d, syncookie_ack_ok +%d' %
+            (tag, delta(c0, c1, 'conns_opened_syncookie'), delta(w0, w1, 'syncookie_ack_ok')),
+            delta(c0, c1, 'conns_opened_syncookie') == 2 and
+            delta(w0, w1, 'syncookie_ack_ok') >= 2)
+    T.check('%s 20 forged ACKs with a bad SYN cookie: syncookie_ack_bad +%d, answered by '
+            'RSTs (rst_tx_nomatch +%d)' % (tag, delta(w0, w1, 'syncookie_ack_bad'),
+                                          delta(c0, c1, 'rst_tx_nomatch')),
+            delta(w0, w1, 'syncookie_ack_bad') >= 20 and delta(c0, c1, 'rst_tx_nomatch') >= 20)
+    got = b''.join(bytes(p[TCP].payload) for p in answers(frames_in, h.ip, 46000))
+    T.check('%s the forged host that completed the handshake was served' % tag,
+            b'forged\n' in got, got[:40])
+    synacks = sum(1 for f in frames_in
+                  if (lambda p: p is not None and p.haslayer(IP) and p[TCP].flags == 'SA')(
+                      tcp_of(f)))
+    T.check('%s a SYN-ACK on the wire for each spoofed SYN (%d)' % (tag, synacks),
+            synacks >= n)
+    s.wire.send([h.seg(46000, ECHO, 'R', 9001 + 7, 0)])
     s.good_client(tag)
     s.drained(tag)
 
@@ -975,23 +1067,36 @@ CASES = {
     'dupsyn': case_dupsyn,
     'pmtu': case_pmtu,
 }
+# cases on a server of their own, started with these arguments
+CASES_ALWAYS = {
+    'wsynflood': case_wsynflood,
+}
+ARGS_ALWAYS = ['--set', 'tcp.syncookies=always']
 
 
 def main():
     need_root()
     server = os.path.abspath(sys.argv[1])
+    names = sys.argv[2:] or list(CASES) + list(CASES_ALWAYS)
+    for args, cases in (((), CASES), (ARGS_ALWAYS, CASES_ALWAYS)):
+        if any(n in cases for n in names):
+            run_suite(server, args, cases, [n for n in names if n in cases])
+    return T.done()
+
+
+def run_suite(server, args, cases, names):
     t_start = time.time()
-    with Suite(server) as s:
+    with Suite(server, args) as s:
         # the good client's cookie first; settle the kernel side
         r = s.bed.client(SERVER_V4, ECHO, '--data', 'first\\n', '--expect-echo')
         T.check('the good client learns a cookie', r['ok'], r)
         s.mac = s.server_mac()
-        for name in sys.argv[2:] or CASES:
+        for name in names:
             print('== %s' % name)
             sys.stdout.flush()
             t0 = time.time()
             try:
-                CASES[name](s)
+                cases[name](s)
             except Exception as e:  # a broken case must fail, not hide the rest
                 import traceback
                 traceback.print_exc()
@@ -1005,7 +1110,6 @@ def main():
                 [l for l in log.splitlines() if 'accounting' in l or 'UNBALANCED' in l][-6:])
         print('frames the server received: %d, sent: %d, in %.0f s' %
               (final.get('rx_pkts', 0), final.get('tx_pkts', 0), time.time() - t_start))
-    return T.done()
 
 
 if __name__ == '__main__':
