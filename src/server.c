@@ -38,6 +38,7 @@ struct tfo_server {
 	struct rte_ring **rings;	/* worker i -> control */
 	struct rte_ring **syn_inbox;	/* control -> worker i: SYNs, path-MTU errors */
 	struct rte_ring *relay[TFO_MAX_PORTS];
+	struct tfo_exc exc[TFO_MAX_PORTS];	/* exception paths (control core's) */
 	struct tfo_control control;
 	struct tfo_keyring *keys;
 	struct tfo_cookie_ctx *ctl_cookies;
@@ -286,6 +287,9 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 				   &s->ports[i], err, errlen) < 0)
 			return -EINVAL;
 		s->nb_ports_up++;
+		if (tfo_exc_setup(&s->cfg.ports[i], (uint8_t)i, &s->ports[i], s->pool,
+				  &s->exc[i], err, errlen) < 0)
+			return -EINVAL;
 		addr_base = (uint8_t)(addr_base + s->cfg.ports[i].nb_addrs);
 		tfo_port_describe(&s->ports[i], desc, sizeof(desc));
 		TFO_LOG(INFO, "%s", desc);
@@ -409,6 +413,7 @@ srv_control(struct tfo_server *s, int socket, char *err, size_t errlen)
 		cp.relay[i] = s->relay[i];
 		s->workers[0]->relay[i] = s->relay[i];
 	}
+	cp.exc = s->exc;
 	if (tfo_control_init(c, &cp) == 0)
 		return 0;
 	rc = tfo_errmsg(err, errlen, "control core: bad parameters");
@@ -526,8 +531,10 @@ tfo_server_free(struct tfo_server *s)
 {
 	if (s == NULL)
 		return;
-	for (unsigned int i = 0; i < s->nb_ports_up; i++)
+	for (unsigned int i = 0; i < s->nb_ports_up; i++) {
+		tfo_exc_close(&s->exc[i]);
 		tfo_port_close(&s->ports[i]);
+	}
 	if (s->p.telemetry)
 		return;	/* the telemetry thread may still read it all (server.h) */
 	tfo_engine_free(s->control.engine);

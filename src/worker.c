@@ -10,6 +10,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
+#include "tfo/exception.h"
 #include "tfo/log.h"
 #include "tfo/worker.h"
 
@@ -346,6 +347,10 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 			break;
 		case TFO_PKT_DROP:
 		default:
+			if (unlikely(tfo_exc_wants_drop(port, p))) {
+				tfo_to_ctrl(&b, m, TFO_CTRL_EXCEPTION);
+				break;
+			}
 			tfo_stats_drop(&w->stats, (enum tfo_pkt_drop)p->drop);
 			drop[nd++] = m;
 			break;

@@ -24,6 +24,7 @@
 #include "tfo/config.h"
 #include "tfo/cookie.h"
 #include "tfo/engine.h"
+#include "tfo/exception.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
 #include "tfo/tx.h"
@@ -39,6 +40,7 @@ struct tfo_control {
 	uint16_t tx_queue;		/**< its TX queue on every port */
 	/** Per port: ring to the worker that sends for us (ctrl_tx_relay). */
 	struct rte_ring *relay[TFO_MAX_PORTS];
+	struct tfo_exc *exc;		/**< per port: exception path, or NULL */
 	uint16_t nb_ports;
 	const struct tfo_port_info *ports;
 	unsigned int nb_workers;
@@ -93,6 +95,8 @@ struct tfo_control_params {
 	/** Per port: the ring to the worker that sends for the control core
 	 *  (ports with ctrl_tx_relay), NULL otherwise. */
 	struct rte_ring *relay[TFO_MAX_PORTS];
+	/** Per port (nb_ports): its exception path (on or off); NULL: none. */
+	struct tfo_exc *exc;
 };
 
 /**
