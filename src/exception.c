@@ -110,6 +110,18 @@ tfo_exc_wants(const struct tfo_port_info *port, const struct tfo_engine *e,
 		return ih[0] != RTE_IP_ICMP_ECHO_REQUEST &&
 		       !(ih[0] == 3 && ih[1] == 4);	/* dest unreach, frag needed */
 	}
+	case TFO_PKT_ICMP6: {
+		/* the same for IPv6: NS for our addresses, echo requests and
+		 * packet too big (type 2) are ours; NAs answering the host's
+		 * NS, its echo replies, RAs and errors are the kernel's */
+		const uint8_t *ih = rte_pktmbuf_mtod_offset(m, const uint8_t *,
+							     p->payload_off);
+
+		if (ih[0] == TFO_ND_NEIGHBOR_SOLICIT)
+			return tfo_nd_ns_target(m, p, &tip) == 0 &&
+			       tfo_port_addr_lookup(port, AF_INET6, &tip) < 0;
+		return ih[0] != TFO_ICMP6_ECHO_REQUEST && ih[0] != 2;
+	}
 	default:
 		return false;
 	}

@@ -3,9 +3,9 @@
  * kernel interface (a net_tap with the port's MAC): the frames the server
  * does not serve (TCP to a port no service listens on, IP to addresses that
  * are not ours, IP protocols other than TCP/ICMP, ARP that is not a request
- * for one of our addresses, ICMP other than echo requests and path-MTU
- * errors) go to it from the control core, and what the
- * kernel sends on it leaves through the port. So the host keeps its SSH,
+ * for one of our addresses, ICMP/ICMPv6 other than echo requests, NS for
+ * our addresses and path-MTU errors) go to it from the control core, and
+ * what the kernel sends on it leaves through the port. So the host keeps its SSH,
  * BGP and ICMP on a NIC bound to DPDK. Bounded both ways by exception_pps
  * (token buckets, counted drops), so a flood for the kernel costs the
  * workers one ring enqueue per frame at most and never the kernel's pace.
@@ -73,8 +73,8 @@ tfo_exc_wants_drop(const struct tfo_port_info *port, const struct tfo_pkt *p)
  * exception interface go to the kernel: a parser drop of
  * tfo_exc_wants_drop, TCP to a port no service of @p e listens on (@p e
  * NULL: any TCP), ARP other than a request for one of our addresses, ICMP
- * to our address other than echo requests and "fragmentation needed"?
- * (IPv6 ND and ICMPv6 stay the server's: not handed over yet.)
+ * other than echo requests and "fragmentation needed", ICMPv6 other than
+ * echo requests, packet too big and (valid) NS for one of our addresses?
  */
 bool tfo_exc_wants(const struct tfo_port_info *port, const struct tfo_engine *e,
 		   const struct rte_mbuf *m, const struct tfo_pkt *p);
