@@ -15,6 +15,8 @@ PKGS=(
 	libhttp-parser-dev
 	# the clients of tests/tap/real_clients.py (tap-real-clients)
 	apache2-utils wrk nghttp2-client httping wget socat netcat-openbsd
+	# BIRD, for the BGP-announced fleet test (tap-bird-fleet)
+	bird2
 )
 
 missing=()

@@ -158,6 +158,9 @@ static const struct {
 	{ "tx_desc", "1024", "TX descriptors per queue (32..32768)" },
 	{ "offload", "auto", "checksum offloads: auto | off" },
 	{ "syn_steering", "off", "SYNs to the control core by an rte_flow rule: on | off" },
+	{ "exception", "off", "frames we do not serve to a kernel interface (net_tap): on | off" },
+	{ "exception_iface", "", "that interface's name (15 chars), empty = tfoexc<port index>" },
+	{ "exception_pps", "10000", "frames/s to and from the kernel, each way (1..10000000)" },
 };
 
 /*
@@ -408,6 +411,7 @@ tfo_port_get(struct tfo_config *c, const char *device, char *why, size_t whylen)
 	strcpy(p->device, device);
 	p->mtu = 1500;
 	p->rx_desc = 1024;
+	p->exception_pps = 10000;
 	p->tx_desc = 1024;
 	p->offload = TFO_OFFLOAD_AUTO;
 	return p;
@@ -457,13 +461,30 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 			p->tx_desc = (uint16_t)v;
 		return 0;
 	}
-	if (strcmp(key, "syn_steering") == 0) {
+	if (strcmp(key, "syn_steering") == 0 || strcmp(key, "exception") == 0) {
+		bool *flag = key[0] == 's' ? &p->syn_steering : &p->exception;
+
 		if (strcmp(value, "on") == 0 || strcmp(value, "yes") == 0)
-			p->syn_steering = true;
+			*flag = true;
 		else if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0)
-			p->syn_steering = false;
+			*flag = false;
 		else
 			return tfo_errmsg(why, whylen, "expected on or off");
+		return 0;
+	}
+	if (strcmp(key, "exception_iface") == 0) {
+		if (strlen(value) >= sizeof(p->exception_iface) ||
+		    strpbrk(value, " ,=/") != NULL)
+			return tfo_errmsg(why, whylen, "an interface name of at most %zu "
+				       "characters, without space , = /",
+				       sizeof(p->exception_iface) - 1);
+		snprintf(p->exception_iface, sizeof(p->exception_iface), "%s", value);
+		return 0;
+	}
+	if (strcmp(key, "exception_pps") == 0) {
+		if (tfo_parse_u64(value, 1, 10000000, &v) < 0)
+			return tfo_errmsg(why, whylen, "expected an integer in 1..10000000");
+		p->exception_pps = (uint32_t)v;
 		return 0;
 	}
 	if (strcmp(key, "offload") == 0) {
@@ -850,6 +871,8 @@ tfo_config_dump(FILE *f, const struct tfo_config *c)
 			"syn_steering = %s\n", p->mtu, p->rx_desc, p->tx_desc,
 			p->offload == TFO_OFFLOAD_OFF ? "off" : "auto",
 			p->syn_steering ? "on" : "off");
+		fprintf(f, "exception = %s\nexception_iface = %s\nexception_pps = %u\n",
+			p->exception ? "on" : "off", p->exception_iface, p->exception_pps);
 	}
 	for (unsigned int i = 0; i < c->nb_services; i++) {
 		const struct tfo_cfg_service *s = &c->services[i];

@@ -87,6 +87,7 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 					    (uint64_t)cfg->rotate_period_s * 1000000;
 	}
 	memcpy(c->relay, p->relay, sizeof(c->relay));
+	c->exc = p->exc;
 	return 0;
 }
 
@@ -436,6 +437,9 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 	 * the rest is parsed again: cheaper than carrying struct tfo_pkt */
 	cls = tfo_syn_summary_pkt(m, tfo_ctrl_reason_get(m), &p) ? TFO_PKT_TCP :
 	      tfo_pkt_classify(m, &c->ports[pi], &p);
+	if (c->exc != NULL && c->ports[pi].exception &&
+	    tfo_exc_wants(&c->ports[pi], c->engine, m, &p))
+		return tfo_exc_to_kernel(&c->exc[pi], &c->stats, m, now_us);
 	switch (cls) {
 	case TFO_PKT_ICMP:
 	case TFO_PKT_ICMP6: {
@@ -534,8 +538,12 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 	}
 	tfo_control_keys(c, now_us);
 	tfo_control_reload(c);
-	for (uint8_t pi = 0; pi < c->nb_ports; pi++)
+	for (uint8_t pi = 0; pi < c->nb_ports; pi++) {
+		if (c->exc != NULL && c->ports[pi].exception)
+			total += tfo_exc_poll(&c->exc[pi], &c->tx, pi, &c->stats, now_us,
+					      c->burst);
 		c->tx.flush(&c->tx, pi);
+	}
 	return total;
 }
 

@@ -46,6 +46,7 @@ struct tfo_server {
 	struct tfo_control *controls[TFO_MAX_CONTROLS];
 	unsigned int ctl_lcore[TFO_MAX_CONTROLS];
 	struct rte_ring *ctl_inbox[TFO_MAX_CONTROLS];	/* control 0 -> k: PTB */
+	struct tfo_exc exc[TFO_MAX_PORTS];	/* exception paths (control 0's) */
 	struct tfo_keyring *keys;
 	struct tfo_cookie_ctx *ctl_cookies[TFO_MAX_CONTROLS];
 	char key_path[PATH_MAX * 2];	/* resolved [tfo] key_file, or "" */
@@ -302,6 +303,9 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 				   &s->ports[i], err, errlen) < 0)
 			return -EINVAL;
 		s->nb_ports_up++;
+		if (tfo_exc_setup(&s->cfg.ports[i], (uint8_t)i, &s->ports[i], s->pool,
+				  &s->exc[i], err, errlen) < 0)
+			return -EINVAL;
 		addr_base = (uint8_t)(addr_base + s->cfg.ports[i].nb_addrs);
 		tfo_port_describe(&s->ports[i], desc, sizeof(desc));
 		TFO_LOG(INFO, "%s", desc);
@@ -471,6 +475,7 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 		}
 		cp.relay[i] = s->relay[i];
 	}
+	cp.exc = k == 0 ? s->exc : NULL;
 	if (tfo_control_init(c, &cp) == 0) {
 		c->lcore_id = s->ctl_lcore[k];
 		/* one ISN/TSval and SYN-cookie secret for every engine: a
@@ -623,8 +628,10 @@ tfo_server_free(struct tfo_server *s)
 {
 	if (s == NULL)
 		return;
-	for (unsigned int i = 0; i < s->nb_ports_up; i++)
+	for (unsigned int i = 0; i < s->nb_ports_up; i++) {
+		tfo_exc_close(&s->exc[i]);
 		tfo_port_close(&s->ports[i]);
+	}
 	if (s->p.telemetry)
 		return;	/* the telemetry thread may still read it all (server.h) */
 	for (unsigned int k = 0; k < s->nb_controls; k++) {

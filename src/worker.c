@@ -10,6 +10,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
+#include "tfo/exception.h"
 #include "tfo/log.h"
 #include "tfo/worker.h"
 
@@ -128,6 +129,9 @@ struct tfo_burst {
 	unsigned int nc;		/* frames for the control lcores */
 	unsigned int ncook;		/* SYNs whose cookie is checked */
 	unsigned int nb_controls;	/* the worker's */
+	/* the engine when the port has an exception path: TCP for a port no
+	 * service listens on goes to control 0, which alone feeds the kernel */
+	const struct tfo_engine *exc_engine;
 	struct rte_mbuf *ctrl[TFO_TX_BUF];
 	uint8_t ctl[TFO_TX_BUF];	/* the control lcore of each ctrl[] */
 	struct rte_mbuf *m[TFO_TX_BUF];
@@ -147,6 +151,9 @@ tfo_to_ctrl(struct tfo_burst *b, struct rte_mbuf *m, const struct tfo_pkt *p,
 {
 	tfo_ctrl_reason_set(m, r);
 	b->ctl[b->nc] = (uint8_t)(p != NULL ? tfo_ctrl_pick(p, b->nb_controls) : 0);
+	if (unlikely(b->exc_engine != NULL) && p != NULL &&
+	    !tfo_engine_serves(b->exc_engine, p->dport))
+		b->ctl[b->nc] = 0;
 	b->ctrl[b->nc++] = m;
 }
 
@@ -370,6 +377,7 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 	b.n = 0;
 	b.nc = 0;
 	b.nb_controls = w->nb_controls;
+	b.exc_engine = port->exception && w->nb_controls > 1 ? w->engine : NULL;
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		struct tfo_pkt *p = &pk[i];
@@ -403,6 +411,10 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 			break;
 		case TFO_PKT_DROP:
 		default:
+			if (unlikely(tfo_exc_wants_drop(port, p))) {
+				tfo_to_ctrl(&b, m, NULL, TFO_CTRL_EXCEPTION);
+				break;
+			}
 			tfo_stats_drop(&w->stats, (enum tfo_pkt_drop)p->drop);
 			drop[nd++] = m;
 			break;

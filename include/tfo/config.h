@@ -54,6 +54,11 @@ struct tfo_cfg_port {
 	/** Steer SYNs to the control core's RX queue with an rte_flow rule
 	 *  on the TCP flags (syn_steering = on); software otherwise. */
 	bool syn_steering;
+	/** Exception path (exception.h): frames we do not serve go to a
+	 *  kernel interface, and what the kernel sends there leaves here. */
+	bool exception;
+	char exception_iface[16];	/**< its name, "" = tfoexc<port index> */
+	uint32_t exception_pps;		/**< frames/s each way, beyond: dropped */
 	uint8_t nb_addrs;
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
 };

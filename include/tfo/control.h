@@ -31,6 +31,7 @@
 #include "tfo/config.h"
 #include "tfo/cookie.h"
 #include "tfo/engine.h"
+#include "tfo/exception.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
 #include "tfo/tx.h"
@@ -57,6 +58,7 @@ struct tfo_control {
 	struct rte_ring *inbox;
 	/** Per port: ring to the worker that sends for us (ctrl_tx_relay). */
 	struct rte_ring *relay[TFO_MAX_PORTS];
+	struct tfo_exc *exc;		/**< per port: exception path, or NULL */
 	uint16_t nb_ports;
 	const struct tfo_port_info *ports;
 	unsigned int nb_workers;
@@ -142,6 +144,9 @@ struct tfo_control_params {
 	unsigned int nb_controls;	/**< 0 or 1: one control lcore */
 	struct tfo_control *const *peers;
 	struct rte_ring *inbox;
+	/** Per port (nb_ports): its exception path (on or off); NULL: none
+	 *  (control 0 only: the workers send it what goes to the kernel). */
+	struct tfo_exc *exc;
 };
 
 /**

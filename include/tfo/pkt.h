@@ -72,6 +72,8 @@ struct tfo_port_info {
 	/** The device sends chained mbufs (RTE_ETH_TX_OFFLOAD_MULTI_SEGS):
 	 *  zero-copy bodies go out as external buffers; else they are copied. */
 	bool tx_multiseg;
+	/** Frames we do not serve go to a kernel interface (exception.h). */
+	bool exception;
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
 	/** RSS hash functions in use (RTE_ETH_RSS_*), 0 = one RX queue or
 	 *  none; for the start-up line and the runbook's checks. */

@@ -72,7 +72,12 @@ extern "C" {
 	X(drop_pmtu_bad_quote,	C, "path-MTU errors whose quote is truncated or not a TCP segment we sent") \
 	X(drop_pmtu_inbox_full,	C, "path-MTU errors dropped: the owning worker's (or control lcore's) inbox was full") \
 	X(pmtu_ctrl_handoff,	C, "path-MTU errors control 0 forwarded to the control lcore that owns the flow's slow path (control_lcores > 1; counted in rx_delivered)") \
-	X(pmtu_handoff_lost,	C, "path-MTU errors forwarded by control 0 that this control lcore could not hand on to a worker (its inbox full)")
+	X(pmtu_handoff_lost,	C, "path-MTU errors forwarded by control 0 that this control lcore could not hand on to a worker (its inbox full)") \
+	X(exc_to_kernel,	C, "frames we do not serve handed to the port's kernel interface (exception = on; counted in rx_delivered)") \
+	X(drop_exc_rate,	C, "frames for the kernel interface over exception_pps") \
+	X(drop_exc_full,	C, "frames for the kernel interface it did not take (its queue full)") \
+	X(exc_from_kernel,	C, "frames the kernel sent on a port's exception interface, queued to the port") \
+	X(exc_from_kernel_drop,	C, "frames the kernel sent over exception_pps, dropped")
 
 /* TFO, with Linux's names (see nstat's TcpExt). */
 #define TFO_STATS_TFO(X) \
@@ -259,7 +264,7 @@ void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
 	X(ring_drop_full) X(drop_tcp_nohandler) X(drop_ctrl_no_port) \
 	X(drop_arp_other) X(drop_icmp_other) X(drop_icmp6_other) X(drop_nd_bad) \
 	X(syn_steer_drop) X(drop_syn_table_full) X(drop_pmtu_bad_quote) \
-	X(drop_pmtu_inbox_full)
+	X(drop_pmtu_inbox_full) X(drop_exc_rate) X(drop_exc_full)
 
 /** One lcore's (or the total's) balance; see above. */
 struct tfo_acct {

@@ -50,7 +50,8 @@ extern "C" {
 	X(PTB)			/* control -> inbox: a path-MTU error for the \
 				 * worker's flow */ \
 	X(PTB_ANY)		/* control -> every inbox: the same, owner \
-				 * unknown (RSS table not known) */
+				 * unknown (RSS table not known) */ \
+	X(EXCEPTION)		/* not ours to serve: the kernel interface */
 
 enum tfo_ctrl_reason {
 #define TFO_X_ENUM(r) TFO_CTRL_##r,
