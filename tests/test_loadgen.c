@@ -38,6 +38,7 @@ capture(struct tfo_tx *tx, uint8_t port_idx)
 {
 	struct tfo_tx_q *q = &tx->q[port_idx];
 
+	lcore.stats.c[LG_STAT_tx_pkts] += q->n;	/* as the port would */
 	for (uint16_t i = 0; i < q->n; i++) {
 		if (ncap < NCAP)
 			cap[ncap++] = q->pkts[i];

@@ -352,8 +352,9 @@ lg_flood_due(uint64_t floods, uint64_t starts, uint32_t bp_flood)
 /** Send one SYN of the flood share (valid cookie + data, never completed). */
 void lg_flood_syn(struct lg_lcore *lc, uint64_t now);
 /**
- * Spoofed SYNs owed by --spoof-flood during the run (a burst at most).
- * @return SYNs sent.
+ * Spoofed SYNs owed by --spoof-flood during the run (a burst at most),
+ * flushed apart from the rest (counted in spoof_syn_tx / spoof_tx_drop).
+ * @return SYNs built.
  */
 unsigned int lg_spoof_syns(struct lg_lcore *lc, uint64_t now);
 /** Whether @p x (of @p family) is in the --spoof-src prefix. */

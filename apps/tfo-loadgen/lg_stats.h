@@ -53,7 +53,8 @@
 	X(done_cookie_req,	"run transactions completed that started as cookie requests") \
 	X(done_bad_cookie,	"run transactions completed that started with a bad cookie") \
 	X(done_plain,		"run transactions completed that started without a TFO option") \
-	X(spoof_syn_tx,		"spoofed SYNs sent (--spoof-flood; never answered, never reset)") \
+	X(spoof_syn_tx,		"spoofed SYNs a port took (--spoof-flood; never answered, never reset)") \
+	X(spoof_tx_drop,	"spoofed SYNs a full TX queue refused (also in tx_drop_full)") \
 	X(spoof_synack_rx,	"SYN-ACKs the server sent to spoofed sources (retransmissions included)") \
 	X(spoof_rx_other,	"other segments the server sent to spoofed sources (RST...)") \
 	X(responses_validated,	"responses received complete and as expected") \

@@ -244,10 +244,12 @@ lg_report_summary(FILE *f, const struct lg_report *r, const struct lg_opts *o,
 			lg_us(lg_hist_quantile(hk, 0.99), tsc_per_us));
 	}
 	if (o->spoof)
-		fprintf(f, "summary: spoofed SYNs %" PRIu64 " (%.0f/s), SYN-ACKs to spoofed "
-			"sources %" PRIu64 " (%.0f/s), other segments to them %" PRIu64 "\n",
+		fprintf(f, "summary: spoofed SYNs %" PRIu64 " (%.0f/s; %" PRIu64 " more refused by "
+			"a full TX queue), SYN-ACKs to spoofed sources %" PRIu64 " (%.0f/s), "
+			"other segments to them %" PRIu64 "\n",
 			c[LG_STAT_spoof_syn_tx],
 			r->run_s > 0 ? (double)c[LG_STAT_spoof_syn_tx] / r->run_s : 0.0,
+			c[LG_STAT_spoof_tx_drop],
 			c[LG_STAT_spoof_synack_rx],
 			r->run_s > 0 ? (double)c[LG_STAT_spoof_synack_rx] / r->run_s : 0.0,
 			c[LG_STAT_spoof_rx_other]);
@@ -307,8 +309,10 @@ lg_report_json(const char *path, const struct lg_report *r, const struct lg_opts
 	fprintf(f, "\n  },\n");
 	/* spoof_* counters are in "counters" too; run-rate figures here */
 	fprintf(f, "  \"spoof\": {\"enabled\": %s, \"rate\": %" PRIu64 ", \"syn\": %" PRIu64
-		", \"synack\": %" PRIu64 ", \"syn_per_s\": %.1f, \"synack_per_s\": %.1f},\n",
+		", \"tx_drop\": %" PRIu64 ", \"synack\": %" PRIu64 ", \"syn_per_s\": %.1f, "
+		"\"synack_per_s\": %.1f},\n",
 		o->spoof ? "true" : "false", o->spoof_rate, c[LG_STAT_spoof_syn_tx],
+		c[LG_STAT_spoof_tx_drop],
 		c[LG_STAT_spoof_synack_rx],
 		r->run_s > 0 ? (double)c[LG_STAT_spoof_syn_tx] / r->run_s : 0.0,
 		r->run_s > 0 ? (double)c[LG_STAT_spoof_synack_rx] / r->run_s : 0.0);
