@@ -250,7 +250,7 @@ quiet() {
 quiet testpmd
 say "1. testpmd macswap over net_memif (forwarder on CPU $DUT), $REPS x ${SECS}s"
 for r in $(seq 1 "$REPS"); do
- for try in 1 2; do
+ for try in 1 2 3; do
 	rm -f "$SOCK"
 	# The feeder outlives the forwarder: memif resets the forwarder's
 	# counters when its peer goes. (testpmd 22.11's memif server in
@@ -286,8 +286,9 @@ for r in $(seq 1 "$REPS"); do
 	kill -INT "$gp" 2>/dev/null
 	wait
 	grep -q 'CPU cycles/packet' "$RAW/tp_fwd_$r.log" && break
-	[ "$try" = 2 ] &&
-		{ tail -n 20 "$RAW/tp_fwd_$r.log"; die "testpmd forwarder run $r gave no figures"; }
+	grep -m1 -i 'fail' "$RAW/tp_fwd_$r.log" >&2
+	# a benchmark does not fail on the ceiling alone: the report says n/a
+	[ "$try" = 3 ] && { say "testpmd forwarder run $r gave no figures: left out"; break; }
 	say "testpmd forwarder run $r gave no figures (the pair did not connect?): once again"
  done
 done
