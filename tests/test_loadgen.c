@@ -38,6 +38,7 @@ capture(struct tfo_tx *tx, uint8_t port_idx)
 {
 	struct tfo_tx_q *q = &tx->q[port_idx];
 
+	lcore.stats.c[LG_STAT_tx_pkts] += q->n;	/* as the port would */
 	for (uint16_t i = 0; i < q->n; i++) {
 		if (ncap < NCAP)
 			cap[ncap++] = q->pkts[i];
@@ -605,6 +606,95 @@ TFO_TEST(arguments_are_checked)
 	      strstr(err, "--bogus"));
 	CHECK(parse("--server 10.0.0.1 --client 10.0.1.1 extra", err, sizeof(err)) < 0 &&
 	      strstr(err, "extra"));
+	/* cookie requests are one more share of the same 100 % */
+	CHECK_EQ(parse("--server 10.0.0.1 --client 10.0.1.1 --cookie-req 20 --no-tfo 70",
+		       err, sizeof(err)), 0);
+	CHECK(parse("--server 10.0.0.1 --client 10.0.1.1 --cookie-req 40 --no-tfo 70",
+		    err, sizeof(err)) < 0 && strstr(err, "100%"));
+	CHECK(parse("--server 10.0.0.1 --client 10.0.1.1 --cookie-req 101", err, sizeof(err)) < 0);
+	/* the spoofed range: a prefix apart from the clients and the server */
+	CHECK_EQ(parse("--server 10.0.0.1 --client 10.0.1.1 --spoof-flood max "
+		       "--spoof-src 10.9.0.0/16", err, sizeof(err)), 0);
+	CHECK_EQ(parse("--server 10.0.0.1 --client 10.0.1.1 --spoof-flood 1000 "
+		       "--spoof-src 10.9.1.2/24 --spoof-ports 2000-3000", err, sizeof(err)), 0);
+	CHECK(parse("--server 10.0.0.1 --client 10.0.1.1 --spoof-flood max", err,
+		    sizeof(err)) < 0 && strstr(err, "--spoof-src"));
+	CHECK(parse("--server 10.0.0.1 --client 10.0.1.1 --spoof-src 10.9.0.0/16", err,
+		    sizeof(err)) < 0 && strstr(err, "without"));
+	CHECK(parse("--server 10.0.0.1 --client 10.0.1.1 --spoof-flood 0 --spoof-src 10.9.0.0/16",
+		    err, sizeof(err)) < 0);
+	CHECK(parse("--server 10.0.0.1 --client 10.0.1.1 --spoof-flood max --spoof-src 10.9.0.0",
+		    err, sizeof(err)) < 0 && strstr(err, "ADDR/LEN"));
+	CHECK(parse("--server 10.0.0.1 --client 10.0.1.1 --spoof-flood max --spoof-src 10.0.0.0/8",
+		    err, sizeof(err)) < 0 && strstr(err, "--server"));
+	CHECK(parse("--server 10.0.0.1 --client 10.0.1.1 --spoof-flood max --spoof-src 10.0.1.8/29",
+		    err, sizeof(err)) < 0 && strstr(err, "overlaps"));
+	CHECK(parse("--server 10.0.0.1 --client 10.0.0.250 --clients 16 --spoof-flood max "
+		    "--spoof-src 10.0.1.0/24", err, sizeof(err)) < 0 && strstr(err, "overlaps"));
+	CHECK(parse("--server 10.0.0.1 --client 10.0.1.1 --spoof-flood max --spoof-src fd00::/64",
+		    err, sizeof(err)) < 0 && strstr(err, "family"));
+	CHECK(parse("--server 10.0.0.1 --client 10.0.1.1 --spoof-flood max --spoof-src 10.9.0.0/4",
+		    err, sizeof(err)) < 0 && strstr(err, "prefix"));
+}
+
+/* A mix of 10 % TFO, 20 % cookie requests, 70 % plain is one command; no
+ * warm-up when nobody needs a cookie. */
+TFO_TEST(cookie_req_share_and_no_warmup)
+{
+	char *argv[] = { (char *)(uintptr_t)"lg", (char *)(uintptr_t)"--server",
+		(char *)(uintptr_t)"198.18.0.1", (char *)(uintptr_t)"--client",
+		(char *)(uintptr_t)"198.18.0.100", (char *)(uintptr_t)"--concurrency",
+		(char *)(uintptr_t)"1000", (char *)(uintptr_t)"--clients",
+		(char *)(uintptr_t)"64", (char *)(uintptr_t)"--cookie-req",
+		(char *)(uintptr_t)"30", (char *)(uintptr_t)"--no-tfo",
+		(char *)(uintptr_t)"70" };
+	uint64_t now = 1000 * hz, cr, plain;
+
+	REQUIRE(fixture((int)RTE_DIM(argv), argv) == 0);
+	CHECK(opts.warmup_timeout_s == 0);
+	for (int i = 0; i < 40 && lcore.nb_free > 0; i++) {
+		lg_starts(&lcore, LG_PHASE_RUN, now);
+		cap_clear();
+	}
+	cr = lcore.stats.c[LG_STAT_txn_cookie_req];
+	plain = lcore.stats.c[LG_STAT_txn_plain];
+	CHECK_EQ(cr + plain, lcore.stats.c[LG_STAT_txn_started]);
+	CHECK(cr > 200 && cr < 400);
+	CHECK(plain > 600 && plain < 800);
+}
+
+/* Spoofed SYNs: plain, from the prefix and the port range, at the rate. */
+TFO_TEST(spoof_flood_syns_in_range)
+{
+	char *argv[] = { (char *)(uintptr_t)"lg", (char *)(uintptr_t)"--server",
+		(char *)(uintptr_t)"198.18.0.1", (char *)(uintptr_t)"--client",
+		(char *)(uintptr_t)"198.18.0.100", (char *)(uintptr_t)"--spoof-flood",
+		(char *)(uintptr_t)"1000", (char *)(uintptr_t)"--spoof-src",
+		(char *)(uintptr_t)"198.19.0.0/16", (char *)(uintptr_t)"--spoof-ports",
+		(char *)(uintptr_t)"2000-2099" };
+	uint64_t now = 1000 * hz;
+	unsigned int n = 0;
+
+	REQUIRE(fixture((int)RTE_DIM(argv), argv) == 0);
+	REQUIRE(lcore.spoof_interval != 0);
+	/* 0.1 s at 1000/s: 100 (+1 at the start) */
+	for (int i = 0; i < 1000; i++) {
+		now += hz / 10000;
+		n += lg_spoof_syns(&lcore, now);
+		for (unsigned int k = 0; k < ncap; k++) {
+			struct seen s;
+
+			REQUIRE(server_parse(cap[k], &s) == 0);
+			CHECK_EQ(s.p.tcp_flags, TFO_TCP_SYN);
+			CHECK_EQ(s.p.payload_len, 0);
+			CHECK(s.o.cookie_state == TFO_COOKIE_ABSENT);
+			CHECK(s.p.src.b[0] == 198 && s.p.src.b[1] == 19);
+			CHECK(s.p.sport >= 2000 && s.p.sport <= 2099);
+		}
+		cap_clear();
+	}
+	CHECK(n >= 100 && n <= 101);
+	CHECK_EQ(lcore.stats.c[LG_STAT_spoof_syn_tx], n);
 }
 
 TFO_TEST(request_escapes_and_pattern)

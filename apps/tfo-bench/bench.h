@@ -27,6 +27,9 @@ double tfo_bench_median(double *v, unsigned int n);
 /** TSC ticks per second, and the ratio core cycles / TSC tick if known (else 1). */
 uint64_t tfo_bench_tsc_hz(void);
 
+/** /proc/cpuinfo's "model name" (printed with the figures: they depend on it). */
+const char *tfo_bench_cpu_model(void);
+
 #define TFO_BENCH(sym, name_, help_, fn_) \
 	static struct tfo_bench sym = { .name = name_, .help = help_, .run = fn_ }; \
 	RTE_INIT(tfo_bench_reg_##sym) { tfo_bench_register(&sym); }

@@ -9,6 +9,7 @@
  *   tfo-bench pipeline [--reps R] [--trans N] [--live N[,N...]]
  *                      [--service echo|http|both] [--cksum offload|sw|both]
  *                      [--burst B] [--request-size N] [--ackfin] [--cold]
+ *                      [--plain] [--bad-cookie] [--cookie-req] [--flood]
  *
  * echo: a 100-byte line, answered with itself and FIN. http: GET of a
  * 100-byte file with Connection: close (the response is the header section
@@ -20,6 +21,14 @@
  * Figures: TSC ticks, median of R runs of N transactions (after one warm-up
  * run), spread = (max - min) / median of the totals; left out: bursts the
  * OS interrupted (over BT_INTERRUPTED x the median burst), not counted.
+ *
+ * --plain, --bad-cookie, --cookie-req, --flood: the slow path instead (echo
+ * only; see enum bt_kind): per transaction the worker's burst +
+ * housekeeping and the control core's tfo_control_poll (its ring, engine
+ * and replies, without a device), each printed next to the TFO
+ * transaction of the same shape (ACK and FIN in one segment). --flood: one
+ * spoofed SYN per transaction, with the frames it sent to the control
+ * core and the SYN cookies it got: the figure names the path it took.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -41,6 +50,73 @@ static const char bp_http_req[] =
 	"Connection: close\r\n"
 	"\r\n";
 
+static const char *const bp_kind_names[] = {
+	[BT_KIND_TFO] = "TFO",
+	[BT_KIND_PLAIN] = "plain",
+	[BT_KIND_BAD_COOKIE] = "bad cookie",
+	[BT_KIND_COOKIE_REQ] = "cookie request",
+	[BT_KIND_FLOOD] = "spoofed SYN",
+};
+
+/* The slow-path table: each kind next to the TFO transaction. */
+static int
+bp_slow(struct bt_params *p, const uint8_t *kinds, unsigned int nkinds,
+	const uint32_t *lives, unsigned int nlives, const bool *cks, unsigned int ncks,
+	const uint8_t *req, uint32_t req_len, unsigned int reps, unsigned int trans)
+{
+	double hz = (double)tfo_bench_tsc_hz();
+	int rc = 0;
+
+	p->service = "echo";
+	p->req = req;
+	p->req_len = req_len;
+	p->ackfin = true;
+	printf("# the slow path (worker -> ring -> control core, replies sent by the "
+	       "control core), echo %u B, bursts of %u, median of %u x %u; CPU %s\n",
+	       req_len, p->burst, reps, trans, tfo_bench_cpu_model());
+	printf("# a transaction: TFO: SYN+cookie+request, ACK+FIN; plain / bad cookie / "
+	       "cookie request: SYN, ACK+request, ACK+FIN; spoofed SYN: the SYN alone\n");
+	printf("# TSC ticks per transaction: worker (burst + housekeeping), control "
+	       "(tfo_control_poll), total (+ TX free); x TFO = total / TFO's total\n");
+	printf("| live | cksum | load | worker | control | total | spread | x TFO | "
+	       "to control/txn | SYN cookies/txn | pkts | Mtrans/s/core | left out |\n");
+	printf("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (unsigned int li = 0; li < nlives && rc == 0; li++)
+		for (unsigned int ci = 0; ci < ncks && rc == 0; ci++) {
+			double tfo_total = 0;
+
+			for (unsigned int k = 0; k <= nkinds && rc == 0; k++) {
+				struct bt_result row;
+				uint8_t kind = k == 0 ? BT_KIND_TFO : kinds[k - 1];
+
+				p->live = lives[li];
+				p->offload = cks[ci];
+				p->kind = kind;
+				rc = bt_measure(p, reps, trans, &row);
+				if (rc != 0) {
+					fprintf(stderr, "pipeline: %s, live %u %s: failed\n",
+						bp_kind_names[kind], lives[li],
+						cks[ci] ? "offload" : "sw");
+					break;
+				}
+				if (k == 0)
+					tfo_total = row.total;
+				printf("| %u | %s | %s | %.0f | %.0f | %.0f | %.1f%% | %.2f | "
+				       "%.2f | %.2f | %.1f | %.2f | %.1f%% |\n",
+				       lives[li], cks[ci] ? "offload" : "sw", bp_kind_names[kind],
+				       row.wrk, row.ctl, row.total,
+				       100.0 * (row.hi - row.lo) / row.total,
+				       row.total / tfo_total, row.to_ctl, row.syncookies,
+				       row.pkts, hz / row.total / 1e6,
+				       100.0 * (double)row.left_out / (double)row.bursts);
+				fflush(stdout);
+			}
+		}
+	printf("# targets (issue 14, reported, not enforced): plain >= 0.5x the TFO rate "
+	       "(x TFO <= 2); >= 5 M spoofed SYNs/s answered per worker core\n");
+	return rc;
+}
+
 static int
 bench_pipeline(int argc, char **argv)
 {
@@ -54,8 +130,14 @@ bench_pipeline(int argc, char **argv)
 		{ "request-size", required_argument, NULL, 'q' },
 		{ "ackfin", no_argument, NULL, 'a' },
 		{ "cold", no_argument, NULL, 'C' },
+		{ "plain", no_argument, NULL, 'P' },
+		{ "bad-cookie", no_argument, NULL, 'B' },
+		{ "cookie-req", no_argument, NULL, 'R' },
+		{ "flood", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
+	uint8_t kinds[5];
+	unsigned int nkinds = 0;
 	static const uint32_t sizes[] = { 100 };
 	uint32_t lives[8] = { 1000, 65536 }, nlives = 2;
 	unsigned int reps = 7, trans = 32768, nsvc = 2, ncks = 2;
@@ -114,14 +196,29 @@ bench_pipeline(int argc, char **argv)
 		case 'C':
 			p.cold = true;
 			break;
+		case 'P':
+			kinds[nkinds++] = BT_KIND_PLAIN;
+			break;
+		case 'B':
+			kinds[nkinds++] = BT_KIND_BAD_COOKIE;
+			break;
+		case 'R':
+			kinds[nkinds++] = BT_KIND_COOKIE_REQ;
+			break;
+		case 'F':
+			kinds[nkinds++] = BT_KIND_FLOOD;
+			break;
 		default:
 			fprintf(stderr, "usage: tfo-bench pipeline [--reps R] [--trans N] "
 				"[--live N,...] [--service echo|http|both] "
 				"[--cksum offload|sw|both] [--burst B] [--request-size N] "
-				"[--ackfin] [--cold]\n");
+				"[--ackfin] [--cold] [--plain] [--bad-cookie] [--cookie-req] "
+				"[--flood]\n");
 			return -EINVAL;
 		}
 	}
+	if (nkinds > 4)
+		return -EINVAL;
 	if (reps == 0 || reps > BT_MAX_REPS || trans == 0 || p.burst == 0 ||
 	    p.burst > BT_BURST_MAX || p.req_len < 2 || p.req_len > sizeof(echo_req))
 		return -EINVAL;
@@ -134,6 +231,14 @@ bench_pipeline(int argc, char **argv)
 		return -EIO;
 	}
 	p.http_root = root;
+	if (nkinds > 0) {
+		if (nlives == 2 && lives[1] == 65536)
+			nlives = 1;	/* default: 1000 live only */
+		rc = bp_slow(&p, kinds, nkinds, lives, nlives, cks, ncks, echo_req, echo_len,
+			     reps, trans);
+		bt_remove_docroot(root, sizes, RTE_DIM(sizes));
+		return rc;
+	}
 
 	printf("# one TFO transaction: SYN+cookie+request -> SYN-ACK+response+FIN; "
 	       "ACK%s; bursts of %u, %s client frames; median of %u x %u "

@@ -50,8 +50,10 @@ struct bt_flow {
 	uint32_t srv_tsval;
 	uint32_t resp_bytes;
 	uint16_t segs;
+	uint32_t synack_ack;	/* the SYN-ACK's acknowledgment number */
 	uint8_t flags;		/* TCP flags seen, ORed */
 	bool synack;
+	bool cookie;		/* the SYN-ACK carried a TFO cookie */
 };
 
 struct bt {
@@ -62,6 +64,11 @@ struct bt {
 	struct tfo_port_info srv, cli;
 	uint16_t svc_port;
 	struct tfo_worker *w;
+	struct tfo_control *c;
+	uint8_t kind;			/* of the current burst (the live ones: TFO) */
+	uint64_t opened_tfo;
+	uint64_t last_wrk, last_ctl;	/* of the last step */
+	int id_to_control, id_syncookies;
 	uint64_t tsc_per_us;
 	uint32_t max_conns;
 	uint32_t nb_bufs;
@@ -82,7 +89,14 @@ struct bt {
 	unsigned int nstash;
 	struct rte_mbuf *stash[BT_STASH];
 	uint32_t resp_bytes, resp_segs;
+	uint32_t slow_bytes, slow_segs;	/* the slow path's response */
 };
+
+static inline bool
+bt_slow(const struct bt *b)
+{
+	return b->kind != BT_KIND_TFO;
+}
 
 static void
 bt_fail(struct bt *b, const char *what)
@@ -92,16 +106,12 @@ bt_fail(struct bt *b, const char *what)
 }
 
 /*
- * The device: take the frames as a TX queue would (the worker's own flush
- * counts them the same way) and keep them until the step is over.
+ * The device: take the frames as a TX queue would (counted in @p st the way
+ * the lcore's own flush counts them) and keep them until the step is over.
  */
 static void
-bt_flush(struct tfo_tx *tx, uint8_t port_idx)
+bt_stash(struct bt *b, struct tfo_tx_q *q, struct tfo_stats *st)
 {
-	struct bt *b = tx->arg;
-	struct tfo_tx_q *q = &tx->q[port_idx];
-	struct tfo_stats *st = &b->w->stats;
-
 	for (uint16_t i = 0; i < q->n; i++)
 		st->c[TFO_STAT_tx_bytes] += q->pkts[i]->pkt_len;
 	st->c[TFO_STAT_tx_pkts] += q->n;
@@ -113,6 +123,24 @@ bt_flush(struct tfo_tx *tx, uint8_t port_idx)
 		rte_pktmbuf_free_bulk(q->pkts, q->n);
 	}
 	q->n = 0;
+}
+
+/* The worker's TX queue. */
+static void
+bt_flush(struct tfo_tx *tx, uint8_t port_idx)
+{
+	struct bt *b = tx->arg;
+
+	bt_stash(b, &tx->q[port_idx], &b->w->stats);
+}
+
+/* The control core's TX queue (its own, as on a device that has one). */
+static void
+bt_ctrl_flush(struct tfo_tx *tx, uint8_t port_idx)
+{
+	struct bt *b = tx->arg;
+
+	bt_stash(b, &tx->q[port_idx], &b->c->stats);
 }
 
 static void
@@ -169,9 +197,12 @@ bt_take_output(struct bt *b)
 			f->synack = true;
 			f->srv_isn = seq;
 			f->srv_end = end;
-			if (tfo_tcpopt_parse((const uint8_t *)(th + 1), doff - 20, &o) == 0 &&
-			    o.has_ts)
-				f->srv_tsval = o.tsval;
+			f->synack_ack = rte_be_to_cpu_32(th->recv_ack);
+			if (tfo_tcpopt_parse((const uint8_t *)(th + 1), doff - 20, &o) == 0) {
+				if (o.has_ts)
+					f->srv_tsval = o.tsval;
+				f->cookie = o.cookie_state == TFO_COOKIE_PRESENT;
+			}
 		} else if ((int32_t)(end - f->srv_end) > 0) {
 			f->srv_end = end;
 		}
@@ -202,7 +233,43 @@ bt_cookie(struct bt *b, uint32_t ip)
 	return b->ck;
 }
 
-enum bt_step { BT_SYN, BT_ACK, BT_FIN };
+/* TFO: SYN, ACK, FIN (or SYN, ACK+FIN); the slow path: SYN, DATA, ACKFIN. */
+enum bt_step { BT_SYN, BT_ACK, BT_FIN, BT_DATA, BT_ACKFIN };
+
+/* Linux's SYN options but the TFO one: MSS, SACK-permitted, TS, NOP, WS 7. */
+static const uint8_t bt_syn_opts[] = { 2, 4, 0x05, 0xb4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0,
+				       1, 3, 3, 7 };
+
+/* The SYN's TFO option (and NOP padding) for the burst's kind at @p opts;
+ * @return its length, with @p data set when the request rides in the SYN. */
+static unsigned int
+bt_syn_tfo(struct bt *b, uint32_t id, uint8_t *opts, bool *data)
+{
+	const uint8_t *ck;
+	unsigned int n = 0;
+
+	*data = false;
+	switch (b->kind) {
+	case BT_KIND_TFO:
+	case BT_KIND_BAD_COOKIE:
+		ck = bt_cookie(b, bt_client_ip(id));
+		opts[n++] = TFO_OPT_FASTOPEN;
+		opts[n++] = 2 + TFO_COOKIE_LEN;
+		for (unsigned int k = 0; k < TFO_COOKIE_LEN; k++)
+			opts[n++] = b->kind == BT_KIND_TFO ? ck[k] : (uint8_t)~ck[k];
+		*data = true;
+		break;
+	case BT_KIND_COOKIE_REQ:
+		opts[n++] = TFO_OPT_FASTOPEN;
+		opts[n++] = 2;
+		break;
+	default:
+		return 0;
+	}
+	opts[n++] = TFO_OPT_NOP;
+	opts[n++] = TFO_OPT_NOP;
+	return n;
+}
 
 /* A client segment of flow @p i for @p step, as Linux sends it. */
 static struct rte_mbuf *
@@ -220,29 +287,33 @@ bt_frame(struct bt *b, unsigned int i, enum bt_step step)
 		return NULL;
 	memset(&t, 0, sizeof(t));
 	if (step == BT_SYN) {
-		/* MSS, SACK-permitted, TS, NOP, WS 7, TFO cookie, NOP, NOP */
-		static const uint8_t syn_opts[] = { 2, 4, 0x05, 0xb4, 4, 2, 8, 10,
-						    0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7,
-						    TFO_OPT_FASTOPEN, 2 + TFO_COOKIE_LEN };
+		bool data;
 
-		memcpy(opts, syn_opts, sizeof(syn_opts));
-		n = sizeof(syn_opts);
-		memcpy(opts + n, bt_cookie(b, bt_client_ip(id)), TFO_COOKIE_LEN);
-		n += TFO_COOKIE_LEN;
-		opts[n++] = TFO_OPT_NOP;
-		opts[n++] = TFO_OPT_NOP;
-		memcpy(rte_pktmbuf_append(m, (uint16_t)b->p.req_len), b->p.req,
-		       b->p.req_len);
+		memcpy(opts, bt_syn_opts, sizeof(bt_syn_opts));
+		n = sizeof(bt_syn_opts);
+		n += bt_syn_tfo(b, id, opts + n, &data);
+		if (data)
+			memcpy(rte_pktmbuf_append(m, (uint16_t)b->p.req_len), b->p.req,
+			       b->p.req_len);
 		t.seq = f->iss;
 		t.window = 64240;
 		t.flags = TFO_TCP_SYN;
+	} else if (step == BT_DATA) {
+		/* the handshake's ACK with the request, as tfo-loadgen sends it */
+		n = tfo_tcpopt_write_ts(opts, 2, f->srv_tsval);
+		memcpy(rte_pktmbuf_append(m, (uint16_t)b->p.req_len), b->p.req,
+		       b->p.req_len);
+		t.seq = f->iss + 1;
+		t.ack = f->srv_isn + 1;
+		t.window = 502;
+		t.flags = TFO_TCP_ACK | TFO_TCP_PSH;
 	} else {
 		n = tfo_tcpopt_write_ts(opts, step == BT_ACK ? 2 : 3, f->srv_tsval);
 		t.seq = f->iss + 1 + b->p.req_len;
 		t.ack = f->srv_end;
 		t.window = 502;	/* x 128 */
 		t.flags = TFO_TCP_ACK;
-		if (step == BT_FIN || b->ackfin)
+		if (step == BT_FIN || step == BT_ACKFIN || b->ackfin)
 			t.flags |= TFO_TCP_FIN;
 	}
 	t.sport = bt_client_port(id);
@@ -297,13 +368,56 @@ bt_step(struct bt *b, enum bt_step step)
 	tfo_worker_burst(b->w, 0, b->m, b->n, now);
 	tfo_worker_housekeeping(b->w, now);
 	t = rte_rdtsc() - t0;
+	b->last_wrk = t;
+	b->last_ctl = 0;
+	if (bt_slow(b)) {
+		/* the control core's round: the ring, the engine, its replies */
+		t0 = rte_rdtsc();
+		tfo_control_poll(b->c, now);
+		b->last_ctl = rte_rdtsc() - t0;
+		t += b->last_ctl;
+	}
 	return t + bt_take_output(b);
+}
+
+/* The same for the slow path's steps. */
+static void
+bt_expect_slow(struct bt *b, enum bt_step step)
+{
+	for (unsigned int i = 0; i < b->n; i++) {
+		struct bt_flow *f = &b->f[i];
+
+		if (f->flags & TFO_TCP_RST) {
+			bt_fail(b, "slow path: a client was reset");
+		} else if (step == BT_SYN) {
+			if (!f->synack || f->resp_bytes != 0 || f->segs != 1 ||
+			    f->synack_ack != f->iss + 1)
+				bt_fail(b, "slow path: SYN not answered by one SYN-ACK of the SYN");
+			else if (b->kind == BT_KIND_COOKIE_REQ && !f->cookie)
+				bt_fail(b, "cookie request: no cookie in the SYN-ACK");
+		} else if (step == BT_DATA) {
+			if (b->slow_bytes == 0) {
+				b->slow_bytes = f->resp_bytes;
+				b->slow_segs = f->segs;
+			}
+			if (f->resp_bytes == 0 || f->resp_bytes != b->slow_bytes ||
+			    f->segs != b->slow_segs || !(f->flags & TFO_TCP_FIN))
+				bt_fail(b, "slow path: the request not answered with the response "
+					"and FIN");
+		} else if (f->segs != b->slow_segs + 1) {
+			bt_fail(b, "slow path: ACK+FIN not answered by one ACK");
+		}
+	}
 }
 
 /* What every client of the burst must have seen after @p step. */
 static void
 bt_expect(struct bt *b, enum bt_step step)
 {
+	if (bt_slow(b)) {
+		bt_expect_slow(b, step);
+		return;
+	}
 	for (unsigned int i = 0; i < b->n; i++) {
 		struct bt_flow *f = &b->f[i];
 
@@ -327,17 +441,32 @@ bt_expect(struct bt *b, enum bt_step step)
 
 /* One burst's figures, before they are added up. */
 struct bt_burst_cyc {
-	uint64_t syn, ack, fin;
-	uint32_t trans, pkts_in, pkts_out;
+	uint64_t syn, ack, fin, wrk, ctl;
+	uint32_t trans, pkts_in, pkts_out, to_ctl, syncookies;
 };
+
+/* One timed step of the burst, its worker and control parts noted. */
+static uint64_t
+bt_step_expect(struct bt *b, enum bt_step step, struct bt_burst_cyc *c)
+{
+	uint64_t t = bt_step(b, step);
+
+	c->wrk += b->last_wrk;
+	c->ctl += b->last_ctl;
+	bt_expect(b, step);
+	return t;
+}
 
 /* A burst of @p n fresh transactions; without @p close the connections
  * stay open (FIN_WAIT_2). */
 static void
 bt_burst(struct bt *b, unsigned int n, bool close, struct bt_burst_cyc *c)
 {
-	uint64_t out0 = b->w->stats.c[TFO_STAT_tx_pkts];
+	uint64_t out0 = b->w->stats.c[TFO_STAT_tx_pkts] + b->c->stats.c[TFO_STAT_tx_pkts];
+	uint64_t ctl0 = b->w->stats.c[b->id_to_control];
+	uint64_t sc0 = b->c->stats.c[b->id_syncookies];
 
+	b->kind = close ? b->p.kind : BT_KIND_TFO;	/* the live ones are TFO */
 	b->base = b->next_id;
 	b->next_id += n;
 	b->n = n;
@@ -347,17 +476,27 @@ bt_burst(struct bt *b, unsigned int n, bool close, struct bt_burst_cyc *c)
 		b->f[i].iss = (b->base + i) * 2654435761u;
 
 	memset(c, 0, sizeof(*c));
-	c->syn = bt_step(b, BT_SYN);
-	bt_expect(b, BT_SYN);
-	c->ack = bt_step(b, BT_ACK);
-	bt_expect(b, BT_ACK);
-	c->pkts_in = 2 * n;
-	if (close && !b->p.ackfin) {
-		c->fin = bt_step(b, BT_FIN);
-		bt_expect(b, BT_FIN);
+	c->syn = bt_step_expect(b, BT_SYN, c);
+	c->pkts_in = n;
+	if (b->kind == BT_KIND_FLOOD) {
+		/* nothing follows a spoofed SYN */
+	} else if (bt_slow(b)) {
+		c->ack = bt_step_expect(b, BT_DATA, c);
+		c->fin = bt_step_expect(b, BT_ACKFIN, c);
+		c->pkts_in += 2 * n;
+	} else {
+		c->ack = bt_step_expect(b, BT_ACK, c);
 		c->pkts_in += n;
+		if (close && !b->p.ackfin) {
+			c->fin = bt_step_expect(b, BT_FIN, c);
+			c->pkts_in += n;
+		}
+		b->opened_tfo += n;
 	}
-	c->pkts_out = (uint32_t)(b->w->stats.c[TFO_STAT_tx_pkts] - out0);
+	c->pkts_out = (uint32_t)(b->w->stats.c[TFO_STAT_tx_pkts] +
+				 b->c->stats.c[TFO_STAT_tx_pkts] - out0);
+	c->to_ctl = (uint32_t)(b->w->stats.c[b->id_to_control] - ctl0);
+	c->syncookies = (uint32_t)(b->c->stats.c[b->id_syncookies] - sc0);
 	c->trans = n;
 	b->opened += n;
 }
@@ -398,6 +537,10 @@ bt_run(struct bt *b, unsigned int n, struct bt_cycles *cyc)
 		cyc->syn += c[k].syn;
 		cyc->ack += c[k].ack;
 		cyc->fin += c[k].fin;
+		cyc->wrk += c[k].wrk;
+		cyc->ctl += c[k].ctl;
+		cyc->to_ctl += c[k].to_ctl;
+		cyc->syncookies += c[k].syncookies;
 		cyc->trans += c[k].trans;
 		cyc->pkts_in += c[k].pkts_in;
 		cyc->pkts_out += c[k].pkts_out;
@@ -411,7 +554,7 @@ int
 bt_measure(const struct bt_params *p, unsigned int reps, unsigned int trans,
 	   struct bt_result *res)
 {
-	double v[4][BT_MAX_REPS];
+	double v[6][BT_MAX_REPS];
 	struct bt_cycles c;
 	struct bt *b;
 	uint64_t zc0, ntrans = 0;
@@ -437,7 +580,11 @@ bt_measure(const struct bt_params *p, unsigned int reps, unsigned int trans,
 		v[1][r] = (double)c.ack / c.trans;
 		v[2][r] = (double)c.fin / c.trans;
 		v[3][r] = (double)(c.syn + c.ack + c.fin) / c.trans;
+		v[4][r] = (double)c.wrk / c.trans;
+		v[5][r] = (double)c.ctl / c.trans;
 		res->pkts = (double)(c.pkts_in + c.pkts_out) / c.trans;
+		res->to_ctl = (double)c.to_ctl / c.trans;
+		res->syncookies = (double)c.syncookies / c.trans;
 		res->bursts += c.bursts;
 		res->left_out += c.bursts_left_out;
 		ntrans += trans;
@@ -449,6 +596,8 @@ bt_measure(const struct bt_params *p, unsigned int reps, unsigned int trans,
 		res->ack = tfo_bench_median(v[1], reps);
 		res->fin = tfo_bench_median(v[2], reps);
 		res->total = tfo_bench_median(v[3], reps);
+		res->wrk = tfo_bench_median(v[4], reps);
+		res->ctl = tfo_bench_median(v[5], reps);
 		res->lo = v[3][0];
 		res->hi = v[3][reps - 1];
 		res->resp = b->resp_bytes;
@@ -507,16 +656,25 @@ bt_config(struct bt *b, struct tfo_config *cfg)
 	cfg->pending_limit = 1024;
 	cfg->pending_hold_ms = 60000;
 	cfg->tfo_enabled = true;
+	cfg->stats_period = 0;
 	cfg->cookie_not_required = false;
 	snprintf(cfg->cookie_algo, sizeof(cfg->cookie_algo), "aes128");
 	return bt_service(b, cfg);
 }
 
-/* Only the worker runs: the control core's table can stay small. */
+/*
+ * TFO: only the worker runs, the control core's table can stay small. A
+ * flood: small too, so that every SYN finds it under pressure (the SYN-
+ * cookie reserve is a quarter of [tcp] max_conns) and is answered with a
+ * SYN cookie from the start, as in a flood that has filled the table. The
+ * other slow-path kinds: the configured table (no SYN cookies).
+ */
 static void
 bt_engine_tune(struct tfo_engine_params *ep, bool control, void *arg)
 {
-	if (control)
+	const struct bt *b = arg;
+
+	if (control && (b->p.kind == BT_KIND_TFO || b->p.kind == BT_KIND_FLOOD))
 		ep->max_conns = 64;
 }
 
@@ -559,6 +717,7 @@ bt_server(struct bt *b)
 		.nb_mbufs = BT_POOL,
 		.key = &bt_key,
 		.engine_tune = bt_engine_tune,
+		.arg = b,
 	};
 
 	if (bt_config(b, &cfg) < 0)
@@ -574,6 +733,16 @@ bt_server(struct bt *b)
 	b->ring = b->w->to_control;
 	b->w->tx.flush = bt_flush;
 	b->w->tx.arg = b;
+	b->c = tfo_server_control(b->srv_all);
+	b->c->tx.flush = bt_ctrl_flush;
+	b->c->tx.arg = b;
+	b->c->out = stderr;
+	b->id_to_control = tfo_stats_lookup("to_control");
+	b->id_syncookies = tfo_stats_lookup("syncookies_sent");
+	if (b->id_to_control < 0 || b->id_syncookies < 0) {
+		fprintf(stderr, "bench: counters to_control/syncookies_sent unknown\n");
+		return -ENOENT;
+	}
 	return 0;
 }
 
@@ -623,6 +792,25 @@ bt_counter(const struct bt *b, const char *name)
 	return id < 0 ? 0 : b->w->stats.c[id];
 }
 
+/* The control core's end state after slow-path runs. */
+static void
+bt_check_control(struct bt *b, char *why, size_t len)
+{
+	struct tfo_acct a;
+
+	tfo_control_poll(b->c, rte_rdtsc() / b->tsc_per_us);
+	bt_take_output(b);
+	if (rte_ring_count(b->ring) != 0)
+		snprintf(why, len, "%u frames left in the ring to the control core",
+			 rte_ring_count(b->ring));
+	else if (!tfo_stats_account(&b->c->stats, &a))
+		tfo_acct_format(&a, why, len);
+	else if (b->p.kind != BT_KIND_FLOOD &&
+		 tfo_engine_free_conns(b->c->engine) != b->max_conns)
+		snprintf(why, len, "%u connections open on the control core",
+			 b->max_conns - tfo_engine_free_conns(b->c->engine));
+}
+
 int
 bt_check_final(struct bt *b)
 {
@@ -645,18 +833,22 @@ bt_check_final(struct bt *b)
 	else if (tfo_engine_free_bufs(e) != b->nb_bufs)
 		snprintf(why, sizeof(why), "%u request/response buffers held",
 			 b->nb_bufs - tfo_engine_free_bufs(e));
-	else if (bt_counter(b, "TCPFastOpenPassive") != b->opened ||
-		 bt_counter(b, "svc_responses") != b->opened)
+	else if (bt_counter(b, "TCPFastOpenPassive") != b->opened_tfo ||
+		 bt_counter(b, "svc_responses") != b->opened_tfo)
 		snprintf(why, sizeof(why), "TCPFastOpenPassive %lu, svc_responses %lu, "
-			 "transactions %lu", (unsigned long)bt_counter(b, "TCPFastOpenPassive"),
+			 "TFO transactions %lu",
+			 (unsigned long)bt_counter(b, "TCPFastOpenPassive"),
 			 (unsigned long)bt_counter(b, "svc_responses"),
-			 (unsigned long)b->opened);
-	else if (bt_counter(b, "to_control") != 0 || rte_ring_count(b->ring) != 0)
+			 (unsigned long)b->opened_tfo);
+	else if (b->p.kind == BT_KIND_TFO &&
+		 (bt_counter(b, "to_control") != 0 || rte_ring_count(b->ring) != 0))
 		snprintf(why, sizeof(why), "%lu frames went to the control core",
 			 (unsigned long)bt_counter(b, "to_control"));
 	else if (!tfo_stats_account(&b->w->stats, &a))
 		tfo_acct_format(&a, why, sizeof(why));
-	else if (rte_mempool_avail_count(b->pool) != BT_POOL)
+	if (why[0] == '\0' && b->p.kind != BT_KIND_TFO)
+		bt_check_control(b, why, sizeof(why));
+	if (why[0] == '\0' && rte_mempool_avail_count(b->pool) != BT_POOL)
 		snprintf(why, sizeof(why), "%u mbufs not back in the pool",
 			 BT_POOL - rte_mempool_avail_count(b->pool));
 	if (why[0] != '\0') {

@@ -30,6 +30,26 @@ extern "C" {
 
 #define BT_BURST_MAX 64
 
+/**
+ * What the clients of a run do. TFO: the fast path above. The others go
+ * to the control core the way they do in tfo-server (the worker's ring,
+ * tfo_control_poll, its replies sent directly): SYN -> SYN-ACK, then ACK +
+ * request -> response + FIN, then ACK + FIN -> ACK (tfo-loadgen's shape).
+ *   PLAIN       no TFO option
+ *   BAD_COOKIE  cookie with every bit flipped + request (the SYN-ACK acks
+ *               only the SYN; the request goes again with the ACK)
+ *   COOKIE_REQ  empty TFO option (the SYN-ACK carries a cookie)
+ *   FLOOD       a plain SYN from a fresh address/port that never goes on:
+ *               the SYN-ACK (or SYN cookie) is the whole transaction
+ */
+enum bt_kind {
+	BT_KIND_TFO = 0,
+	BT_KIND_PLAIN,
+	BT_KIND_BAD_COOKIE,
+	BT_KIND_COOKIE_REQ,
+	BT_KIND_FLOOD,
+};
+
 struct bt_params {
 	const char *service;	/**< "echo" or "http" */
 	const char *http_root;	/**< document root for http */
@@ -42,6 +62,7 @@ struct bt_params {
 	bool tx_multiseg;	/**< zero-copy bodies (external buffers) allowed */
 	bool ackfin;		/**< the client's ACK and FIN in one segment */
 	bool cold;		/**< client frames flushed from the caches */
+	uint8_t kind;		/**< enum bt_kind; the live ones are TFO */
 };
 
 /**
@@ -57,6 +78,10 @@ struct bt_cycles {
 	uint64_t trans;		/**< transactions completed and counted */
 	uint64_t pkts_in;	/**< client segments the worker took (counted) */
 	uint64_t pkts_out;	/**< segments the worker sent (counted) */
+	uint64_t wrk;		/**< of syn + ack + fin: the worker's burst + housekeeping */
+	uint64_t ctl;		/**< of syn + ack + fin: tfo_control_poll */
+	uint64_t to_ctl;	/**< frames the worker passed to the control core */
+	uint64_t syncookies;	/**< SYN-ACKs with a SYN cookie (control) */
 	uint64_t bursts;	/**< bursts run */
 	uint64_t bursts_left_out;	/**< of which interrupted */
 };
@@ -68,6 +93,9 @@ struct bt;
 /** Medians over the repetitions of bt_measure(), TSC ticks per transaction. */
 struct bt_result {
 	double syn, ack, fin, total;
+	double wrk, ctl;	/**< worker / control parts of total */
+	double to_ctl;		/**< frames to the control core per transaction */
+	double syncookies;	/**< SYN cookies sent per transaction */
 	double lo, hi;		/**< smallest and largest total */
 	double pkts;		/**< segments in + out per transaction */
 	double zero_copy;	/**< segments with an external body, per transaction */

@@ -54,6 +54,33 @@ tfo_bench_tsc_hz(void)
 	return rte_get_tsc_hz();
 }
 
+const char *
+tfo_bench_cpu_model(void)
+{
+	static char model[128];
+	FILE *f;
+	char line[256];
+
+	if (model[0] != '\0')
+		return model;
+	snprintf(model, sizeof(model), "unknown CPU");
+	f = fopen("/proc/cpuinfo", "r");
+	if (f == NULL)
+		return model;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *v = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) != 0 || v == NULL)
+			continue;
+		v += strspn(v + 1, " \t") + 1;
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(model, sizeof(model), "%s", v);
+		break;
+	}
+	fclose(f);
+	return model;
+}
+
 static void
 usage(FILE *f)
 {
@@ -135,8 +162,8 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	printf("# tfo-bench %s, TSC %.3f GHz, lcore %u\n", b->name,
-	       (double)rte_get_tsc_hz() / 1e9, rte_lcore_id());
+	printf("# tfo-bench %s, TSC %.3f GHz, lcore %u, CPU %s\n", b->name,
+	       (double)rte_get_tsc_hz() / 1e9, rte_lcore_id(), tfo_bench_cpu_model());
 	rc = b->run(argc - 1, argv + 1);
 	app_eal_stop();
 	return rc < 0 ? 1 : 0;

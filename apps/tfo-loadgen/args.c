@@ -56,12 +56,24 @@ lg_usage(FILE *f, const char *prog)
 		"mix (percent of the starts, decimals allowed; the rest is TFO):\n"
 		"  --bad-cookie PCT        SYN + data with a corrupted cookie (fallback expected)\n"
 		"  --no-tfo PCT            plain SYN, request after the handshake\n"
+		"  --cookie-req PCT        SYN with an empty TFO option (a cookie request\n"
+		"                          even when the address holds a cookie), request\n"
+		"                          after the handshake; with --no-tfo only, or\n"
+		"                          --cookie-req only, there is no warm-up\n"
 		"  --syn-flood PCT         SYN + valid cookie + data from --flood-ports that\n"
 		"                          never completes (loads the server's pending limit)\n"
 		"  --flood-ports LO-HI     source ports of the flood (default 40000-40999)\n"
 		"  --cookie-form rfc|exp   option of our cookie requests: kind 34 or 254/0xF989\n"
 		"                          (default rfc; a cached cookie is sent in the form\n"
 		"                          the server answered with)\n"
+		"spoofed-SYN flood (beside the transactions of the run, during the run):\n"
+		"  --spoof-flood RATE|max  plain SYNs/s (all lcores) from random addresses of\n"
+		"                          --spoof-src and ports of --spoof-ports, never\n"
+		"                          completed: the SYN-ACKs are counted (spoof_synack_rx),\n"
+		"                          never answered nor reset; max: as fast as it can\n"
+		"  --spoof-src ADDR/LEN    the spoofed sources (required with --spoof-flood;\n"
+		"                          must not overlap --client's range nor hold --server)\n"
+		"  --spoof-ports LO-HI     spoofed source ports (default 1024-65535)\n"
 		"request and response:\n"
 		"  --request STR           request bytes; \\r \\n \\t \\\\ \\xHH escapes (default\n"
 		"                          an HTTP/1.1 GET / with Connection: close)\n"
@@ -229,7 +241,8 @@ enum {
 	OPT_NO_TFO, OPT_SYN_FLOOD, OPT_FLOOD_PORTS, OPT_COOKIE_FORM, OPT_REQUEST,
 	OPT_REQUEST_SIZE, OPT_EXPECT_ECHO, OPT_EXPECT_LEN, OPT_EXPECT_PREFIX,
 	OPT_RTO_MS, OPT_RETRIES, OPT_TIMEOUT_MS, OPT_MTU, OPT_MSS, OPT_BURST,
-	OPT_RXD, OPT_TXD, OPT_STATS_PERIOD, OPT_JSON, OPT_VERSION,
+	OPT_RXD, OPT_TXD, OPT_STATS_PERIOD, OPT_JSON, OPT_VERSION, OPT_COOKIE_REQ,
+	OPT_SPOOF_FLOOD, OPT_SPOOF_SRC, OPT_SPOOF_PORTS,
 };
 
 static const struct option lg_long_opts[] = {
@@ -250,6 +263,10 @@ static const struct option lg_long_opts[] = {
 	{ "no-tfo", required_argument, NULL, OPT_NO_TFO },
 	{ "syn-flood", required_argument, NULL, OPT_SYN_FLOOD },
 	{ "flood-ports", required_argument, NULL, OPT_FLOOD_PORTS },
+	{ "cookie-req", required_argument, NULL, OPT_COOKIE_REQ },
+	{ "spoof-flood", required_argument, NULL, OPT_SPOOF_FLOOD },
+	{ "spoof-src", required_argument, NULL, OPT_SPOOF_SRC },
+	{ "spoof-ports", required_argument, NULL, OPT_SPOOF_PORTS },
 	{ "cookie-form", required_argument, NULL, OPT_COOKIE_FORM },
 	{ "request", required_argument, NULL, OPT_REQUEST },
 	{ "request-size", required_argument, NULL, OPT_REQUEST_SIZE },
@@ -281,6 +298,8 @@ lg_defaults(struct lg_opts *o)
 	o->port_hi = 10255;
 	o->flood_lo = 40000;
 	o->flood_hi = 40999;
+	o->spoof_port_lo = 1024;
+	o->spoof_port_hi = 65535;
 	o->concurrency = 64;
 	o->warmup_timeout_s = 10;
 	o->resolve_timeout_s = 10;
@@ -313,9 +332,46 @@ lg_pattern(struct lg_opts *o, uint32_t n)
 	return 0;
 }
 
+/* The spoofed range: a network, apart from the clients and the server. */
+static int
+lg_check_spoof(struct lg_opts *o, int family, bool have_src, char *err, size_t errlen)
+{
+	unsigned int alen = o->family == AF_INET ? 4 : 16;
+	struct tfo_addr first, last, bcast;
+
+	memset(&bcast, 0, sizeof(bcast));
+
+	if (!have_src)
+		return tfo_errmsg(err, errlen, "--spoof-flood needs --spoof-src ADDR/LEN");
+	if (family != o->family)
+		return tfo_errmsg(err, errlen, "--spoof-src: not of --server's family");
+	if (o->spoof_prefix < (o->family == AF_INET ? 8 : 64))
+		return tfo_errmsg(err, errlen, "--spoof-src: prefix /%u; want /%u or longer",
+			      o->spoof_prefix, o->family == AF_INET ? 8 : 64);
+	for (unsigned int i = 0; i < alen; i++) {
+		unsigned int bits = o->spoof_prefix > i * 8 ? o->spoof_prefix - i * 8 : 0;
+		uint8_t mask = bits >= 8 ? 0xff : (uint8_t)(0xff00 >> bits);
+
+		o->spoof_src.b[i] &= mask;	/* the network */
+		bcast.b[i] = (uint8_t)(o->spoof_src.b[i] | ~mask);
+	}
+	if (lg_spoof_match(o, o->family, &o->server))
+		return tfo_errmsg(err, errlen, "--spoof-src holds --server");
+	/* the client range is contiguous: its ends, and the prefix inside it */
+	lg_addr_make(o, 0, &first);
+	lg_addr_make(o, o->nb_clients - 1, &last);
+	if (lg_spoof_match(o, o->family, &first) || lg_spoof_match(o, o->family, &last) ||
+	    lg_addr_index(o, o->family, &o->spoof_src) >= 0 ||
+	    lg_addr_index(o, o->family, &bcast) >= 0)
+		return tfo_errmsg(err, errlen, "--spoof-src overlaps the --client range");
+	if (o->alias_set && lg_spoof_match(o, o->family, &o->alias))
+		return tfo_errmsg(err, errlen, "--spoof-src holds --alias");
+	return 0;
+}
+
 static int
 lg_check(struct lg_opts *o, bool have_server, bool have_client, int client_family,
-	 char *err, size_t errlen)
+	 int spoof_family, bool have_spoof_src, char *err, size_t errlen)
 {
 	unsigned int off = o->family == AF_INET ? 0 : 12;
 	uint32_t base;
@@ -340,8 +396,15 @@ lg_check(struct lg_opts *o, bool have_server, bool have_client, int client_famil
 	if ((uint64_t)o->nb_clients * (o->port_hi - o->port_lo + 1u) > LG_MAX_TUPLES)
 		return tfo_errmsg(err, errlen, "--clients %u x --client-ports %u-%u: more than "
 			      "%u tuples", o->nb_clients, o->port_lo, o->port_hi, LG_MAX_TUPLES);
-	if (o->bp_bad_cookie + o->bp_no_tfo + o->bp_flood > 10000)
-		return tfo_errmsg(err, errlen, "--bad-cookie + --no-tfo + --syn-flood exceed 100%%");
+	if (o->bp_bad_cookie + o->bp_no_tfo + o->bp_flood + o->bp_cookie_req > 10000)
+		return tfo_errmsg(err, errlen, "--bad-cookie + --no-tfo + --cookie-req + "
+			      "--syn-flood exceed 100%%");
+	if (o->spoof) {
+		int rc = lg_check_spoof(o, spoof_family, have_spoof_src, err, errlen);
+
+		if (rc < 0)
+			return rc;
+	}
 	if (o->request == NULL) {
 		int rc = lg_unescape(LG_DEFAULT_REQUEST, &o->request, &o->request_len);
 
@@ -371,7 +434,7 @@ lg_check(struct lg_opts *o, bool have_server, bool have_client, int client_famil
 	}
 	if (o->duration_s == 0 && o->count == 0)
 		o->duration_s = 10;
-	if (o->bp_no_tfo == 10000)
+	if (o->bp_no_tfo + o->bp_cookie_req == 10000)
 		o->warmup_timeout_s = 0;	/* nobody needs a cookie */
 	if ((uint64_t)o->rto_ms * ((1u << RTE_MIN(o->retries, 6u)) * 2 - 1) > o->timeout_ms)
 		fprintf(stderr, "tfo-loadgen: note: --timeout-ms %u ends transactions before "
@@ -383,8 +446,9 @@ lg_check(struct lg_opts *o, bool have_server, bool have_client, int client_famil
 int
 lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
-	bool have_server = false, have_client = false;
-	int client_family = 0, alias_family = 0, opt, rc;
+	bool have_server = false, have_client = false, have_spoof_src = false;
+	int client_family = 0, alias_family = 0, spoof_family = 0, opt, rc;
+	struct tfo_local_addr la;
 	uint64_t v;
 
 	lg_defaults(o);
@@ -479,6 +543,32 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 		case OPT_SYN_FLOOD:
 			if (lg_percent(a, &o->bp_flood) < 0)
 				return tfo_errmsg(err, errlen, "--syn-flood %s: want a percentage 0..100", a);
+			break;
+		case OPT_COOKIE_REQ:
+			if (lg_percent(a, &o->bp_cookie_req) < 0)
+				return tfo_errmsg(err, errlen, "--cookie-req %s: want a percentage 0..100", a);
+			break;
+		case OPT_SPOOF_FLOOD:
+			if (strcmp(a, "max") == 0)
+				o->spoof_rate = 0;
+			else if (lg_u64(a, 1, 1000000000, &v) < 0)
+				return tfo_errmsg(err, errlen, "--spoof-flood %s: want SYNs/s "
+					      "1..1000000000 or max", a);
+			else
+				o->spoof_rate = v;
+			o->spoof = true;
+			break;
+		case OPT_SPOOF_SRC:
+			if (strchr(a, '/') == NULL || tfo_parse_addr(a, &la) < 0)
+				return tfo_errmsg(err, errlen, "--spoof-src %s: want ADDR/LEN", a);
+			spoof_family = la.family;
+			o->spoof_src = la.addr;
+			o->spoof_prefix = la.prefix_len;
+			have_spoof_src = true;
+			break;
+		case OPT_SPOOF_PORTS:
+			if (lg_range(a, &o->spoof_port_lo, &o->spoof_port_hi) < 0)
+				return tfo_errmsg(err, errlen, "--spoof-ports %s: want LO-HI in 1..65535", a);
 			break;
 		case OPT_COOKIE_FORM:
 			if (strcmp(a, "rfc") == 0)
@@ -582,7 +672,10 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 			      "before \"--\")", argv[optind]);
 	if (o->alias_set && have_server && alias_family != o->family)
 		return tfo_errmsg(err, errlen, "--alias: not of --server's family");
-	return lg_check(o, have_server, have_client, client_family, err, errlen);
+	if (have_spoof_src && !o->spoof)
+		return tfo_errmsg(err, errlen, "--spoof-src without --spoof-flood");
+	return lg_check(o, have_server, have_client, client_family, spoof_family,
+			have_spoof_src, err, errlen);
 }
 
 void

@@ -355,10 +355,12 @@ lg_fail(struct lg_lcore *lc, struct lg_conn *c, enum lg_stat_id id, bool rst,
 static void
 lg_complete(struct lg_lcore *lc, struct lg_conn *c)
 {
-	if (c->flags & LG_F_WARMUP)
+	if (c->flags & LG_F_WARMUP) {
 		LG_INC(&lc->stats, warmup_completed);
-	else
+	} else {
 		LG_INC(&lc->stats, txn_completed);
+		lc->stats.c[lg_kind_done(c->kind)]++;
+	}
 	lg_free(lc, c);
 }
 
@@ -508,6 +510,111 @@ lg_flood_syn(struct lg_lcore *lc, uint64_t now)
 		LG_INC(&lc->stats, flood_syn_tx);
 }
 
+bool
+lg_spoof_match(const struct lg_opts *o, int family, const struct tfo_addr *x)
+{
+	unsigned int bits = o->spoof_prefix, i;
+
+	if (!o->spoof || family != o->family)
+		return false;
+	for (i = 0; bits >= 8; i++, bits -= 8)
+		if (x->b[i] != o->spoof_src.b[i])
+			return false;
+	return bits == 0 || ((x->b[i] ^ o->spoof_src.b[i]) & (uint8_t)(0xff00 >> bits)) == 0;
+}
+
+/* A plain SYN from a random address and port of the spoofed range. */
+static int
+lg_spoof_syn(struct lg_lcore *lc, uint64_t now)
+{
+	const struct lg_opts *o = lc->o;
+	const struct lg_port *port;
+	unsigned int alen = o->family == AF_INET ? 4 : 16, bits = o->spoof_prefix;
+	uint32_t nports = (uint32_t)(o->spoof_port_hi - o->spoof_port_lo) + 1;
+	uint64_t r1 = lg_rand(lc), r2 = lg_rand(lc);
+	uint8_t opts[TFO_TCPOPT_MAX_LEN], rnd[16];
+	uint8_t port_idx = (uint8_t)(r2 % lc->sh->nb_ports);
+	struct tfo_tcp_out t;
+	struct tfo_route r;
+	struct rte_mbuf *m;
+
+	port = &lc->sh->ports[port_idx];
+	memcpy(rnd, &r1, 8);
+	memcpy(rnd + 8, &r2, 8);
+	memset(&r, 0, sizeof(r));
+	r.peer_mac = port->server_mac;
+	r.family = (uint8_t)o->family;
+	r.port_idx = port_idx;
+	r.peer = o->server;
+	/* the prefix's bits, random ones below it */
+	for (unsigned int i = 0; i < alen; i++) {
+		unsigned int b = bits > i * 8 ? bits - i * 8 : 0;
+		uint8_t mask = b >= 8 ? 0xff : (uint8_t)(0xff00 >> b);
+
+		r.local.b[i] = (uint8_t)((o->spoof_src.b[i] & mask) | (rnd[i] & ~mask));
+	}
+	memset(&t, 0, sizeof(t));
+	t.sport = (uint16_t)(o->spoof_port_lo + (uint32_t)(r1 >> 40) % nports);
+	t.dport = o->server_port;
+	t.seq = (uint32_t)(r2 >> 16);
+	t.window = 65535;
+	t.flags = TFO_TCP_SYN;
+	t.opts = opts;
+	t.opt_len = (uint8_t)lg_syn_opts(opts, o->mss, lg_tsval(lc, now), TFO_FORM_NONE, NULL, 0);
+	m = rte_pktmbuf_alloc(lc->pool);
+	if (unlikely(m == NULL)) {
+		LG_INC(&lc->stats, mbuf_alloc_fail);
+		return -ENOMEM;
+	}
+	if (unlikely(tfo_pkt_prepend_tcp(m, &port->info, &r, &t) < 0)) {
+		rte_pktmbuf_free(m);
+		LG_INC(&lc->stats, mbuf_alloc_fail);
+		return -ENOSPC;
+	}
+	tfo_tx_push(&lc->tx, port_idx, m);
+	return 0;
+}
+
+/* Push the SYNs owed: spaced by spoof_interval, or a burst when flat out. */
+static unsigned int
+lg_spoof_push(struct lg_lcore *lc, uint64_t now)
+{
+	unsigned int n = 0;
+
+	if (lc->spoof_interval != 0) {
+		if (lc->spoof_next_tsc == 0 ||
+		    (int64_t)(now - lc->spoof_next_tsc) > (int64_t)(lc->tsc_hz / 100))
+			lc->spoof_next_tsc = now;	/* the start, or after a stall */
+		while (n < lc->o->burst && (int64_t)(now - lc->spoof_next_tsc) >= 0 &&
+		       lg_spoof_syn(lc, now) == 0) {
+			lc->spoof_next_tsc += lc->spoof_interval;
+			n++;
+		}
+		return n;
+	}
+	while (n < lc->o->burst && lg_spoof_syn(lc, now) == 0)
+		n++;
+	return n;
+}
+
+unsigned int
+lg_spoof_syns(struct lg_lcore *lc, uint64_t now)
+{
+	uint64_t *c = lc->stats.c, sent0, drop0;
+	unsigned int n;
+
+	/* the good clients' frames go first, the flood gets the room left;
+	 * only the SYNs a port took count as sent */
+	lg_tx_flush_all(lc);
+	sent0 = c[LG_STAT_tx_pkts];
+	drop0 = c[LG_STAT_tx_drop_full];
+	n = lg_spoof_push(lc, now);
+	lg_tx_flush_all(lc);
+	c[LG_STAT_spoof_syn_tx] += c[LG_STAT_tx_pkts] - sent0;
+	c[LG_STAT_spoof_tx_drop] += c[LG_STAT_tx_drop_full] - drop0;
+	return n;
+}
+
 /* ---- receive --------------------------------------------------------------- */
 
 /*
@@ -561,6 +668,7 @@ lg_resp_done(struct lg_lcore *lc, struct lg_conn *c, uint64_t now)
 	LG_INC(&lc->stats, responses_validated);
 	if (!(c->flags & LG_F_WARMUP)) {
 		lg_hist_add(&lc->hist, now - c->start_tsc);
+		lg_hist_add(&lc->hist_kind[c->kind], now - c->start_tsc);
 		lc->last_done_tsc = now;
 	}
 }
@@ -823,6 +931,7 @@ enum lg_rx_kind {
 	LG_RX_TCP,		/**< TCP to a client address: its owner handles it */
 	LG_RX_LOCAL,		/**< ARP, ND, anything else: handled here */
 	LG_RX_NOT_OURS,
+	LG_RX_SPOOF,		/**< to a spoofed source: counted, never answered */
 };
 
 /*
@@ -878,6 +987,8 @@ lg_rx_peek(const struct lg_opts *o, const struct rte_mbuf *m, struct tfo_addr *d
 		*known = true;
 		return LG_RX_LOCAL;
 	}
+	if (proto == IPPROTO_TCP && lg_spoof_match(o, family, dst))
+		return LG_RX_SPOOF;
 	return LG_RX_NOT_OURS;
 }
 
@@ -910,6 +1021,23 @@ lg_rx_owned(struct lg_lcore *lc, struct rte_mbuf *m, uint8_t port_idx,
 	rte_pktmbuf_free(m);
 }
 
+/* A TCP segment to a spoofed source: the flags are all that counts (the
+ * headers were bounds-checked by lg_rx_peek up to the IP header). */
+static void
+lg_spoof_input(struct lg_lcore *lc, struct rte_mbuf *m)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t off = RTE_ETHER_HDR_LEN;
+
+	off += lc->o->family == AF_INET ? (uint32_t)(d[off] & 0x0f) * 4 : 40;
+	if (m->data_len >= off + 14 &&
+	    (d[off + 13] & (TFO_TCP_SYN | TFO_TCP_ACK)) == (TFO_TCP_SYN | TFO_TCP_ACK))
+		LG_INC(&lc->stats, spoof_synack_rx);
+	else
+		LG_INC(&lc->stats, spoof_rx_other);
+	rte_pktmbuf_free(m);
+}
+
 void
 lg_rx_frame(struct lg_lcore *lc, struct rte_mbuf *m, uint8_t port_idx, uint64_t now)
 {
@@ -936,6 +1064,9 @@ lg_rx_frame(struct lg_lcore *lc, struct rte_mbuf *m, uint8_t port_idx, uint64_t 
 	case LG_RX_NOT_OURS:
 		LG_INC(&lc->stats, rx_not_ours);
 		rte_pktmbuf_free(m);
+		return;
+	case LG_RX_SPOOF:
+		lg_spoof_input(lc, m);
 		return;
 	default:
 		break;
@@ -1127,6 +1258,9 @@ lg_pick_kind(struct lg_lcore *lc)
 	r -= o->bp_bad_cookie;
 	if (r < o->bp_no_tfo)
 		return LG_KIND_PLAIN;
+	r -= o->bp_no_tfo;
+	if (r < o->bp_cookie_req)
+		return LG_KIND_COOKIE_REQ;
 	return LG_KIND_TFO;
 }
 
@@ -1263,6 +1397,8 @@ lg_poll(struct lg_lcore *lc, uint64_t now)
 	}
 	lg_timers(lc, now, 64);
 	lg_starts(lc, phase, now);
+	if (phase == LG_PHASE_RUN && lc->o->spoof && !lc->run_done)
+		lg_spoof_syns(lc, now);
 	lg_tx_flush_all(lc);
 
 	lc->inflight = lc->nb_conns - lc->nb_free;
@@ -1358,6 +1494,9 @@ lg_lcore_init(struct lg_lcore *lc, unsigned int idx, const struct lg_opts *o,
 
 		lc->rate_interval = RTE_MAX((uint64_t)((double)hz / per), (uint64_t)1);
 	}
+	if (o->spoof && o->spoof_rate != 0)
+		lc->spoof_interval = RTE_MAX((uint64_t)((double)hz * L / (double)o->spoof_rate),
+					     (uint64_t)1);
 	if (o->warmup_timeout_s <= 0)
 		lc->warm_done = 1;
 	return 0;

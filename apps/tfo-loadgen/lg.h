@@ -67,7 +67,16 @@ struct lg_opts {
 	uint32_t bp_bad_cookie;
 	uint32_t bp_no_tfo;
 	uint32_t bp_flood;
+	uint32_t bp_cookie_req;		/**< cookie requests whatever the cache holds */
 	uint8_t cookie_form;		/**< enum tfo_opt_form of our cookie requests */
+
+	/* --spoof-flood: plain SYNs from random addresses of a prefix, never
+	 * completed, beside the run's transactions */
+	bool spoof;
+	uint64_t spoof_rate;		/**< SYNs/s, all lcores; 0 = as fast as it can */
+	uint8_t spoof_prefix;		/**< prefix length of spoof_src */
+	struct tfo_addr spoof_src;	/**< network of --spoof-src */
+	uint16_t spoof_port_lo, spoof_port_hi;		/**< enum tfo_opt_form of our cookie requests */
 
 	uint32_t rto_ms;
 	uint32_t retries;
@@ -145,7 +154,24 @@ enum lg_kind {
 	LG_KIND_TFO,		/**< cookie + data in the SYN */
 	LG_KIND_BAD_COOKIE,	/**< corrupted cookie + data in the SYN */
 	LG_KIND_PLAIN,		/**< no TFO option */
+	LG_KIND_MAX,
 };
+
+/** The done_<kind> counter of @p kind. */
+static inline enum lg_stat_id
+lg_kind_done(unsigned int kind)
+{
+	switch (kind) {
+	case LG_KIND_COOKIE_REQ:
+		return LG_STAT_done_cookie_req;
+	case LG_KIND_BAD_COOKIE:
+		return LG_STAT_done_bad_cookie;
+	case LG_KIND_PLAIN:
+		return LG_STAT_done_plain;
+	default:
+		return LG_STAT_done_tfo;
+	}
+}
 
 enum lg_state {
 	LG_ST_FREE = 0,
@@ -199,6 +225,7 @@ struct lg_conn {
 struct lg_lcore {
 	struct lg_stats stats;		/* first: its own cache lines */
 	struct lg_hist hist;		/**< run transactions: SYN sent -> response validated */
+	struct lg_hist hist_kind[LG_KIND_MAX];	/**< the same, by the kind the SYN was */
 	struct tfo_tx tx;
 
 	unsigned int idx;		/**< 0..nb_lcores-1 */
@@ -242,6 +269,8 @@ struct lg_lcore {
 	uint64_t next_start_tsc;
 	uint64_t last_done_tsc;		/**< last run transaction validated */
 	uint64_t run_start_tsc;
+	uint64_t spoof_interval;	/**< TSC ticks between spoofed SYNs; 0 = flat out */
+	uint64_t spoof_next_tsc;
 
 	/* clocks */
 	uint64_t tsc_hz;
@@ -322,6 +351,14 @@ lg_flood_due(uint64_t floods, uint64_t starts, uint32_t bp_flood)
 
 /** Send one SYN of the flood share (valid cookie + data, never completed). */
 void lg_flood_syn(struct lg_lcore *lc, uint64_t now);
+/**
+ * Spoofed SYNs owed by --spoof-flood during the run (a burst at most),
+ * flushed apart from the rest (counted in spoof_syn_tx / spoof_tx_drop).
+ * @return SYNs built.
+ */
+unsigned int lg_spoof_syns(struct lg_lcore *lc, uint64_t now);
+/** Whether @p x (of @p family) is in the --spoof-src prefix. */
+bool lg_spoof_match(const struct lg_opts *o, int family, const struct tfo_addr *x);
 /** Starts owed by the phase (warm-up, rate, count); @return starts made. */
 unsigned int lg_starts(struct lg_lcore *lc, int phase, uint64_t now);
 /** Flush every port's TX buffer. */
@@ -347,6 +384,7 @@ void lg_resolve_send(struct lg_lcore *lc, uint8_t port_idx);
 struct lg_report {
 	struct lg_stats total;
 	struct lg_hist hist;
+	struct lg_hist hist_kind[LG_KIND_MAX];
 	double run_s;			/**< run start -> last validated response */
 	uint64_t inflight;
 };

@@ -44,11 +44,19 @@
 	X(txn_started,		"run transactions started (flood SYNs excluded)") \
 	X(txn_completed,	"run transactions closed cleanly with a validated response") \
 	X(txn_tfo,		"run transactions whose SYN data the SYN-ACK acknowledged") \
-	X(txn_cookie_req,	"run transactions sent as cookie requests (the address had no cookie)") \
+	X(txn_cookie_req,	"run transactions sent as cookie requests (--cookie-req, or the address had no cookie)") \
 	X(txn_bad_cookie,	"run transactions sent with a deliberately invalid cookie (--bad-cookie)") \
 	X(txn_plain,		"run transactions without a TFO option (--no-tfo)") \
 	X(flood_syn_tx,		"SYNs of the --syn-flood share (never completed)") \
 	X(flood_rx,		"segments the server sent to flood ports (ignored)") \
+	X(done_tfo,		"run transactions completed that started as TFO (cookie + data)") \
+	X(done_cookie_req,	"run transactions completed that started as cookie requests") \
+	X(done_bad_cookie,	"run transactions completed that started with a bad cookie") \
+	X(done_plain,		"run transactions completed that started without a TFO option") \
+	X(spoof_syn_tx,		"spoofed SYNs a port took (--spoof-flood; never answered, never reset)") \
+	X(spoof_tx_drop,	"spoofed SYNs a full TX queue refused (also in tx_drop_full)") \
+	X(spoof_synack_rx,	"SYN-ACKs the server sent to spoofed sources (retransmissions included)") \
+	X(spoof_rx_other,	"other segments the server sent to spoofed sources (RST...)") \
 	X(responses_validated,	"responses received complete and as expected") \
 	X(response_bytes,	"response bytes received in order") \
 	X(synack_data,		"SYN-ACKs carrying response data (answered in the server's first packet)") \

@@ -121,6 +121,20 @@ lg_hist_diff(struct lg_hist *dst, const struct lg_hist *a, const struct lg_hist 
 
 /* ---- reports -------------------------------------------------------------- */
 
+static const char *
+lg_kind_name(unsigned int k)
+{
+	static const char *const names[LG_KIND_MAX] = {
+		[LG_KIND_COOKIE_REQ] = "cookie_req",
+		[LG_KIND_TFO] = "tfo",
+		[LG_KIND_BAD_COOKIE] = "bad_cookie",
+		[LG_KIND_PLAIN] = "plain",
+	};
+
+	return k < LG_KIND_MAX ? names[k] : "?";
+}
+
+
 void
 lg_report_collect(struct lg_report *r, struct lg_lcore *const *lcs, unsigned int n)
 {
@@ -134,6 +148,8 @@ lg_report_collect(struct lg_report *r, struct lg_lcore *const *lcs, unsigned int
 		 * progress line a bucket off; the summary is read after the end */
 		lg_stats_accumulate(&r->total, &lc->stats);
 		lg_hist_merge(&r->hist, &lc->hist);
+		for (unsigned int k = 0; k < LG_KIND_MAX; k++)
+			lg_hist_merge(&r->hist_kind[k], &lc->hist_kind[k]);
 		r->inflight += lc->inflight;
 		if (lc->run_start_tsc != 0 && (first == 0 || lc->run_start_tsc < first))
 			first = lc->run_start_tsc;
@@ -180,6 +196,14 @@ lg_report_progress(FILE *f, const char *phase, double t_s, double dt_s,
 		lg_us(lg_hist_quantile(&h, 0.99), tsc_per_us),
 		dt_s > 0 ? (double)(c[LG_STAT_rx_pkts] - p[LG_STAT_rx_pkts]) / dt_s : 0.0,
 		dt_s > 0 ? (double)(c[LG_STAT_tx_pkts] - p[LG_STAT_tx_pkts]) / dt_s : 0.0);
+	if (c[LG_STAT_spoof_syn_tx] != 0)
+		fprintf(f, "[%-6s %6.1fs]   spoof: syn/s %9.0f  syn-ack/s %9.0f  syn %" PRIu64
+			"  syn-ack %" PRIu64 "\n", phase, t_s,
+			dt_s > 0 ? (double)(c[LG_STAT_spoof_syn_tx] - p[LG_STAT_spoof_syn_tx]) /
+				   dt_s : 0.0,
+			dt_s > 0 ? (double)(c[LG_STAT_spoof_synack_rx] -
+					    p[LG_STAT_spoof_synack_rx]) / dt_s : 0.0,
+			c[LG_STAT_spoof_syn_tx], c[LG_STAT_spoof_synack_rx]);
 	fflush(f);
 }
 
@@ -209,6 +233,26 @@ lg_report_summary(FILE *f, const struct lg_report *r, const struct lg_opts *o,
 		lg_us(lg_hist_quantile(h, 0.999), tsc_per_us),
 		lg_us(h->min, tsc_per_us), lg_us(h->max, tsc_per_us),
 		h->count ? lg_us(h->sum / h->count, tsc_per_us) : 0.0, h->count);
+	for (unsigned int k = 0; k < LG_KIND_MAX; k++) {
+		const struct lg_hist *hk = &r->hist_kind[k];
+
+		if (hk->count == 0)
+			continue;
+		fprintf(f, "summary: %-10s %" PRIu64 " completed, p50 %.1f us, p99 %.1f us\n",
+			lg_kind_name(k), c[lg_kind_done(k)],
+			lg_us(lg_hist_quantile(hk, 0.5), tsc_per_us),
+			lg_us(lg_hist_quantile(hk, 0.99), tsc_per_us));
+	}
+	if (o->spoof)
+		fprintf(f, "summary: spoofed SYNs %" PRIu64 " (%.0f/s; %" PRIu64 " more refused by "
+			"a full TX queue), SYN-ACKs to spoofed sources %" PRIu64 " (%.0f/s), "
+			"other segments to them %" PRIu64 "\n",
+			c[LG_STAT_spoof_syn_tx],
+			r->run_s > 0 ? (double)c[LG_STAT_spoof_syn_tx] / r->run_s : 0.0,
+			c[LG_STAT_spoof_tx_drop],
+			c[LG_STAT_spoof_synack_rx],
+			r->run_s > 0 ? (double)c[LG_STAT_spoof_synack_rx] / r->run_s : 0.0,
+			c[LG_STAT_spoof_rx_other]);
 	fprintf(f, "summary: errors %" PRIu64 "%s\n", errors,
 		errors ? " (exit code 1)" : "");
 	for (unsigned int i = 0; i < LG_STAT_MAX; i++)
@@ -216,7 +260,6 @@ lg_report_summary(FILE *f, const struct lg_report *r, const struct lg_opts *o,
 			fprintf(f, "summary:   %-24s %12" PRIu64 "%s\n", lg_stat_name(i), c[i],
 				i >= LG_STAT_ERR_FIRST && i <= LG_STAT_ERR_LAST ?
 				"  <- error" : "");
-	RTE_SET_USED(o);
 	fflush(f);
 }
 
@@ -253,6 +296,38 @@ lg_report_json(const char *path, const struct lg_report *r, const struct lg_opts
 		lg_us(lg_hist_quantile(h, 0.999), tsc_per_us),
 		lg_us(h->min, tsc_per_us), lg_us(h->max, tsc_per_us),
 		h->count ? lg_us(h->sum / h->count, tsc_per_us) : 0.0);
+	fprintf(f, "  \"by_kind\": {");
+	for (unsigned int k = 0; k < LG_KIND_MAX; k++) {
+		const struct lg_hist *hk = &r->hist_kind[k];
+
+		fprintf(f, "%s\n    \"%s\": {\"completed\": %" PRIu64 ", \"p50_us\": %.2f, "
+			"\"p99_us\": %.2f}", k ? "," : "", lg_kind_name(k),
+			c[lg_kind_done(k)],
+			lg_us(lg_hist_quantile(hk, 0.5), tsc_per_us),
+			lg_us(lg_hist_quantile(hk, 0.99), tsc_per_us));
+	}
+	fprintf(f, "\n  },\n");
+	/* spoof_* counters are in "counters" too; run-rate figures here */
+	fprintf(f, "  \"spoof\": {\"enabled\": %s, \"rate\": %" PRIu64 ", \"syn\": %" PRIu64
+		", \"tx_drop\": %" PRIu64 ", \"synack\": %" PRIu64 ", \"syn_per_s\": %.1f, "
+		"\"synack_per_s\": %.1f},\n",
+		o->spoof ? "true" : "false", o->spoof_rate, c[LG_STAT_spoof_syn_tx],
+		c[LG_STAT_spoof_tx_drop],
+		c[LG_STAT_spoof_synack_rx],
+		r->run_s > 0 ? (double)c[LG_STAT_spoof_syn_tx] / r->run_s : 0.0,
+		r->run_s > 0 ? (double)c[LG_STAT_spoof_synack_rx] / r->run_s : 0.0);
+	/* the latency histogram: [lowest value of the bucket in us, count] */
+	fprintf(f, "  \"latency_hist_us\": [");
+	first = true;
+	for (unsigned int i = 0; i < LG_HIST_BUCKETS; i++) {
+		if (h->b[i] == 0)
+			continue;
+		fprintf(f, "%s[%.3f, %" PRIu64 "]", first ? "" : ", ",
+			lg_us(lg_hist_bucket_low(i), tsc_per_us), h->b[i]);
+		first = false;
+	}
+	fprintf(f, "],\n");
+	first = true;
 	fprintf(f, "  \"counters\": {");
 	for (unsigned int i = 0; i < LG_STAT_MAX; i++) {
 		if (i == LG_STAT_PKT_DROP_BASE)

@@ -1,16 +1,26 @@
 #!/usr/bin/env python3
 """The report of scripts/devtools/bench.sh, from the logs of one run.
 
-    bench_report.py RAW                 markdown report on stdout
-    bench_report.py --readme RAW FILE   put the summary table into FILE's
+    bench_report.py [--prev MD] RAW             markdown report on stdout
+    bench_report.py [--prev MD] --readme RAW FILE
+                                        put the summary table into FILE's
                                         "## Performance" section (between
                                         its markers; the section is added at
                                         the end when missing)
+    bench_report.py --plot RAW PNG      the picture (matplotlib): transactions/s
+                                        per load type side by side, and the
+                                        latency distribution at half load
+
+--prev MD: the report of the run before (bench.sh keeps it as
+bench/results/previous.md); every row of the summary table gets that run's
+figure beside the new one, with the change, matched by the row's measure
+(its text without the parenthesised figures).
 
 RAW holds what bench.sh wrote: machine.txt, tp_fwd_N.log (testpmd
-forwarder), lg_*.json (tfo-loadgen), tel_peak_N_{a,b}.json (tfo-server's
-counters before/after a run), kernel_N.log (kernel client), tb_*.txt
-(tfo-bench). Medians over the repetitions; spread = (max - min) / median.
+forwarder), lg_*.json (tfo-loadgen: peak, plain, cookie, badck, mix,
+halfplain, flood, half100, half10), tel_{peak,flood}_N_{a,b}.json
+(tfo-server's counters before/after a run), kernel_N.log (kernel client),
+tb_*.txt (tfo-bench). Medians over the repetitions; spread = (max - min) / median.
 """
 import glob
 import json
@@ -186,11 +196,116 @@ def pipeline_rows(raw, name='tb_pipeline.txt'):
     return rows
 
 
+# load types of bench.sh's 2c, in the order of the table and the picture
+LOADS = (('peak', 'TFO', ''), ('plain', 'plain', '--no-tfo 100'),
+         ('cookie', 'cookie requests, no warm-up', '--cookie-req 100'),
+         ('badck', 'bad cookies', '--bad-cookie 100'),
+         ('mix', 'mix: 10 % TFO, 20 % cookie requests, 70 % plain',
+          '--cookie-req 20 --no-tfo 70'))
+
+
+def flood(raw):
+    """The spoofed-SYN flood runs: the flood, the good clients, the server."""
+    r = {k: [] for k in ('syn', 'synack', 'started', 'served', 'tfo', 'plain', 'tfo_p50',
+                         'tfo_p99', 'plain_p50', 'plain_p99', 'syn_rexmit', 'errors',
+                         'syncookies', 'to_control', 'drops', 'no_slot', 'offered',
+                         'syn_drop')}
+    for n, f in enumerate(reps(raw, 'lg_flood_{}.json'), 1):
+        lg = json.load(open(f))
+        c, k = lg['counters'], lg.get('by_kind', {})
+        r['syn'].append(lg['spoof']['syn_per_s'])
+        r['synack'].append(lg['spoof']['synack_per_s'])
+        r['started'].append(c['txn_started'])
+        r['served'].append(lg['transactions'])
+        r['tfo'].append(k.get('tfo', {}).get('completed', 0))
+        r['plain'].append(k.get('plain', {}).get('completed', 0))
+        for kind in ('tfo', 'plain'):
+            r[kind + '_p50'].append(k.get(kind, {}).get('p50_us', float('nan')))
+            r[kind + '_p99'].append(k.get(kind, {}).get('p99_us', float('nan')))
+        r['syn_rexmit'].append(c['syn_retransmits'])
+        r['no_slot'].append(c['start_no_slot'])
+        r['offered'].append(lg['rate'] * lg['run_s'])
+        r['syn_drop'].append(lg['spoof'].get('tx_drop', 0))
+        r['errors'].append(lg['errors'])
+        try:
+            a = counters(os.path.join(raw, f'tel_flood_{n}_a.json'))
+            b = counters(os.path.join(raw, f'tel_flood_{n}_b.json'))
+            d = {x: b.get(x, 0) - a.get(x, 0) for x in b}
+            r['syncookies'].append(d.get('syncookies_sent', 0))
+            r['to_control'].append(d.get('to_control', 0))
+            r['drops'].append(sum(v for x, v in d.items()
+                                  if x.startswith('ring_drop') or x.startswith('drop_syn')))
+        except (OSError, KeyError, ValueError):
+            pass
+    return r
+
+
+def slow_rows(raw):
+    """(cksum, load) -> dict, from tfo-bench pipeline --plain ... --flood."""
+    rows = {}
+    path = os.path.join(raw, 'tb_pipeline_slow.txt')
+    for line in open(path) if os.path.exists(path) else []:
+        c = [x.strip() for x in line.strip().strip('|').split('|')]
+        if len(c) >= 13 and c[0].isdigit():
+            rows[(c[1], c[2])] = {'worker': float(c[3]), 'control': float(c[4]),
+                                  'total': float(c[5]), 'spread': c[6], 'x_tfo': float(c[7]),
+                                  'to_ctl': float(c[8]), 'syncookies': float(c[9]),
+                                  'mtps': float(c[11])}
+    return rows
+
+
+def row_key(measure):
+    """A summary row's identity across runs: its measure without the
+    parenthesised figures, markup or spacing."""
+    m = re.sub(r'\([^()]*\)', '', measure.replace('**', '').replace('`', ''))
+    return re.sub(r'\s+', ' ', m).strip(' :;,')
+
+
+def first_number(text):
+    g = re.search(r'-?[0-9][0-9,]*(?:\.[0-9]+)?', text.replace('**', ''))
+    return float(g.group(0).replace(',', '')) if g else float('nan')
+
+
+def previous(path):
+    """row_key -> the median cell of the previous report's summary table."""
+    prev = {}
+    if not path or not os.path.exists(path):
+        return prev
+    for line in open(path):
+        c = [x.strip() for x in line.strip().strip('|').split('|')]
+        if len(c) >= 4 and line.startswith('|') and c[0] not in ('#', '---') and \
+                not c[0].startswith('-'):
+            prev.setdefault(row_key(c[1]), c[2].replace('**', ''))
+    return prev
+
+
+def with_previous(lines, prev):
+    """Add the previous run's figure and the change to the summary table."""
+    out = []
+    for line in lines:
+        if line.startswith('| # |'):
+            out.append(line + ' previous run (change) |')
+        elif line.startswith('|---'):
+            out.append(line + '---|')
+        elif line.startswith('| '):
+            c = [x.strip() for x in line.strip().strip('|').split('|')]
+            old = prev.get(row_key(c[1])) if len(c) > 2 else None
+            if old is None:
+                cell = 'new'
+            else:
+                a, b = first_number(old), first_number(c[2])
+                cell = old + (f' ({(b - a) / a * 100:+.1f}%)' if a == a and b == b and a else '')
+            out.append(line + f' {cell} |')
+        else:
+            out.append(line)
+    return out
+
+
 def fmt(v, f='{:,.0f}'):
     return f.format(v) if v == v else 'n/a'
 
 
-def summary(raw):
+def summary(raw, prev_md=None):
     m = machine(raw)
     hz = tsc_hz(raw)
     tp = testpmd(raw, hz)
@@ -263,10 +378,89 @@ def summary(raw):
         a(f"| 4 | the same in tfo-loadgen's shape (ACK and FIN in one segment), software "
           f"checksums: the worker's work in (2) without memif | **{af[0]:.0f}** | {af[1]} | "
           f"(2)'s worker: {fmt(per_txn)} busy TSC cycles per transaction | |")
+    loads = {n: latency(raw, n) for n, _, _ in LOADS}
+    loads['peak'] = {'rate': ts['txn'], 'p50': ts['p50'], 'p99': ts['p99'],
+                     'errors': ts['errors'], 'note': ts['note']}
+    tfo_rate = med(ts['txn'])
+    for n, label, args in LOADS:
+        ld = loads[n]
+        if not ld['rate']:
+            continue
+        errs += sum(ld['errors']) if n != 'peak' else 0
+        ratio = med(ld['rate']) / tfo_rate if tfo_rate == tfo_rate and tfo_rate else float('nan')
+        target = ''
+        if n == 'plain':
+            target = f"plain >= 0.5x TFO: {'met' if ratio >= 0.5 else 'not met'}"
+        a(f"| 5 | tfo-server under load: {label}{f' (`{args}`)' if args else ''}: transactions/s "
+          f"of the machine | **{fmt(med(ld['rate']))}**/s | {fmt(spread(ld['rate']), '{:.1f}')}% | "
+          f"{fmt(ratio, '{:.2f}')}x TFO; p50 / p99 {fmt(med(ld['p50']), '{:.0f}')} / "
+          f"{fmt(med(ld['p99']), '{:.0f}')} us; {ld['note']} | {target} |")
+    hp = latency(raw, 'halfplain')
+    if hp['rate']:
+        errs += sum(hp['errors'])
+        hpr = open(os.path.join(raw, 'half_plain_rate.txt')).read().strip()
+        a(f"| lat | plain (`--no-tfo 100`) latency at 50% of the plain peak ({hpr}/s; got "
+          f"{fmt(med(hp['rate']))}/s), idle_sleep_us = 100: p50 / p99 | "
+          f"{fmt(med(hp['p50']), '{:.0f}')} / {fmt(med(hp['p99']), '{:.0f}')} us | "
+          f"p99 {fmt(spread(hp['p99']), '{:.0f}')}% | {hp['note']} | |")
+    fl = flood(raw)
+    if fl['syn']:
+        good = open(os.path.join(raw, 'flood_good_rate.txt')).read().strip()
+        served = [s / t * 100 if t else float('nan') for s, t in zip(fl['served'], fl['started'])]
+        a(f"| 6 | spoofed-SYN flood at the generator's top rate (`--spoof-flood max`, "
+          f"{fmt(med(fl['syn']))} SYNs/s the port took, {fmt(med(fl['syn_drop']))} per run "
+          f"refused by a full TX queue): SYN-ACKs/s the server answered | "
+          f"**{fmt(med(fl['synack']))}**/s | {fmt(spread(fl['synack']), '{:.1f}')}% | "
+          f"server: SYN cookies {fmt(med(fl['syncookies']))}, frames to the control core "
+          f"{fmt(med(fl['to_control']))}, SYN drops {fmt(med(fl['drops']))} per run "
+          f"(median) | |")
+        a(f"| 6 | during the flood: good clients served (TFO and plain, `--no-tfo 50` at "
+          f"{good}/s) | **{fmt(med(served), '{:.2f}')}%** | | TFO {fmt(med(fl['tfo']))} "
+          f"p50 / p99 {fmt(med(fl['tfo_p50']), '{:.0f}')} / {fmt(med(fl['tfo_p99']), '{:.0f}')} us;"
+          f" plain {fmt(med(fl['plain']))} p50 / p99 {fmt(med(fl['plain_p50']), '{:.0f}')} / "
+          f"{fmt(med(fl['plain_p99']), '{:.0f}')} us (served of those started; "
+          f"{fmt(med(fl['offered']))} offered, {fmt(med(fl['no_slot']))} starts found no "
+          f"free slot: clients waiting); SYN retransmissions {fmt(med(fl['syn_rexmit']))}; "
+          f"errors {sum(fl['errors'])} (not counted below) | "
+          f"100% served, no SYN retransmission: "
+          f"{'met' if min(served) >= 100 and max(fl['syn_rexmit']) == 0 else 'not met'} |")
+    sr = slow_rows(raw)
+    for ck in ('offload', 'sw'):
+        for load_name, what in (('plain', 'plain transaction'), ('bad cookie', 'bad-cookie '
+                                'transaction'), ('cookie request', 'cookie-request transaction'),
+                                ('spoofed SYN', 'spoofed SYN')):
+            x = sr.get((ck, load_name))
+            if not x:
+                continue
+            tgt = ''
+            if load_name == 'plain':
+                tgt = f"x TFO <= 2: {'met' if x['x_tfo'] <= 2 else 'not met'}"
+            elif load_name == 'spoofed SYN':
+                tgt = (f">= 5 M/s answered per core: "
+                       f"{'met' if hz / x['total'] >= 5e6 else 'not met'}")
+            opt = {'plain': 'plain', 'bad cookie': 'bad-cookie', 'cookie request': 'cookie-req',
+                   'spoofed SYN': 'flood'}[load_name]
+            alone = (f"; {hz / x['total'] / 1e6:.1f} M SYNs/s answered per core (worker + "
+                     f"control), the worker's part alone {hz / x['worker'] / 1e6:.1f} M/s"
+                     if load_name == 'spoofed SYN' else '')
+            a(f"| 4s | tfo-bench pipeline --{opt}, checksums {ck}: TSC per {what}, worker + control in memory | "
+              f"**{x['total']:.0f}** | {x['spread']} | worker {x['worker']:.0f} + control "
+              f"{x['control']:.0f}; {x['x_tfo']:.2f}x the TFO transaction; "
+              f"{x['to_ctl']:.2f} frames to control, {x['syncookies']:.2f} SYN cookies per "
+              f"{'SYN' if load_name == 'spoofed SYN' else 'transaction'}"
+              f"{alone}"
+              f" | {tgt} |")
     a('')
     a(f"Errors in all runs: {errs} (tfo-loadgen validated every response); tfo-server's "
       f"TCPFastOpenPassive = the loadgen's TFO count, no fallback: "
       f"{'yes' if ts['all_agree'] else 'NO'} in every run.")
+    if prev_md:
+        lines = with_previous(lines, previous(prev_md))
+        a = lines.append
+        a('')
+        a(f"The previous run's figures: {os.path.basename(prev_md)} (kept by bench.sh) "
+          f"-- \"new\" where that run had no such row. Figures of a shared, noisy machine: "
+          f"a change within the spreads is noise.")
     return '\n'.join(lines)
 
 
@@ -284,8 +478,10 @@ def code_block(raw, name, title):
     return '\n'.join(out) + '\n'
 
 
-def report(raw):
-    parts = ['# tfo-fastpath benchmark (scripts/devtools/bench.sh)', '', summary(raw), '']
+def report(raw, prev_md=None):
+    parts = ['# tfo-fastpath benchmark (scripts/devtools/bench.sh)', '', summary(raw, prev_md),
+             '', 'The picture: [latest.png](latest.png) (transactions/s per load type side by '
+             'side; the latency distribution at half load).', '']
     parts.append('''How it is measured: (1) the forwarder is `dpdk-testpmd --forward-mode=macswap
 --record-core-cycles` on the device-under-test CPU, fed over net_memif by a second testpmd in
 flowgen mode (it generates like txonly and drains the return ring; with txonly the forwarder's
@@ -310,16 +506,22 @@ softirq work is not told apart), and tfo-bench leaves out the bursts the OS inte
     parts.append(code_block(raw, 'tb_pipeline_cold.txt',
                             'tfo-bench pipeline --cold (client frames flushed from the caches, as '
                             'if DMA had just written them to memory)'))
+    parts.append(code_block(raw, 'tb_pipeline_slow.txt',
+                            'tfo-bench pipeline --plain --bad-cookie --cookie-req --flood (the '
+                            'slow path: worker + control core, in memory)'))
     parts.append(code_block(raw, 'tb_engine.txt', 'tfo-bench engine (the TCP engine alone)'))
     parts.append(code_block(raw, 'tb_cookie.txt', 'tfo-bench cookie'))
     parts.append(code_block(raw, 'tb_http.txt', 'tfo-bench http'))
     return '\n'.join(parts)
 
 
-def readme(raw, path):
+def readme(raw, path, prev_md=None):
     text = open(path).read()
-    body = (f"{BEGIN}\n{summary(raw)}\n\nThe whole report, with the tfo-bench tables: "
-            f"[bench/results/latest.md](bench/results/latest.md).\n{END}")
+    body = (f"{BEGIN}\n{summary(raw, prev_md)}\n\n![transactions/s per load type; latency at "
+            f"half load](bench/results/latest.png)\n\nThe picture: "
+            f"[bench/results/latest.png](bench/results/latest.png). The whole report, with the "
+            f"tfo-bench tables: [bench/results/latest.md](bench/results/latest.md) (the run "
+            f"before: [bench/results/previous.md](bench/results/previous.md)).\n{END}")
     if BEGIN in text and END in text:
         head, rest = text.split(BEGIN, 1)
         text = head + body + rest.split(END, 1)[1]
@@ -334,11 +536,79 @@ def readme(raw, path):
         f.write(text)
 
 
+def merged_hist(raw, name):
+    """The latency histogram of the runs lg_NAME_N: {bucket low (us): count}."""
+    h = {}
+    for f in reps(raw, 'lg_' + name + '_{}.json'):
+        for low, n in json.load(open(f)).get('latency_hist_us', []):
+            h[low] = h.get(low, 0) + n
+    return h
+
+
+def plot(raw, png):
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    m = machine(raw)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
+    names, vals, lo, hi = [], [], [], []
+    for n, label, _ in LOADS:
+        files = reps(raw, 'lg_' + n + '_{}.json')
+        rates = [json.load(open(f))['txn_per_s'] for f in files]
+        if not rates:
+            continue
+        names.append(label.split(':')[0].replace('cookie requests, no warm-up', 'cookie req.'))
+        vals.append(med(rates) / 1e3)
+        lo.append((med(rates) - min(rates)) / 1e3)
+        hi.append((max(rates) - med(rates)) / 1e3)
+    ax1.bar(names, vals, yerr=[lo, hi], capsize=4, color='#4878a8')
+    for i, v in enumerate(vals):
+        ax1.annotate(f'{v:,.0f}k', (i, v), ha='center', va='bottom', fontsize=8,
+                     xytext=(0, 3), textcoords='offset points')
+    ax1.set_ylabel('transactions/s (thousands)')
+    ax1.set_title('tfo-server, 1 worker, over net_memif: by load type\n'
+                  '(median of the repetitions; bars: min-max)', fontsize=10)
+    ax1.tick_params(axis='x', labelsize=8)
+    drawn = False
+    for name, label in (('half100', 'TFO at half its peak'),
+                        ('halfplain', 'plain at half its peak')):
+        h = merged_hist(raw, name)
+        if not h:
+            continue
+        xs = sorted(h)
+        tot = sum(h.values())
+        acc, ys = 0, []
+        for x in xs:
+            acc += h[x]
+            ys.append(acc / tot * 100)
+        ax2.step(xs, ys, where='post', label=f'{label} ({tot:,} transactions)')
+        drawn = True
+    if drawn:
+        ax2.set_xscale('log')
+        ax2.legend(fontsize=8, loc='lower right')
+    ax2.set_xlabel('latency, SYN sent -> response validated (us, log)')
+    ax2.set_ylabel('transactions at or below (%)')
+    ax2.set_title('latency distribution at half load (idle_sleep_us = 100)', fontsize=10)
+    ax2.grid(True, which='both', alpha=0.3)
+    fig.suptitle(f"{m['date']}, {m['cpu']}, commit {m['commit']} (a shared machine: "
+                 f"load {m['load_before']})", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(png, dpi=90)
+
+
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == '--readme':
-        readme(sys.argv[2], sys.argv[3])
-    elif len(sys.argv) == 2:
-        print(report(sys.argv[1]))
+    args = sys.argv[1:]
+    prev_md = None
+    if len(args) >= 2 and args[0] == '--prev':
+        prev_md = args[1]
+        args = args[2:]
+    if len(args) == 3 and args[0] == '--readme':
+        readme(args[1], args[2], prev_md)
+    elif len(args) == 3 and args[0] == '--plot':
+        plot(args[1], args[2])
+    elif len(args) == 1:
+        print(report(args[0], prev_md))
     else:
         print(__doc__, file=sys.stderr)
         return 2
