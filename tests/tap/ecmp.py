@@ -166,8 +166,19 @@ def per_member(caps):
         sa = synacks(c)
         out.append({'data': sum(1 for _, n in sa if n > 0),
                     'bare': sum(1 for _, n in sa if n == 0),
+                    'lost': c.dropped,	# what tcpdump says it missed
                     'addrs': {a for a, n in sa if n > 0}})
     return out
+
+
+def all_carried(pm, n):
+    """Every one of the n SYN-ACKs carried the response: none bare, and
+    all captured but what the captures say the kernel dropped (a loaded
+    machine loses some to tcpdump; the members' and the client's counters
+    are the exact check)."""
+    data = sum(x['data'] for x in pm)
+    return (sum(x['bare'] for x in pm) == 0 and data <= n
+            and data + sum(x['lost'] for x in pm) >= n)
 
 
 def steady(beds, cnss, n):
@@ -188,8 +199,7 @@ def steady(beds, cnss, n):
     T.check('client: TcpExtTCPFastOpenActive +%d, ActiveFail +0' % n,
             act == n and actf == 0, (act, actf))
     T.check('captures: %d SYN-ACKs carry the response, none bare' % n,
-            sum(x['data'] for x in pm) == n and sum(x['bare'] for x in pm) == 0,
-            [(x['data'], x['bare']) for x in pm])
+            all_carried(pm, n), [(x['data'], x['bare'], x['lost']) for x in pm])
     share = [x['TCPFastOpenPassive'] for x in d]
     T.check('both members serve a share (each >= 25%%): A %d, B %d' % tuple(share),
             min(share) >= n // 4, share)
@@ -270,8 +280,7 @@ def rotation(beds, cnss, kfile, keys, fp):
     T.check('rotation: client TcpExtTCPFastOpenActive +%d, ActiveFail +0' % n,
             act == n and actf == 0, (act, actf))
     T.check('rotation: every SYN-ACK carried the response',
-            sum(x['data'] for x in pm) == n and sum(x['bare'] for x in pm) == 0,
-            [(x['data'], x['bare']) for x in pm])
+            all_carried(pm, n), [(x['data'], x['bare'], x['lost']) for x in pm])
     T.check('rotation: K1 cookies were accepted as the backup key while K2 was promoted',
             sum(x['TCPFastOpenPassiveAltKey'] for x in d) > 0, d)
     T.check('rotation: both members served a share',

@@ -119,7 +119,16 @@ def case_spread(server):
                 before.get('TCPFastOpenListenOverflow', 0))
         # the capture: every connection answered from one state
         fl = {p: f for p, f in flows(pk).items() if p in set(res.get('ports', []))}
-        T.check('the capture holds the 200 connections', len(fl) == 200, len(fl))
+        # tcpdump may miss frames on a loaded machine and says how many: a
+        # connection whose SYN-ACK it missed is excused, up to that number
+        lost = [p for p, f in fl.items()
+                if not any(x['dir'] == 's2c' and 'S' in x['flags'] for x in f)]
+        if lost and len(lost) + (200 - len(fl)) <= cap.dropped:
+            print('   capture: tcpdump dropped %d frames; %d connections without their '
+                  'SYN-ACK in it are left out' % (cap.dropped, len(lost)))
+            fl = {p: f for p, f in fl.items() if p not in lost}
+        T.check('the capture holds the 200 connections', len(fl) == 200 or
+                200 - len(fl) <= cap.dropped, (len(fl), cap.dropped))
         one_state = tfo_first = 0
         bad = []
         for port, f in fl.items():

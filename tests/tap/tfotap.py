@@ -9,6 +9,7 @@ namespace, the server and the captures go away on every exit path.
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -218,7 +219,11 @@ class Capture:
                 break
             time.sleep(0.05)
 
+    dropped = 0
+
     def stop(self):
+        """Stop tcpdump; self.dropped: the frames it says the kernel did not
+        give it (a loaded machine), which a check may excuse, and no more."""
         if self.proc is not None and self.proc.poll() is None:
             time.sleep(0.2)
             self.proc.send_signal(signal.SIGINT)
@@ -226,6 +231,9 @@ class Capture:
                 self.proc.wait(5)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+            self.err.seek(0)
+            m = re.search(r'(\d+) packets? dropped by kernel', self.err.read())
+            self.dropped = int(m.group(1)) if m else 0
         self.proc = None
         return self.path
 
