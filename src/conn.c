@@ -301,7 +301,7 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 }
 
 /* Index slot number @p ref under hash @p h. */
-static void
+static __rte_always_inline void
 index_add(struct tfo_conn_table *t, uint64_t h, uint32_t ref)
 {
 	uint32_t b;
@@ -328,7 +328,7 @@ index_add(struct tfo_conn_table *t, uint64_t h, uint32_t ref)
  * with TFO_CONN_NONE the slot is freed and the overflow counts on the way
  * are taken back.
  */
-static void
+static __rte_always_inline void
 index_swap(struct tfo_conn_table *t, uint64_t h, uint32_t ref, uint32_t with)
 {
 	uint32_t b = (uint32_t)h & t->bucket_mask;
@@ -409,6 +409,8 @@ tw_slot(const struct tfo_conn_table *t, uint32_t i)
 bool
 tfo_conn_tw_full(struct tfo_conn_table *t)
 {
+	if (t->tw_n < t->max_tw)
+		return false;
 	tfo_conn_tw_oldest(t);
 	return t->tw_n == t->max_tw;
 }
@@ -428,6 +430,32 @@ tfo_conn_tw_add(struct tfo_conn_table *t, const struct tfo_tw *rec)
 	index_add(t, hash_key(t, &w->key), s | TW_REF);
 	t->tw_live++;
 	return w;
+}
+
+struct tfo_tw *
+tfo_conn_tw_next(struct tfo_conn_table *t)
+{
+	if (tfo_conn_tw_full(t))
+		return NULL;
+	return &t->tws[tw_slot(t, t->tw_n)];
+}
+
+void
+tfo_conn_tw_replace(struct tfo_conn_table *t, struct tfo_conn *c, struct tfo_tw *w)
+{
+	uint32_t idx = (uint32_t)(c - t->conns);
+	uint32_t s = (uint32_t)(w - t->tws);
+
+	RTE_ASSERT(s == tw_slot(t, t->tw_n));
+	w->key = c->key;
+	w->live = 1;
+	w->restarted = 0;
+	/* one walk: the key's index slot names the record from now on */
+	index_swap(t, hash_key(t, &c->key), idx, s | TW_REF);
+	t->tw_n++;
+	t->tw_live++;
+	c->state = 0;
+	t->free_stack[t->nb_free++] = idx;
 }
 
 void

@@ -167,17 +167,23 @@ tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
 	pending_gauge(e);
 }
 
-/* Forget @p c (no segment sent); @p why is counted unless negative. */
 void
-tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why)
+tfo_tcp_conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
 {
 	tfo_timer_cancel(e->tw, conn_idx(e, c));
 	c->tkind = TFO_CT_NONE;
 	buf_put(e, &c->sbuf);
 	buf_put(e, &c->rbuf);
 	c->req_len = 0;
-	tfo_tcp_pending_done(e, c, why == TFO_STAT_conns_closed_rst_rx);
+	tfo_tcp_pending_done(e, c, rst_rx);
 	tfo_src_release(e, &e->conn_src, tfo_tcp_src_key(&c->key.peer, c->key.family));
+}
+
+/* Forget @p c (no segment sent); @p why is counted unless negative. */
+void
+tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why)
+{
+	tfo_tcp_conn_release(e, c, why == TFO_STAT_conns_closed_rst_rx);
 	e->nstate[c->state]--;
 	tfo_stats_dec(e->st, TFO_STAT_conns_active);
 	tfo_conn_remove(e->ct, c);	/* state becomes CLOSED */

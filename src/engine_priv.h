@@ -476,6 +476,9 @@ int tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t src);
 /* @p c (from @p src) becomes pending. */
 void tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t src);
 void tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why);
+/* What @p c holds besides its entry: timer, buffers, pending TFO (held
+ * after a reset when @p rst_rx), its per-source count. */
+void tfo_tcp_conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx);
 /* A new entry for @p key (from @p p's source) within the per-source limit,
  * evicting a connection first when the table is under pressure (evict,
  * fewer than 1/8 of the entries free). NULL with *err: -EDQUOT over the

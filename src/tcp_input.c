@@ -58,7 +58,7 @@ rtt_sample(struct tfo_conn *c, uint32_t r)
 
 /* ---- segment processing ------------------------------------------------ */
 
-static void
+static __rte_always_inline void
 new_ack(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack,
 	bool has_ts, uint32_t tsecr, int *gone)
 {
@@ -161,7 +161,8 @@ dup_ack(struct tfo_engine *e, struct tfo_conn *c)
 
 enum ack_result { ACK_OK, ACK_DROP, ACK_GONE };
 
-static enum ack_result
+/* inlined in both inputs: the entry's is the hot one */
+static __rte_always_inline enum ack_result
 process_ack(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 	    bool has_ts, uint32_t tsecr)
 {
@@ -251,7 +252,7 @@ peer_closed(struct tfo_engine *e, struct tfo_conn *c)
 		tfo_tcp_queue_fin(e, c);
 }
 
-static int
+static __rte_always_inline int
 process_data(struct tfo_engine *e, struct tfo_conn *c,
 	     const struct rte_mbuf *m, const struct tfo_pkt *p, bool *need_ack)
 {
@@ -379,7 +380,7 @@ syn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
  * RST, ACK present. @return true when they used up the segment (@p m is
  * released, any answer sent).
  */
-static inline bool
+static __rte_always_inline bool
 seg_rejected(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	     const struct tfo_pkt *p, bool has_ts, uint32_t tv)
 {
@@ -498,7 +499,7 @@ tw_conn(const struct tfo_tw *w, struct tfo_conn *c)
  * may reopen, everything else is at most answered with an ACK), on the
  * record. @return enum tfo_input_result.
  */
-int
+__rte_noinline int
 tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w, struct rte_mbuf *m,
 		 const struct tfo_pkt *p)
 {

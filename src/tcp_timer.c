@@ -162,37 +162,34 @@ timer_cb(void *arg, uint32_t idx)
 void
 tfo_tcp_time_wait(struct tfo_engine *e, struct tfo_conn *c)
 {
-	struct tfo_tw rec;
+	struct tfo_tw *w;
 
 	if (e->p.time_wait_ms == 0) {
 		tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_normal);
 		return;
 	}
-	if (tfo_conn_tw_full(e->ct)) {
+	w = tfo_conn_tw_next(e->ct);
+	if (w == NULL) {
 		/* the oldest is the nearest to its end anyway; the newest is
 		 * the one whose last ACK may still be lost */
 		cnt(e, TFO_STAT_time_wait_recycled);
 		tfo_tcp_tw_end(e, tfo_conn_tw_oldest(e->ct),
 			       TFO_STAT_conns_closed_normal);
+		w = tfo_conn_tw_next(e->ct);
 	}
-	memset(&rec, 0, sizeof(rec));
-	rec.key = c->key;
-	rec.snd_nxt = c->snd_max;
-	rec.rcv_nxt = c->rcv_nxt;
-	rec.ts_recent = c->ts_recent;
-	rec.ts_off = c->ts_off;
-	rec.expire_ms = now_ms(e) + e->p.time_wait_ms;
-	rec.flags = c->flags;
-	rec.peer_ws = c->peer_ws;
-	rec.port_idx = c->port_idx;
-	rec.peer_mac = c->peer_mac;
-	rec.vlan_tci = c->vlan_tci;
-	/* the entry goes (its index slot first, the record takes the key);
-	 * the connection stays in the state counts and the gauge */
-	tfo_tcp_conn_free(e, c, -1);
-	tfo_conn_tw_add(e->ct, &rec);
-	e->nstate[TFO_CONN_TIME_WAIT]++;
-	tfo_stats_inc(e->st, TFO_STAT_conns_active);
+	w->snd_nxt = c->snd_max;
+	w->rcv_nxt = c->rcv_nxt;
+	w->ts_recent = c->ts_recent;
+	w->ts_off = c->ts_off;
+	w->expire_ms = now_ms(e) + e->p.time_wait_ms;
+	w->flags = c->flags;
+	w->peer_ws = c->peer_ws;
+	w->port_idx = c->port_idx;
+	w->peer_mac = c->peer_mac;
+	w->vlan_tci = c->vlan_tci;
+	/* the connection stays in the state counts and the gauge */
+	tfo_tcp_conn_release(e, c, false);
+	tfo_conn_tw_replace(e->ct, c, w);
 }
 
 void

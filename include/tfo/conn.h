@@ -250,6 +250,20 @@ struct tfo_tw *tfo_conn_tw_lookup(const struct tfo_conn_table *t,
  */
 struct tfo_tw *tfo_conn_tw_add(struct tfo_conn_table *t, const struct tfo_tw *rec);
 
+/**
+ * The slot the next record goes to (its fields are the caller's to fill
+ * but key, live, restarted), or NULL when the ring is full.
+ */
+struct tfo_tw *tfo_conn_tw_next(struct tfo_conn_table *t);
+
+/**
+ * Entry @p c becomes the record @p w (from tfo_conn_tw_next()): the key's
+ * index slot names @p w, @p c goes back to the pool. One index walk, where
+ * remove + add take two.
+ */
+void tfo_conn_tw_replace(struct tfo_conn_table *t, struct tfo_conn *c,
+			 struct tfo_tw *w);
+
 /** Remove @p w from the index; its slot is reused once it is the oldest. */
 void tfo_conn_tw_remove(struct tfo_conn_table *t, struct tfo_tw *w);
 
