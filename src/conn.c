@@ -21,6 +21,8 @@
 #define TFO_BUCKET_FILL 6
 /* entry indices share 32 bits with the timer's head flag */
 #define TFO_CONN_MAX (1u << 31)
+/* in the index, this bit makes a slot's number a TIME-WAIT record's */
+#define TW_REF TFO_CONN_MAX
 
 /* One cache line: 8 tags (0 = free slot), 8 entry indices, and how many
  * entries whose probe passed through this bucket live further on. */
@@ -38,8 +40,34 @@ struct tfo_conn_table {
 	uint32_t nb_free;
 	uint32_t max_conns;
 	uint32_t bucket_mask;
+	/* TIME-WAIT records: a ring, oldest at tw_head, tw_n slots used
+	 * (removed records' slots included), tw_live indexed */
+	uint32_t max_tw;
+	uint32_t tw_head;
+	uint32_t tw_n;
+	uint32_t tw_live;
+	struct tfo_tw *tws;
 	uint64_t hkey[4];
+	struct tfo_conn tw_mark;	/* state 0, a key no packet has */
 };
+
+/* The key of index slot number @p ref (an entry or a record). */
+static inline const struct tfo_conn_key *
+ref_key(const struct tfo_conn_table *t, uint32_t ref)
+{
+	return (ref & TW_REF) ? &t->tws[ref & ~TW_REF].key : &t->conns[ref].key;
+}
+
+/* What lookup_bulk answers for slot number @p ref. */
+static inline struct tfo_conn *
+ref_conn(const struct tfo_conn_table *t, uint32_t ref)
+{
+	if (ref == TFO_CONN_NONE)
+		return NULL;
+	if (ref & TW_REF)
+		return (struct tfo_conn *)(uintptr_t)&t->tw_mark;
+	return &t->conns[ref];
+}
 
 static inline uint64_t
 mix(uint64_t a, uint64_t b)
@@ -94,6 +122,13 @@ match_tags(const struct tfo_bucket *b, uint16_t tag)
 struct tfo_conn_table *
 tfo_conn_table_create(const char *name, uint32_t max_conns, int socket_id)
 {
+	return tfo_conn_table_create_tw(name, max_conns, 0, socket_id);
+}
+
+struct tfo_conn_table *
+tfo_conn_table_create_tw(const char *name, uint32_t max_conns, uint32_t max_tw,
+			 int socket_id)
+{
 	struct tfo_conn_table *t;
 	uint64_t nb_buckets;
 	char mz[64];
@@ -101,15 +136,18 @@ tfo_conn_table_create(const char *name, uint32_t max_conns, int socket_id)
 	RTE_BUILD_BUG_ON(sizeof(struct tfo_conn_key) != 24);
 	RTE_BUILD_BUG_ON(sizeof(struct tfo_conn) != 2 * RTE_CACHE_LINE_SIZE);
 	RTE_BUILD_BUG_ON(sizeof(struct tfo_bucket) != RTE_CACHE_LINE_SIZE);
+	RTE_BUILD_BUG_ON(sizeof(struct tfo_tw) != RTE_CACHE_LINE_SIZE);
 
-	if (max_conns == 0 || max_conns >= TFO_CONN_MAX) {
-		TFO_LOG(ERR, "%s: max_conns %u out of range (1..%u)", name,
-			max_conns, TFO_CONN_MAX - 1);
+	if (max_conns == 0 || max_conns >= TFO_CONN_MAX ||
+	    max_tw >= TFO_CONN_MAX - 1 ||
+	    (uint64_t)max_conns + max_tw >= TFO_CONN_MAX) {
+		TFO_LOG(ERR, "%s: max_conns %u + %u TIME-WAIT records out of range (1..%u)",
+			name, max_conns, max_tw, TFO_CONN_MAX - 1);
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	nb_buckets = rte_align64pow2((max_conns + TFO_BUCKET_FILL - 1) /
-				     TFO_BUCKET_FILL);
+	nb_buckets = rte_align64pow2(((uint64_t)max_conns + max_tw +
+				      TFO_BUCKET_FILL - 1) / TFO_BUCKET_FILL);
 	if (nb_buckets < 2)
 		nb_buckets = 2;
 
@@ -125,6 +163,13 @@ tfo_conn_table_create(const char *name, uint32_t max_conns, int socket_id)
 	snprintf(mz, sizeof(mz), "%s_free", name);
 	t->free_stack = rte_malloc_socket(mz, (size_t)max_conns * sizeof(uint32_t),
 					  RTE_CACHE_LINE_SIZE, socket_id);
+	if (max_tw > 0) {
+		snprintf(mz, sizeof(mz), "%s_tws", name);
+		t->tws = rte_zmalloc_socket(mz, (size_t)max_tw * sizeof(struct tfo_tw),
+					    RTE_CACHE_LINE_SIZE, socket_id);
+		if (t->tws == NULL)
+			goto nomem;
+	}
 	if (t->conns == NULL || t->buckets == NULL || t->free_stack == NULL)
 		goto nomem;
 	if (getrandom(t->hkey, sizeof(t->hkey), 0) != (ssize_t)sizeof(t->hkey)) {
@@ -134,6 +179,8 @@ tfo_conn_table_create(const char *name, uint32_t max_conns, int socket_id)
 		return NULL;
 	}
 	t->max_conns = max_conns;
+	t->max_tw = max_tw;
+	t->tw_mark.key.family = UINT8_MAX;
 	t->bucket_mask = (uint32_t)nb_buckets - 1;
 	/* LIFO: entry 0 is handed out first */
 	for (uint32_t i = 0; i < max_conns; i++)
@@ -157,12 +204,14 @@ tfo_conn_table_free(struct tfo_conn_table *t)
 	rte_free(t->conns);
 	rte_free(t->buckets);
 	rte_free(t->free_stack);
+	rte_free(t->tws);
 	rte_free(t);
 }
 
-static struct tfo_conn *
-lookup_hashed(const struct tfo_conn_table *t, const struct tfo_conn_key *k,
-	      uint64_t h)
+/* The index slot number of @p k (hash @p h), or TFO_CONN_NONE. */
+static uint32_t
+lookup_ref(const struct tfo_conn_table *t, const struct tfo_conn_key *k,
+	   uint64_t h)
 {
 	uint32_t b = (uint32_t)h & t->bucket_mask;
 	uint16_t tag = tag_of(h);
@@ -172,14 +221,14 @@ lookup_hashed(const struct tfo_conn_table *t, const struct tfo_conn_key *k,
 		unsigned int m = match_tags(bk, tag);
 
 		while (m != 0) {
-			struct tfo_conn *c = &t->conns[bk->idx[__builtin_ctz(m)]];
+			uint32_t ref = bk->idx[__builtin_ctz(m)];
 
-			if (likely(tfo_conn_key_eq(&c->key, k)))
-				return c;
+			if (likely(tfo_conn_key_eq(ref_key(t, ref), k)))
+				return ref;
 			m &= m - 1;
 		}
 		if (likely(bk->overflow == 0))
-			return NULL;
+			return TFO_CONN_NONE;
 		b = (b + 1) & t->bucket_mask;
 	}
 }
@@ -187,7 +236,15 @@ lookup_hashed(const struct tfo_conn_table *t, const struct tfo_conn_key *k,
 struct tfo_conn *
 tfo_conn_lookup(const struct tfo_conn_table *t, const struct tfo_conn_key *k)
 {
-	return lookup_hashed(t, k, hash_key(t, k));
+	uint32_t ref = lookup_ref(t, k, hash_key(t, k));
+
+	return ref == TFO_CONN_NONE || (ref & TW_REF) ? NULL : &t->conns[ref];
+}
+
+struct tfo_conn *
+tfo_conn_tw_mark(struct tfo_conn_table *t)
+{
+	return &t->tw_mark;
 }
 
 #define TFO_BULK_STEP 32
@@ -218,6 +275,10 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 				const struct tfo_conn *c;
 
 				cand[i] = bk->idx[__builtin_ctz(m)];
+				if (unlikely(cand[i] & TW_REF)) {
+					rte_prefetch0(ref_key(t, cand[i]));
+					continue;
+				}
 				c = &t->conns[cand[i]];
 				rte_prefetch0(c);
 				rte_prefetch0(RTE_PTR_ADD(c, RTE_CACHE_LINE_SIZE));
@@ -229,34 +290,27 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 				&t->buckets[(uint32_t)h[i] & t->bucket_mask];
 
 			if (cand[i] != TFO_CONN_NONE &&
-			    tfo_conn_key_eq(&t->conns[cand[i]].key, k))
-				out[base + i] = &t->conns[cand[i]];
+			    tfo_conn_key_eq(ref_key(t, cand[i]), k))
+				out[base + i] = ref_conn(t, cand[i]);
 			else if (cand[i] == TFO_CONN_NONE && bk->overflow == 0)
 				out[base + i] = NULL;
 			else	/* a second tag match or an overflow: rare */
-				out[base + i] = lookup_hashed(t, k, h[i]);
+				out[base + i] = ref_conn(t, lookup_ref(t, k, h[i]));
 		}
 	}
 }
 
-struct tfo_conn *
-tfo_conn_insert(struct tfo_conn_table *t, const struct tfo_conn_key *k,
-		struct tfo_conn **exists)
+/* Index slot number @p ref under hash @p h. */
+static __rte_always_inline void
+index_add(struct tfo_conn_table *t, uint64_t h, uint32_t ref)
 {
-	uint64_t h = hash_key(t, k);
-	uint32_t home = (uint32_t)h & t->bucket_mask, b;
-	uint16_t tag = tag_of(h);
-	struct tfo_conn *c;
-	uint32_t idx;
+	uint32_t b;
 	unsigned int slot;
 
-	*exists = lookup_hashed(t, k, h);
-	if (*exists != NULL || t->nb_free == 0)
-		return NULL;
-	idx = t->free_stack[--t->nb_free];
 	/* the first bucket with a free slot; count the passage in the full
-	 * ones (there is room: buckets have more slots than max_conns) */
-	for (b = home;; b = (b + 1) & t->bucket_mask) {
+	 * ones (there is room: buckets have more slots than entries and
+	 * records together) */
+	for (b = (uint32_t)h & t->bucket_mask;; b = (b + 1) & t->bucket_mask) {
 		unsigned int m = match_tags(&t->buckets[b], 0);
 
 		if (m != 0) {
@@ -265,18 +319,18 @@ tfo_conn_insert(struct tfo_conn_table *t, const struct tfo_conn_key *k,
 		}
 		t->buckets[b].overflow++;
 	}
-	t->buckets[b].tag[slot] = tag;
-	t->buckets[b].idx[slot] = idx;
-	c = &t->conns[idx];
-	c->key = *k;
-	return c;
+	t->buckets[b].tag[slot] = tag_of(h);
+	t->buckets[b].idx[slot] = ref;
 }
 
-void
-tfo_conn_remove(struct tfo_conn_table *t, struct tfo_conn *c)
+/*
+ * Find slot number @p ref under hash @p h and put @p with in its place;
+ * with TFO_CONN_NONE the slot is freed and the overflow counts on the way
+ * are taken back.
+ */
+static __rte_always_inline void
+index_swap(struct tfo_conn_table *t, uint64_t h, uint32_t ref, uint32_t with)
 {
-	uint32_t idx = (uint32_t)(c - t->conns);
-	uint64_t h = hash_key(t, &c->key);
 	uint32_t b = (uint32_t)h & t->bucket_mask;
 	uint16_t tag = tag_of(h);
 
@@ -287,20 +341,172 @@ tfo_conn_remove(struct tfo_conn_table *t, struct tfo_conn *c)
 		while (m != 0) {
 			unsigned int s = (unsigned int)__builtin_ctz(m);
 
-			if (bk->idx[s] == idx) {
-				bk->tag[s] = 0;
-				bk->idx[s] = TFO_CONN_NONE;
-				c->state = 0;
-				t->free_stack[t->nb_free++] = idx;
+			if (bk->idx[s] == ref) {
+				bk->idx[s] = with;
+				if (with == TFO_CONN_NONE)
+					bk->tag[s] = 0;
 				return;
 			}
 			m &= m - 1;
 		}
 		/* not here: it overflowed past this bucket */
 		RTE_ASSERT(bk->overflow > 0);
-		bk->overflow--;
+		if (with == TFO_CONN_NONE)
+			bk->overflow--;
 		b = (b + 1) & t->bucket_mask;
 	}
+}
+
+struct tfo_conn *
+tfo_conn_insert(struct tfo_conn_table *t, const struct tfo_conn_key *k,
+		struct tfo_conn **exists)
+{
+	uint64_t h = hash_key(t, k);
+	struct tfo_conn *c;
+	uint32_t idx;
+
+	*exists = ref_conn(t, lookup_ref(t, k, h));
+	if (*exists != NULL || t->nb_free == 0)
+		return NULL;
+	idx = t->free_stack[--t->nb_free];
+	index_add(t, h, idx);
+	c = &t->conns[idx];
+	c->key = *k;
+	return c;
+}
+
+void
+tfo_conn_remove(struct tfo_conn_table *t, struct tfo_conn *c)
+{
+	uint32_t idx = (uint32_t)(c - t->conns);
+
+	index_swap(t, hash_key(t, &c->key), idx, TFO_CONN_NONE);
+	c->state = 0;
+	t->free_stack[t->nb_free++] = idx;
+}
+
+/* ---- TIME-WAIT records ------------------------------------------------ */
+
+struct tfo_tw *
+tfo_conn_tw_lookup(const struct tfo_conn_table *t, const struct tfo_conn_key *k)
+{
+	uint32_t ref;
+
+	if (t->tw_live == 0)
+		return NULL;
+	ref = lookup_ref(t, k, hash_key(t, k));
+	return ref != TFO_CONN_NONE && (ref & TW_REF) ?
+	       &t->tws[ref & ~TW_REF] : NULL;
+}
+
+static inline uint32_t
+tw_slot(const struct tfo_conn_table *t, uint32_t i)
+{
+	i += t->tw_head;
+	return i >= t->max_tw ? i - t->max_tw : i;
+}
+
+bool
+tfo_conn_tw_full(struct tfo_conn_table *t)
+{
+	if (t->tw_n < t->max_tw)
+		return false;
+	tfo_conn_tw_oldest(t);
+	return t->tw_n == t->max_tw;
+}
+
+struct tfo_tw *
+tfo_conn_tw_add(struct tfo_conn_table *t, const struct tfo_tw *rec)
+{
+	uint32_t s;
+	struct tfo_tw *w;
+
+	if (t->tw_n == t->max_tw && tfo_conn_tw_full(t))
+		return NULL;
+	s = tw_slot(t, t->tw_n++);
+	w = &t->tws[s];
+	*w = *rec;
+	w->live = 1;
+	index_add(t, hash_key(t, &w->key), s | TW_REF);
+	t->tw_live++;
+	return w;
+}
+
+struct tfo_tw *
+tfo_conn_tw_next(struct tfo_conn_table *t)
+{
+	if (tfo_conn_tw_full(t))
+		return NULL;
+	return &t->tws[tw_slot(t, t->tw_n)];
+}
+
+void
+tfo_conn_tw_replace(struct tfo_conn_table *t, struct tfo_conn *c, struct tfo_tw *w)
+{
+	uint32_t idx = (uint32_t)(c - t->conns);
+	uint32_t s = (uint32_t)(w - t->tws);
+
+	RTE_ASSERT(s == tw_slot(t, t->tw_n));
+	w->key = c->key;
+	w->live = 1;
+	w->restarted = 0;
+	/* one walk: the key's index slot names the record from now on */
+	index_swap(t, hash_key(t, &c->key), idx, s | TW_REF);
+	t->tw_n++;
+	t->tw_live++;
+	c->state = 0;
+	t->free_stack[t->nb_free++] = idx;
+}
+
+void
+tfo_conn_tw_remove(struct tfo_conn_table *t, struct tfo_tw *w)
+{
+	uint32_t s = (uint32_t)(w - t->tws);
+
+	index_swap(t, hash_key(t, &w->key), s | TW_REF, TFO_CONN_NONE);
+	w->live = 0;
+	t->tw_live--;
+}
+
+struct tfo_tw *
+tfo_conn_tw_oldest(struct tfo_conn_table *t)
+{
+	while (t->tw_n > 0) {
+		struct tfo_tw *w = &t->tws[t->tw_head];
+
+		if (w->live)
+			return w;
+		t->tw_head = tw_slot(t, 1);
+		t->tw_n--;
+	}
+	return NULL;
+}
+
+struct tfo_tw *
+tfo_conn_tw_requeue(struct tfo_conn_table *t)
+{
+	uint32_t s = t->tw_head, d;
+
+	t->tw_head = tw_slot(t, 1);
+	if (t->tw_n == t->max_tw)	/* a full ring: its head is its tail */
+		return &t->tws[s];
+	d = tw_slot(t, t->tw_n - 1);
+	t->tws[d] = t->tws[s];
+	t->tws[s].live = 0;
+	index_swap(t, hash_key(t, &t->tws[d].key), s | TW_REF, d | TW_REF);
+	return &t->tws[d];
+}
+
+uint32_t
+tfo_conn_tw_count(const struct tfo_conn_table *t)
+{
+	return t->tw_live;
+}
+
+uint32_t
+tfo_conn_tw_max(const struct tfo_conn_table *t)
+{
+	return t->max_tw;
 }
 
 uint32_t
@@ -338,6 +544,7 @@ tfo_conn_table_memory(const struct tfo_conn_table *t)
 {
 	return sizeof(*t) + (size_t)t->max_conns *
 	       (sizeof(struct tfo_conn) + sizeof(uint32_t)) +
+	       (size_t)t->max_tw * sizeof(struct tfo_tw) +
 	       ((size_t)t->bucket_mask + 1) * sizeof(struct tfo_bucket);
 }
 
@@ -349,7 +556,7 @@ tfo_conn_foreach(struct tfo_conn_table *t,
 		struct tfo_bucket *bk = &t->buckets[b];
 
 		for (unsigned int s = 0; s < TFO_BUCKET_SLOTS; s++)
-			if (bk->tag[s] != 0)
+			if (bk->tag[s] != 0 && !(bk->idx[s] & TW_REF))
 				fn(&t->conns[bk->idx[s]], arg);
 	}
 }
@@ -368,7 +575,7 @@ tfo_conn_table_max_probe(const struct tfo_conn_table *t)
 
 			if (bk->tag[s] == 0)
 				continue;
-			home = (uint32_t)hash_key(t, &t->conns[bk->idx[s]].key) &
+			home = (uint32_t)hash_key(t, ref_key(t, bk->idx[s])) &
 			       t->bucket_mask;
 			worst = RTE_MAX(worst, ((b - home) & t->bucket_mask) + 1);
 		}

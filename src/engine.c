@@ -167,17 +167,23 @@ tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
 	pending_gauge(e);
 }
 
-/* Forget @p c (no segment sent); @p why is counted unless negative. */
 void
-tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why)
+tfo_tcp_conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
 {
 	tfo_timer_cancel(e->tw, conn_idx(e, c));
 	c->tkind = TFO_CT_NONE;
 	buf_put(e, &c->sbuf);
 	buf_put(e, &c->rbuf);
 	c->req_len = 0;
-	tfo_tcp_pending_done(e, c, why == TFO_STAT_conns_closed_rst_rx);
+	tfo_tcp_pending_done(e, c, rst_rx);
 	tfo_src_release(e, &e->conn_src, tfo_tcp_src_key(&c->key.peer, c->key.family));
+}
+
+/* Forget @p c (no segment sent); @p why is counted unless negative. */
+void
+tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why)
+{
+	tfo_tcp_conn_release(e, c, why == TFO_STAT_conns_closed_rst_rx);
 	e->nstate[c->state]--;
 	tfo_stats_dec(e->st, TFO_STAT_conns_active);
 	tfo_conn_remove(e->ct, c);	/* state becomes CLOSED */
@@ -355,6 +361,31 @@ tfo_engine_free_bufs(const struct tfo_engine *e)
 	return e->nb_buf_free;
 }
 
+uint32_t
+tfo_engine_time_wait_count(const struct tfo_engine *e)
+{
+	return tfo_conn_tw_count(e->ct);
+}
+
+uint32_t
+tfo_engine_time_wait_max(const struct tfo_engine *e)
+{
+	return tfo_conn_tw_max(e->ct);
+}
+
+void
+tfo_engine_capacity(const struct tfo_engine *e, uint32_t rtt_us,
+		    uint64_t *tw_per_s, uint64_t *entries_per_s,
+		    uint64_t *tfo_per_s)
+{
+	uint64_t rtt = RTE_MAX(rtt_us, 1u);
+
+	*tw_per_s = e->p.time_wait_ms == 0 ? UINT64_MAX :
+		    (uint64_t)tfo_conn_tw_max(e->ct) * 1000 / e->p.time_wait_ms;
+	*entries_per_s = (uint64_t)e->p.max_conns * 1000000 / rtt;
+	*tfo_per_s = (uint64_t)e->p.tfo_pending_limit * 1000000 / rtt;
+}
+
 void
 tfo_engine_memory_detail(const struct tfo_engine *e, size_t *table,
 			 size_t *bufs, size_t *other)
@@ -447,6 +478,8 @@ engine_defaults(struct tfo_engine *e, const struct tfo_engine_params *params,
 	e->resp_cap = e->buf_size - TFO_BUF_HDR;
 	e->nb_bufs = e->p.nb_bufs ? e->p.nb_bufs :
 		     RTE_MIN(RTE_MAX(e->p.max_conns / 4, 256u), 16384u);
+	if (e->p.time_wait_max == 0)
+		e->p.time_wait_max = e->p.max_conns;
 }
 
 /* Per port: the MSS we advertise and the local addresses by global index. */
@@ -481,7 +514,9 @@ engine_setup_memory(struct tfo_engine *e)
 	char mz[64];
 
 	snprintf(mz, sizeof(mz), "%s_ct", name);
-	e->ct = tfo_conn_table_create(mz, e->p.max_conns, e->p.socket_id);
+	e->ct = tfo_conn_table_create_tw(mz, e->p.max_conns,
+					 e->p.time_wait_ms ? e->p.time_wait_max : 0,
+					 e->p.socket_id);
 	if (e->ct == NULL)
 		return rte_errno != 0 ? -rte_errno : -ENOMEM;
 	snprintf(mz, sizeof(mz), "%s_tw", name);
@@ -601,8 +636,11 @@ tfo_engine_free(struct tfo_engine *e)
 {
 	if (e == NULL)
 		return;
-	if (e->ct != NULL && e->tw != NULL)
+	if (e->ct != NULL && e->tw != NULL) {
 		tfo_conn_foreach(e->ct, free_one, e);
+		while (tfo_conn_tw_oldest(e->ct) != NULL)
+			tfo_tcp_tw_end(e, tfo_conn_tw_oldest(e->ct), -1);
+	}
 	tfo_timer_wheel_free(e->tw);
 	tfo_conn_table_free(e->ct);
 	rte_free(e->bufs);

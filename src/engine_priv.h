@@ -26,7 +26,8 @@
  *
  * One timer per connection (tfo_conn.tkind says what for): RTO while
  * anything is in flight, persist while the peer's window is zero, idle
- * while quiet, TIME-WAIT at the end.
+ * while quiet. TIME-WAIT is no entry's: a record in the table's ring of
+ * them (struct tfo_tw), due in the order they were made.
  */
 #ifndef TFO_ENGINE_PRIV_H
 #define TFO_ENGINE_PRIV_H
@@ -475,6 +476,9 @@ int tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t src);
 /* @p c (from @p src) becomes pending. */
 void tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t src);
 void tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why);
+/* What @p c holds besides its entry: timer, buffers, pending TFO (held
+ * after a reset when @p rst_rx), its per-source count. */
+void tfo_tcp_conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx);
 /* A new entry for @p key (from @p p's source) within the per-source limit,
  * evicting a connection first when the table is under pressure (evict,
  * fewer than 1/8 of the entries free). NULL with *err: -EDQUOT over the
@@ -488,6 +492,11 @@ void tfo_tcp_queue_fin(struct tfo_engine *e, struct tfo_conn *c);
 
 /* tcp_timer.c */
 void tfo_tcp_update_timer(struct tfo_engine *e, struct tfo_conn *c);
+/* @p c's TIME-WAIT begins: its entry becomes a record (freed at once
+ * without one). */
+void tfo_tcp_time_wait(struct tfo_engine *e, struct tfo_conn *c);
+/* The record @p w is gone (counted @p why when >= 0). */
+void tfo_tcp_tw_end(struct tfo_engine *e, struct tfo_tw *w, int why);
 
 /* tcp_service.c */
 int tfo_tcp_deliver(struct tfo_engine *e, struct tfo_conn *c,
@@ -497,6 +506,8 @@ int tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c);
 /* tcp_input.c */
 int tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c,
 		       struct rte_mbuf *m, const struct tfo_pkt *p);
+int tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w,
+		     struct rte_mbuf *m, const struct tfo_pkt *p);
 
 static inline void
 send_ack(struct tfo_engine *e, struct tfo_conn *c)

@@ -105,6 +105,31 @@ srv_mss(const struct tfo_server *s)
 	return mss;
 }
 
+/*
+ * What a worker's configuration holds, once at start: new connections/s
+ * with a full TIME-WAIT, and at 1 ms from SYN to last ACK what the entries
+ * and the pending-TFO limit hold (the runbook, "Sizing").
+ */
+static void
+srv_log_capacity(const struct tfo_engine *e, const char *name,
+		 const struct tfo_config *c)
+{
+	uint64_t tw, ent, tfo;
+
+	tfo_engine_capacity(e, 1000, &tw, &ent, &tfo);
+	if (tw == UINT64_MAX)
+		TFO_LOG(INFO, "%s: holds %" PRIu64 " new connections/s at 1 ms RTT "
+			"(%u entries; no TIME-WAIT), %" PRIu64 " TFO opens/s (pending_limit %u)",
+			name, ent, c->max_conns, tfo, c->pending_limit);
+	else
+		TFO_LOG(INFO, "%s: holds %" PRIu64 " new connections/s with a full "
+			"%u ms TIME-WAIT (%u records; beyond, the oldest end early), "
+			"at 1 ms RTT %" PRIu64 "/s in %u entries and %" PRIu64
+			" TFO opens/s (pending_limit %u, a reset open held %u ms)",
+			name, tw, c->time_wait_ms, tfo_engine_time_wait_max(e), ent,
+			c->max_conns, tfo, c->pending_limit, c->pending_hold_ms);
+}
+
 static struct tfo_engine *
 srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats *stats,
 	   struct tfo_tx *tx, bool control, char *err, size_t errlen)
@@ -126,6 +151,9 @@ srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats 
 		.idle_timeout_ms = c->idle_timeout_ms,
 		.request_timeout_ms = c->request_timeout_ms,
 		.time_wait_ms = c->time_wait_ms,
+		/* the slow path's rate is far lower: as many as its entries */
+		.time_wait_max = control ? RTE_MIN(c->time_wait_max, c->max_conns) :
+			c->time_wait_max,
 		.tfo_pending_limit = control ? 0 : c->pending_limit,
 		.tfo_pending_hold_ms = c->pending_hold_ms,
 		.tfo_pending_per_source = c->pending_per_source,
@@ -154,6 +182,8 @@ srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats 
 			p.max_conns, p.max_request, p.mss, rte_strerror(rte_errno),
 			rte_errno == ENOMEM ? "lower [tcp] max_conns or raise -m" :
 			"a [tcp] value out of the engine's range");
+	else if (!control)
+		srv_log_capacity(e, name, c);
 	return e;
 }
 

@@ -58,7 +58,7 @@ rtt_sample(struct tfo_conn *c, uint32_t r)
 
 /* ---- segment processing ------------------------------------------------ */
 
-static void
+static __rte_always_inline void
 new_ack(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack,
 	bool has_ts, uint32_t tsecr, int *gone)
 {
@@ -161,7 +161,8 @@ dup_ack(struct tfo_engine *e, struct tfo_conn *c)
 
 enum ack_result { ACK_OK, ACK_DROP, ACK_GONE };
 
-static enum ack_result
+/* inlined in both inputs: the entry's is the hot one */
+static __rte_always_inline enum ack_result
 process_ack(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 	    bool has_ts, uint32_t tsecr)
 {
@@ -251,7 +252,7 @@ peer_closed(struct tfo_engine *e, struct tfo_conn *c)
 		tfo_tcp_queue_fin(e, c);
 }
 
-static int
+static __rte_always_inline int
 process_data(struct tfo_engine *e, struct tfo_conn *c,
 	     const struct rte_mbuf *m, const struct tfo_pkt *p, bool *need_ack)
 {
@@ -379,7 +380,7 @@ syn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
  * RST, ACK present. @return true when they used up the segment (@p m is
  * released, any answer sent).
  */
-static inline bool
+static __rte_always_inline bool
 seg_rejected(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	     const struct tfo_pkt *p, bool has_ts, uint32_t tv)
 {
@@ -460,11 +461,92 @@ tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	tfo_tcp_output(e, c);
 	if (need_ack && e->nxmit == before)
 		send_ack(e, c);
-	if (c->state == TFO_CONN_TIME_WAIT && e->p.time_wait_ms == 0) {
-		tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_normal);
+	if (c->state == TFO_CONN_TIME_WAIT) {
+		tfo_tcp_time_wait(e, c);
 		return TFO_INPUT_DONE;
 	}
 	tfo_tcp_update_timer(e, c);
+	return TFO_INPUT_DONE;
+}
+
+/* The entry a TIME-WAIT record stands for, on the stack, to answer with. */
+static void
+tw_conn(const struct tfo_tw *w, struct tfo_conn *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->key = w->key;
+	c->state = TFO_CONN_TIME_WAIT;
+	c->tkind = TFO_CT_TIME_WAIT;
+	c->flags = w->flags;
+	c->snd_una = w->snd_nxt;
+	c->snd_nxt = w->snd_nxt;
+	c->snd_max = w->snd_nxt;
+	c->rcv_nxt = w->rcv_nxt;
+	c->ts_recent = w->ts_recent;
+	c->ts_off = w->ts_off;
+	c->mss = TFO_MIN_MSS;
+	c->sbuf = TFO_CONN_NONE;
+	c->rbuf = TFO_CONN_NONE;
+	c->peer_ws = w->peer_ws;
+	c->port_idx = w->port_idx;
+	c->peer_mac = w->peer_mac;
+	c->vlan_tci = w->vlan_tci;
+}
+
+/*
+ * A segment of a tuple in TIME-WAIT: what tfo_tcp_conn_input does for an
+ * entry in TIME_WAIT (nothing is in flight, the peer's FIN is in: a SYN
+ * may reopen, everything else is at most answered with an ACK), on the
+ * record. @return enum tfo_input_result.
+ */
+__rte_noinline int
+tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w, struct rte_mbuf *m,
+		 const struct tfo_pkt *p)
+{
+	uint8_t fl = p->tcp_flags;
+	uint32_t tv = 0, te = 0;
+	bool has_ts, need_ack = false;
+	struct tfo_conn c;
+
+	tw_conn(w, &c);
+	has_ts = seg_ts(m, p, &tv, &te);
+	if (unlikely(fl & TFO_TCP_SYN)) {
+		if (fl & (TFO_TCP_RST | TFO_TCP_FIN)) {
+			cnt(e, TFO_STAT_drop_syn_bad);
+			rte_pktmbuf_free(m);
+			return TFO_INPUT_DONE;
+		}
+		if (!(fl & TFO_TCP_ACK) &&
+		    (tfo_seq_gt(p->seq, w->rcv_nxt) ||
+		     ((w->flags & TFO_CF_PEER_TS) && has_ts &&
+		      tfo_seq_gt(tv, w->ts_recent)))) {
+			tfo_tcp_tw_end(e, w, TFO_STAT_conns_closed_reopen);
+			return TFO_INPUT_REOPEN;
+		}
+		cnt(e, TFO_STAT_drop_syn_bad);	/* RFC 5961 4.2 */
+		release_input(e, m);
+		challenge_ack(e, &c);
+		return TFO_INPUT_DONE;
+	}
+	if (seg_rejected(e, &c, m, p, has_ts, tv))
+		return TFO_INPUT_DONE;
+	if ((w->flags & TFO_CF_PEER_TS) && has_ts && tfo_seq_le(p->seq, w->rcv_nxt)) {
+		w->ts_recent = tv;
+		c.ts_recent = tv;
+	}
+	/* nothing in flight: an ACK is at most refused (answered) */
+	if (process_ack(e, &c, p, has_ts, te) != ACK_OK) {
+		rte_pktmbuf_free(m);
+		return TFO_INPUT_DONE;
+	}
+	process_data(e, &c, m, p, &need_ack);
+	release_input(e, m);
+	if (need_ack)
+		send_ack(e, &c);
+	if (c.tkind == TFO_CT_NONE) {	/* the FIN again: TIME-WAIT restarts */
+		w->expire_ms = now_ms(e) + e->p.time_wait_ms;
+		w->restarted = 1;
+	}
 	return TFO_INPUT_DONE;
 }
 
@@ -481,6 +563,14 @@ tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	if (unlikely(c->state == TFO_CONN_CLOSED || !tfo_conn_key_eq(&c->key, &key))) {
 		c = tfo_conn_lookup(e->ct, &key);
 		if (c == NULL) {
+			/* also the lookup's mark of a TIME-WAIT record */
+			struct tfo_tw *w = tfo_conn_tw_lookup(e->ct, &key);
+
+			if (w != NULL) {
+				r = tfo_tcp_tw_input(e, w, m, p);
+				finish(e);
+				return r;
+			}
 			cnt(e, TFO_STAT_input_stale_conn);
 			return TFO_INPUT_MISS;
 		}

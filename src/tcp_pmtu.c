@@ -55,5 +55,10 @@ tfo_engine_ptb(struct tfo_engine *e, const struct tfo_ptb *ptb, uint64_t now_us)
 	tfo_engine_lookup_bulk(e, &pp, 1, &c);
 	if (c == NULL)
 		return -ENOENT;
+	if (c == tfo_conn_tw_mark(e->ct)) {
+		/* TIME-WAIT: nothing in flight, any quote is out of it */
+		cnt(e, TFO_STAT_pmtu_rejected_seq);
+		return TFO_PTB_REJECTED_SEQ;
+	}
 	return tfo_engine_icmp_ptb(e, c, ptb->seq, ptb->mtu, now_us);
 }

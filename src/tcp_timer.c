@@ -33,11 +33,7 @@ tfo_tcp_update_timer(struct tfo_engine *e, struct tfo_conn *c)
 	bool pending_send = c->snd_max != c->snd_una ||
 			    unacked_len(e, c) > 0 || fin_pending(c);
 
-	if (c->state == TFO_CONN_TIME_WAIT) {
-		if (c->tkind != TFO_CT_TIME_WAIT)
-			arm(e, c, TFO_CT_TIME_WAIT,
-			    (uint64_t)e->p.time_wait_ms * 1000);
-	} else if (pending_send) {
+	if (pending_send) {
 		if (c->snd_max == c->snd_una && c->snd_wnd == 0) {
 			if (c->tkind != TFO_CT_PERSIST)
 				arm(e, c, TFO_CT_PERSIST,
@@ -156,11 +152,73 @@ timer_cb(void *arg, uint32_t idx)
 	case TFO_CT_IDLE:
 		on_idle(e, c);
 		break;
-	case TFO_CT_TIME_WAIT:
-		tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_normal);
-		break;
 	default:
 		break;
+	}
+}
+
+/* ---- TIME-WAIT ---------------------------------------------------------- */
+
+void
+tfo_tcp_time_wait(struct tfo_engine *e, struct tfo_conn *c)
+{
+	struct tfo_tw *w;
+
+	if (e->p.time_wait_ms == 0) {
+		tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_normal);
+		return;
+	}
+	w = tfo_conn_tw_next(e->ct);
+	if (w == NULL) {
+		/* the oldest is the nearest to its end anyway; the newest is
+		 * the one whose last ACK may still be lost */
+		cnt(e, TFO_STAT_time_wait_recycled);
+		tfo_tcp_tw_end(e, tfo_conn_tw_oldest(e->ct),
+			       TFO_STAT_conns_closed_normal);
+		w = tfo_conn_tw_next(e->ct);
+	}
+	w->snd_nxt = c->snd_max;
+	w->rcv_nxt = c->rcv_nxt;
+	w->ts_recent = c->ts_recent;
+	w->ts_off = c->ts_off;
+	w->expire_ms = now_ms(e) + e->p.time_wait_ms;
+	w->flags = c->flags;
+	w->peer_ws = c->peer_ws;
+	w->port_idx = c->port_idx;
+	w->peer_mac = c->peer_mac;
+	w->vlan_tci = c->vlan_tci;
+	/* the connection stays in the state counts and the gauge */
+	tfo_tcp_conn_release(e, c, false);
+	tfo_conn_tw_replace(e->ct, c, w);
+}
+
+void
+tfo_tcp_tw_end(struct tfo_engine *e, struct tfo_tw *w, int why)
+{
+	e->nstate[TFO_CONN_TIME_WAIT]--;
+	tfo_stats_dec(e->st, TFO_STAT_conns_active);
+	tfo_conn_tw_remove(e->ct, w);
+	if (why >= 0)
+		cnt(e, (enum tfo_stat_id)why);
+}
+
+/* TIME-WAIT records due: the ring is in deadline order but for restarted
+ * ones, which go to its end when they come first. */
+static void
+tw_expire(struct tfo_engine *e)
+{
+	uint32_t now = now_ms(e);
+	struct tfo_tw *w;
+
+	while ((w = tfo_conn_tw_oldest(e->ct)) != NULL) {
+		if ((int32_t)(now - w->expire_ms) < 0) {
+			if (!w->restarted)
+				break;
+			w->restarted = 0;
+			tfo_conn_tw_requeue(e->ct);
+			continue;
+		}
+		tfo_tcp_tw_end(e, w, TFO_STAT_conns_closed_normal);
 	}
 }
 
@@ -170,5 +228,7 @@ tfo_engine_timers(struct tfo_engine *e, uint64_t now_us)
 	engine_clock(e, now_us);
 	hold_expire(e);
 	tfo_timer_run(e->tw, now_us, timer_cb, e);
+	if (tfo_conn_tw_count(e->ct) > 0)
+		tw_expire(e);
 	finish(e);
 }

@@ -140,13 +140,22 @@ tfo_timer_arm(struct tfo_timer_wheel *w, uint32_t idx, uint64_t expire_us)
 	/* round up: never fire early */
 	uint32_t exp = tick_of(w, expire_us + (1ull << w->tick_shift) - 1);
 
-	if (t->prev != TFO_TIMER_UNARMED)
-		unlink_node(w, t);
-	else
-		w->count++;
 	/* the past is the next tick to run (the slots before it are done) */
 	if ((int32_t)(exp - w->cur) < 0)
 		exp = w->cur;
+	if (t->prev != TFO_TIMER_UNARMED) {
+		/* later than where it sits (an RTO restarted by an ACK, the
+		 * idle limit by a request): only the deadline moves; the run
+		 * finds it early and puts it in its slot then, if it is still
+		 * armed. Most are cancelled before: no list touched twice */
+		if ((int32_t)(exp - t->expire) >= 0) {
+			t->expire = exp;
+			return;
+		}
+		unlink_node(w, t);
+	} else {
+		w->count++;
+	}
 	t->expire = exp;
 	link_head(w, exp & w->mask, idx, t);
 }

@@ -355,7 +355,8 @@ h_finish(struct harness *h, unsigned int max_s)
 	int rc = 0;
 
 	for (unsigned int i = 0; i < max_s &&
-	     tfo_engine_free_conns(h->e) < h->prm.max_conns; i++)
+	     (tfo_engine_free_conns(h->e) < h->prm.max_conns ||
+	      tfo_engine_time_wait_count(h->e) > 0); i++)
 		h_advance(h, 1000000);
 	free_conns = tfo_engine_free_conns(h->e);
 	free_bufs = tfo_engine_free_bufs(h->e);

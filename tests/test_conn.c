@@ -223,6 +223,86 @@ tcb(void *arg, uint32_t idx)
 	}
 }
 
+/* TIME-WAIT records share the index with the entries: a key is in one or
+ * the other; the ring keeps its order through removals, requeues and wraps,
+ * and every record stays findable until it ends. */
+TFO_TEST(conn_time_wait_records_ring_and_index)
+{
+	const uint32_t n = 64, ntw = 16;
+	struct tfo_conn_table *t;
+	struct tfo_conn *c, *ex, *out;
+	struct tfo_conn_key k;
+	const struct tfo_conn_key *kp = &k;
+	struct tfo_tw rec, *w;
+	uint32_t next = 0, first = 0;
+
+	eal_once();
+	t = tfo_conn_table_create_tw("t4", n, ntw, SOCKET_ID_ANY);
+	REQUIRE(t != NULL);
+	CHECK_EQ(tfo_conn_tw_max(t), ntw);
+	memset(&rec, 0, sizeof(rec));
+	/* an entry becomes a record: the entry is free, the key answers with
+	 * the mark in bulk, NULL in a single lookup, and refuses an insert */
+	for (unsigned int round = 0; round < 5 * ntw; round++) {
+		mk_key(&k, next, round % 2 ? AF_INET6 : AF_INET);
+		c = tfo_conn_insert(t, &k, &ex);
+		REQUIRE(c != NULL);
+		tfo_conn_remove(t, c);
+		if (tfo_conn_tw_full(t)) {
+			CHECK(tfo_conn_tw_oldest(t) != NULL);
+			tfo_conn_tw_remove(t, tfo_conn_tw_oldest(t));
+			first++;
+		}
+		rec.key = k;
+		rec.rcv_nxt = next;
+		w = tfo_conn_tw_add(t, &rec);
+		REQUIRE(w != NULL);
+		next++;
+		CHECK(tfo_conn_lookup(t, &k) == NULL);
+		tfo_conn_lookup_bulk(t, &kp, 1, &out);
+		CHECK(out == tfo_conn_tw_mark(t));
+		CHECK(out->state == 0);
+		CHECK(tfo_conn_insert(t, &k, &ex) == NULL && ex == tfo_conn_tw_mark(t));
+		/* every third: the oldest moves to the end (its FIN came again) */
+		if (round % 3 == 2) {
+			w = tfo_conn_tw_oldest(t);
+			REQUIRE(w != NULL);
+			w = tfo_conn_tw_requeue(t);
+			mk_key(&k, w->rcv_nxt, w->rcv_nxt % 2 ? AF_INET6 : AF_INET);
+			CHECK(tfo_conn_tw_lookup(t, &k) == w);
+		}
+		/* every fifth: one in the middle goes (a SYN reopened it) */
+		if (round % 5 == 4) {
+			mk_key(&k, next - 2, (next - 2) % 2 ? AF_INET6 : AF_INET);
+			w = tfo_conn_tw_lookup(t, &k);
+			if (w != NULL)
+				tfo_conn_tw_remove(t, w);
+		}
+	}
+	CHECK(tfo_conn_tw_count(t) <= ntw);
+	CHECK_EQ(tfo_conn_count(t), 0);
+	/* every record is found by its key and says which it is */
+	for (uint32_t i = 0; i < next; i++) {
+		mk_key(&k, i, i % 2 ? AF_INET6 : AF_INET);
+		w = tfo_conn_tw_lookup(t, &k);
+		if (w != NULL)
+			CHECK_EQ(w->rcv_nxt, i);
+	}
+	/* drain: the count goes to 0 and every key is gone */
+	while ((w = tfo_conn_tw_oldest(t)) != NULL)
+		tfo_conn_tw_remove(t, w);
+	CHECK_EQ(tfo_conn_tw_count(t), 0);
+	for (uint32_t i = 0; i < next; i++) {
+		mk_key(&k, i, i % 2 ? AF_INET6 : AF_INET);
+		CHECK(tfo_conn_tw_lookup(t, &k) == NULL);
+		tfo_conn_lookup_bulk(t, &kp, 1, &out);
+		CHECK(out == NULL);
+	}
+	CHECK_EQ(tfo_conn_table_max_probe(t), 0);
+	CHECK(first > 0);
+	tfo_conn_table_free(t);
+}
+
 TFO_TEST(timer_fires_in_order_never_early)
 {
 	const uint32_t n = 3000;

@@ -1411,6 +1411,64 @@ TFO_TEST(request_too_big_and_reject)
 	cl_free(&c);
 }
 
+/* TIME-WAIT is a record, not an entry: the entry is free at the last ACK;
+ * a new record beyond time_wait_max ends the oldest early; the client's
+ * FIN again restarts it, answered as before. */
+TFO_TEST(time_wait_record_frees_entry_recycles_restarts)
+{
+	struct harness h;
+	struct cl c[3];
+
+	h_init(&h, 16);
+	h.prm.time_wait_ms = 1000;
+	h.prm.time_wait_max = 2;
+	REQUIRE(h_start(&h) == 0);
+	CHECK_EQ(tfo_engine_time_wait_max(h.e), 2);
+	for (unsigned int i = 0; i < 3; i++) {
+		cl_init(&c[i], &h, AF_INET, (uint16_t)(40100 + i), 80);
+		plain_open(&c[i]);
+		cl_send(&c[i], TFO_TCP_ACK | TFO_TCP_PSH, "10\n", 3);
+		cl_recv(&c[i]);
+		h_clear(&h);
+		client_close(&c[i]);
+		REQUIRE(cl_nsegs(&c[i]) == 1);	/* the last ACK */
+		CHECK_EQ(seg(&c[i], 0)->p.ack, c[i].snd_nxt);
+		CHECK_EQ(tfo_engine_free_conns(h.e), 16);
+		h_advance(&h, 100 * MS);
+	}
+	CHECK_EQ(nstate(&h, TFO_CONN_TIME_WAIT), 2);
+	CHECK_EQ(tfo_engine_time_wait_count(h.e), 2);
+	CHECK_EQ(h_stat(&h, "time_wait_entered"), 3);
+	CHECK_EQ(h_stat(&h, "time_wait_recycled"), 1);
+	CHECK_EQ(h_stat(&h, "conns_active"), 2);
+	/* the newest's FIN again at 0.8 s: the same ACK, TIME-WAIT restarts */
+	h_advance(&h, 700 * MS);
+	h_clear(&h);
+	h_rx(&h, cl_frame(&c[2], TFO_TCP_ACK | TFO_TCP_FIN, c[2].snd_nxt - 1,
+			  c[2].rcv_nxt, NULL, 0));
+	REQUIRE(cl_nsegs(&c[2]) == 1);
+	CHECK_EQ(seg(&c[2], 0)->p.tcp_flags, TFO_TCP_ACK);
+	CHECK_EQ(seg(&c[2], 0)->p.ack, c[2].snd_nxt);
+	CHECK_EQ(seg(&c[2], 0)->p.seq, c[2].rcv_nxt);
+	CHECK(seg(&c[2], 0)->o.has_ts);
+	CHECK_EQ(h_stat(&h, "rx_dup_data"), 1);
+	/* 1.3 s: the middle one is over, the restarted one is not */
+	h_advance(&h, 500 * MS);
+	CHECK_EQ(tfo_engine_time_wait_count(h.e), 1);
+	/* a RST is ignored in TIME-WAIT (RFC 1337) */
+	h_clear(&h);
+	h_rx(&h, cl_frame(&c[2], TFO_TCP_RST, c[2].snd_nxt, 0, NULL, 0));
+	CHECK_EQ(cl_nsegs(&c[2]), 0);
+	CHECK_EQ(tfo_engine_time_wait_count(h.e), 1);
+	h_advance(&h, 600 * MS);
+	CHECK_EQ(tfo_engine_time_wait_count(h.e), 0);
+	CHECK_EQ(nstate(&h, TFO_CONN_TIME_WAIT), 0);
+	CHECK_EQ(h_stat(&h, "conns_closed_normal"), 3);
+	CHECK(h_finish(&h, 1) == 0);
+	for (unsigned int i = 0; i < 3; i++)
+		cl_free(&c[i]);
+}
+
 TFO_TEST(time_wait_reuse_by_new_syn)
 {
 	struct harness h;

@@ -33,6 +33,7 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
+#include "tfo/conn.h"
 #include "tfo/engine.h"
 #include "tfo/tcpopt.h"
 #include "tfo/tx.h"
@@ -420,14 +421,18 @@ bench_engine(int argc, char **argv)
 	       time_wait_ms, reps, trans);
 	printf("# TSC cycles per transaction: open = SYN in, SYN-ACK with response out;"
 	       " ack = handshake ACK in; fin = FIN in, ACK out, entry freed\n");
-	printf("%10s %8s %8s %8s %8s %9s %9s %11s %9s %9s\n", "live", "open", "ack",
-	       "fin", "timers", "total", "Mtrans/s", "B/conn", "bufs MiB", "all MiB");
+	printf("%10s %8s %8s %8s %8s %9s %9s %11s %7s %9s %9s\n", "live", "open", "ack",
+	       "fin", "timers", "total", "Mtrans/s", "B/conn", "B/TW", "bufs MiB",
+	       "all MiB");
 
 	for (unsigned int li = 0; li < nlives; li++) {
 		double med[5], *v[5];
 		struct be *b = rte_zmalloc("bench_engine", sizeof(*b), 64);
 		uint64_t cyc[4];
 		size_t mt, mb, mo;
+		uint32_t ntw;
+		double idx;
+		char twb[16];
 
 		if (b == NULL || be_setup(b, lives[li], offload, time_wait_ms) != 0) {
 			fprintf(stderr, "engine: setup failed for %u live connections\n",
@@ -456,11 +461,20 @@ bench_engine(int argc, char **argv)
 		for (unsigned int s = 0; s < 5; s++)
 			med[s] = tfo_bench_median(v[s], reps);
 		tfo_engine_memory_detail(b->e, &mt, &mb, &mo);
-		printf("%10u %8.0f %8.0f %8.0f %8.0f %9.0f %9.2f %11.1f %9.1f %9.1f%s\n",
+		/* the index is shared by entries and records: its share per
+		 * slot goes to each */
+		ntw = tfo_engine_time_wait_max(b->e);
+		idx = (double)(mt - (size_t)(lives[li] + 4096) *
+			       (sizeof(struct tfo_conn) + sizeof(uint32_t)) -
+			       (size_t)ntw * sizeof(struct tfo_tw)) /
+		      (lives[li] + 4096 + ntw);
+		snprintf(twb, sizeof(twb), ntw ? "%.1f" : "-",
+			 sizeof(struct tfo_tw) + idx);
+		printf("%10u %8.0f %8.0f %8.0f %8.0f %9.0f %9.2f %11.1f %7s %9.1f %9.1f%s\n",
 		       lives[li], med[0], med[1], med[2], med[3], med[4],
 		       (double)tfo_bench_tsc_hz() / med[4] / 1e6,
-		       (double)mt / (lives[li] + 4096), (double)mb / (1 << 20),
-		       (double)(mt + mb + mo) / (1 << 20),
+		       sizeof(struct tfo_conn) + sizeof(uint32_t) + idx, twb,
+		       (double)mb / (1 << 20), (double)(mt + mb + mo) / (1 << 20),
 		       b->errors ? "  (ERRORS)" : "");
 		if (b->errors)
 			fprintf(stderr, "engine: %u transactions went wrong\n", b->errors);
@@ -470,8 +484,9 @@ bench_engine(int argc, char **argv)
 		tfo_engine_free(b->e);
 		rte_free(b);
 	}
-	printf("# B/conn: connection table per entry of max_conns (128 B entry, "
-	       "index, free list); bufs: the request/response buffer pool (fixed, "
+	printf("# B/conn: memory per live connection (128 B entry, free list, "
+	       "its share of the index); B/TW: per TIME-WAIT record (64 B record, "
+	       "its share of the index); bufs: the request/response buffer pool (fixed, "
 	       "derived from max_conns, used only while a request or response is "
 	       "pending); all: everything the engine allocated\n");
 	return 0;

@@ -106,6 +106,7 @@ struct tfo_config {
 	uint32_t max_conns_per_source;	/**< control core's entries per source
 					 *   address (IPv6: /64), 0 = no limit */
 	uint32_t time_wait_ms;
+	uint32_t time_wait_max;		/**< TIME-WAIT records per worker */
 	uint8_t syncookies;		/**< enum tfo_syncookies_mode */
 
 	/* [tfo] */

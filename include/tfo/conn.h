@@ -160,6 +160,30 @@ struct tfo_conn {
 				 *   connection waits for a request */
 } __rte_cache_aligned;
 
+/**
+ * A connection in TIME-WAIT, as Linux's timewait sockets: what answering
+ * its segments needs and nothing more, one cache line, so that the last
+ * ACK frees the 128-byte entry at once. The table keeps these records in
+ * a ring in the order they were made (TIME-WAIT has one duration, so the
+ * oldest is the first due) and indexes them with the entries.
+ */
+struct tfo_tw {
+	struct tfo_conn_key key;
+	uint32_t snd_nxt;	/**< our next sequence number (all acked) */
+	uint32_t rcv_nxt;
+	uint32_t ts_recent;	/**< peer's TSval to echo */
+	uint32_t ts_off;	/**< our TSval offset */
+	uint32_t expire_ms;	/**< deadline, the engine's ms clock (mod 2^32) */
+	uint16_t flags;		/**< the entry's TFO_CF_* */
+	uint8_t peer_ws;
+	uint8_t port_idx;
+	struct rte_ether_addr peer_mac;
+	uint16_t vlan_tci;
+	uint8_t live;		/**< 0: removed, the slot waits for the ring's head */
+	uint8_t restarted;	/**< expire_ms moved on: requeue when oldest */
+	uint8_t pad[6];
+} __rte_cache_aligned;
+
 /* ---- the table --------------------------------------------------------- */
 
 struct tfo_conn_table;
@@ -171,26 +195,40 @@ struct tfo_conn_table;
 struct tfo_conn_table *tfo_conn_table_create(const char *name,
 					     uint32_t max_conns,
 					     int socket_id);
+/**
+ * The same with room for @p max_tw TIME-WAIT records (0: none), indexed
+ * with the entries (the index is sized for both).
+ */
+struct tfo_conn_table *tfo_conn_table_create_tw(const char *name,
+						uint32_t max_conns,
+						uint32_t max_tw,
+						int socket_id);
 void tfo_conn_table_free(struct tfo_conn_table *t);
 
-/** The entry of @p k, or NULL. */
+/** The entry of @p k, or NULL (also when @p k is in TIME-WAIT). */
 struct tfo_conn *tfo_conn_lookup(const struct tfo_conn_table *t,
 				 const struct tfo_conn_key *k);
 
 /**
  * Look up @p n keys (any n) in a pipelined pass: hash all, prefetch the
- * buckets, match the tags, prefetch the entries, compare the keys.
+ * buckets, match the tags, prefetch the entries, compare the keys. A key
+ * in TIME-WAIT gives tfo_conn_tw_mark(): an entry in state 0 that matches
+ * no key, so that a caller treating it as a stale entry looks again.
  */
 void tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 			  const struct tfo_conn_key *const *keys,
 			  unsigned int n, struct tfo_conn **out);
+
+/** The marker entry tfo_conn_lookup_bulk() gives for a TIME-WAIT key. */
+struct tfo_conn *tfo_conn_tw_mark(struct tfo_conn_table *t);
 
 /**
  * Take a free entry for @p k and index it. The entry's key and timer node
  * are set, everything else is garbage (the engine initialises it).
  *
  * @return the new entry; NULL with *exists set to the entry that already
- *   has @p k; NULL with *exists NULL when the pool is full.
+ *   has @p k (tfo_conn_tw_mark() when it is in TIME-WAIT); NULL with
+ *   *exists NULL when the pool is full.
  */
 struct tfo_conn *tfo_conn_insert(struct tfo_conn_table *t,
 				 const struct tfo_conn_key *k,
@@ -198,6 +236,49 @@ struct tfo_conn *tfo_conn_insert(struct tfo_conn_table *t,
 
 /** Remove @p c from the index and return it to the pool. */
 void tfo_conn_remove(struct tfo_conn_table *t, struct tfo_conn *c);
+
+/* ---- TIME-WAIT records ---------------------------------------------- */
+
+/** The TIME-WAIT record of @p k, or NULL. */
+struct tfo_tw *tfo_conn_tw_lookup(const struct tfo_conn_table *t,
+				  const struct tfo_conn_key *k);
+
+/**
+ * Index a copy of @p rec (its key must be in no entry or record) as the
+ * newest record. @return it, or NULL when the ring is full
+ * (tfo_conn_tw_full(): end the oldest first).
+ */
+struct tfo_tw *tfo_conn_tw_add(struct tfo_conn_table *t, const struct tfo_tw *rec);
+
+/**
+ * The slot the next record goes to (its fields are the caller's to fill
+ * but key, live, restarted), or NULL when the ring is full.
+ */
+struct tfo_tw *tfo_conn_tw_next(struct tfo_conn_table *t);
+
+/**
+ * Entry @p c becomes the record @p w (from tfo_conn_tw_next()): the key's
+ * index slot names @p w, @p c goes back to the pool. One index walk, where
+ * remove + add take two.
+ */
+void tfo_conn_tw_replace(struct tfo_conn_table *t, struct tfo_conn *c,
+			 struct tfo_tw *w);
+
+/** Remove @p w from the index; its slot is reused once it is the oldest. */
+void tfo_conn_tw_remove(struct tfo_conn_table *t, struct tfo_tw *w);
+
+/** The oldest live record (slots of removed ones are dropped), or NULL. */
+struct tfo_tw *tfo_conn_tw_oldest(struct tfo_conn_table *t);
+
+/** Make the oldest live record the newest (its deadline moved). */
+struct tfo_tw *tfo_conn_tw_requeue(struct tfo_conn_table *t);
+
+/** No slot left for tfo_conn_tw_add() (dropping removed ones first). */
+bool tfo_conn_tw_full(struct tfo_conn_table *t);
+
+/** TIME-WAIT records live now / at most. */
+uint32_t tfo_conn_tw_count(const struct tfo_conn_table *t);
+uint32_t tfo_conn_tw_max(const struct tfo_conn_table *t);
 
 /** Entries in use / free. */
 uint32_t tfo_conn_count(const struct tfo_conn_table *t);
@@ -212,7 +293,8 @@ struct tfo_conn *tfo_conn_at(const struct tfo_conn_table *t, uint32_t idx);
 /** Base of the entry array (for tfo_timer_wheel_create). */
 struct tfo_conn *tfo_conn_array(const struct tfo_conn_table *t);
 
-/** Bytes of memory the table uses (entries + index + free list). */
+/** Bytes of memory the table uses (entries + index + free list +
+ *  TIME-WAIT records). */
 size_t tfo_conn_table_memory(const struct tfo_conn_table *t);
 
 /** Call @p fn on every entry in use (teardown, tests). */

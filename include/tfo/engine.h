@@ -33,6 +33,12 @@
  * - TIME-WAIT lasts time_wait_ms (0: the entry is freed when it would
  *   enter TIME-WAIT); RSTs are ignored in it (RFC 1337); a SYN with a
  *   higher ISN or a newer timestamp reopens the tuple (TFO_INPUT_REOPEN).
+ *   The entry is freed as TIME-WAIT begins: a 64-byte record (tuple,
+ *   sequence numbers, timestamps, route) answers for the tuple, as Linux's
+ *   timewait sockets. With time_wait_max records live, a new one ends the
+ *   oldest early (time_wait_recycled): TIME-WAIT never refuses a
+ *   connection, it only gets shorter beyond time_wait_max /
+ *   time_wait_ms new connections per ms.
  * - SYN-ACK retransmissions (timer) carry no data and no TFO option; the
  *   response follows as ordinary segments when the handshake ACK arrives
  *   (at once if that ACK acks only the SYN). A duplicate SYN re-sends the
@@ -116,6 +122,9 @@ struct tfo_engine_params {
 					 *   partial data does not extend it; at
 					 *   most TFO_REQ_TIMEOUT_MAX_MS, 0 = none */
 	uint32_t time_wait_ms;		/**< TIME-WAIT hold, 0 = none */
+	uint32_t time_wait_max;		/**< TIME-WAIT records at most (0:
+					 *   max_conns); the oldest is ended
+					 *   early to make room */
 	uint32_t tfo_pending_limit;	/**< pending TFO opens allowed */
 	uint32_t tfo_pending_hold_ms;	/**< a reset pending open stays counted */
 	uint32_t tfo_pending_per_source; /**< pending (and held) TFO opens of one
@@ -364,6 +373,21 @@ uint32_t tfo_engine_free_conns(const struct tfo_engine *e);
 
 /** Free request/response buffers (tests: back to nb_bufs after a drain). */
 uint32_t tfo_engine_free_bufs(const struct tfo_engine *e);
+
+/** TIME-WAIT records now / at most. */
+uint32_t tfo_engine_time_wait_count(const struct tfo_engine *e);
+uint32_t tfo_engine_time_wait_max(const struct tfo_engine *e);
+
+/**
+ * New connections per second this engine holds without shortening
+ * TIME-WAIT (time_wait_max records of time_wait_ms each; UINT64_MAX
+ * without TIME-WAIT), and with @p rtt_us per connection from SYN to last
+ * ACK: what max_conns entries hold, and what pending_limit holds of TFO
+ * opens (0: no TFO opens here).
+ */
+void tfo_engine_capacity(const struct tfo_engine *e, uint32_t rtt_us,
+			 uint64_t *tw_per_s, uint64_t *entries_per_s,
+			 uint64_t *tfo_per_s);
 
 /** Bytes of memory the engine allocated at create (table, wheel, buffers). */
 size_t tfo_engine_memory(const struct tfo_engine *e);

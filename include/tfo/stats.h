@@ -106,6 +106,7 @@ extern "C" {
 	X(conns_idle_timeout,	C, "idle connections we closed with a FIN after idle_timeout_ms") \
 	X(request_timeouts,	C, "connections reset: a request still incomplete after request_timeout_ms") \
 	X(time_wait_entered,	C, "connections that entered TIME-WAIT") \
+	X(time_wait_recycled,	C, "TIME-WAIT records ended early to make room for a new one (time_wait_max live)") \
 	X(conn_pool_full,	C, "SYNs and SYN-cookie ACKs refused: connection pool full") \
 	X(conn_source_limit,	C, "SYNs and SYN-cookie ACKs refused: the source holds max_conns_per_source entries") \
 	X(conn_evicted_idle,	C, "idle keep-alive connections reset to make room (table under pressure)") \

@@ -66,7 +66,11 @@ int tfo_timer_wheel_start(struct tfo_timer_wheel *w, uint64_t now_us);
 /** Mark node @p idx unarmed (when its object is reinitialised). */
 void tfo_timer_init(struct tfo_timer_wheel *w, uint32_t idx);
 
-/** Arm (or re-arm) node @p idx to fire at @p expire_us. */
+/**
+ * Arm (or re-arm) node @p idx to fire at @p expire_us. Re-armed later, an
+ * armed node stays in its slot with the new deadline (lazily moved when
+ * that slot runs); earlier, it moves at once.
+ */
 void tfo_timer_arm(struct tfo_timer_wheel *w, uint32_t idx, uint64_t expire_us);
 
 /** Disarm node @p idx (no-op when it is not armed). */

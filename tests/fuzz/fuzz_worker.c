@@ -708,6 +708,8 @@ drained(void)
 {
 	return tfo_engine_free_conns(W->engine) == W_CONNS &&
 	       tfo_engine_free_conns(G.c->engine) == C_CONNS &&
+	       tfo_engine_time_wait_count(W->engine) == 0 &&
+	       tfo_engine_time_wait_count(G.c->engine) == 0 &&
 	       tfo_engine_tfo_pending(W->engine) == 0;
 }
 

@@ -124,7 +124,7 @@ def main():
                     all(n in one for n in meta) and one['rx_pkts'] > 0)
             cfg = bed.telemetry('/tfo/config')
             T.check('/tfo/config: section.key = value lines, with the port section',
-                    isinstance(cfg, list) and 'tfo.pending_limit = 1024' in cfg and
+                    isinstance(cfg, list) and 'tfo.pending_limit = 4096' in cfg and
                     any(c.startswith('port net_tap0.ipv4 = 198.18.0.2') for c in cfg),
                     cfg if not isinstance(cfg, list) else cfg[:3])
             keys = bed.telemetry('/tfo/keys')
