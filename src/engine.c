@@ -622,8 +622,8 @@ tfo_engine_free(struct tfo_engine *e)
  * bounds-checked before use) and the blob pointer is only compared. The
  * answer is still exact for the use it has (tfo/engine.h): once no new
  * reference can appear, a reference that exists for the whole walk sits
- * in one entry's send buffer, which keeps its index until the bytes are
- * acknowledged, so it is seen; a stale or torn read of an entry being
+ * in one entry's send buffer, which keeps its index and a non-zero
+ * body_len until the bytes are acknowledged, so it is seen; a stale or torn read of an entry being
  * freed or reused can only report a reference that is gone, which delays
  * a free and never hastens one.
  */
@@ -646,7 +646,9 @@ tfo_engine_sends_from(const struct tfo_engine *e, const void *lo, const void *hi
 			continue;
 		q = (const struct tfo_sndq *)(const void *)buf_ptr(e, sb);
 		b = (uintptr_t)__atomic_load_n(&q->body, __ATOMIC_RELAXED);
-		if (b >= l && b < h)
+		/* body stays set once its bytes are all acknowledged */
+		if (b >= l && b < h &&
+		    __atomic_load_n(&q->body_len, __ATOMIC_RELAXED) != 0)
 			return true;
 	}
 	return false;

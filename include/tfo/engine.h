@@ -374,9 +374,10 @@ void tfo_engine_memory_detail(const struct tfo_engine *e, size_t *table,
 			      size_t *bufs, size_t *other);
 
 /**
- * Whether a connection's send queue still holds a zero-copy body whose
- * struct tfo_blob lies in [@p lo, @p hi) (a service's retired table: its
- * bytes are sent from there until the client acknowledges them). Compares
+ * Whether a connection's send queue still holds unacknowledged bytes of a
+ * zero-copy body whose struct tfo_blob lies in [@p lo, @p hi) (a service's
+ * retired table: its bytes are sent from there until the client
+ * acknowledges them, however long a slow reader takes). Compares
  * pointers only, never reads the blobs. O(max_conns): for a check now and
  * then (service reloads ask about once a second per retired table), not
  * for the fast path.
