@@ -84,24 +84,33 @@ struct http_state {
 	struct http_date *dates;	/* [RTE_MAX_LCORE], per-lcore writes */
 };
 
-/* Roots replaced by a reload, freed once their drain time is over. */
+/* Roots replaced by a reload and not freed yet (a fifth reload is refused). */
 #define HTTP_RETIRED 4
+/* reload_drain: a few seconds cover a handle() racing the swap and the
+ * frames on their way to the NIC; the reference check does the rest */
+#define HTTP_GRACE_DEFAULT "10"
 
 /*
  * The service instance (create()'s state): the root it serves now, and
  * what a reload needs. handle() loads cur once per request; a reload
  * (tfo_service.reload, on its own thread) builds a new root and publishes
- * it with one release store; the old one is kept reload_drain seconds for
- * the responses still queued on it (engine send queues point into its
- * blobs until the client ACKs), then freed by reclaim() on the control
- * lcore.
+ * it with one release store. The old one is retired: engine send queues
+ * point into its blobs (objs[], errors[]) until the client ACKs, however
+ * long a slow reader takes. reclaim() on the control lcore frees it once
+ * its grace time (reload_drain seconds: a handle() that loaded it before
+ * the swap, frames on their way to the NIC) is over AND no engine sends
+ * from it any more (tfo_service.reclaim's sends_from, asked at most once
+ * a second per retired root).
  */
 struct http_svc {
 	struct http_state *cur;		/* atomic: release store, acquire load */
-	uint32_t drain_s;		/* reload_drain */
+	uint32_t drain_s;		/* reload_drain: the grace time */
 	struct {
 		struct http_state *st;	/* atomic; NULL: free slot */
-		uint64_t free_tsc;	/* written before st */
+		uint64_t grace_tsc;	/* written before st */
+		/* control lcore only (reclaim): */
+		uint64_t check_tsc;	/* next reference check */
+		bool held;		/* kept past grace_tsc: logged, counted */
 	} retired[HTTP_RETIRED];
 	/* create()'s arguments, copied for reload() */
 	struct tfo_service_args args;
@@ -141,6 +150,6 @@ void tfo_http_destroy(void *state);
 int tfo_http_check_key(const char *key, const char *value, char *why, size_t whylen);
 int tfo_http_check(const struct tfo_service_args *a, char *why, size_t whylen);
 int tfo_http_reload(void *state, char *msg, size_t msglen);
-void tfo_http_reclaim(void *state);
+unsigned int tfo_http_reclaim(void *state, tfo_svc_sends_from_fn sends_from, void *arg);
 
 #endif /* TFO_HTTP_IMPL_H */

@@ -14,7 +14,9 @@
  *   date = yes              send Date
  *   max_header = 8K         request head, request line included (400); 80..64K
  *   max_uri = 4K            request-target (414); 16..8K, max_uri + 64 <= max_header
- *   reload_drain = 300      seconds a root replaced by a reload is kept; 1..86400
+ *   reload_drain = 10       grace time: seconds a root replaced by a reload is
+ *                           kept at least (then until no connection sends
+ *                           from it: tfo_http_reclaim); 1..86400
  * tfo_http_check_key() checks each value as the configuration is read,
  * tfo_http_check() the whole section (and the root) before the EAL starts.
  * Going over a limit at load fails create() with the file and the limit
@@ -601,7 +603,7 @@ http_conf_read(const struct tfo_service_args *a, struct http_conf *cf,
 		{ "cache_control", "no-cache" }, { "server_header", "tfo-fastpath" },
 		{ "max_file_size", "16M" }, { "max_total_size", "128M" },
 		{ "max_files", "100000" }, { "max_header", "8K" }, { "max_uri", "4K" },
-		{ "date", "yes" }, { "reload_drain", "300" },
+		{ "date", "yes" }, { "reload_drain", HTTP_GRACE_DEFAULT },
 	};
 	const char *root = tfo_service_arg(a, "root", "www");
 	uint64_t mh, mu;
@@ -955,7 +957,7 @@ tfo_http_create(const struct tfo_service_args *a, void **state)
 		return rc;
 	}
 	/* checked by http_conf_read */
-	http_parse_seconds(tfo_service_arg(a, "reload_drain", "300"), &drain, why,
+	http_parse_seconds(tfo_service_arg(a, "reload_drain", HTTP_GRACE_DEFAULT), &drain, why,
 			   sizeof(why));
 	sv->drain_s = (uint32_t)drain;
 	st->gen = 1;
@@ -980,7 +982,8 @@ tfo_http_reload(void *state, char *msg, size_t msglen)
 	if (slot == HTTP_RETIRED) {
 		snprintf(msg, msglen, "http: new root refused, the old one serves: "
 			 "%u earlier roots are still draining "
-			 "(reload_drain = %u s): retry later", HTTP_RETIRED, sv->drain_s);
+			 "(reload_drain = %u s, then until no connection sends "
+			 "from them): retry later", HTTP_RETIRED, sv->drain_s);
 		return -EBUSY;
 	}
 	rc = http_table_load(&sv->args, &st, why, sizeof(why));
@@ -990,18 +993,21 @@ tfo_http_reload(void *state, char *msg, size_t msglen)
 		return rc;
 	}
 	st->gen = old->gen + 1;
-	sv->retired[slot].free_tsc = rte_get_tsc_cycles() +
-				     (uint64_t)sv->drain_s * rte_get_tsc_hz();
+	sv->retired[slot].grace_tsc = rte_get_tsc_cycles() +
+				      (uint64_t)sv->drain_s * rte_get_tsc_hz();
+	sv->retired[slot].check_tsc = 0;
+	sv->retired[slot].held = false;
 	__atomic_store_n(&sv->retired[slot].st, old, __ATOMIC_RELEASE);
 	/* from here on every new request is answered from st */
 	__atomic_store_n(&sv->cur, st, __ATOMIC_RELEASE);
 	snprintf(msg, msglen, "http: port %u: root generation %" PRIu64 " serves: %s; "
-		 "generation %" PRIu64 " is freed in %u s", sv->args.port, st->gen, why,
+		 "generation %" PRIu64 " is freed in %u s or once no connection "
+		 "sends from it", sv->args.port, st->gen, why,
 		 old->gen, sv->drain_s);
 	return 1;
 }
 
-/* Retired table @p i: its drain time is over. */
+/* Retired table @p i: its grace time is over and nothing sends from it. */
 static void
 http_retired_free(struct http_svc *sv, unsigned int i)
 {
@@ -1013,19 +1019,58 @@ http_retired_free(struct http_svc *sv, unsigned int i)
 	__atomic_store_n(&sv->retired[i].st, NULL, __ATOMIC_RELEASE);
 }
 
-void
-tfo_http_reclaim(void *state)
+/* Whether an engine still sends a body of @p st: every blob handle()
+ * hands out is an objs[] or an errors[] entry's. */
+static bool
+http_table_sent(const struct http_state *st, tfo_svc_sends_from_fn sends_from,
+		void *arg)
+{
+	if (sends_from == NULL)
+		return false;
+	return sends_from(arg, st->objs, st->objs + st->nb_objs) ||
+	       sends_from(arg, st->errors, st->errors + RTE_DIM(st->errors));
+}
+
+/*
+ * A retired table is freed when its grace time is over and no engine
+ * sends from it. After the swap (reload) no handle() returns its blobs
+ * and after the grace time none that loaded it before the swap is still
+ * on its way to a send queue: its references can only go away, so an
+ * answer "not referenced" stays true. The check walks every connection:
+ * at most once a second per table.
+ */
+unsigned int
+tfo_http_reclaim(void *state, tfo_svc_sends_from_fn sends_from, void *arg)
 {
 	struct http_svc *sv = state;
 	uint64_t now = rte_get_tsc_cycles();
+	unsigned int held = 0;
 
 	for (unsigned int i = 0; i < HTTP_RETIRED; i++) {
 		struct http_state *st = __atomic_load_n(&sv->retired[i].st,
 							__ATOMIC_ACQUIRE);
 
-		if (st != NULL && now >= sv->retired[i].free_tsc)
+		if (st == NULL || now < sv->retired[i].grace_tsc ||
+		    now < sv->retired[i].check_tsc)
+			continue;
+		if (!http_table_sent(st, sends_from, arg)) {
 			http_retired_free(sv, i);
+			continue;
+		}
+		sv->retired[i].check_tsc = now + rte_get_tsc_hz();
+		if (!sv->retired[i].held) {
+			sv->retired[i].held = true;
+			held++;
+			/* once per table; rate-limited too, as every log line on
+			 * the control lcore's loop (tests/log_audit.py) */
+			TFO_LOG_RATELIMIT(WARNING, "http: port %u: root generation %" PRIu64
+				" kept past reload_drain (%u s): connections still "
+				"send from it (slow readers); freed once they are "
+				"acknowledged or closed", sv->args.port, st->gen,
+				sv->drain_s);
+		}
 	}
+	return held;
 }
 
 void

@@ -348,7 +348,7 @@ tfo_control_reload_services(struct tfo_control *c)
 	int krc = c->reload_rc, src;
 	size_t n;
 
-	tfo_svc_reclaim(c->svc_reload);
+	c->stats.c[TFO_STAT_svc_reload_held] += tfo_svc_reclaim(c->svc_reload);
 	if (!c->svc_reload_wait ||
 	    tfo_svc_reload_poll(c->svc_reload, &src, smsg, sizeof(smsg)) == 0)
 		return;

@@ -652,3 +652,42 @@ tfo_engine_free(struct tfo_engine *e)
 	finish(e);
 	rte_free(e);
 }
+
+/*
+ * Called by the control lcore while the owning lcore runs: every load below
+ * races with the owner's stores, which is why nothing is dereferenced but
+ * the engine's own arrays (entries and buffers never move, an index is
+ * bounds-checked before use) and the blob pointer is only compared. The
+ * answer is still exact for the use it has (tfo/engine.h): once no new
+ * reference can appear, a reference that exists for the whole walk sits
+ * in one entry's send buffer, which keeps its index and a non-zero
+ * body_len until the bytes are acknowledged, so it is seen; a stale or torn read of an entry being
+ * freed or reused can only report a reference that is gone, which delays
+ * a free and never hastens one.
+ */
+bool
+tfo_engine_sends_from(const struct tfo_engine *e, const void *lo, const void *hi)
+{
+	const struct tfo_conn *conns = tfo_conn_array(e->ct);
+	uintptr_t l = (uintptr_t)lo, h = (uintptr_t)hi;
+
+	for (uint32_t i = 0; i < e->p.max_conns; i++) {
+		const struct tfo_conn *c = &conns[i];
+		const struct tfo_sndq *q;
+		uint32_t sb;
+		uintptr_t b;
+
+		if (__atomic_load_n(&c->state, __ATOMIC_RELAXED) == TFO_CONN_CLOSED)
+			continue;
+		sb = __atomic_load_n(&c->sbuf, __ATOMIC_RELAXED);
+		if (sb >= e->nb_bufs)	/* TFO_CONN_NONE, or torn */
+			continue;
+		q = (const struct tfo_sndq *)(const void *)buf_ptr(e, sb);
+		b = (uintptr_t)__atomic_load_n(&q->body, __ATOMIC_RELAXED);
+		/* body stays set once its bytes are all acknowledged */
+		if (b >= l && b < h &&
+		    __atomic_load_n(&q->body_len, __ATOMIC_RELAXED) != 0)
+			return true;
+	}
+	return false;
+}

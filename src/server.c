@@ -575,6 +575,28 @@ srv_check(struct tfo_server *s, const struct tfo_server_params *p, char *err,
 	return 0;
 }
 
+/*
+ * Tell the service reloader every engine (workers', control lcores'), so
+ * that a replaced document root is freed only when no send queue points
+ * into it any more (tfo_service.reclaim).
+ */
+static int
+srv_reload_engines(struct tfo_server *s, char *err, size_t errlen)
+{
+	struct tfo_engine *e[RTE_MAX_LCORE];
+	unsigned int n = 0;
+
+	if (s->svc_reload == NULL)
+		return 0;
+	for (unsigned int wi = 0; wi < s->nb_workers && n < RTE_DIM(e); wi++)
+		e[n++] = s->workers[wi]->engine;
+	for (unsigned int k = 0; k < s->nb_controls && n < RTE_DIM(e); k++)
+		e[n++] = s->controls[k]->engine;
+	if (tfo_svc_reloader_set_engines(s->svc_reload, e, n) < 0)
+		return tfo_errmsg(err, errlen, "out of memory for the service reloader");
+	return 0;
+}
+
 /* Each step leaves what it made in @p s, for tfo_server_free on failure. */
 static int
 srv_build(struct tfo_server *s, char *err, size_t errlen)
@@ -595,6 +617,8 @@ srv_build(struct tfo_server *s, char *err, size_t errlen)
 		rc = srv_workers(s, err, errlen);
 	if (rc == 0)
 		rc = srv_controls(s, err, errlen);
+	if (rc == 0)
+		rc = srv_reload_engines(s, err, errlen);
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 
 #include <rte_lcore.h>
 
+#include "tfo/engine.h"
 #include "tfo/log.h"
 #include "tfo/service.h"
 #include "tfo/service_reload.h"
@@ -150,6 +151,8 @@ tfo_service_plugin_load(const char *path, const char *name, char *why,
 struct tfo_svc_reloader {
 	const struct tfo_service_inst *insts;
 	unsigned int nb;
+	struct tfo_engine **engines;	/* every lcore's, or NULL */
+	unsigned int nb_engines;
 	bool running;		/* a thread was started and not joined */
 	int done;		/* atomic: the thread has finished */
 	int rc;
@@ -232,12 +235,47 @@ tfo_svc_reload_poll(struct tfo_svc_reloader *r, int *rc, char *msg, size_t msgle
 	return 1;
 }
 
-void
+int
+tfo_svc_reloader_set_engines(struct tfo_svc_reloader *r,
+			     struct tfo_engine *const *engines, unsigned int nb)
+{
+	struct tfo_engine **e = calloc(nb ? nb : 1, sizeof(*e));
+
+	if (e == NULL)
+		return -ENOMEM;
+	memcpy(e, engines, nb * sizeof(*e));
+	free(r->engines);
+	r->engines = e;
+	r->nb_engines = nb;
+	return 0;
+}
+
+/*
+ * tfo_svc_sends_from_fn over every engine, from the control lcore while
+ * the others run: why reading their send queues is safe is in
+ * tfo_engine_sends_from (a stale read only delays a free).
+ */
+static bool
+tfo_svc_sends_from(void *arg, const void *lo, const void *hi)
+{
+	const struct tfo_svc_reloader *r = arg;
+
+	for (unsigned int i = 0; i < r->nb_engines; i++)
+		if (tfo_engine_sends_from(r->engines[i], lo, hi))
+			return true;
+	return false;
+}
+
+unsigned int
 tfo_svc_reclaim(struct tfo_svc_reloader *r)
 {
+	tfo_svc_sends_from_fn fn = r->engines != NULL ? tfo_svc_sends_from : NULL;
+	unsigned int held = 0;
+
 	for (unsigned int i = 0; i < r->nb; i++)
 		if (r->insts[i].svc->reclaim != NULL)
-			r->insts[i].svc->reclaim(r->insts[i].state);
+			held += r->insts[i].svc->reclaim(r->insts[i].state, fn, r);
+	return held;
 }
 
 void
@@ -247,5 +285,6 @@ tfo_svc_reloader_free(struct tfo_svc_reloader *r)
 		return;
 	if (r->running)
 		pthread_join(r->thread, NULL);
+	free(r->engines);
 	free(r);
 }

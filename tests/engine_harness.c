@@ -21,6 +21,12 @@
 
 static struct rte_mempool *h_pool;
 static struct tfo_blob h_blob;
+
+const struct tfo_blob *
+h_gen_blob(void)
+{
+	return &h_blob;
+}
 static void *h_echo_state;
 unsigned long h_gen_calls;
 

@@ -155,6 +155,8 @@ unsigned int cl_nsegs(const struct cl *c);
 extern struct tfo_service h_gen_service;
 /** The expected response to @p line (into @p out); @return its length. */
 uint32_t h_gen_expect(const char *line, uint8_t *out, uint32_t cap);
+/** The blob gen's 'b' responses send from. */
+const struct tfo_blob *h_gen_blob(void);
 /** Calls of gen's handle() so far. */
 extern unsigned long h_gen_calls;
 

@@ -364,6 +364,39 @@ TFO_TEST(response_larger_than_iw_copied_without_multiseg)
 }
 
 /*
+ * tfo_engine_sends_from (service reloads free a retired table by it): true
+ * for the blob's range while a zero-copy body is unacknowledged, false
+ * for the ranges around it and once the client has ACKed it all.
+ */
+TFO_TEST(sends_from_until_acked)
+{
+	const struct tfo_blob *b = h_gen_blob();
+	const char *lo = (const char *)b;
+	struct harness h;
+	struct cl c;
+
+	h_init(&h, 16);
+	h.srv_port.tx_multiseg = true;
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&c, &h, AF_INET, 40013, 80);
+	plain_open(&c);
+	CHECK(!tfo_engine_sends_from(h.e, b, b + 1));
+	cl_send(&c, TFO_TCP_ACK | TFO_TCP_PSH, "100000b\n", 8);
+	CHECK_EQ(cl_nsegs(&c), 10);	/* IW10: most of it unacknowledged */
+	CHECK(tfo_engine_sends_from(h.e, b, b + 1));
+	CHECK(tfo_engine_sends_from(h.e, lo - 4096, lo + 1));
+	CHECK(!tfo_engine_sends_from(h.e, lo - 4096, b));
+	CHECK(!tfo_engine_sends_from(h.e, lo + 1, lo + 4096));
+	ack_each_until_fin(&c, 50);
+	CHECK(c.fin);
+	CHECK(!tfo_engine_sends_from(h.e, b, b + 1));
+	h_clear(&h);
+	client_close(&c);
+	CHECK(h_finish(&h, 5) == 0);
+	cl_free(&c);
+}
+
+/*
  * Every response shape leaves with checksums a receiver accepts, with the
  * device's checksum offload applied as a device does (the harness), also
  * by a device that sums each segment on its own: close / keep-alive x

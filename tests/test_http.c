@@ -947,13 +947,56 @@ TFO_TEST(load_1mib)
 	tmp_clean();
 }
 
+/* Stands for the engines in reclaim(): a send queue holds @p blob while
+ * @p live; @p seen: which of blob, other lay in a range it was asked. */
+struct fake_sndq {
+	const struct tfo_blob *blob, *other;
+	bool live;
+	unsigned int asked, seen;
+};
+
+static bool
+fake_sends_from(void *arg, const void *lo, const void *hi)
+{
+	struct fake_sndq *f = arg;
+	const void *b = f->blob, *o = f->other;
+
+	f->asked++;
+	if (o >= lo && o < hi)
+		f->seen |= 2;
+	if (b < lo || b >= hi)
+		return false;
+	f->seen |= 1;
+	return f->live;
+}
+
+/* reclaim() with the log captured into @p log */
+static unsigned int
+reclaim_logged(void *st, struct fake_sndq *f, char *log, size_t cap)
+{
+	FILE *mem = fmemopen(log, cap, "w");
+	FILE *old = rte_log_get_stream();
+	unsigned int held;
+
+	memset(log, 0, cap);
+	rte_openlog_stream(mem);
+	held = svc->reclaim(st, fake_sends_from, f);
+	fflush(mem);
+	rte_openlog_stream(old);
+	fclose(mem);
+	return held;
+}
+
 /* reload(): a new root serves, a bad one is refused and the old one
- * serves, bodies already handed out stay readable until reclaim(). */
+ * serves, bodies already handed out stay readable until reclaim() frees
+ * them: after the grace time (reload_drain) and once no send queue
+ * references them, however long that takes. */
 TFO_TEST(reload)
 {
 	struct tfo_svc_resp r;
-	const struct tfo_blob *old;
-	char msg[512], want[32];
+	const struct tfo_blob *old, *old404;
+	struct fake_sndq f = { 0 };
+	char msg[512], want[32], log[1024];
 	size_t blen;
 	void *st;
 	int rc;
@@ -968,6 +1011,9 @@ TFO_TEST(reload)
 	CHECK_EQ(ask(st, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n", &r), TFO_SVC_RESPOND);
 	old = r.body;
 	CHECK_MEM(body(&blen), "aaaaaaaaaa", 10);
+	CHECK_EQ(ask(st, "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", &r), TFO_SVC_RESPOND);
+	CHECK_EQ(code(), 404);
+	old404 = r.body;
 
 	tmp_file("a.txt", 20, 'b');
 	CHECK_EQ(svc->reload(st, msg, sizeof(msg)), 1);
@@ -987,10 +1033,32 @@ TFO_TEST(reload)
 		  "%s", msg);
 	CHECK_EQ(ask(st, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n", &r), TFO_SVC_RESPOND);
 	CHECK_MEM(body(&blen), want, 20);
-	svc->reclaim(st);	/* too early: generation 1 stays */
+	/* a slow reader: a send queue still holds the old 404 body */
+	f.blob = old404;
+	f.other = old;
+	f.live = true;
+	CHECK_EQ(svc->reclaim(st, fake_sends_from, &f), 0);
+	CHECK_EQ(f.asked, 0);	/* too early: not even asked */
 	CHECK(old->data[old->len - 1] == 'a');
 	usleep(1100 * 1000);
-	svc->reclaim(st);	/* reload_drain = 1 s: generation 1 goes */
+	/* reload_drain = 1 s is over, but referenced: kept, logged, counted once */
+	CHECK_EQ(reclaim_logged(st, &f, log, sizeof(log)), 1);
+	CHECK_MSG(strstr(log, "root generation 1 kept past reload_drain") != NULL,
+		  "log: %s", log);
+	CHECK_EQ(f.seen, 3);	/* both objs[] and errors[] were asked about */
+	CHECK(old->data[old->len - 1] == 'a' && old404->len > 0);
+	f.asked = 0;
+	CHECK_EQ(svc->reclaim(st, fake_sends_from, &f), 0);
+	CHECK_EQ(f.asked, 0);	/* at most once a second */
+	usleep(1100 * 1000);
+	CHECK_EQ(reclaim_logged(st, &f, log, sizeof(log)), 0);	/* still held: */
+	CHECK_MSG(strstr(log, "kept past") == NULL, "logged once: %s", log);
+	CHECK(f.asked > 0);
+	/* the client ACKed: freed at the next check */
+	f.live = false;
+	usleep(1100 * 1000);
+	CHECK_EQ(reclaim_logged(st, &f, log, sizeof(log)), 0);
+	CHECK_MSG(strstr(log, "root generation 1 freed") != NULL, "log: %s", log);
 	svc->destroy(st);
 
 	/* at most HTTP_RETIRED (4) roots drain at once */
@@ -1001,7 +1069,7 @@ TFO_TEST(reload)
 		CHECK_EQ(svc->reload(st, msg, sizeof(msg)), 1);
 	CHECK_EQ(svc->reload(st, msg, sizeof(msg)), -EBUSY);
 	CHECK_MSG(strstr(msg, "still draining") != NULL, "%s", msg);
-	svc->reclaim(st);	/* reload_drain = 300: nothing freed yet */
+	svc->reclaim(st, NULL, NULL);	/* reload_drain = 300: nothing freed yet */
 	CHECK_EQ(ask(st, "GET /a.txt HTTP/1.1\r\nHost: x\r\n\r\n", &r), TFO_SVC_RESPOND);
 	CHECK_EQ(code(), 200);
 	svc->destroy(st);	/* frees the current and the 4 retired */

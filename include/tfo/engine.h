@@ -397,6 +397,24 @@ size_t tfo_engine_memory(const struct tfo_engine *e);
 void tfo_engine_memory_detail(const struct tfo_engine *e, size_t *table,
 			      size_t *bufs, size_t *other);
 
+/**
+ * Whether a connection's send queue still holds unacknowledged bytes of a
+ * zero-copy body whose struct tfo_blob lies in [@p lo, @p hi) (a service's
+ * retired table: its bytes are sent from there until the client
+ * acknowledges them, however long a slow reader takes). Compares
+ * pointers only, never reads the blobs. O(max_conns): for a check now and
+ * then (service reloads ask about once a second per retired table), not
+ * for the fast path.
+ *
+ * May be called from another lcore while @p e's lcore runs (the control
+ * lcore does, for every engine): the answer is then exact only for a
+ * range no new reference can enter (retired, and past the grace time
+ * during which a request answered from it may still be queued); a stale
+ * read can only answer true for a reference just gone, delaying the free,
+ * never false for one still there.
+ */
+bool tfo_engine_sends_from(const struct tfo_engine *e, const void *lo, const void *hi);
+
 #ifdef __cplusplus
 }
 #endif

@@ -82,6 +82,13 @@ struct tfo_svc_resp {
 	bool close;		/**< send FIN after this response */
 };
 
+/**
+ * Given to tfo_service.reclaim(): true while a connection of some lcore
+ * still has unacknowledged bytes of a struct tfo_blob lying in [lo, hi)
+ * (the address of the struct, not of its data). Compares pointers only.
+ */
+typedef bool (*tfo_svc_sends_from_fn)(void *arg, const void *lo, const void *hi);
+
 /** Configuration of one [service NAME] section. */
 struct tfo_service_kv {
 	const char *key;
@@ -148,9 +155,27 @@ struct tfo_service {
 	int (*reload)(void *state, char *msg, size_t msglen);
 	/**
 	 * Optional: free what reload() replaced once no lcore can still use
-	 * it. Called from time to time by the control lcore; must not block.
+	 * it. Called from time to time by the control lcore (every round of
+	 * its loop); must not block.
+	 *
+	 * What the engines send without copying (tfo_svc_resp.body) stays in
+	 * their send queues until the client acknowledges it, which a slow
+	 * reader can make last for as long as the connection lives: a blob
+	 * may be freed only when @p sends_from(@p arg, lo, hi) says false for
+	 * the range holding it. That answer is exact only for a range no new
+	 * reference can enter: retired by reload() (no handle() returns it
+	 * any more) and then left alone for a grace time of a few seconds
+	 * (a handle() that loaded it before the swap, a frame on its way to
+	 * the NIC). It walks every connection of every lcore: ask about one
+	 * range at most once a second. @p sends_from is NULL when no engine
+	 * exists (tools, unit tests): then nothing is referenced.
+	 *
+	 * @return how many replaced states reached their grace time in this
+	 * call but are kept because an engine still sends from them (each
+	 * counted once: the control lcore adds it to svc_reload_held).
 	 */
-	void (*reclaim)(void *state);
+	unsigned int (*reclaim)(void *state, tfo_svc_sends_from_fn sends_from,
+				void *arg);
 	/* registry link, set by tfo_service_register() */
 	const struct tfo_service *next;
 };

@@ -48,8 +48,27 @@ int tfo_svc_reload_start(struct tfo_svc_reloader *r);
  */
 int tfo_svc_reload_poll(struct tfo_svc_reloader *r, int *rc, char *msg, size_t msglen);
 
-/** Let each service free what its reloads replaced (control lcore). */
-void tfo_svc_reclaim(struct tfo_svc_reloader *r);
+struct tfo_engine;
+
+/**
+ * The @p nb engines at @p engines (copied): every worker's and every
+ * control lcore's, so that tfo_svc_reclaim() can tell the services what
+ * their send queues still reference. Call once, when they all exist and
+ * before the lcores start; until then the services are told that nothing
+ * is referenced (tools and tests without engines).
+ * @return 0, or -ENOMEM.
+ */
+int tfo_svc_reloader_set_engines(struct tfo_svc_reloader *r,
+				 struct tfo_engine *const *engines, unsigned int nb);
+
+/**
+ * Let each service free what its reloads replaced and no engine sends
+ * from any more (control lcore, every round: cheap unless a replaced state
+ * waits, then one walk of every engine's connections per state per second).
+ * @return how many replaced states passed their grace time in this call
+ * but are kept for live references (the svc_reload_held counter).
+ */
+unsigned int tfo_svc_reclaim(struct tfo_svc_reloader *r);
 
 #ifdef __cplusplus
 }

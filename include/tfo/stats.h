@@ -68,6 +68,7 @@ extern "C" {
 	X(key_reload_errors,	C, "key file reloads refused (unreadable or malformed file; keys kept)") \
 	X(svc_reloads,		C, "service reloads that now serve new content (http: document root; SIGHUP or /tfo/reload)") \
 	X(svc_reload_errors,	C, "service reloads refused (http: root unreadable or over a limit; the old one keeps serving)") \
+	X(svc_reload_held,	C, "replaced service states (http: document roots) kept past their grace time because a connection still sends from them (slow readers)") \
 	X(pmtu_handoff,		C, "path-MTU errors (ICMP frag needed, ICMPv6 packet too big) the control core handed to the worker owning the flow (counted in rx_delivered; on a control lcore > 0, of those control 0 forwarded it)") \
 	X(drop_pmtu_bad_quote,	C, "path-MTU errors whose quote is truncated or not a TCP segment we sent") \
 	X(drop_pmtu_inbox_full,	C, "path-MTU errors dropped: the owning worker's (or control lcore's) inbox was full") \
