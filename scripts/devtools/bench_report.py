@@ -210,7 +210,7 @@ def flood(raw):
                          'tfo_p99', 'plain_p50', 'plain_p99', 'syn_rexmit', 'errors',
                          'syncookies', 'to_control', 'drops', 'no_slot', 'offered',
                          'syn_drop', 'w_syncookies', 'w_to_control', 'ring_drop',
-                         'tx_drop', 'spoof_other', 'spoof_sent')}
+                         'tx_drop', 'spoof_other', 'spoof_sent', 'good_tx_drop')}
     for n, f in enumerate(reps(raw, 'lg_flood_{}.json'), 1):
         lg = json.load(open(f))
         c, k = lg['counters'], lg.get('by_kind', {})
@@ -229,6 +229,9 @@ def flood(raw):
         r['syn_drop'].append(lg['spoof'].get('tx_drop', 0))
         r['spoof_sent'].append(lg['spoof'].get('syn', 0))
         r['spoof_other'].append(c.get('spoof_rx_other', 0))
+        # the good clients' frames its own full TX queue refused (the flood
+        # fills the queue they share)
+        r['good_tx_drop'].append(c.get('tx_drop_full', 0) - c.get('spoof_tx_drop', 0))
         r['errors'].append(lg['errors'])
         try:
             a = counters(os.path.join(raw, f'tel_flood_{n}_a.json'))
@@ -458,7 +461,8 @@ def summary(raw, prev_md=None):
           f"{fmt(med(fl['to_control']))}, SYN drops {fmt(med(fl['drops']))}, ring_drop_full "
           f"{fmt(med(fl['ring_drop']))}, tx_drop_full {fmt(med(fl['tx_drop']))} per run; "
           f"loadgen: spoofed SYNs sent {fmt(med(fl['spoof_sent']))}, other segments to "
-          f"spoofed sources {fmt(med(fl['spoof_other']))} per run (medians) | |")
+          f"spoofed sources {fmt(med(fl['spoof_other']))}, good clients' frames refused by "
+          f"its own full TX queue {fmt(med(fl['good_tx_drop']))} per run (medians) | |")
         a(f"| 6 | during the flood: good clients served (TFO and plain, `--no-tfo 50` at "
           f"{good}/s) | **{fmt(med(served), '{:.2f}')}%** of those started "
           f"({fmt(med(of_offered), '{:.2f}')}% of those offered) | | TFO {fmt(med(fl['tfo']))} "
