@@ -239,7 +239,12 @@ srv_ring(struct tfo_server *s, const char *kind, unsigned int i, uint32_t size,
 	char name[RTE_RING_NAMESIZE];
 	struct rte_ring *r;
 
-	snprintf(name, sizeof(name), "%s_%s%u", s->name, kind, i);
+	if (snprintf(name, sizeof(name), "%s_%s%u", s->name, kind, i) >= (int)sizeof(name)) {
+		/* a truncated name could collide with another server's ring */
+		tfo_errmsg(err, errlen, "ring name %s_%s%u: longer than %u characters",
+			   s->name, kind, i, (unsigned int)(RTE_RING_NAMESIZE - 1));
+		return NULL;
+	}
 	r = rte_ring_create(name, size, socket, RING_F_SP_ENQ | RING_F_SC_DEQ | flags);
 	if (r == NULL && (flags & RING_F_EXACT_SZ))	/* the [server] ring_size ones */
 		tfo_errmsg(err, errlen, "[server] ring_size = %u: cannot create ring %s: %s",

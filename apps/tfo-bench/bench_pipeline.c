@@ -10,6 +10,7 @@
  *                      [--service echo|http|both] [--cksum offload|sw|both]
  *                      [--burst B] [--request-size N] [--ackfin] [--cold]
  *                      [--plain] [--bad-cookie] [--cookie-req] [--flood]
+ *                      [--controls N[,N...]] [--syncookies MODE[,MODE...]]
  *
  * echo: a 100-byte line, answered with itself and FIN. http: GET of a
  * 100-byte file with Connection: close (the response is the header section
@@ -29,6 +30,14 @@
  * transaction of the same shape (ACK and FIN in one segment). --flood: one
  * spoofed SYN per transaction, with the frames it sent to the control
  * core and the SYN cookies it got: the figure names the path it took.
+ * --syncookies auto,always,no: each slow-path row under each [tcp]
+ * syncookies mode (default auto; always: the worker answers every
+ * slow-path SYN with a SYN cookie, so a spoofed SYN costs the worker alone).
+ * --controls 1,2: each row with N control lcores (connections spread by
+ * tfo_ctrl_pick, every control lcore polled and timed apart), then a table
+ * of the control cost summed and per control lcore next to the first N's,
+ * with the control stage's rate = TSC Hz / the busiest control's TSC per
+ * transaction (each control lcore on its own core).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -58,12 +67,42 @@ static const char *const bp_kind_names[] = {
 	[BT_KIND_FLOOD] = "spoofed SYN",
 };
 
+/* What the slow-path table runs: kinds x [tcp] syncookies x control lcores. */
+struct bp_slow_set {
+	uint8_t kinds[5];
+	unsigned int nkinds;
+	const char *modes[3];
+	unsigned int nmodes;
+	uint32_t controls[BT_MAX_CONTROLS];
+	unsigned int ncontrols;
+};
+
+/* One kind's rows for N = controls[0..]: cost per transaction summed over
+ * the control lcores, per control lcore, and the busiest one's rate next to
+ * N = 1's (the first of the list). */
+static void
+bp_controls_row(const struct bt_result *one, const struct bt_result *row, double hz,
+		const char *ck, const char *kind, const char *mode)
+{
+	char per[96] = "";
+	size_t off = 0;
+
+	for (unsigned int i = 0; i < row->nb_controls && off < sizeof(per); i++)
+		off += (size_t)snprintf(per + off, sizeof(per) - off, "%s%.0f", i ? " / " : "",
+					row->ctl_at[i]);
+	printf("| %s | %s | %s | %u | %.0f | %.2f | %s | %.0f | %.2f | %.2f | %.2f |\n", ck, kind,
+	       mode, row->nb_controls, row->ctl, row->ctl / one->ctl, per, row->ctl_max,
+	       hz / row->ctl_max / 1e6, one->ctl_max / row->ctl_max,
+	       one->ctl_max / row->ctl_max / row->nb_controls * one->nb_controls);
+}
+
 /* The slow-path table: each kind next to the TFO transaction. */
 static int
-bp_slow(struct bt_params *p, const uint8_t *kinds, unsigned int nkinds,
+bp_slow(struct bt_params *p, const struct bp_slow_set *set,
 	const uint32_t *lives, unsigned int nlives, const bool *cks, unsigned int ncks,
 	const uint8_t *req, uint32_t req_len, unsigned int reps, unsigned int trans)
 {
+	static struct bt_result ctl_rows[3][5][BT_MAX_CONTROLS];
 	double hz = (double)tfo_bench_tsc_hz();
 	int rc = 0;
 
@@ -71,50 +110,121 @@ bp_slow(struct bt_params *p, const uint8_t *kinds, unsigned int nkinds,
 	p->req = req;
 	p->req_len = req_len;
 	p->ackfin = true;
-	printf("# the slow path (worker -> ring -> control core, replies sent by the "
-	       "control core), echo %u B, bursts of %u, median of %u x %u; CPU %s\n",
+	printf("# the slow path (worker -> ring -> control lcore(s), replies sent by the "
+	       "control lcore), echo %u B, bursts of %u, median of %u x %u; CPU %s\n",
 	       req_len, p->burst, reps, trans, tfo_bench_cpu_model());
 	printf("# a transaction: TFO: SYN+cookie+request, ACK+FIN; plain / bad cookie / "
 	       "cookie request: SYN, ACK+request, ACK+FIN; spoofed SYN: the SYN alone\n");
 	printf("# TSC ticks per transaction: worker (burst + housekeeping), control "
-	       "(tfo_control_poll), total (+ TX free); x TFO = total / TFO's total\n");
-	printf("| live | cksum | load | worker | control | total | spread | x TFO | "
-	       "to control/txn | SYN cookies/txn | pkts | Mtrans/s/core | left out |\n");
-	printf("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	       "(tfo_control_poll of every control lcore, summed), busiest control (the "
+	       "largest one control lcore's share), total (+ TX free); x TFO = total / "
+	       "TFO's total; SYN cookies/txn: all (of which the worker's)\n");
+	printf("| live | cksum | load | syncookies | controls | worker | control | "
+	       "busiest control | total | spread | x TFO | to control/txn | "
+	       "SYN cookies/txn (worker) | pkts | Mtrans/s/core | left out |\n");
+	printf("|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (unsigned int li = 0; li < nlives && rc == 0; li++)
 		for (unsigned int ci = 0; ci < ncks && rc == 0; ci++) {
 			double tfo_total = 0;
+			struct bt_result row;
 
-			for (unsigned int k = 0; k <= nkinds && rc == 0; k++) {
-				struct bt_result row;
-				uint8_t kind = k == 0 ? BT_KIND_TFO : kinds[k - 1];
+			p->live = lives[li];
+			p->offload = cks[ci];
+			p->kind = BT_KIND_TFO;
+			p->nb_controls = 1;
+			p->syncookies = NULL;
+			rc = bt_measure(p, reps, trans, &row);
+			if (rc != 0) {
+				fprintf(stderr, "pipeline: TFO, live %u: failed\n", lives[li]);
+				break;
+			}
+			tfo_total = row.total;
+			printf("| %u | %s | TFO | - | - | %.0f | 0 | 0 | %.0f | %.1f%% | 1.00 | "
+			       "0.00 | 0.00 (0.00) | %.1f | %.2f | %.1f%% |\n", lives[li],
+			       cks[ci] ? "offload" : "sw", row.wrk, row.total,
+			       100.0 * (row.hi - row.lo) / row.total, row.pkts, hz / row.total / 1e6,
+			       100.0 * (double)row.left_out / (double)row.bursts);
+			for (unsigned int mi = 0; mi < set->nmodes && rc == 0; mi++)
+			for (unsigned int k = 0; k < set->nkinds && rc == 0; k++)
+			for (unsigned int ni = 0; ni < set->ncontrols && rc == 0; ni++) {
+				uint8_t kind = set->kinds[k];
 
-				p->live = lives[li];
-				p->offload = cks[ci];
 				p->kind = kind;
+				p->syncookies = set->modes[mi];
+				p->nb_controls = set->controls[ni];
 				rc = bt_measure(p, reps, trans, &row);
 				if (rc != 0) {
-					fprintf(stderr, "pipeline: %s, live %u %s: failed\n",
-						bp_kind_names[kind], lives[li],
+					fprintf(stderr, "pipeline: %s, syncookies %s, %u controls, "
+						"live %u %s: failed\n", bp_kind_names[kind],
+						set->modes[mi], set->controls[ni], lives[li],
 						cks[ci] ? "offload" : "sw");
 					break;
 				}
-				if (k == 0)
-					tfo_total = row.total;
-				printf("| %u | %s | %s | %.0f | %.0f | %.0f | %.1f%% | %.2f | "
-				       "%.2f | %.2f | %.1f | %.2f | %.1f%% |\n",
+				ctl_rows[mi][k][ni] = row;
+				printf("| %u | %s | %s | %s | %u | %.0f | %.0f | %.0f | %.0f | "
+				       "%.1f%% | %.2f | %.2f | %.2f (%.2f) | %.1f | %.2f | %.1f%% |\n",
 				       lives[li], cks[ci] ? "offload" : "sw", bp_kind_names[kind],
-				       row.wrk, row.ctl, row.total,
+				       set->modes[mi], row.nb_controls, row.wrk, row.ctl,
+				       row.ctl_max, row.total,
 				       100.0 * (row.hi - row.lo) / row.total,
 				       row.total / tfo_total, row.to_ctl, row.syncookies,
-				       row.pkts, hz / row.total / 1e6,
+				       row.wrk_syncookies, row.pkts, hz / row.total / 1e6,
 				       100.0 * (double)row.left_out / (double)row.bursts);
 				fflush(stdout);
 			}
+			if (rc != 0 || set->ncontrols < 2)
+				continue;
+			printf("\n# control lcores side by side (live %u, %s): control TSC per "
+			       "transaction summed over the N control lcores (x N=%u: that sum / "
+			       "N=%u's; nothing shared: ~1.00) and each one's share; the control "
+			       "stage's rate with N control lcores, each on its own core, is "
+			       "transactions / the busiest control's busy TSC: Mtrans/s = TSC Hz / "
+			       "busiest; speed-up = N=%u's busiest / N's busiest (the target compares "
+			       "it with 1.7 for N = 2); speed-up / N: per control core (1.00: "
+			       "perfectly spread); spoofed SYNs left out (no control work)\n",
+			       lives[li], cks[ci] ? "offload" : "sw", set->controls[0],
+			       set->controls[0], set->controls[0]);
+			printf("| cksum | load | syncookies | controls | control (sum) | x N=%u | "
+			       "per control | busiest | Mtrans/s (control stage) | speed-up | "
+			       "speed-up / N |\n", set->controls[0]);
+			printf("|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|\n");
+			for (unsigned int mi = 0; mi < set->nmodes; mi++)
+				for (unsigned int k = 0; k < set->nkinds; k++)
+					for (unsigned int ni = 0;
+					     set->kinds[k] != BT_KIND_FLOOD && ni < set->ncontrols;
+					     ni++)
+						bp_controls_row(&ctl_rows[mi][k][0],
+								&ctl_rows[mi][k][ni], hz,
+								cks[ci] ? "offload" : "sw",
+								bp_kind_names[set->kinds[k]],
+								set->modes[mi]);
+			printf("\n");
 		}
 	printf("# targets (issue 14, reported, not enforced): plain >= 0.5x the TFO rate "
-	       "(x TFO <= 2); >= 5 M spoofed SYNs/s answered per worker core\n");
+	       "(x TFO <= 2); control cost per transaction not growing with N; 2 control "
+	       "lcores >= 1.7x one (speed-up); >= 5 M spoofed SYNs/s answered per worker core "
+	       "(syncookies = always: the worker alone)\n");
 	return rc;
+}
+
+/* "a,b,c" of @p names into @p out (at most @p max). @return how many, 0 on
+ * a name not in @p names. */
+static unsigned int
+bp_names(char *arg, const char *const *names, unsigned int nnames, const char **out,
+	 unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (char *t = strtok(arg, ","); t != NULL; t = strtok(NULL, ",")) {
+		unsigned int k = 0;
+
+		while (k < nnames && strcmp(t, names[k]) != 0)
+			k++;
+		if (k == nnames || n == max)
+			return 0;
+		out[n++] = names[k];
+	}
+	return n;
 }
 
 static int
@@ -134,10 +244,13 @@ bench_pipeline(int argc, char **argv)
 		{ "bad-cookie", no_argument, NULL, 'B' },
 		{ "cookie-req", no_argument, NULL, 'R' },
 		{ "flood", no_argument, NULL, 'F' },
+		{ "controls", required_argument, NULL, 'N' },
+		{ "syncookies", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint8_t kinds[5];
-	unsigned int nkinds = 0;
+	static const char *const modes[] = { "auto", "always", "no" };
+	struct bp_slow_set set = { .modes = { "auto" }, .nmodes = 1,
+				   .controls = { 1 }, .ncontrols = 1 };
 	static const uint32_t sizes[] = { 100 };
 	uint32_t lives[8] = { 1000, 65536 }, nlives = 2;
 	unsigned int reps = 7, trans = 32768, nsvc = 2, ncks = 2;
@@ -197,28 +310,56 @@ bench_pipeline(int argc, char **argv)
 			p.cold = true;
 			break;
 		case 'P':
-			kinds[nkinds++] = BT_KIND_PLAIN;
+			if (set.nkinds == RTE_DIM(set.kinds))
+				return -EINVAL;
+			set.kinds[set.nkinds++] = BT_KIND_PLAIN;
 			break;
 		case 'B':
-			kinds[nkinds++] = BT_KIND_BAD_COOKIE;
+			if (set.nkinds == RTE_DIM(set.kinds))
+				return -EINVAL;
+			set.kinds[set.nkinds++] = BT_KIND_BAD_COOKIE;
 			break;
 		case 'R':
-			kinds[nkinds++] = BT_KIND_COOKIE_REQ;
+			if (set.nkinds == RTE_DIM(set.kinds))
+				return -EINVAL;
+			set.kinds[set.nkinds++] = BT_KIND_COOKIE_REQ;
 			break;
 		case 'F':
-			kinds[nkinds++] = BT_KIND_FLOOD;
+			if (set.nkinds == RTE_DIM(set.kinds))
+				return -EINVAL;
+			set.kinds[set.nkinds++] = BT_KIND_FLOOD;
+			break;
+		case 'N':
+			set.ncontrols = tfo_bench_u32_list(optarg, set.controls,
+							   RTE_DIM(set.controls));
+			if (set.ncontrols == 0)
+				return -EINVAL;
+			for (unsigned int i = 0; i < set.ncontrols; i++)
+				if (set.controls[i] == 0 || set.controls[i] > BT_MAX_CONTROLS)
+					return -EINVAL;
+			break;
+		case 'S':
+			set.nmodes = bp_names(optarg, modes, RTE_DIM(modes), set.modes,
+					      RTE_DIM(set.modes));
+			if (set.nmodes == 0)
+				return -EINVAL;
 			break;
 		default:
 			fprintf(stderr, "usage: tfo-bench pipeline [--reps R] [--trans N] "
 				"[--live N,...] [--service echo|http|both] "
 				"[--cksum offload|sw|both] [--burst B] [--request-size N] "
 				"[--ackfin] [--cold] [--plain] [--bad-cookie] [--cookie-req] "
-				"[--flood]\n");
+				"[--flood] [--controls N[,N...]] "
+				"[--syncookies auto|always|no[,...]]\n");
 			return -EINVAL;
 		}
 	}
-	if (nkinds > 4)
+	if (set.nkinds == 0 && (set.ncontrols > 1 || set.controls[0] != 1 || set.nmodes > 1 ||
+				strcmp(set.modes[0], "auto") != 0)) {
+		fprintf(stderr, "pipeline: --controls and --syncookies are for the slow path "
+			"(--plain, --bad-cookie, --cookie-req, --flood)\n");
 		return -EINVAL;
+	}
 	if (reps == 0 || reps > BT_MAX_REPS || trans == 0 || p.burst == 0 ||
 	    p.burst > BT_BURST_MAX || p.req_len < 2 || p.req_len > sizeof(echo_req))
 		return -EINVAL;
@@ -231,11 +372,10 @@ bench_pipeline(int argc, char **argv)
 		return -EIO;
 	}
 	p.http_root = root;
-	if (nkinds > 0) {
+	if (set.nkinds > 0) {
 		if (nlives == 2 && lives[1] == 65536)
 			nlives = 1;	/* default: 1000 live only */
-		rc = bp_slow(&p, kinds, nkinds, lives, nlives, cks, ncks, echo_req, echo_len,
-			     reps, trans);
+		rc = bp_slow(&p, &set, lives, nlives, cks, ncks, echo_req, echo_len, reps, trans);
 		bt_remove_docroot(root, sizes, RTE_DIM(sizes));
 		return rc;
 	}

@@ -64,10 +64,12 @@ struct bt {
 	struct tfo_port_info srv, cli;
 	uint16_t svc_port;
 	struct tfo_worker *w;
-	struct tfo_control *c;
+	struct tfo_control *c[BT_MAX_CONTROLS];
+	unsigned int nc;		/* control lcores */
 	uint8_t kind;			/* of the current burst (the live ones: TFO) */
 	uint64_t opened_tfo;
 	uint64_t last_wrk, last_ctl;	/* of the last step */
+	uint64_t last_ctl_at[BT_MAX_CONTROLS];
 	int id_to_control, id_syncookies;
 	uint64_t tsc_per_us;
 	uint32_t max_conns;
@@ -134,13 +136,27 @@ bt_flush(struct tfo_tx *tx, uint8_t port_idx)
 	bt_stash(b, &tx->q[port_idx], &b->w->stats);
 }
 
-/* The control core's TX queue (its own, as on a device that has one). */
+/* A control lcore's TX queue (its own, as on a device that has one). */
 static void
 bt_ctrl_flush(struct tfo_tx *tx, uint8_t port_idx)
 {
 	struct bt *b = tx->arg;
+	unsigned int i = 0;
 
-	bt_stash(b, &tx->q[port_idx], &b->c->stats);
+	while (i + 1 < b->nc && &b->c[i]->tx != tx)
+		i++;
+	bt_stash(b, &tx->q[port_idx], &b->c[i]->stats);
+}
+
+/* A counter summed over the control lcores. */
+static uint64_t
+bt_ctl_sum(const struct bt *b, int id)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < b->nc; i++)
+		v += b->c[i]->stats.c[id];
+	return v;
 }
 
 static void
@@ -371,10 +387,14 @@ bt_step(struct bt *b, enum bt_step step)
 	b->last_wrk = t;
 	b->last_ctl = 0;
 	if (bt_slow(b)) {
-		/* the control core's round: the ring, the engine, its replies */
-		t0 = rte_rdtsc();
-		tfo_control_poll(b->c, now);
-		b->last_ctl = rte_rdtsc() - t0;
+		/* each control lcore's round: its ring, engine, replies; timed
+		 * apart (on a server each runs on its own core at once) */
+		for (unsigned int i = 0; i < b->nc; i++) {
+			t0 = rte_rdtsc();
+			tfo_control_poll(b->c[i], now);
+			b->last_ctl_at[i] = rte_rdtsc() - t0;
+			b->last_ctl += b->last_ctl_at[i];
+		}
 		t += b->last_ctl;
 	}
 	return t + bt_take_output(b);
@@ -442,7 +462,8 @@ bt_expect(struct bt *b, enum bt_step step)
 /* One burst's figures, before they are added up. */
 struct bt_burst_cyc {
 	uint64_t syn, ack, fin, wrk, ctl;
-	uint32_t trans, pkts_in, pkts_out, to_ctl, syncookies;
+	uint64_t ctl_at[BT_MAX_CONTROLS];
+	uint32_t trans, pkts_in, pkts_out, to_ctl, syncookies, wrk_syncookies;
 };
 
 /* One timed step of the burst, its worker and control parts noted. */
@@ -453,6 +474,9 @@ bt_step_expect(struct bt *b, enum bt_step step, struct bt_burst_cyc *c)
 
 	c->wrk += b->last_wrk;
 	c->ctl += b->last_ctl;
+	if (b->last_ctl != 0)
+		for (unsigned int i = 0; i < b->nc; i++)
+			c->ctl_at[i] += b->last_ctl_at[i];
 	bt_expect(b, step);
 	return t;
 }
@@ -462,9 +486,10 @@ bt_step_expect(struct bt *b, enum bt_step step, struct bt_burst_cyc *c)
 static void
 bt_burst(struct bt *b, unsigned int n, bool close, struct bt_burst_cyc *c)
 {
-	uint64_t out0 = b->w->stats.c[TFO_STAT_tx_pkts] + b->c->stats.c[TFO_STAT_tx_pkts];
+	uint64_t out0 = b->w->stats.c[TFO_STAT_tx_pkts] + bt_ctl_sum(b, TFO_STAT_tx_pkts);
 	uint64_t ctl0 = b->w->stats.c[b->id_to_control];
-	uint64_t sc0 = b->c->stats.c[b->id_syncookies];
+	uint64_t wsc0 = b->w->stats.c[b->id_syncookies];
+	uint64_t sc0 = bt_ctl_sum(b, b->id_syncookies) + wsc0;
 
 	b->kind = close ? b->p.kind : BT_KIND_TFO;	/* the live ones are TFO */
 	b->base = b->next_id;
@@ -494,9 +519,11 @@ bt_burst(struct bt *b, unsigned int n, bool close, struct bt_burst_cyc *c)
 		b->opened_tfo += n;
 	}
 	c->pkts_out = (uint32_t)(b->w->stats.c[TFO_STAT_tx_pkts] +
-				 b->c->stats.c[TFO_STAT_tx_pkts] - out0);
+				 bt_ctl_sum(b, TFO_STAT_tx_pkts) - out0);
 	c->to_ctl = (uint32_t)(b->w->stats.c[b->id_to_control] - ctl0);
-	c->syncookies = (uint32_t)(b->c->stats.c[b->id_syncookies] - sc0);
+	c->wrk_syncookies = (uint32_t)(b->w->stats.c[b->id_syncookies] - wsc0);
+	c->syncookies = (uint32_t)(bt_ctl_sum(b, b->id_syncookies) +
+				   b->w->stats.c[b->id_syncookies] - sc0);
 	c->trans = n;
 	b->opened += n;
 }
@@ -539,6 +566,9 @@ bt_run(struct bt *b, unsigned int n, struct bt_cycles *cyc)
 		cyc->fin += c[k].fin;
 		cyc->wrk += c[k].wrk;
 		cyc->ctl += c[k].ctl;
+		for (unsigned int i = 0; i < BT_MAX_CONTROLS; i++)
+			cyc->ctl_at[i] += c[k].ctl_at[i];
+		cyc->wrk_syncookies += c[k].wrk_syncookies;
 		cyc->to_ctl += c[k].to_ctl;
 		cyc->syncookies += c[k].syncookies;
 		cyc->trans += c[k].trans;
@@ -554,7 +584,7 @@ int
 bt_measure(const struct bt_params *p, unsigned int reps, unsigned int trans,
 	   struct bt_result *res)
 {
-	double v[6][BT_MAX_REPS];
+	double v[7 + BT_MAX_CONTROLS][BT_MAX_REPS];
 	struct bt_cycles c;
 	struct bt *b;
 	uint64_t zc0, ntrans = 0;
@@ -582,6 +612,12 @@ bt_measure(const struct bt_params *p, unsigned int reps, unsigned int trans,
 		v[3][r] = (double)(c.syn + c.ack + c.fin) / c.trans;
 		v[4][r] = (double)c.wrk / c.trans;
 		v[5][r] = (double)c.ctl / c.trans;
+		v[6][r] = 0;
+		for (unsigned int i = 0; i < b->nc; i++) {
+			v[7 + i][r] = (double)c.ctl_at[i] / c.trans;
+			v[6][r] = RTE_MAX(v[6][r], v[7 + i][r]);
+		}
+		res->wrk_syncookies = (double)c.wrk_syncookies / c.trans;
 		res->pkts = (double)(c.pkts_in + c.pkts_out) / c.trans;
 		res->to_ctl = (double)c.to_ctl / c.trans;
 		res->syncookies = (double)c.syncookies / c.trans;
@@ -598,6 +634,10 @@ bt_measure(const struct bt_params *p, unsigned int reps, unsigned int trans,
 		res->total = tfo_bench_median(v[3], reps);
 		res->wrk = tfo_bench_median(v[4], reps);
 		res->ctl = tfo_bench_median(v[5], reps);
+		res->ctl_max = tfo_bench_median(v[6], reps);
+		res->nb_controls = b->nc;
+		for (unsigned int i = 0; i < b->nc; i++)
+			res->ctl_at[i] = tfo_bench_median(v[7 + i], reps);
 		res->lo = v[3][0];
 		res->hi = v[3][reps - 1];
 		res->resp = b->resp_bytes;
@@ -623,6 +663,8 @@ bt_service(struct bt *b, struct tfo_config *cfg)
 	b->svc_port = http ? 80 : 7;
 	snprintf(section, sizeof(section), "service %s", b->p.service);
 	rc = tfo_config_set(cfg, section, "port", http ? "80" : "7", err, sizeof(err));
+	if (rc == 0 && b->p.syncookies != NULL)
+		rc = tfo_config_set(cfg, "tcp", "syncookies", b->p.syncookies, err, sizeof(err));
 	if (rc == 0)
 		rc = http ? tfo_config_set(cfg, section, "root", b->p.http_root, err,
 					   sizeof(err)) :
@@ -714,6 +756,7 @@ bt_server(struct bt *b)
 		.ports = &b->srv,
 		.nb_ports = 1,
 		.nb_workers = 1,
+		.nb_controls = b->p.nb_controls ? b->p.nb_controls : 1,
 		.nb_mbufs = BT_POOL,
 		.key = &bt_key,
 		.engine_tune = bt_engine_tune,
@@ -733,10 +776,17 @@ bt_server(struct bt *b)
 	b->ring = b->w->to_control;
 	b->w->tx.flush = bt_flush;
 	b->w->tx.arg = b;
-	b->c = tfo_server_control(b->srv_all);
-	b->c->tx.flush = bt_ctrl_flush;
-	b->c->tx.arg = b;
-	b->c->out = stderr;
+	b->nc = tfo_server_nb_controls(b->srv_all);
+	if (b->nc > BT_MAX_CONTROLS) {
+		fprintf(stderr, "bench: %u control lcores, at most %u\n", b->nc, BT_MAX_CONTROLS);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < b->nc; i++) {
+		b->c[i] = tfo_server_control_at(b->srv_all, i);
+		b->c[i]->tx.flush = bt_ctrl_flush;
+		b->c[i]->tx.arg = b;
+		b->c[i]->out = stderr;
+	}
 	b->id_to_control = tfo_stats_lookup("to_control");
 	b->id_syncookies = tfo_stats_lookup("syncookies_sent");
 	if (b->id_to_control < 0 || b->id_syncookies < 0) {
@@ -792,23 +842,28 @@ bt_counter(const struct bt *b, const char *name)
 	return id < 0 ? 0 : b->w->stats.c[id];
 }
 
-/* The control core's end state after slow-path runs. */
+/* The control lcores' end state after slow-path runs. */
 static void
 bt_check_control(struct bt *b, char *why, size_t len)
 {
 	struct tfo_acct a;
 
-	tfo_control_poll(b->c, rte_rdtsc() / b->tsc_per_us);
-	bt_take_output(b);
-	if (rte_ring_count(b->ring) != 0)
-		snprintf(why, len, "%u frames left in the ring to the control core",
-			 rte_ring_count(b->ring));
-	else if (!tfo_stats_account(&b->c->stats, &a))
-		tfo_acct_format(&a, why, len);
-	else if (b->p.kind != BT_KIND_FLOOD &&
-		 tfo_engine_free_conns(b->c->engine) != b->max_conns)
-		snprintf(why, len, "%u connections open on the control core",
-			 b->max_conns - tfo_engine_free_conns(b->c->engine));
+	for (unsigned int i = 0; i < b->nc && why[0] == '\0'; i++) {
+		struct tfo_control *c = b->c[i];
+		const struct rte_ring *r = b->w->to_ctl[i];
+
+		tfo_control_poll(c, rte_rdtsc() / b->tsc_per_us);
+		bt_take_output(b);
+		if (r != NULL && rte_ring_count(r) != 0)
+			snprintf(why, len, "%u frames left in the ring to control %u",
+				 rte_ring_count(r), i);
+		else if (!tfo_stats_account(&c->stats, &a))
+			tfo_acct_format(&a, why, len);
+		else if (b->p.kind != BT_KIND_FLOOD &&
+			 tfo_engine_free_conns(c->engine) != b->max_conns)
+			snprintf(why, len, "%u connections open on control %u",
+				 b->max_conns - tfo_engine_free_conns(c->engine), i);
+	}
 }
 
 int

@@ -63,7 +63,16 @@ struct bt_params {
 	bool ackfin;		/**< the client's ACK and FIN in one segment */
 	bool cold;		/**< client frames flushed from the caches */
 	uint8_t kind;		/**< enum bt_kind; the live ones are TFO */
+	/** Control lcores of the device-free server (0: 1). Slow-path
+	 *  connections spread over them by tfo_ctrl_pick, as in tfo-server;
+	 *  each is polled in turn after the worker and timed apart. */
+	uint32_t nb_controls;
+	/** [tcp] syncookies for the run ("auto", "always", "no"); NULL: the
+	 *  default (auto). */
+	const char *syncookies;
 };
+
+#define BT_MAX_CONTROLS 4
 
 /**
  * TSC ticks, summed over the transactions of a run, per step. A burst whose
@@ -79,9 +88,11 @@ struct bt_cycles {
 	uint64_t pkts_in;	/**< client segments the worker took (counted) */
 	uint64_t pkts_out;	/**< segments the worker sent (counted) */
 	uint64_t wrk;		/**< of syn + ack + fin: the worker's burst + housekeeping */
-	uint64_t ctl;		/**< of syn + ack + fin: tfo_control_poll */
+	uint64_t ctl;		/**< of syn + ack + fin: tfo_control_poll, all controls */
+	uint64_t ctl_at[BT_MAX_CONTROLS];	/**< of ctl: each control lcore's */
 	uint64_t to_ctl;	/**< frames the worker passed to the control core */
-	uint64_t syncookies;	/**< SYN-ACKs with a SYN cookie (control) */
+	uint64_t syncookies;	/**< SYN-ACKs with a SYN cookie (worker + controls) */
+	uint64_t wrk_syncookies;	/**< of syncookies: sent by the worker */
 	uint64_t bursts;	/**< bursts run */
 	uint64_t bursts_left_out;	/**< of which interrupted */
 };
@@ -93,9 +104,14 @@ struct bt;
 /** Medians over the repetitions of bt_measure(), TSC ticks per transaction. */
 struct bt_result {
 	double syn, ack, fin, total;
-	double wrk, ctl;	/**< worker / control parts of total */
+	double wrk, ctl;	/**< worker / control parts of total (ctl: all controls) */
+	/** Each control lcore's part, and the largest of them (the busiest
+	 *  control core: it bounds the control stage's rate). */
+	double ctl_at[BT_MAX_CONTROLS], ctl_max;
+	uint32_t nb_controls;
 	double to_ctl;		/**< frames to the control core per transaction */
 	double syncookies;	/**< SYN cookies sent per transaction */
+	double wrk_syncookies;	/**< of which the worker sent */
 	double lo, hi;		/**< smallest and largest total */
 	double pkts;		/**< segments in + out per transaction */
 	double zero_copy;	/**< segments with an external body, per transaction */

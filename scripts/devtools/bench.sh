@@ -1,7 +1,7 @@
 #!/bin/bash
 # The benchmark suite, in one run on this machine (a benchmark, not a test:
 # nothing fails on a number):
-#   sudo scripts/devtools/bench.sh [--no-readme] [--quick]
+#   sudo scripts/devtools/bench.sh [--no-readme] [--quick] [--phases LIST]
 # 1. the I/O ceiling: dpdk-testpmd macswap forwarding between two processes
 #    over net_memif, fed by a second testpmd (flowgen: it generates like
 #    txonly and also drains what comes back, so the forwarder's TX succeeds)
@@ -18,13 +18,18 @@
 #    half the plain peak;
 # 2d. a spoofed-SYN flood at the generator's top rate (--spoof-flood max)
 #    beside good clients (TFO and plain at BENCH_FLOOD_GOOD_RATE, default
-#    10000/s): the SYN-ACKs/s the server answered, the good clients served
-#    and their p50/p99;
+#    10000/s), the server at [tcp] syncookies = auto (the default): the
+#    SYN-ACKs/s the server answered, the good clients served (%), their SYN
+#    retransmissions and p50/p99, and where the flood went (the worker's
+#    SYN cookies, ring and TX drops; the generator's spoof counters);
 # 3. the Linux kernel's TFO server and client (bench/kernel_tfo_*) over
 #    loopback in a private network namespace on the same 2 cores --
 #    transactions/s of the machine, next to (2);
 # 4. tfo-bench pipeline, engine, cookie and http; the pipeline's slow path
-#    (--plain --bad-cookie --cookie-req --flood) next to its TFO figure.
+#    (--plain --bad-cookie --cookie-req) next to its TFO figure, the same
+#    with 1 and 2 control lcores (--controls 1,2), and the spoofed SYN
+#    under syncookies = auto and always (the worker alone: --flood
+#    --syncookies auto,always).
 # Medians of BENCH_REPS repetitions (default 5) of BENCH_SECONDS (default 5)
 # with their spread ((max - min) / median). Prints a markdown report and
 # writes it to bench/results/latest.md (the run before it kept as
@@ -34,6 +39,14 @@
 # reason, when that fails); puts its summary table into README.md's
 # "## Performance" section (between its markers) unless --no-readme.
 # --quick: 3 repetitions of 3 s (BENCH_REPS/BENCH_SECONDS still win).
+# --phases LIST: only these phases (comma-separated): testpmd (1), peak (2,
+# 2b and the latency at idle_sleep_us 10), loads (2c), flood (2d), kernel
+# (3), tfo-bench (all of 4) or tb-NAME (one tfo-bench run: tb-pipeline,
+# tb-pipeline_ackfin, tb-pipeline_cold, tb-pipeline_slow,
+# tb-pipeline_controls, tb-pipeline_flood, tb-engine, tb-cookie, tb-http).
+# A partial run writes bench/results/latest-partial.md (BENCH_OUT wins),
+# beside the last full run's figures (latest.md, which it leaves alone, as
+# the picture), and puts only its own rows into README.md's table.
 # Builds in BENCH_BUILD (default build-bench, release).
 # CPUs: the device under test (testpmd's forwarder, tfo-server's worker,
 # tfo-bench) on BENCH_DUT_CPU (default 1), the traffic sources and the
@@ -47,13 +60,40 @@ ROOT=$(pwd)
 B=${BENCH_BUILD:-build-bench}
 QUICK=0
 README=1
-for a in "$@"; do
-	case $a in
+PHASES=""
+ALL_PHASES="testpmd peak loads flood kernel tfo-bench"
+TB_NAMES="pipeline pipeline_ackfin pipeline_cold pipeline_slow pipeline_controls pipeline_flood
+engine cookie http"
+usage() {
+	echo "usage: $0 [--no-readme] [--quick] [--phases testpmd,peak,loads,flood,kernel,tfo-bench,tb-NAME...]" >&2
+	exit 2
+}
+while [ $# -gt 0 ]; do
+	case $1 in
 	--no-readme) README=0 ;;
 	--quick) QUICK=1 ;;
-	*) echo "usage: $0 [--no-readme] [--quick]" >&2; exit 2 ;;
+	--phases)
+		[ $# -ge 2 ] || usage
+		PHASES=",$2,"
+		for p in ${2//,/ }; do
+			case " $ALL_PHASES " in *" $p "*) continue ;; esac
+			case " ${TB_NAMES//$'\n'/ } " in *" ${p#tb-} "*) [ "${p:0:3}" = tb- ] && continue ;; esac
+			echo "bench: unknown phase '$p' (want: $ALL_PHASES or tb-NAME, NAME one of: "\
+				"$(echo $TB_NAMES))" >&2
+			exit 2
+		done
+		shift ;;
+	*) usage ;;
 	esac
+	shift
 done
+# want PHASE: is PHASE (or, for tb-NAME, tfo-bench) part of this run?
+want() {
+	[ -z "$PHASES" ] && return 0
+	case $PHASES in *",$1,"*) return 0 ;; esac
+	[ "${1:0:3}" = tb- ] && case $PHASES in *",tfo-bench,"*) return 0 ;; esac
+	return 1
+}
 if [ "$QUICK" = 1 ]; then
 	REPS=${BENCH_REPS:-3}
 	SECS=${BENCH_SECONDS:-3}
@@ -65,7 +105,11 @@ FLOOD_GOOD=${BENCH_FLOOD_GOOD_RATE:-10000}
 DUT=${BENCH_DUT_CPU:-1}
 GEN=${BENCH_GEN_CPU:-0}
 NEED_PAGES=${BENCH_HUGEPAGES:-600}
-OUT=${BENCH_OUT:-$ROOT/bench/results/latest.md}
+if [ -z "$PHASES" ]; then
+	OUT=${BENCH_OUT:-$ROOT/bench/results/latest.md}
+else
+	OUT=${BENCH_OUT:-$ROOT/bench/results/latest-partial.md}
+fi
 
 RAW=$(mktemp -d /tmp/tfo-bench-run.XXXXXX)
 TAG=tfob$$
@@ -178,6 +222,7 @@ EAL_COMMON=(--no-pci --huge-dir "$HUGE_DIR" --log-level=lib.eal:error)
 	echo "seconds=$SECS"
 	echo "dut_cpu=$DUT"
 	echo "gen_cpu=$GEN"
+	echo "phases=$(echo "${PHASES:-,all,}" | sed 's/^,//; s/,$//')"
 } >"$RAW/machine.txt"
 
 # ticks PID...: CPU time (clock ticks, all threads) the processes used so
@@ -247,6 +292,7 @@ quiet() {
 }
 
 # ---- 1. the I/O ceiling: testpmd macswap over net_memif ----------------------
+want testpmd && {
 quiet testpmd
 say "1. testpmd macswap over net_memif (forwarder on CPU $DUT), $REPS x ${SECS}s"
 for r in $(seq 1 "$REPS"); do
@@ -290,6 +336,7 @@ for r in $(seq 1 "$REPS"); do
  done
 done
 rm -f "$SOCK"
+}
 
 # ---- 2. tfo-server driven by tfo-loadgen over net_memif ----------------------
 mkdir -p "$RAW/srv"
@@ -303,6 +350,9 @@ idle_sleep_us = 100
 [tcp]
 max_conns = 262144
 max_request = 2048
+; the default, written out: the flood phase measures it (the workers answer
+; with SYN cookies when the control lcore is under pressure)
+syncookies = auto
 [port net_memif0]
 vdev = net_memif0,role=server,socket=$SOCK
 ipv4 = 198.18.0.2/16
@@ -332,6 +382,11 @@ srv_stop() {
 # telemetry snapshot of the server's total counters into FILE
 tel() {
 	echo /tfo/stats,total | timeout 10 dpdk-telemetry.py -f "$TAG-srv" >"$1" 2>/dev/null ||
+		die "telemetry of tfo-server failed"
+}
+# tel_lcore FILE LCORE: the same for one lcore's counters (1: the worker)
+tel_lcore() {
+	echo "/tfo/stats,$2" | timeout 10 dpdk-telemetry.py -f "$TAG-srv" >"$1" 2>/dev/null ||
 		die "telemetry of tfo-server failed"
 }
 # lg NAME ARGS...: one tfo-loadgen run (generator lcore on GEN)
@@ -368,9 +423,12 @@ print(int(statistics.median(json.load(open(f"{raw}/lg_{name}_{r}.json"))["txn_pe
 EOF
 }
 
+want peak || want loads || want flood && {
 quiet tfo-server
-say "2. tfo-server (worker on CPU $DUT) + tfo-loadgen over net_memif, $REPS x ${SECS}s"
 srv_start 100
+}
+want peak && {
+say "2. tfo-server (worker on CPU $DUT) + tfo-loadgen over net_memif, $REPS x ${SECS}s"
 for r in $(seq 1 "$REPS"); do
 	tel "$RAW/tel_peak_${r}_a.json"
 	lg "lg_peak_$r"
@@ -383,6 +441,8 @@ say "2b. latency at 50% of the peak ($half transactions/s), idle_sleep_us 100 an
 for r in $(seq 1 "$REPS"); do
 	lg "lg_half100_$r" --rate "$half"
 done
+}
+want loads && {
 say "2c. load types side by side: plain, cookie requests, bad cookies, mix; $REPS x ${SECS}s"
 declare -A LOADS=(
 	[plain]="--no-tfo 100"
@@ -402,23 +462,31 @@ say "2c. plain latency at 50% of the plain peak ($half_plain transactions/s)"
 for r in $(seq 1 "$REPS"); do
 	lg "lg_halfplain_$r" --no-tfo 100 --rate "$half_plain"
 done
+}
+want flood && {
 say "2d. spoofed-SYN flood at the generator's top rate + good clients at $FLOOD_GOOD/s (TFO and plain)"
 echo "$FLOOD_GOOD" >"$RAW/flood_good_rate.txt"
 for r in $(seq 1 "$REPS"); do
 	tel "$RAW/tel_flood_${r}_a.json"
+	tel_lcore "$RAW/telw_flood_${r}_a.json" 1
 	LG_ERRORS_OK=1 lg "lg_flood_$r" --no-tfo 50 --rate "$FLOOD_GOOD" \
 		--spoof-flood max --spoof-src 198.19.0.0/16
 	tel "$RAW/tel_flood_${r}_b.json"
+	tel_lcore "$RAW/telw_flood_${r}_b.json" 1
 done
-srv_stop
+}
+want peak || want loads || want flood && srv_stop
+want peak && {
 srv_start 10
 for r in $(seq 1 "$REPS"); do
 	lg "lg_half10_$r" --rate "$half"
 done
 srv_stop
+}
 rm -f "$SOCK"
 
 # ---- 3. the Linux kernel's TFO server and client ----------------------------
+want kernel && {
 quiet kernel
 say "3. Linux kernel TFO server + client over loopback (namespace $NS), $REPS x ${SECS}s"
 ip netns add "$NS" || die "ip netns add failed"
@@ -438,6 +506,7 @@ for r in $(seq 1 "$REPS"); do
 done
 stop "$KS_PID"
 ip netns del "$NS"
+}
 
 # ---- 4. tfo-bench -------------------------------------------------------------
 TB_EAL=(-l "$DUT" --file-prefix "$TAG-tb" -m 1024 "${EAL_COMMON[@]}" --log-level=lib.*:warning)
@@ -447,14 +516,17 @@ declare -A TB_RUNS=(
 	[pipeline]="pipeline"
 	[pipeline_ackfin]="pipeline --ackfin --live 1000 --service echo"
 	[pipeline_cold]="pipeline --cold --live 1000 --service echo --cksum offload"
-	[pipeline_slow]="pipeline --plain --bad-cookie --cookie-req --flood --live 1000"
+	[pipeline_slow]="pipeline --plain --bad-cookie --cookie-req --live 1000"
+	[pipeline_controls]="pipeline --plain --bad-cookie --cookie-req --controls 1,2 --live 1000 --cksum offload"
+	[pipeline_flood]="pipeline --flood --syncookies auto,always --live 1000"
 	[engine]="engine"
 	[cookie]="cookie"
 	[http]="http"
 )
 # A run during which others used more than 3 % of the machine is run again
 # (twice at most); the least disturbed one is kept, and its share reported.
-for b in pipeline pipeline_ackfin pipeline_cold pipeline_slow engine cookie http; do
+for b in $TB_NAMES; do
+	want "tb-$b" || continue
 	best=""
 	for try in 1 2 3; do
 		quiet "tfo-bench-$b"
@@ -480,20 +552,30 @@ echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RAW/machine.txt"
 # ---- report -------------------------------------------------------------------
 RES=$(dirname "$OUT")
 mkdir -p "$RES"
-# the run before this one: its figures go beside the new ones
-[ -f "$OUT" ] && cp "$OUT" "$RES/previous.md"
+# the run before this one: its figures go beside the new ones (a partial
+# run: the last full run's, left where it is)
 PREV=()
-[ -f "$RES/previous.md" ] && PREV=(--prev "$RES/previous.md")
+if [ -z "$PHASES" ]; then
+	[ -f "$OUT" ] && cp "$OUT" "$RES/previous.md"
+	[ -f "$RES/previous.md" ] && PREV=(--prev "$RES/previous.md")
+else
+	[ -f "$RES/latest.md" ] && PREV=(--prev "$RES/latest.md")
+fi
 "$PY" scripts/devtools/bench_report.py "${PREV[@]}" "$RAW" >"$RAW/report.md" ||
 	die "report failed"
 mv "$RAW/report.md" "$OUT"
-# the picture: Debian's matplotlib (the PATH python may be another one)
-if ! "$PY" -c 'import matplotlib' 2>/dev/null; then
+# the picture: Debian's matplotlib (the PATH python may be another one);
+# not for a partial run (it draws the load types and latencies of a full one)
+if [ -n "$PHASES" ]; then
+	say "picture: kept (a partial run)"
+elif ! "$PY" -c 'import matplotlib' 2>/dev/null; then
 	say "picture: installing python3-matplotlib (apt-get)"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-matplotlib \
 		>"$RAW/apt.log" 2>&1 || say "picture: apt-get failed (see below)"
 fi
-if "$PY" -c 'import matplotlib' 2>/dev/null; then
+if [ -n "$PHASES" ]; then
+	:
+elif "$PY" -c 'import matplotlib' 2>/dev/null; then
 	"$PY" scripts/devtools/bench_report.py --plot "$RAW" "$RES/latest.png" ||
 		say "picture: bench_report.py --plot failed; no picture"
 else

@@ -93,7 +93,7 @@ def tsc_hz(raw):
         g = re.search(r'at (\d+) MHz Clock', open(f).read())
         if g:
             return float(g.group(1)) * 1e6
-    raise SystemExit('bench_report: TSC frequency not found')
+    return float('nan')	# a partial run without tfo-bench or testpmd
 
 
 def testpmd(raw, hz):
@@ -209,7 +209,8 @@ def flood(raw):
     r = {k: [] for k in ('syn', 'synack', 'started', 'served', 'tfo', 'plain', 'tfo_p50',
                          'tfo_p99', 'plain_p50', 'plain_p99', 'syn_rexmit', 'errors',
                          'syncookies', 'to_control', 'drops', 'no_slot', 'offered',
-                         'syn_drop')}
+                         'syn_drop', 'w_syncookies', 'w_to_control', 'ring_drop',
+                         'tx_drop', 'spoof_other', 'spoof_sent', 'good_tx_drop')}
     for n, f in enumerate(reps(raw, 'lg_flood_{}.json'), 1):
         lg = json.load(open(f))
         c, k = lg['counters'], lg.get('by_kind', {})
@@ -226,6 +227,11 @@ def flood(raw):
         r['no_slot'].append(c['start_no_slot'])
         r['offered'].append(lg['rate'] * lg['run_s'])
         r['syn_drop'].append(lg['spoof'].get('tx_drop', 0))
+        r['spoof_sent'].append(lg['spoof'].get('syn', 0))
+        r['spoof_other'].append(c.get('spoof_rx_other', 0))
+        # the good clients' frames its own full TX queue refused (the flood
+        # fills the queue they share)
+        r['good_tx_drop'].append(c.get('tx_drop_full', 0) - c.get('spoof_tx_drop', 0))
         r['errors'].append(lg['errors'])
         try:
             a = counters(os.path.join(raw, f'tel_flood_{n}_a.json'))
@@ -235,22 +241,49 @@ def flood(raw):
             r['to_control'].append(d.get('to_control', 0))
             r['drops'].append(sum(v for x, v in d.items()
                                   if x.startswith('ring_drop') or x.startswith('drop_syn')))
+            r['ring_drop'].append(d.get('ring_drop_full', 0))
+            r['tx_drop'].append(d.get('tx_drop_full', 0))
+        except (OSError, KeyError, ValueError):
+            pass
+        try:	# the worker's own counters (lcore 1)
+            a = counters(os.path.join(raw, f'telw_flood_{n}_a.json'))
+            b = counters(os.path.join(raw, f'telw_flood_{n}_b.json'))
+            r['w_syncookies'].append(b.get('syncookies_sent', 0) - a.get('syncookies_sent', 0))
+            r['w_to_control'].append(b.get('to_control', 0) - a.get('to_control', 0))
         except (OSError, KeyError, ValueError):
             pass
     return r
 
 
-def slow_rows(raw):
-    """(cksum, load) -> dict, from tfo-bench pipeline --plain ... --flood."""
+def slow_rows(raw, name='tb_pipeline_slow.txt'):
+    """(cksum, load, syncookies, controls) -> dict, from tfo-bench pipeline
+    --plain ... --flood [--syncookies ...] [--controls ...]."""
     rows = {}
-    path = os.path.join(raw, 'tb_pipeline_slow.txt')
+    path = os.path.join(raw, name)
     for line in open(path) if os.path.exists(path) else []:
         c = [x.strip() for x in line.strip().strip('|').split('|')]
-        if len(c) >= 13 and c[0].isdigit():
-            rows[(c[1], c[2])] = {'worker': float(c[3]), 'control': float(c[4]),
-                                  'total': float(c[5]), 'spread': c[6], 'x_tfo': float(c[7]),
-                                  'to_ctl': float(c[8]), 'syncookies': float(c[9]),
-                                  'mtps': float(c[11])}
+        if len(c) >= 16 and c[0].isdigit() and c[4].isdigit():
+            sc = c[12].split()
+            rows[(c[1], c[2], c[3], int(c[4]))] = {
+                'worker': float(c[5]), 'control': float(c[6]), 'busiest': float(c[7]),
+                'total': float(c[8]), 'spread': c[9], 'x_tfo': float(c[10]),
+                'to_ctl': float(c[11]), 'syncookies': float(sc[0]),
+                'w_syncookies': float(sc[1].strip('()')) if len(sc) > 1 else float('nan'),
+                'mtps': float(c[14])}
+    return rows
+
+
+def controls_rows(raw, name='tb_pipeline_controls.txt'):
+    """(cksum, load, syncookies, controls) -> dict, from the side-by-side
+    table of tfo-bench pipeline --controls."""
+    rows = {}
+    path = os.path.join(raw, name)
+    for line in open(path) if os.path.exists(path) else []:
+        c = [x.strip() for x in line.strip().strip('|').split('|')]
+        if len(c) == 11 and c[3].isdigit() and c[0] in ('offload', 'sw'):
+            rows[(c[0], c[1], c[2], int(c[3]))] = {
+                'sum': float(c[4]), 'x1': float(c[5]), 'per': c[6], 'busiest': float(c[7]),
+                'mtps': float(c[8]), 'speedup': float(c[9]), 'per_n': float(c[10])}
     return rows
 
 
@@ -316,7 +349,8 @@ def summary(raw, prev_md=None):
     pl = pipeline_rows(raw)
     ratio_io = med(ts['core_rx_mpps']) / med(tp['core_mpps']) if tp['core_mpps'] else float('nan')
     ratio_k = med(ts['txn']) / med(k['rate']) if k['rate'] else float('nan')
-    half = open(os.path.join(raw, 'half_rate.txt')).read().strip()
+    hf = os.path.join(raw, 'half_rate.txt')
+    half = open(hf).read().strip() if os.path.exists(hf) else '?'
     errs = sum(ts['errors']) + sum(l100['errors']) + sum(l10['errors']) + sum(k['errors'])
     lines = []
     a = lines.append
@@ -324,7 +358,8 @@ def summary(raw, prev_md=None):
       f"{hz / 1e9:.2f} GHz), kernel {m['kernel']}, DPDK {m['dpdk']}, commit {m['commit']}; "
       f"device under test on CPU {m['dut_cpu']}, traffic sources on CPU {m['gen_cpu']}; "
       f"medians of {m['reps']} x {m['seconds']} s, spread = (max - min) / median; load average "
-      f"before/after: {m['load_before']} / {m.get('load_after', '?')} (a shared machine).")
+      f"before/after: {m['load_before']} / {m.get('load_after', '?')} (a shared machine)"
+      + (f"; a partial run: phases {m['phases']}." if m.get('phases', 'all') != 'all' else '.'))
     busy = [f"{k[5:]} {v}" for k, v in m.items() if k.startswith('busy_')]
     if busy:
         a('')
@@ -337,28 +372,35 @@ def summary(raw, prev_md=None):
     a('')
     a('| # | measure | median | spread | derived | target |')
     a('|---|---|---:|---:|---|---|')
-    a(f"| 1 | testpmd macswap, net_memif, 128-byte frames: forwarded (feeder-bound) | "
-      f"{fmt(med(tp['mpps']), '{:.2f}')} Mpps | {fmt(spread(tp['mpps']), '{:.1f}')}% | "
-      f"{fmt(med(tp['cycles']), '{:.0f}')} busy TSC cycles/packet = **{fmt(med(tp['core_mpps']), '{:.1f}')} "
-      f"Mpps per forwarding core** (spread {fmt(spread(tp['core_mpps']), '{:.1f}')}%); "
-      f"{tp['note']} | I/O ceiling |")
-    a(f"| 2 | tfo-server, 1 worker, echo 100 B, driven by tfo-loadgen over net_memif: "
-      f"TFO transactions/s of the machine (loadgen-bound) | **{fmt(med(ts['txn']))}**/s | "
-      f"{fmt(spread(ts['txn']), '{:.1f}')}% | worker busy {fmt(med(ts['share']), '{:.0f}')}%: "
-      f"**{fmt(med(ts['core_txn']))} transactions/s per worker core**, "
-      f"**{fmt(med(ts['core_rx_mpps']), '{:.2f}')} Mpps in per worker core** "
-      f"({fmt(med(ts['pkts_per_txn']), '{:.1f}')} packets in+out per transaction); "
-      f"{ts['note']} | |")
-    a(f"| 2/1 | packets/s per worker core vs the macswap ceiling per core | "
-      f"**{fmt(ratio_io, '{:.2f}')}x** | | | >= 0.5x: {'met' if ratio_io >= 0.5 else 'not met'} |")
-    a(f"| 3 | Linux kernel TFO server + client (bench/kernel_tfo_*), loopback, both CPUs: "
-      f"transactions/s of the machine | **{fmt(med(k['rate']))}**/s | "
-      f"{fmt(spread(k['rate']), '{:.1f}')}% | {fmt(med(k['tfo_share']), '{:.0f}')}% of them TFO; "
-      f"{fmt(2 * hz / med(k['rate']) / 1e3 if k['rate'] else float('nan'), '{:.0f}')}k TSC cycles "
-      f"of the machine per transaction | |")
-    a(f"| 2/3 | tfo-server (+ its load generator) vs the kernel, transactions/s of the same "
-      f"2 CPUs | **{fmt(ratio_k, '{:.1f}')}x** | | | >= 50x: {'met' if ratio_k >= 50 else 'not met'} |")
+    if tp['mpps']:
+        a(f"| 1 | testpmd macswap, net_memif, 128-byte frames: forwarded (feeder-bound) | "
+          f"{fmt(med(tp['mpps']), '{:.2f}')} Mpps | {fmt(spread(tp['mpps']), '{:.1f}')}% | "
+          f"{fmt(med(tp['cycles']), '{:.0f}')} busy TSC cycles/packet = **{fmt(med(tp['core_mpps']), '{:.1f}')} "
+          f"Mpps per forwarding core** (spread {fmt(spread(tp['core_mpps']), '{:.1f}')}%); "
+          f"{tp['note']} | I/O ceiling |")
+    if ts['txn']:
+        a(f"| 2 | tfo-server, 1 worker, echo 100 B, driven by tfo-loadgen over net_memif: "
+          f"TFO transactions/s of the machine (loadgen-bound) | **{fmt(med(ts['txn']))}**/s | "
+          f"{fmt(spread(ts['txn']), '{:.1f}')}% | worker busy {fmt(med(ts['share']), '{:.0f}')}%: "
+          f"**{fmt(med(ts['core_txn']))} transactions/s per worker core**, "
+          f"**{fmt(med(ts['core_rx_mpps']), '{:.2f}')} Mpps in per worker core** "
+          f"({fmt(med(ts['pkts_per_txn']), '{:.1f}')} packets in+out per transaction); "
+          f"{ts['note']} | |")
+    if ts['txn'] and tp['mpps']:
+        a(f"| 2/1 | packets/s per worker core vs the macswap ceiling per core | "
+          f"**{fmt(ratio_io, '{:.2f}')}x** | | | >= 0.5x: {'met' if ratio_io >= 0.5 else 'not met'} |")
+    if k['rate']:
+        a(f"| 3 | Linux kernel TFO server + client (bench/kernel_tfo_*), loopback, both CPUs: "
+          f"transactions/s of the machine | **{fmt(med(k['rate']))}**/s | "
+          f"{fmt(spread(k['rate']), '{:.1f}')}% | {fmt(med(k['tfo_share']), '{:.0f}')}% of them TFO; "
+          f"{fmt(2 * hz / med(k['rate']) / 1e3 if k['rate'] else float('nan'), '{:.0f}')}k TSC cycles "
+          f"of the machine per transaction | |")
+    if ts['txn'] and k['rate']:
+        a(f"| 2/3 | tfo-server (+ its load generator) vs the kernel, transactions/s of the same "
+          f"2 CPUs | **{fmt(ratio_k, '{:.1f}')}x** | | | >= 50x: {'met' if ratio_k >= 50 else 'not met'} |")
     for name, l in (('100 (default)', l100), ('10', l10)):
+        if not l['rate']:
+            continue
         a(f"| lat | latency at 50% of the peak ({half}/s; got {fmt(med(l['rate']))}/s), "
           f"idle_sleep_us = {name}: p50 / p99 / p999 | {fmt(med(l['p50']), '{:.0f}')} / "
           f"{fmt(med(l['p99']), '{:.0f}')} / {fmt(med(l['p999']), '{:.0f}')} us | "
@@ -407,49 +449,77 @@ def summary(raw, prev_md=None):
     if fl['syn']:
         good = open(os.path.join(raw, 'flood_good_rate.txt')).read().strip()
         served = [s / t * 100 if t else float('nan') for s, t in zip(fl['served'], fl['started'])]
+        of_offered = [s / o * 100 if o else float('nan')
+                      for s, o in zip(fl['served'], fl['offered'])]
         a(f"| 6 | spoofed-SYN flood at the generator's top rate (`--spoof-flood max`, "
           f"{fmt(med(fl['syn']))} SYNs/s the port took, {fmt(med(fl['syn_drop']))} per run "
-          f"refused by a full TX queue): SYN-ACKs/s the server answered | "
+          f"refused by a full TX queue; tfo-server at `[tcp] syncookies = auto`, the "
+          f"default): SYN-ACKs/s the server answered | "
           f"**{fmt(med(fl['synack']))}**/s | {fmt(spread(fl['synack']), '{:.1f}')}% | "
-          f"server: SYN cookies {fmt(med(fl['syncookies']))}, frames to the control core "
-          f"{fmt(med(fl['to_control']))}, SYN drops {fmt(med(fl['drops']))} per run "
-          f"(median) | |")
+          f"server: SYN cookies {fmt(med(fl['syncookies']))} (the worker's "
+          f"{fmt(med(fl['w_syncookies']))}), frames to the control core "
+          f"{fmt(med(fl['to_control']))}, SYN drops {fmt(med(fl['drops']))}, ring_drop_full "
+          f"{fmt(med(fl['ring_drop']))}, tx_drop_full {fmt(med(fl['tx_drop']))} per run; "
+          f"loadgen: spoofed SYNs sent {fmt(med(fl['spoof_sent']))}, other segments to "
+          f"spoofed sources {fmt(med(fl['spoof_other']))}, good clients' frames refused by "
+          f"its own full TX queue {fmt(med(fl['good_tx_drop']))} per run (medians) | |")
         a(f"| 6 | during the flood: good clients served (TFO and plain, `--no-tfo 50` at "
-          f"{good}/s) | **{fmt(med(served), '{:.2f}')}%** | | TFO {fmt(med(fl['tfo']))} "
+          f"{good}/s) | **{fmt(med(served), '{:.2f}')}%** of those started "
+          f"({fmt(med(of_offered), '{:.2f}')}% of those offered) | | TFO {fmt(med(fl['tfo']))} "
           f"p50 / p99 {fmt(med(fl['tfo_p50']), '{:.0f}')} / {fmt(med(fl['tfo_p99']), '{:.0f}')} us;"
           f" plain {fmt(med(fl['plain']))} p50 / p99 {fmt(med(fl['plain_p50']), '{:.0f}')} / "
           f"{fmt(med(fl['plain_p99']), '{:.0f}')} us (served of those started; "
           f"{fmt(med(fl['offered']))} offered, {fmt(med(fl['no_slot']))} starts found no "
-          f"free slot: clients waiting); SYN retransmissions {fmt(med(fl['syn_rexmit']))}; "
+          f"free slot: clients waiting); SYN retransmissions {fmt(med(fl['syn_rexmit']))} "
+          f"(per run: {', '.join(str(x) for x in fl['syn_rexmit'])}); "
           f"errors {sum(fl['errors'])} (not counted below) | "
           f"100% served, no SYN retransmission: "
           f"{'met' if min(served) >= 100 and max(fl['syn_rexmit']) == 0 else 'not met'} |")
+    names = {'plain': ('plain', 'plain transaction'),
+             'bad cookie': ('bad-cookie', 'bad-cookie transaction'),
+             'cookie request': ('cookie-req', 'cookie-request transaction')}
     sr = slow_rows(raw)
     for ck in ('offload', 'sw'):
-        for load_name, what in (('plain', 'plain transaction'), ('bad cookie', 'bad-cookie '
-                                'transaction'), ('cookie request', 'cookie-request transaction'),
-                                ('spoofed SYN', 'spoofed SYN')):
-            x = sr.get((ck, load_name))
+        for load_name, (opt, what) in names.items():
+            x = sr.get((ck, load_name, 'auto', 1))
             if not x:
                 continue
-            tgt = ''
-            if load_name == 'plain':
-                tgt = f"x TFO <= 2: {'met' if x['x_tfo'] <= 2 else 'not met'}"
-            elif load_name == 'spoofed SYN':
-                tgt = (f">= 5 M/s answered per core: "
-                       f"{'met' if hz / x['total'] >= 5e6 else 'not met'}")
-            opt = {'plain': 'plain', 'bad cookie': 'bad-cookie', 'cookie request': 'cookie-req',
-                   'spoofed SYN': 'flood'}[load_name]
-            alone = (f"; {hz / x['total'] / 1e6:.1f} M SYNs/s answered per core (worker + "
-                     f"control), the worker's part alone {hz / x['worker'] / 1e6:.1f} M/s"
-                     if load_name == 'spoofed SYN' else '')
-            a(f"| 4s | tfo-bench pipeline --{opt}, checksums {ck}: TSC per {what}, worker + control in memory | "
-              f"**{x['total']:.0f}** | {x['spread']} | worker {x['worker']:.0f} + control "
-              f"{x['control']:.0f}; {x['x_tfo']:.2f}x the TFO transaction; "
-              f"{x['to_ctl']:.2f} frames to control, {x['syncookies']:.2f} SYN cookies per "
-              f"{'SYN' if load_name == 'spoofed SYN' else 'transaction'}"
-              f"{alone}"
-              f" | {tgt} |")
+            tgt = f"x TFO <= 2: {'met' if x['x_tfo'] <= 2 else 'not met'}" \
+                if load_name == 'plain' else ''
+            a(f"| 4s | tfo-bench pipeline --{opt}, checksums {ck}: TSC per {what}, worker + "
+              f"control in memory | **{x['total']:.0f}** | {x['spread']} | worker "
+              f"{x['worker']:.0f} + control {x['control']:.0f}; {x['x_tfo']:.2f}x the TFO "
+              f"transaction; {x['to_ctl']:.2f} frames to control, {x['syncookies']:.2f} SYN "
+              f"cookies per transaction | {tgt} |")
+    cr = controls_rows(raw)
+    for (ck, load_name, mode, n), x in sorted(cr.items()):
+        one = cr.get((ck, load_name, mode, 1))
+        if n == 1 or not one or load_name not in names:
+            continue
+        opt, what = names[load_name]
+        ok = x['x1'] <= 1.1 and x['speedup'] >= 1.7
+        a(f"| 4c | tfo-bench pipeline --{opt} --controls 1,{n}, checksums {ck}: control TSC "
+          f"per {what} summed over {n} control lcores (in memory) | **{x['sum']:.0f}** | | "
+          f"{x['x1']:.2f}x the 1 control's {one['sum']:.0f}; per control {x['per']}; control "
+          f"stage {x['mtps']:.2f} M/s = TSC Hz / the busiest control's {x['busiest']:.0f} "
+          f"(1 control: {one['mtps']:.2f} M/s): **{x['speedup']:.2f}x one control** "
+          f"({x['per_n']:.2f} per control core) | cost not growing with N (<= 1.1x) and "
+          f">= 1.7x one: {'met' if ok else 'not met'} |")
+    fr = slow_rows(raw, 'tb_pipeline_flood.txt') or \
+        {k: v for k, v in sr.items() if k[1] == 'spoofed SYN'}
+    for ck in ('offload', 'sw'):
+        for mode in ('auto', 'always', 'no'):
+            x = fr.get((ck, 'spoofed SYN', mode, 1))
+            if not x:
+                continue
+            where = ('the worker answers (nothing to a control)' if x['to_ctl'] == 0 else
+                     f"{x['to_ctl']:.2f} frames to control")
+            a(f"| 4f | tfo-bench pipeline --flood --syncookies {mode}, checksums {ck}: TSC per "
+              f"spoofed SYN in memory | **{x['total']:.0f}** | {x['spread']} | worker "
+              f"{x['worker']:.0f} + control {x['control']:.0f}; {where}; {x['syncookies']:.2f} "
+              f"SYN cookies per SYN (the worker's {x['w_syncookies']:.2f}): "
+              f"**{hz / x['total'] / 1e6:.1f} M spoofed SYNs/s answered per core** | "
+              f">= 5 M/s per worker core: {'met' if hz / x['total'] >= 5e6 else 'not met'} |")
     a('')
     a(f"Errors in all runs: {errs} (tfo-loadgen validated every response); tfo-server's "
       f"TCPFastOpenPassive = the loadgen's TFO count, no fallback: "
@@ -465,16 +535,27 @@ def summary(raw, prev_md=None):
 
 
 def code_block(raw, name, title):
+    """A tfo-bench output: its comment lines in code blocks, its tables as
+    tables, in their order."""
     path = os.path.join(raw, name)
     if not os.path.exists(path):
         return ''
     keep = [x.rstrip() for x in open(path)
             if not x.startswith(('tfo:', 'TELEMETRY', 'EAL:')) and x.strip()]
-    table = [x for x in keep if x.startswith('|')]
-    rest = [x for x in keep if not x.startswith('|')]
-    out = [f'### {title}', '', '```'] + rest + ['```']
-    if table:
-        out += [''] + table
+    out = [f'### {title}']
+    prev = None
+    for x in keep:
+        kind = x.startswith('|')
+        if kind != prev:
+            if prev is False:
+                out.append('```')
+            out.append('')
+            if not kind:
+                out.append('```')
+            prev = kind
+        out.append(x)
+    if prev is False:
+        out.append('```')
     return '\n'.join(out) + '\n'
 
 
@@ -507,16 +588,72 @@ softirq work is not told apart), and tfo-bench leaves out the bursts the OS inte
                             'tfo-bench pipeline --cold (client frames flushed from the caches, as '
                             'if DMA had just written them to memory)'))
     parts.append(code_block(raw, 'tb_pipeline_slow.txt',
-                            'tfo-bench pipeline --plain --bad-cookie --cookie-req --flood (the '
+                            'tfo-bench pipeline --plain --bad-cookie --cookie-req (the '
                             'slow path: worker + control core, in memory)'))
+    parts.append(code_block(raw, 'tb_pipeline_controls.txt',
+                            'tfo-bench pipeline --plain --bad-cookie --cookie-req --controls 1,2 '
+                            '(the slow path with 1 and 2 control lcores, in memory)'))
+    parts.append(code_block(raw, 'tb_pipeline_flood.txt',
+                            'tfo-bench pipeline --flood --syncookies auto,always (a spoofed SYN: '
+                            'syncookies = always, the worker answers alone)'))
     parts.append(code_block(raw, 'tb_engine.txt', 'tfo-bench engine (the TCP engine alone)'))
     parts.append(code_block(raw, 'tb_cookie.txt', 'tfo-bench cookie'))
     parts.append(code_block(raw, 'tb_http.txt', 'tfo-bench http'))
     return '\n'.join(parts)
 
 
+def merge_rows(old_body, new_summary, note):
+    """A partial run's table rows into the README's table (old_body): a row
+    with the same measure (row_key) is replaced, a new one goes after the
+    last row of its group (the # column), else at the end of the table;
+    @p note is added after the table."""
+    old = old_body.split('\n')
+    if '| 4f |' in new_summary:	# the flood rows that 4f replaces (pipeline_slow had them)
+        old = [x for x in old if not row_key(x).startswith('| 4s | tfo-bench pipeline --flood,')]
+    rows = [x for x in new_summary.split('\n') if x.startswith('| ') and not
+            x.startswith('| # |')]
+    table = [i for i, x in enumerate(old) if x.startswith('|')]
+    if not table:
+        return None
+    for row in rows:
+        c = [x.strip() for x in row.strip().strip('|').split('|')]
+        key, group = row_key(c[1]), c[0]
+        table = [i for i, x in enumerate(old) if x.startswith('|')]
+        same = [i for i in table
+                if row_key(old[i].strip().strip('|').split('|')[1].strip()) == key]
+        if same:
+            old[same[0]] = row
+            continue
+        grp = [i for i in table if old[i].strip().strip('|').split('|')[0].strip() == group]
+        old.insert((grp or table)[-1] + 1, row)
+    last = max(i for i, x in enumerate(old) if x.startswith('|'))
+    old[last + 1:last + 1] = ['', note]
+    return '\n'.join(old)
+
+
 def readme(raw, path, prev_md=None):
     text = open(path).read()
+    m = machine(raw)
+    if m.get('phases', 'all') != 'all':
+        # a partial run: only its rows change, the rest is the last full run's
+        if BEGIN not in text or END not in text:
+            raise SystemExit('bench_report: a partial run needs the table of a full one in '
+                             f'{path}')
+        head, rest = text.split(BEGIN, 1)
+        body, tail = rest.split(END, 1)
+        body = '\n'.join(x for x in body.split('\n') if not x.startswith('Rows of the '
+                                                                     'partial run'))
+        body = re.sub(r'\n{3,}', '\n\n', body)
+        note = (f"Rows of the partial run {m['date']} (`bench.sh --phases {m['phases']}`, "
+                f"commit {m['commit']}, load average {m['load_before']} / "
+                f"{m.get('load_after', '?')}) replace or join the rows above: "
+                f"[bench/results/latest-partial.md](bench/results/latest-partial.md).")
+        merged = merge_rows(body, summary(raw, prev_md), note)
+        if merged is None:
+            raise SystemExit(f'bench_report: no table between the markers of {path}')
+        with open(path, 'w') as f:
+            f.write(head + BEGIN + merged.rstrip('\n') + '\n' + END + tail)
+        return
     body = (f"{BEGIN}\n{summary(raw, prev_md)}\n\n![transactions/s per load type; latency at "
             f"half load](bench/results/latest.png)\n\nThe picture: "
             f"[bench/results/latest.png](bench/results/latest.png). The whole report, with the "
