@@ -176,6 +176,9 @@ tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 		return false;
 	}
 	tfo_engine_lookup_bulk(c->engine, &pp, 1, &conn);
+	if (conn != NULL && reason == TFO_CTRL_TCP_SYNCOOKIE_ACK &&
+	    tfo_engine_syncookie_supersedes(c->engine, conn, p))
+		conn = NULL;
 	if (conn != NULL &&
 	    tfo_engine_input(c->engine, conn, m, p, port_idx, now_us) == TFO_INPUT_DONE) {
 		return true;

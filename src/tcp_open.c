@@ -331,6 +331,19 @@ tfo_engine_syncookie_open(struct tfo_engine *e, struct rte_mbuf *m,
 	return 0;
 }
 
+bool
+tfo_engine_syncookie_supersedes(struct tfo_engine *e, struct tfo_conn *c,
+				const struct tfo_pkt *p)
+{
+	/* our SYN-ACK's ISN is snd_una in SYN_RCVD: its ACK is snd_una + 1
+	 * (or more, with the SYN-ACK's data) */
+	if (c->state != TFO_CONN_SYN_RCVD ||
+	    (tfo_seq_gt(p->ack, c->snd_una) && tfo_seq_le(p->ack, c->snd_max)))
+		return false;
+	tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_syncookie_won);
+	return true;
+}
+
 void
 tfo_engine_input_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 			 const struct tfo_pkt *p, uint8_t port_idx,

@@ -290,6 +290,19 @@ int tfo_engine_syncookie_open(struct tfo_engine *e, struct rte_mbuf *m,
 			      const struct tfo_syncookie_ack *a, uint64_t now_us);
 
 /**
+ * A SYN-cookie ACK @p p, validated on a worker, found @p c: this engine's
+ * connection of the same tuple. If @p c is a handshake in SYN_RCVD whose
+ * SYN-ACK the ACK does not acknowledge, the client took instead the
+ * SYN-cookie SYN-ACK a worker gave its retransmitted SYN (under pressure,
+ * the worker does not see this table): the cookie stands, @p c is
+ * forgotten without a segment (conns_closed_syncookie_won) and true is
+ * returned: open from the cookie (tfo_engine_syncookie_open). Else false:
+ * @p p is @p c's, for tfo_engine_input.
+ */
+bool tfo_engine_syncookie_supersedes(struct tfo_engine *e, struct tfo_conn *c,
+				     const struct tfo_pkt *p);
+
+/**
  * Make @p dst use @p src's ISN/TSval secret and SYN-cookie secret: a SYN
  * cookie made on one (a worker) is then valid on the other (the control
  * core), and a connection moved between them keeps its TSval clock.

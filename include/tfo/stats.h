@@ -104,6 +104,7 @@ extern "C" {
 	X(conns_closed_persist_timeout, C, "connections reset after max_retries unanswered zero-window probes") \
 	X(conns_closed_fin_wait2_timeout, C, "FIN_WAIT_2 connections freed after idle_timeout_ms") \
 	X(conns_closed_reopen,	C, "TIME-WAIT entries replaced by a new SYN (higher ISN or newer TSval)") \
+	X(conns_closed_syncookie_won, C, "SYN_RCVD handshakes dropped silently: the client took a worker's SYN-cookie SYN-ACK to its retransmitted SYN instead") \
 	X(conns_idle_timeout,	C, "idle connections we closed with a FIN after idle_timeout_ms") \
 	X(request_timeouts,	C, "connections reset: a request still incomplete after request_timeout_ms") \
 	X(time_wait_entered,	C, "connections that entered TIME-WAIT") \

@@ -270,6 +270,13 @@ def worker_corpus():
         b''.join(frame(tcp4(43100 + i, 80, 'S', opts=SYN_OPTS)) for i in range(4)) + step() +
         advance(3000) + advance(3000) +
         frame(tcp4(43200, 80, 'S', opts=SYN_OPTS)) + step())
+    # auto: a SYN the control core holds in SYN_RCVD, retransmitted once the
+    # workers' SYN cookies are on, gets a SYN cookie from the worker; the
+    # client's ACK of that one wins over the control core's half-open entry
+    conv['wsyn_supersede'] = (
+        b''.join(frame(tcp4(43300 + i, 80, 'S', opts=SYN_OPTS)) for i in range(8)) + step() +
+        frame(tcp4(43300, 80, 'S', opts=SYN_OPTS)) + step() +
+        frame(tcp4(43300, 80, 'A', opts=ts()), base | F_SEQACK) + step())
     cfgs = {'cookie_not_required': 1, 'siphash': 2, 'wsyn_always': 4}
     for name, c in conv.items():
         cfg = cfgs.get(name, 0)

@@ -172,6 +172,21 @@ TFO_TEST(worker_syncookies_auto)
 	CHECK_EQ(fz_ext_live, 0);
 }
 
+/* syncookies = auto: the control core holds a handshake in SYN_RCVD; the
+ * SYN retransmitted once the workers' SYN cookies are on gets one from the
+ * worker, and the client's ACK of it replaces the half-open entry (no RST
+ * for an ACK of the "wrong" ISN: the worker could not see that entry). */
+TFO_TEST(worker_syncookie_supersedes_synrcvd)
+{
+	run("worker/wsyn_supersede");
+	CHECK_EQ(dw("syncookies_sent"), 1);
+	CHECK_EQ(dw("syncookie_ack_ok"), 1);
+	CHECK_EQ(dc("conns_closed_syncookie_won"), 1);
+	CHECK_EQ(dc("conns_opened_syncookie"), 1);
+	CHECK_EQ(dc("drop_synrcvd_bad_ack"), 0);
+	CHECK_EQ(fz_ext_live, 0);
+}
+
 /* One valid cookie from 8 ports: the pending limit (4) holds exactly, the
  * rest fall back and their data never reaches the service. */
 TFO_TEST(stolen_cookie_pending_limit)
