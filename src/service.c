@@ -13,6 +13,8 @@
 
 #include <rte_lcore.h>
 
+#include <rte_malloc.h>
+
 #include "tfo/engine.h"
 #include "tfo/log.h"
 #include "tfo/service.h"
@@ -170,7 +172,9 @@ tfo_svc_reloader_create(const struct tfo_service_inst *insts, unsigned int nb)
 		any |= insts[i].svc->reload != NULL;
 	if (!any)
 		return NULL;
-	r = calloc(1, sizeof(*r));
+	/* DPDK memory, as the server that points to it (LeakSanitizer does
+	 * not scan it) */
+	r = rte_zmalloc("tfo_svc_reloader", sizeof(*r), 0);
 	if (r == NULL)
 		return NULL;
 	r->insts = insts;
@@ -239,12 +243,12 @@ int
 tfo_svc_reloader_set_engines(struct tfo_svc_reloader *r,
 			     struct tfo_engine *const *engines, unsigned int nb)
 {
-	struct tfo_engine **e = calloc(nb ? nb : 1, sizeof(*e));
+	struct tfo_engine **e = rte_zmalloc("tfo_svc_engines", (nb ? nb : 1) * sizeof(*e), 0);
 
 	if (e == NULL)
 		return -ENOMEM;
 	memcpy(e, engines, nb * sizeof(*e));
-	free(r->engines);
+	rte_free(r->engines);
 	r->engines = e;
 	r->nb_engines = nb;
 	return 0;
@@ -285,6 +289,6 @@ tfo_svc_reloader_free(struct tfo_svc_reloader *r)
 		return;
 	if (r->running)
 		pthread_join(r->thread, NULL);
-	free(r->engines);
-	free(r);
+	rte_free(r->engines);
+	rte_free(r);
 }

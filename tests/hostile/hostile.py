@@ -296,6 +296,7 @@ class Suite:
         st, quiet = self.settled()
         out, frames_in = self.wire.since(self.m)
         dropped = self.tun_tx_dropped() - self.tun0
+        self.dropped = dropped	# frames the tap dropped before the server
         rx = st['rx_pkts'] - self.st0['rx_pkts']
         if not quiet:
             print('note: %s the wire never went quiet for 0.4 s: the frame count below is '
@@ -471,8 +472,12 @@ def case_wsynflood(s):
     c0, c1 = s.control(st0), s.control(st)
     w0, w1 = s.worker(st0), s.worker(st)
     ws = delta(w0, w1, 'syncookies_sent')
-    T.check('%s the worker answered every spoofed SYN with a SYN cookie (syncookies_sent '
-            '+%d >= %d)' % (tag, ws, n), ws >= n, ws)
+    # a slow server (sanitizers) lets the tap drop some of the flood before
+    # it: every spoofed SYN that reached it is answered, and most reach it
+    lost = s.dropped
+    T.check('%s the worker answered every spoofed SYN that reached it with a SYN cookie '
+            '(syncookies_sent +%d >= %d sent - %d dropped by the tap)' % (tag, ws, n, lost),
+            ws >= n - lost and lost < n // 2, ws)
     T.check('%s ring_drop_full +0' % tag, delta(st0, st, 'ring_drop_full') == 0)
     T.check('%s the control core created nothing for the flood: conns_opened_plain +0, '
             'syncookies_sent +0, ctrl_rx +%d' % (tag, delta(c0, c1, 'ctrl_rx')),
@@ -493,8 +498,8 @@ def case_wsynflood(s):
     synacks = sum(1 for f in frames_in
                   if (lambda p: p is not None and p.haslayer(IP) and p[TCP].flags == 'SA')(
                       tcp_of(f)))
-    T.check('%s a SYN-ACK on the wire for each spoofed SYN (%d)' % (tag, synacks),
-            synacks >= n)
+    T.check('%s a SYN-ACK on the wire for each spoofed SYN that reached the server (%d)'
+            % (tag, synacks), synacks >= n - lost)
     s.wire.send([h.seg(46000, ECHO, 'R', 9001 + 7, 0)])
     s.good_client(tag)
     s.drained(tag)
