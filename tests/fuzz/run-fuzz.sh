@@ -18,9 +18,12 @@ trap 'rm -f "$log"' EXIT
 # leaks are checked per input; UBSan stops at the first report
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
+# libFuzzer's default error exit code, 77, is "skipped" to meson: a crash
+# or a leak would pass as a skip
 "$exe" -max_total_time="$secs" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
-	-artifact_prefix="$crashes/$name-" "$work" "$seeds" >"$log" 2>&1
+	-error_exitcode=1 -artifact_prefix="$crashes/$name-" "$work" "$seeds" >"$log" 2>&1
 rc=$?
+[ $rc -eq 77 ] && rc=1
 # the last progress line carries cov/ft/corp/exec/s; the stats the runs
 grep -E '^#[0-9]+' "$log" | tail -n 1
 grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log"
