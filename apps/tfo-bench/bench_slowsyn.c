@@ -176,14 +176,6 @@ ss_syn(struct ss *s, enum ss_kind kind, unsigned int run, unsigned int i)
 	return m;
 }
 
-static int
-ss_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* One kind under one mode: worker and control TSC per SYN, medians. */
 static int
 ss_measure(enum ss_kind kind, uint8_t mode, unsigned int reps, unsigned int n,
@@ -235,12 +227,10 @@ ss_measure(enum ss_kind kind, uint8_t mode, unsigned int reps, unsigned int n,
 			ct[r - 1] = got ? (double)(t2 - t1) / got : 0;
 		}
 	}
-	qsort(wt, reps, sizeof(wt[0]), ss_cmp);
-	qsort(ct, reps, sizeof(ct[0]), ss_cmp);
 	printf("%-11s syncookies=%-6s worker %7.1f TSC/SYN   control %7.1f TSC/SYN   "
 	       "(worker syncookies_sent %" PRIu64 ", control conns_opened_plain %" PRIu64 ")\n",
 	       ss_kind_name[kind], mode == TFO_SYNCOOKIES_ALWAYS ? "always" : "no",
-	       wt[reps / 2], ct[reps / 2],
+	       tfo_bench_median(wt, reps), tfo_bench_median(ct, reps),
 	       s.w->stats.c[tfo_stats_lookup("syncookies_sent")],
 	       s.c->stats.c[tfo_stats_lookup("conns_opened_plain")]);
 	tfo_server_free(s.srv);
