@@ -30,44 +30,61 @@ tfo_pkt_drop_name(enum tfo_pkt_drop r)
 /* ---- checksums --------------------------------------------------------- */
 
 /*
- * Sums native-order 32-bit loads into a 64-bit accumulator: the ones'
- * complement sum is byte-order independent, so the folded result is already
- * in network order when stored as a native 16-bit value.
+ * Sums native-order 64-bit loads with their carries counted apart: the ones'
+ * complement sum is byte-order independent and 2^16 - 1 divides 2^64 - 1,
+ * so the folded result is already in network order when stored as a native
+ * 16-bit value. Fewer instructions per byte than 32-bit lanes, and the
+ * 0..7-byte tail is one word: most calls here are 20..60-byte headers.
  */
 uint64_t
 tfo_cksum_add(uint64_t sum, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
-	uint64_t s0 = 0, s1 = 0;
-	uint32_t w;
+	uint64_t s = 0, carry = 0, a, b;
 
 	while (len >= 16) {
-		uint64_t a, b;
-
 		memcpy(&a, p, 8);
 		memcpy(&b, p + 8, 8);
-		s0 += (uint32_t)a;
-		s1 += a >> 32;
-		s0 += (uint32_t)b;
-		s1 += b >> 32;
+		s += a;
+		carry += s < a;
+		s += b;
+		carry += s < b;
 		p += 16;
 		len -= 16;
 	}
-	while (len >= 4) {
-		memcpy(&w, p, 4);
-		s0 += w;
-		p += 4;
-		len -= 4;
+	if (len & 8) {
+		memcpy(&a, p, 8);
+		s += a;
+		carry += s < a;
+		p += 8;
 	}
-	if (len > 0) {
-		uint8_t tail[4] = { 0, 0, 0, 0 };
+	a = 0;
+	/* the last 0..7 bytes, zero-padded, as one native 64-bit word */
+	if (len & 4) {
+		uint32_t w;
 
-		memcpy(tail, p, len);
-		memcpy(&w, tail, 4);
-		s0 += w;
+		memcpy(&w, p, 4);
+		a = w;
+		p += 4;
 	}
-	/* the caller's sum may be near 2^64 only after ~2^32 calls: ignore */
-	return sum + s0 + s1;
+	if (len & 2) {
+		uint16_t h;
+
+		memcpy(&h, p, 2);
+		a += (uint64_t)h << ((len & 4) * 8);
+		p += 2;
+	}
+	if (len & 1) {
+		uint8_t t[8] = { 0 };
+
+		t[len & 6] = *p;
+		memcpy(&b, t, 8);
+		a += b;
+	}
+	s += a;
+	carry += s < a;
+	/* fold to < 2^34: callers add further small terms to the result */
+	return sum + (s & 0xffffffffull) + (s >> 32) + carry;
 }
 
 uint64_t
