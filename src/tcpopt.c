@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_byteorder.h>
+
 #include "tfo/tcpopt.h"
 
 #define TFO_OPTLEN_MSS 4
@@ -289,14 +291,18 @@ tfo_tcpopt_write_synack(uint8_t *out, const struct tfo_synack_opts *s)
 	return (unsigned int)(p - out);
 }
 
+/* Every segment of a connection with timestamps carries this: three
+ * 32-bit stores, not twelve byte stores. */
 unsigned int
 tfo_tcpopt_write_ts(uint8_t *out, uint32_t tsval, uint32_t tsecr)
 {
-	out[0] = TFO_OPT_NOP;
-	out[1] = TFO_OPT_NOP;
-	out[2] = TFO_OPT_TS;
-	out[3] = TFO_OPTLEN_TS;
-	put_be32(out + 4, tsval);
-	put_be32(out + 8, tsecr);
-	return 12;
+	const uint32_t w[3] = {
+		rte_cpu_to_be_32((uint32_t)TFO_OPT_NOP << 24 | TFO_OPT_NOP << 16 |
+				 TFO_OPT_TS << 8 | TFO_OPTLEN_TS),
+		rte_cpu_to_be_32(tsval),
+		rte_cpu_to_be_32(tsecr),
+	};
+
+	memcpy(out, w, sizeof(w));
+	return sizeof(w);
 }

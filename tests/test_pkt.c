@@ -2998,6 +2998,189 @@ TFO_TEST(prepend_tcp_extbuf_payload)
 	rte_pktmbuf_free(h);
 }
 
+/*
+ * tfo_pkt_prepend_tcp as it was written field by field, before it stored
+ * whole words: the bytes and mbuf fields the word writer must reproduce.
+ */
+static int
+ref_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
+		const struct tfo_route *r, const struct tfo_tcp_out *t)
+{
+	uint16_t l2 = RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0);
+	uint16_t l3 = r->family == AF_INET ? 20 : 40;
+	uint16_t l4 = (uint16_t)(TFO_TCP_HDR_LEN + t->opt_len);
+	uint32_t l4_total;
+	struct rte_ether_hdr *eh;
+	struct rte_tcp_hdr *th;
+	uint8_t *p;
+
+	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + l4));
+	if (p == NULL)
+		return -ENOSPC;
+	l4_total = m->pkt_len - l2 - l3;
+
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	rte_ether_addr_copy(&r->peer_mac, &eh->dst_addr);
+	rte_ether_addr_copy(&port->mac, &eh->src_addr);
+	if (r->has_vlan) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eh + 1);
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(r->vlan_tci);
+		vh->eth_proto = rte_cpu_to_be_16(r->family == AF_INET ?
+						 RTE_ETHER_TYPE_IPV4 :
+						 RTE_ETHER_TYPE_IPV6);
+	} else {
+		eh->ether_type = rte_cpu_to_be_16(r->family == AF_INET ?
+						  RTE_ETHER_TYPE_IPV4 :
+						  RTE_ETHER_TYPE_IPV6);
+	}
+
+	m->l2_len = l2;
+	m->l3_len = l3;
+	m->l4_len = l4;
+	m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 |
+			 RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
+
+	if (r->family == AF_INET) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)(p + l2);
+
+		ih->version_ihl = 0x45;
+		ih->type_of_service = 0;
+		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + l4_total));
+		ih->packet_id = 0;
+		ih->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+		ih->time_to_live = 64;
+		ih->next_proto_id = IPPROTO_TCP;
+		ih->hdr_checksum = 0;
+		memcpy(&ih->src_addr, r->local.b, 4);
+		memcpy(&ih->dst_addr, r->peer.b, 4);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4;
+		if (port->tx_ip_cksum_offload)
+			m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+		else
+			ih->hdr_checksum = (uint16_t)~tfo_cksum_fold(tfo_cksum_add(0, ih, 20));
+	} else {
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)(p + l2);
+
+		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ih->payload_len = rte_cpu_to_be_16((uint16_t)l4_total);
+		ih->proto = IPPROTO_TCP;
+		ih->hop_limits = 64;
+		memcpy(ih->src_addr, r->local.b, 16);
+		memcpy(ih->dst_addr, r->peer.b, 16);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV6;
+	}
+
+	th = (struct rte_tcp_hdr *)(p + l2 + l3);
+	th->src_port = rte_cpu_to_be_16(t->sport);
+	th->dst_port = rte_cpu_to_be_16(t->dport);
+	th->sent_seq = rte_cpu_to_be_32(t->seq);
+	th->recv_ack = rte_cpu_to_be_32(t->ack);
+	th->data_off = (uint8_t)((l4 / 4) << 4);
+	th->tcp_flags = t->flags;
+	th->rx_win = rte_cpu_to_be_16(t->window);
+	th->cksum = 0;
+	th->tcp_urp = 0;
+	if (t->opt_len)
+		memcpy(th + 1, t->opts, t->opt_len);
+
+	{
+		uint64_t sum = tfo_cksum_pseudo(r->family, &r->local, &r->peer,
+						IPPROTO_TCP, l4_total);
+
+		if (port->tx_tcp_cksum_offload) {
+			/* the NIC adds the segment to the pseudo-header sum */
+			m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
+			th->cksum = tfo_cksum_fold(sum);
+		} else {
+			if (likely(m->next == NULL))
+				sum = tfo_cksum_add(sum, th, l4_total);
+			else
+				sum += tfo_cksum_mbuf(m, (uint32_t)(l2 + l3), l4_total);
+			th->cksum = (uint16_t)~tfo_cksum_fold(sum);
+		}
+	}
+	return 0;
+}
+
+/* Both writers on the same payload; everything they produce compared. */
+static void
+same_bytes_case(int family, int vlan, uint8_t opt_len, uint16_t pay_len,
+		unsigned int nb_segs, int ip_off, int tcp_off)
+{
+	static uint8_t fa[FMAX], fb[FMAX];
+	struct tfo_port_info us = our_port();
+	struct tfo_route r = mk_route(family, vlan);
+	uint8_t opts[40], pay[1500];
+	struct tfo_tcp_out t = {
+		.sport = (uint16_t)rnd(), .dport = (uint16_t)rnd(),
+		.seq = (uint32_t)rnd(), .ack = (uint32_t)rnd(),
+		.window = (uint16_t)rnd(), .flags = (uint8_t)rnd(),
+		.opt_len = opt_len, .opts = opts,
+	};
+	struct rte_mbuf *a, *b;
+	const uint8_t *pa, *pb;
+	char what[96];
+
+	snprintf(what, sizeof(what), "fam %d vlan %d opts %u pay %u segs %u off %d/%d",
+		 family, vlan, opt_len, pay_len, nb_segs, ip_off, tcp_off);
+	rnd_fill(opts, sizeof(opts));
+	rnd_fill(pay, pay_len);
+	rnd_fill(r.peer_mac.addr_bytes, 6);
+	rnd_fill(us.mac.addr_bytes, 6);
+	rnd_fill(r.local.b, family == AF_INET ? 4 : 16);
+	rnd_fill(r.peer.b, family == AF_INET ? 4 : 16);
+	if (vlan)
+		r.vlan_tci = (uint16_t)rnd();
+	us.tx_ip_cksum_offload = ip_off;
+	us.tx_tcp_cksum_offload = tcp_off;
+	a = mk_payload(pay, pay_len, nb_segs);
+	b = mk_payload(pay, pay_len, nb_segs);
+	a->ol_flags |= RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_UDP_CKSUM;
+	b->ol_flags |= RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_UDP_CKSUM;
+	CHECK_MSG(tfo_pkt_prepend_tcp(a, &us, &r, &t) == 0, "%s", what);
+	CHECK_MSG(ref_prepend_tcp(b, &us, &r, &t) == 0, "%s", what);
+	CHECK_MSG(a->pkt_len == b->pkt_len && a->data_len == b->data_len &&
+		  a->data_off == b->data_off, "%s", what);
+	CHECK_MSG(a->ol_flags == b->ol_flags, "%s: ol_flags %#llx want %#llx", what,
+		  (unsigned long long)a->ol_flags, (unsigned long long)b->ol_flags);
+	CHECK_MSG(a->tx_offload == b->tx_offload, "%s", what);
+	pa = rte_pktmbuf_read(a, 0, a->pkt_len, fa);
+	pb = rte_pktmbuf_read(b, 0, b->pkt_len, fb);
+	REQUIRE(pa != NULL && pb != NULL);
+	for (uint32_t i = 0; i < a->pkt_len && i < b->pkt_len; i++)
+		if (pa[i] != pb[i]) {
+			CHECK_MSG(pa[i] == pb[i], "%s: byte %u is %#x, want %#x",
+				  what, i, pa[i], pb[i]);
+			break;
+		}
+	rte_pktmbuf_free(a);
+	rte_pktmbuf_free(b);
+}
+
+TFO_TEST(prepend_tcp_same_bytes)
+{
+	static const uint8_t opt_lens[] = { 0, 4, 8, 12, 20, 24, 32, 40 };
+	static const uint16_t pays[] = { 0, 1, 2, 3, 7, 64, 333, 1400 };
+	unsigned int cases = 0;
+
+	/* k: family, VLAN, IP and TCP checksum offload, one bit each */
+	for (int k = 0; k < 16 * 3; k++)
+		for (size_t o = 0; o < RTE_DIM(opt_lens); o++)
+			for (size_t pl = 0; pl < RTE_DIM(pays); pl++)
+				for (unsigned int segs = 1; segs <= 3; segs += 2) {
+					if (pays[pl] < 2 && segs > 1)
+						continue;
+					same_bytes_case(k & 1 ? AF_INET6 : AF_INET,
+							(k >> 1) & 1, opt_lens[o],
+							pays[pl], segs, (k >> 2) & 1,
+							(k >> 3) & 1);
+					cases++;
+				}
+	CHECK(cases > 1000);
+}
+
 /* ---- names and routes ----------------------------------------------------- */
 
 TFO_TEST(drop_names)

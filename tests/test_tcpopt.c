@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "tfo/tcpopt.h"
 
 #include "test.h"
@@ -502,6 +504,35 @@ TFO_TEST(write_ts)
 	CHECK(o.has_ts);
 	CHECK_EQ(o.tsval, 0xfedcba98);
 	CHECK_EQ(o.tsecr, 0x01234567);
+}
+
+/* The word writer against the byte-by-byte layout, at every alignment,
+ * and nothing written around the 12 bytes. */
+TFO_TEST(write_ts_words)
+{
+	static const uint32_t v[] = { 0, 1, 0x80, 0xff, 0x100, 0x7fffffff,
+				      0x80000000, 0xfedcba98, 0xffffffff };
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < RTE_DIM(v); i++) {
+		for (size_t j = 0; j < RTE_DIM(v); j++) {
+			unsigned int off = n++ & 3;
+			uint8_t out[16], want[12] = { TFO_OPT_NOP, TFO_OPT_NOP,
+						      TFO_OPT_TS, 10 };
+
+			for (unsigned int k = 0; k < 4; k++) {
+				want[4 + k] = (uint8_t)(v[i] >> (24 - 8 * k));
+				want[8 + k] = (uint8_t)(v[j] >> (24 - 8 * k));
+			}
+			memset(out, 0xee, sizeof(out));
+			CHECK_EQ(tfo_tcpopt_write_ts(out + off, v[i], v[j]), 12);
+			CHECK_MEM(out + off, want, 12);
+			for (unsigned int k = 0; k < sizeof(out); k++)
+				if (k < off || k >= off + 12)
+					CHECK_EQ(out[k], 0xee);
+		}
+	}
+	CHECK_EQ(n, RTE_DIM(v) * RTE_DIM(v));
 }
 
 /* SACK blocks behind Linux's NOP,NOP,TS; lengths that are not 2 + 8n. */
