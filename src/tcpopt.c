@@ -68,8 +68,8 @@ parse_tfo_cookie(struct tfo_tcpopts *o, enum tfo_opt_form form,
 
 /* Over 80 lines: one bounded pass, one case per option kind, kept together. */
 int
-tfo_tcpopt_parse(const uint8_t *opts, unsigned int len,
-		 struct tfo_tcpopts *o)
+tfo_tcpopt_parse_generic(const uint8_t *opts, unsigned int len,
+			 struct tfo_tcpopts *o)
 {
 	unsigned int i = 0;
 
@@ -149,6 +149,77 @@ tfo_tcpopt_parse(const uint8_t *opts, unsigned int len,
 malformed:
 	o->malformed = 1;
 	return -EINVAL;
+}
+
+/* The words of Linux's layouts, as get_be32() reads them. */
+#define TFO_OPTW_NOP_NOP_TS 0x0101080au	/* NOP, NOP, TS, 10 */
+#define TFO_OPTW_SACK_TS 0x0402080au	/* SACK-permitted, TS, 10 */
+#define TFO_OPTW_MSS 0x02040000u	/* MSS, 4, (value) */
+#define TFO_OPTW_NOP_WS 0x01030300u	/* NOP, WS, 3, (shift) */
+#define TFO_OPTLEN_LINUX_SYN 20		/* MSS, SACKOK+TS, NOP+WS */
+
+/*
+ * Linux's SYN: MSS, SACK-permitted folded into the timestamp word, NOP,
+ * WS, then nothing or a kind-34 TFO option padded with NOPs. Any other
+ * tail (or a malformed TFO option) is left to the generic parser, so
+ * what this fills is what that would.
+ */
+static bool
+tfo_tcpopt_parse_linux_syn(const uint8_t *opts, unsigned int len,
+			   struct tfo_tcpopts *o)
+{
+	const uint8_t *t = opts + TFO_OPTLEN_LINUX_SYN;
+	unsigned int tlen = len - TFO_OPTLEN_LINUX_SYN, olen = 0;
+
+	if ((get_be32(opts) & 0xffff0000u) != TFO_OPTW_MSS ||
+	    get_be32(opts + 4) != TFO_OPTW_SACK_TS ||
+	    (get_be32(opts + 16) & 0xffffff00u) != TFO_OPTW_NOP_WS)
+		return false;
+	if (tlen > 0) {
+		if (t[0] != TFO_OPT_FASTOPEN || tlen < 2)
+			return false;
+		olen = t[1];
+		if (olen < TFO_OPTLEN_FASTOPEN_BASE || olen > tlen)
+			return false;
+		for (unsigned int i = olen; i < tlen; i++)
+			if (t[i] != TFO_OPT_NOP)
+				return false;
+	}
+
+	memset(o, 0, sizeof(*o));
+	o->mss = get_be16(opts + 2);
+	o->has_mss = o->mss != 0;
+	o->sack_ok = 1;
+	o->tsval = get_be32(opts + 8);
+	o->tsecr = get_be32(opts + 12);
+	o->has_ts = 1;
+	o->wscale = opts[19] > TFO_WSCALE_MAX ? TFO_WSCALE_MAX : opts[19];
+	o->has_wscale = 1;
+	if (olen != 0)
+		parse_tfo_cookie(o, TFO_FORM_RFC, t + TFO_OPTLEN_FASTOPEN_BASE,
+				 olen - TFO_OPTLEN_FASTOPEN_BASE);
+	return true;
+}
+
+/*
+ * Nearly every segment carries one of Linux's two layouts; a few word
+ * compares recognise them before the byte-at-a-time walk.
+ */
+int
+tfo_tcpopt_parse(const uint8_t *opts, unsigned int len,
+		 struct tfo_tcpopts *o)
+{
+	if (len == 12 && get_be32(opts) == TFO_OPTW_NOP_NOP_TS) {
+		memset(o, 0, sizeof(*o));
+		o->tsval = get_be32(opts + 4);
+		o->tsecr = get_be32(opts + 8);
+		o->has_ts = 1;
+		return 0;
+	}
+	if (len >= TFO_OPTLEN_LINUX_SYN && len <= TFO_TCPOPT_MAX_LEN &&
+	    tfo_tcpopt_parse_linux_syn(opts, len, o))
+		return 0;
+	return tfo_tcpopt_parse_generic(opts, len, o);
 }
 
 unsigned int

@@ -2,6 +2,8 @@
  * Unit tests of the TCP option codec (src/tcpopt.c).
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -560,6 +562,160 @@ TFO_TEST(sack_blocks)
 	o[12] = 0;						/* EOL first */
 	o[15] = 18;
 	CHECK_EQ(tfo_tcpopt_sack_blocks(o, 32, l, r), 0);
+}
+
+/* ---- fast path vs generic parser ---------------------------------------- */
+
+/* @p parse on a heap copy of exactly @p len bytes of @p b (which holds
+ * at least one byte), so that ASan sees a read past the options. */
+static int
+parse_copy(int (*parse)(const uint8_t *, unsigned int, struct tfo_tcpopts *),
+	   const uint8_t *b, unsigned int len, struct tfo_tcpopts *o)
+{
+	unsigned int n = len ? len : 1;
+	uint8_t *copy = malloc(n);
+	int rc;
+
+	if (copy == NULL)
+		abort();
+	memcpy(copy, b, n);
+	rc = parse(copy, len, o);
+	free(copy);
+	return rc;
+}
+
+/* Both parsers on @p len bytes of @p b; false (and the bytes on stderr)
+ * when the return code or any field differs. */
+static bool
+parse_same(const uint8_t *b, unsigned int len)
+{
+	struct tfo_tcpopts f, g;
+	int rf, rg;
+	bool same;
+
+	memset(&f, 0xa5, sizeof(f));
+	memset(&g, 0x5a, sizeof(g));
+	rf = parse_copy(tfo_tcpopt_parse, b, len, &f);
+	rg = parse_copy(tfo_tcpopt_parse_generic, b, len, &g);
+	same = rf == rg && f.mss == g.mss && f.wscale == g.wscale &&
+	       f.has_mss == g.has_mss && f.has_wscale == g.has_wscale &&
+	       f.sack_ok == g.sack_ok && f.has_ts == g.has_ts &&
+	       f.malformed == g.malformed && f.form == g.form &&
+	       f.cookie_state == g.cookie_state &&
+	       f.cookie_len == g.cookie_len && f.tsval == g.tsval &&
+	       f.tsecr == g.tsecr &&
+	       memcmp(f.cookie, g.cookie, sizeof(f.cookie)) == 0;
+	if (!same) {
+		fprintf(stderr, "  fast/generic differ on %u bytes:", len);
+		for (unsigned int i = 0; i < len; i++)
+			fprintf(stderr, " %02x", b[i]);
+		fputc('\n', stderr);
+	}
+	return same;
+}
+
+/* Linux's SYN (MSS, SACKOK+TS, NOP+WS) with a kind-34 option of @p olen
+ * bytes (0: none) and @p pad NOPs after it; @return the length. */
+static unsigned int
+linux_syn(uint8_t *b, unsigned int olen, unsigned int pad, uint64_t *x)
+{
+	static const uint8_t head[20] = { 2, 4, 0x05, 0xb4, 4, 2, 8, 10,
+					  0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7 };
+	unsigned int n = sizeof(head);
+
+	memcpy(b, head, n);
+	for (unsigned int i = 8; i < 16; i++)
+		b[i] = (uint8_t)tfo_test_rand(x);
+	if (olen > 0) {
+		b[n] = TFO_OPT_FASTOPEN;
+		b[n + 1] = (uint8_t)olen;
+		for (unsigned int i = 2; i < olen; i++)
+			b[n + i] = (uint8_t)tfo_test_rand(x);
+		n += olen;
+	}
+	for (unsigned int i = 0; i < pad; i++)
+		b[n++] = TFO_OPT_NOP;
+	return n;
+}
+
+/*
+ * tfo_tcpopt_parse's word compares for Linux's layouts must give what the
+ * byte-at-a-time parser gives: on those layouts (every cookie length, MSS
+ * 0, large shifts), on them with bytes changed, cut or extended, and on
+ * random bytes.
+ */
+TFO_TEST(fast_path_matches_generic)
+{
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	unsigned long bad = 0, runs = 0;
+	uint8_t b[64];
+	unsigned int len;
+
+	/* the common layouts as they are */
+	for (unsigned int olen = 0; olen <= 20; olen++) {
+		for (unsigned int pad = 0; pad <= 4; pad++) {
+			if (20 + olen + pad > TFO_TCPOPT_MAX_LEN)
+				continue;
+			len = linux_syn(b, olen, pad, &x);
+			bad += !parse_same(b, len);
+			b[2] = 0;	/* MSS 0 */
+			b[3] = 0;
+			bad += !parse_same(b, len);
+			b[19] = 15;	/* shift over 14 */
+			bad += !parse_same(b, len);
+			runs += 3;
+		}
+	}
+	len = tfo_tcpopt_write_ts(b, 0xfedcba98, 0x01234567);
+	bad += !parse_same(b, len);
+	runs++;
+
+	/* mutated: a few bytes changed, the length moved */
+	for (unsigned int it = 0; it < 300000; it++) {
+		uint32_t r = tfo_test_rand(&x);
+		unsigned int nmut = 1 + r % 3;
+
+		memset(b, 0, sizeof(b));
+		if (r & 0x100) {
+			len = tfo_tcpopt_write_ts(b, tfo_test_rand(&x),
+						  tfo_test_rand(&x));
+		} else {
+			unsigned int olen = (r >> 9) % 21, pad = (r >> 14) % 4;
+
+			if (olen == 1)
+				olen = 0;
+			if (20 + olen + pad > TFO_TCPOPT_MAX_LEN)
+				pad = 0;
+			if (20 + olen > TFO_TCPOPT_MAX_LEN)
+				olen = 20;
+			len = linux_syn(b, olen, pad, &x);
+		}
+		for (unsigned int k = 0; k < nmut; k++) {
+			uint32_t m = tfo_test_rand(&x);
+			unsigned int at = m % (len + 1);
+
+			/* option kinds and lengths, small numbers, anything */
+			b[at] = (m & 0x30000) == 0 ?
+				(uint8_t)"\x00\x01\x02\x03\x04\x08\x0a\x22"[(m >> 8) & 7] :
+				(m & 0x30000) == 0x10000 ? (uint8_t)((m >> 8) % 24) :
+				(uint8_t)(m >> 8);
+		}
+		if ((r >> 20) % 4 == 0)
+			len = (len + (r >> 22) % 9 + 60) % 45;	/* a few past 40 too */
+		bad += !parse_same(b, len);
+		runs++;
+	}
+
+	/* random bytes, all lengths up to past the limit */
+	for (unsigned int it = 0; it < 100000; it++) {
+		len = tfo_test_rand(&x) % 45;
+		for (unsigned int i = 0; i < len; i++)
+			b[i] = (uint8_t)tfo_test_rand(&x);
+		bad += !parse_same(b, len);
+		runs++;
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(runs > 400000);
 }
 
 TFO_TEST_MAIN()

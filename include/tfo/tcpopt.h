@@ -85,6 +85,13 @@ struct tfo_tcpopts {
 int tfo_tcpopt_parse(const uint8_t *opts, unsigned int len,
 		     struct tfo_tcpopts *o);
 
+/**
+ * tfo_tcpopt_parse() without its fast path for Linux's layouts: the
+ * reference it must agree with, field by field (for tests).
+ */
+int tfo_tcpopt_parse_generic(const uint8_t *opts, unsigned int len,
+			     struct tfo_tcpopts *o);
+
 /** What to put in a SYN-ACK's options. */
 struct tfo_synack_opts {
 	uint16_t mss;
