@@ -453,7 +453,22 @@ int tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 			uint8_t form, uint8_t cookie_len, const uint8_t *cookie);
 void tfo_tcp_send_rst_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 			      const struct tfo_pkt *p, uint8_t port_idx);
-void tfo_tcp_output(struct tfo_engine *e, struct tfo_conn *c);
+void tfo_tcp_output_loop(struct tfo_engine *e, struct tfo_conn *c);
+
+/*
+ * Send what the windows allow from snd_nxt (tfo_tcp_output_loop). Most
+ * calls find nothing due (the response left in the SYN-ACK, a pure ACK):
+ * that is known here from snd_nxt, the queue and the FIN, before a call.
+ */
+static inline void
+tfo_tcp_output(struct tfo_engine *e, struct tfo_conn *c)
+{
+	uint32_t off = c->snd_nxt - data_start(c), total = unacked_len(e, c);
+
+	if (off < total || (fin_pending(c) && off == total))
+		tfo_tcp_output_loop(e, c);
+}
+
 uint32_t tfo_tcp_retransmit_first(struct tfo_engine *e, struct tfo_conn *c);
 
 /* tcp_sack.c */

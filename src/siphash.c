@@ -15,21 +15,6 @@
 
 #include "siphash.h"
 
-#define SIP_C0 0x736f6d6570736575ULL
-#define SIP_C1 0x646f72616e646f6dULL
-#define SIP_C2 0x6c7967656e657261ULL
-#define SIP_C3 0x7465646279746573ULL
-
-/* One SipRound over whatever ADD/XOR/ROL mean for the state's type. */
-#define SIPROUND(ADD, XOR, ROL, v0, v1, v2, v3) do { \
-	v0 = ADD(v0, v1); v1 = ROL(v1, 13); v1 = XOR(v1, v0); \
-	v0 = ROL(v0, 32); \
-	v2 = ADD(v2, v3); v3 = ROL(v3, 16); v3 = XOR(v3, v2); \
-	v0 = ADD(v0, v3); v3 = ROL(v3, 21); v3 = XOR(v3, v0); \
-	v2 = ADD(v2, v1); v1 = ROL(v1, 17); v1 = XOR(v1, v2); \
-	v2 = ROL(v2, 32); \
-} while (0)
-
 static inline uint64_t
 load_le64(const uint8_t *p)
 {
@@ -44,44 +29,30 @@ tfo_siphash_init(struct tfo_siphash_key *sk, const uint8_t key[16])
 {
 	uint64_t k0 = load_le64(key), k1 = load_le64(key + 8);
 
-	sk->v[0] = k0 ^ SIP_C0;
-	sk->v[1] = k1 ^ SIP_C1;
-	sk->v[2] = k0 ^ SIP_C2;
-	sk->v[3] = k1 ^ SIP_C3;
+	sk->v[0] = k0 ^ TFO_SIP_C0;
+	sk->v[1] = k1 ^ TFO_SIP_C1;
+	sk->v[2] = k0 ^ TFO_SIP_C2;
+	sk->v[3] = k1 ^ TFO_SIP_C3;
 }
 
 /* ---- scalar ----------------------------------------------------------- */
 
-#define S_ADD(a, b) ((a) + (b))
-#define S_XOR(a, b) ((a) ^ (b))
-#define S_ROL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define S_ADD TFO_SIP_ADD
+#define S_XOR TFO_SIP_XOR
+#define S_ROL TFO_SIP_ROL
 
 uint64_t
 tfo_siphash(const struct tfo_siphash_key *sk, const void *msg, size_t len)
 {
 	const uint8_t *p = msg;
-	uint64_t v0 = sk->v[0], v1 = sk->v[1], v2 = sk->v[2], v3 = sk->v[3];
-	uint64_t m, b = (uint64_t)len << 56;
+	uint64_t v[4] = { sk->v[0], sk->v[1], sk->v[2], sk->v[3] };
 	size_t left = len;
 	uint8_t tail[8] = { 0 };
 
-	for (; left >= 8; left -= 8, p += 8) {
-		m = load_le64(p);
-		v3 ^= m;
-		SIPROUND(S_ADD, S_XOR, S_ROL, v0, v1, v2, v3);
-		SIPROUND(S_ADD, S_XOR, S_ROL, v0, v1, v2, v3);
-		v0 ^= m;
-	}
+	for (; left >= 8; left -= 8, p += 8)
+		tfo_sip_compress(v, load_le64(p));
 	memcpy(tail, p, left);
-	b |= load_le64(tail);
-	v3 ^= b;
-	SIPROUND(S_ADD, S_XOR, S_ROL, v0, v1, v2, v3);
-	SIPROUND(S_ADD, S_XOR, S_ROL, v0, v1, v2, v3);
-	v0 ^= b;
-	v2 ^= 0xff;
-	for (int i = 0; i < 4; i++)
-		SIPROUND(S_ADD, S_XOR, S_ROL, v0, v1, v2, v3);
-	return v0 ^ v1 ^ v2 ^ v3;
+	return tfo_sip_finish(v, ((uint64_t)len << 56) | load_le64(tail));
 }
 
 /* ---- AVX2: 4 lanes per ymm -------------------------------------------- */
@@ -139,17 +110,17 @@ name(const struct tfo_siphash_key *sk, const uint64_t *m, unsigned int words, \
 			V mw = P##_LOAD(&m[w * stride + i]); \
 \
 			v3 = P##_XOR(v3, mw); \
-			SIPROUND(P##_ADD, P##_XOR, P##_ROL, v0, v1, v2, v3); \
-			SIPROUND(P##_ADD, P##_XOR, P##_ROL, v0, v1, v2, v3); \
+			TFO_SIPROUND(P##_ADD, P##_XOR, P##_ROL, v0, v1, v2, v3); \
+			TFO_SIPROUND(P##_ADD, P##_XOR, P##_ROL, v0, v1, v2, v3); \
 			v0 = P##_XOR(v0, mw); \
 		} \
 		v3 = P##_XOR(v3, b); \
-		SIPROUND(P##_ADD, P##_XOR, P##_ROL, v0, v1, v2, v3); \
-		SIPROUND(P##_ADD, P##_XOR, P##_ROL, v0, v1, v2, v3); \
+		TFO_SIPROUND(P##_ADD, P##_XOR, P##_ROL, v0, v1, v2, v3); \
+		TFO_SIPROUND(P##_ADD, P##_XOR, P##_ROL, v0, v1, v2, v3); \
 		v0 = P##_XOR(v0, b); \
 		v2 = P##_XOR(v2, ff); \
 		for (int r = 0; r < 4; r++) \
-			SIPROUND(P##_ADD, P##_XOR, P##_ROL, v0, v1, v2, v3); \
+			TFO_SIPROUND(P##_ADD, P##_XOR, P##_ROL, v0, v1, v2, v3); \
 		P##_STORE(&out[i], P##_XOR(P##_XOR(v0, v1), P##_XOR(v2, v3))); \
 	} \
 }

@@ -13,6 +13,25 @@ struct tfo_siphash_key {
 	uint64_t v[4];
 };
 
+#define TFO_SIP_C0 0x736f6d6570736575ULL
+#define TFO_SIP_C1 0x646f72616e646f6dULL
+#define TFO_SIP_C2 0x6c7967656e657261ULL
+#define TFO_SIP_C3 0x7465646279746573ULL
+
+/* One SipRound over whatever ADD/XOR/ROL mean for the state's type. */
+#define TFO_SIPROUND(ADD, XOR, ROL, v0, v1, v2, v3) do { \
+	v0 = ADD(v0, v1); v1 = ROL(v1, 13); v1 = XOR(v1, v0); \
+	v0 = ROL(v0, 32); \
+	v2 = ADD(v2, v3); v3 = ROL(v3, 16); v3 = XOR(v3, v2); \
+	v0 = ADD(v0, v3); v3 = ROL(v3, 21); v3 = XOR(v3, v0); \
+	v2 = ADD(v2, v1); v1 = ROL(v1, 17); v1 = XOR(v1, v2); \
+	v2 = ROL(v2, 32); \
+} while (0)
+
+#define TFO_SIP_ADD(a, b) ((a) + (b))
+#define TFO_SIP_XOR(a, b) ((a) ^ (b))
+#define TFO_SIP_ROL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+
 /** Which lane engine a batch uses. */
 enum tfo_simd {
 	TFO_SIMD_AUTO = 0,	/**< the best this CPU has */
@@ -30,6 +49,45 @@ void tfo_siphash_init(struct tfo_siphash_key *sk, const uint8_t key[16]);
 /** SipHash-2-4 of @p len bytes. */
 uint64_t tfo_siphash(const struct tfo_siphash_key *sk, const void *msg,
 		     size_t len);
+
+/* One message word into the state: SipHash-2-4's compression. */
+static inline void
+tfo_sip_compress(uint64_t v[4], uint64_t m)
+{
+	v[3] ^= m;
+	TFO_SIPROUND(TFO_SIP_ADD, TFO_SIP_XOR, TFO_SIP_ROL, v[0], v[1], v[2], v[3]);
+	TFO_SIPROUND(TFO_SIP_ADD, TFO_SIP_XOR, TFO_SIP_ROL, v[0], v[1], v[2], v[3]);
+	v[0] ^= m;
+}
+
+/* The last word @p b (the length byte and the tail) and finalization. */
+static inline uint64_t
+tfo_sip_finish(uint64_t v[4], uint64_t b)
+{
+	tfo_sip_compress(v, b);
+	v[2] ^= 0xff;
+	for (int r = 0; r < 4; r++)
+		TFO_SIPROUND(TFO_SIP_ADD, TFO_SIP_XOR, TFO_SIP_ROL,
+			     v[0], v[1], v[2], v[3]);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+/**
+ * tfo_siphash() of the @p words * 8 bytes whose little-endian 64-bit words
+ * are @p w: the same value, without the byte loop and the tail. Inlined
+ * with a constant @p words it is straight-line code (the per-connection
+ * ISN and TSval offset).
+ */
+static inline uint64_t
+tfo_siphash24_words(const struct tfo_siphash_key *sk, const uint64_t *w,
+		    unsigned int words)
+{
+	uint64_t v[4] = { sk->v[0], sk->v[1], sk->v[2], sk->v[3] };
+
+	for (unsigned int i = 0; i < words; i++)
+		tfo_sip_compress(v, w[i]);
+	return tfo_sip_finish(v, (uint64_t)words << 59);
+}
 
 /** The best engine this CPU supports (never AUTO). */
 enum tfo_simd tfo_simd_best(void);

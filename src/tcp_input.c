@@ -427,6 +427,24 @@ seg_rejected(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	return false;
 }
 
+/*
+ * Header prediction: the segment almost every connection gets (an ACK, in
+ * order, with data and a FIN or not, its options one timestamp that passes
+ * PAWS). Such a segment passes seg_rejected() (seq == rcv_nxt is in any
+ * window, there is no RST and an ACK), takes TS.Recent and holds no SACK
+ * blocks: true lets the caller skip those checks. Anything else (no ACK,
+ * RST, URG, other options, out of order) takes the generic path.
+ */
+static __rte_always_inline bool
+seg_predicted(const struct tfo_conn *c, const struct tfo_pkt *p, bool has_ts,
+	      uint32_t tv)
+{
+	return (p->tcp_flags & (TFO_TCP_ACK | TFO_TCP_RST | TFO_TCP_URG)) == TFO_TCP_ACK &&
+	       p->seq == c->rcv_nxt && has_ts &&
+	       p->l4_len == TFO_TCP_HDR_LEN + TFO_TS_OPT_LEN &&
+	       (c->flags & TFO_CF_PEER_TS) && !tfo_seq_lt(tv, c->ts_recent);
+}
+
 int
 tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 		   const struct tfo_pkt *p)
@@ -438,16 +456,23 @@ tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	if (unlikely(p->tcp_flags & TFO_TCP_SYN))
 		return syn_input(e, c, m, p);
 	has_ts = seg_ts(m, p, &tv, &te);
-	if (seg_rejected(e, c, m, p, has_ts, tv))
-		return TFO_INPUT_DONE;
-	/* RFC 7323 4.3: TS.Recent from segments at or before rcv_nxt */
-	if ((c->flags & TFO_CF_PEER_TS) && has_ts && tfo_seq_le(p->seq, c->rcv_nxt))
+	if (seg_predicted(c, p, has_ts, tv)) {
+		/* what seg_rejected() would let through, and the TS.Recent
+		 * update it would be followed by; nothing to SACK */
 		c->ts_recent = tv;
-	/* SACK blocks: only when the options hold more than a timestamp */
-	if (unlikely(p->l4_len > TFO_TCP_HDR_LEN + (has_ts ? TFO_TS_OPT_LEN : 0)) &&
-	    (c->flags & TFO_CF_PEER_SACK) && c->sbuf != TFO_CONN_NONE &&
-	    c->state != TFO_CONN_SYN_RCVD)
-		tfo_tcp_sack_input(e, c, m, p);
+	} else {
+		if (seg_rejected(e, c, m, p, has_ts, tv))
+			return TFO_INPUT_DONE;
+		/* RFC 7323 4.3: TS.Recent from segments at or before rcv_nxt */
+		if ((c->flags & TFO_CF_PEER_TS) && has_ts &&
+		    tfo_seq_le(p->seq, c->rcv_nxt))
+			c->ts_recent = tv;
+		/* SACK blocks: only when the options hold more than a timestamp */
+		if (unlikely(p->l4_len > TFO_TCP_HDR_LEN + (has_ts ? TFO_TS_OPT_LEN : 0)) &&
+		    (c->flags & TFO_CF_PEER_SACK) && c->sbuf != TFO_CONN_NONE &&
+		    c->state != TFO_CONN_SYN_RCVD)
+			tfo_tcp_sack_input(e, c, m, p);
+	}
 
 	if (process_ack(e, c, p, has_ts, te) != ACK_OK ||
 	    process_data(e, c, m, p, &need_ack) == GONE) {

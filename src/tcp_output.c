@@ -278,9 +278,10 @@ tfo_tcp_send_rst_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
  * Send what the windows allow from snd_nxt: new data, data to resend after
  * a rewind, and the FIN. Every segment acks rcv_nxt. Sender-side silly
  * window avoidance: a window-limited runt waits while anything is in flight.
+ * Called through tfo_tcp_output(), which skips the call when nothing is due.
  */
 void
-tfo_tcp_output(struct tfo_engine *e, struct tfo_conn *c)
+tfo_tcp_output_loop(struct tfo_engine *e, struct tfo_conn *c)
 {
 	uint32_t start = data_start(c), total = unacked_len(e, c);
 	uint32_t smax = seg_max(c);

@@ -1966,10 +1966,27 @@ TFO_TEST(timestamps_echo_and_paws)
 	REQUIRE(cl_nsegs(&c) == 1);
 	CHECK_EQ(seg(&c, 0)->p.ack, c.snd_nxt);
 	CHECK_EQ(h_stat(&h, "drop_paws"), 1);
+	/* header prediction's edges go the generic path's way: URG is
+	 * data as before, out of order is dropped, and a TSval equal to
+	 * TS.Recent is not old (RFC 7323 5.3) */
 	c.tsval = tv + 10;
 	h_clear(&h);
-	cl_send(&c, TFO_TCP_ACK, "0\n", 2);
+	cl_send(&c, TFO_TCP_ACK | TFO_TCP_URG, "0", 1);
+	REQUIRE(cl_nsegs(&c) == 1);
+	CHECK_EQ(seg(&c, 0)->p.ack, c.snd_nxt);
 	cl_recv(&c);
+	h_clear(&h);
+	c.snd_nxt += 5;
+	cl_send(&c, TFO_TCP_ACK, "3", 1);
+	c.snd_nxt -= 6;
+	REQUIRE(cl_nsegs(&c) == 1);
+	CHECK_EQ(seg(&c, 0)->p.ack, c.snd_nxt);
+	CHECK_EQ(h_stat(&h, "rx_ooo_drop"), 1);
+	cl_recv(&c);
+	h_clear(&h);
+	cl_send(&c, TFO_TCP_ACK, "\n", 1);
+	cl_recv(&c);
+	CHECK_EQ(h_stat(&h, "drop_paws"), 1);	/* the old one's only */
 	CHECK(rx_is(&c, "10\n") && c.fin);
 	client_close(&c);
 	CHECK(h_finish(&h, 5) == 0);
