@@ -205,6 +205,14 @@ enum tfo_pkt_class tfo_pkt_parse(const struct rte_mbuf *m, bool rx_cksum_offload
 				 struct tfo_pkt *p);
 
 /**
+ * tfo_pkt_parse() without its fast branch for untagged IPv4 TCP without
+ * options: the reference that branch must agree with, field by field and
+ * drop reason by drop reason (for tests).
+ */
+enum tfo_pkt_class tfo_pkt_parse_generic(const struct rte_mbuf *m,
+					 bool rx_cksum_offload, struct tfo_pkt *p);
+
+/**
  * Decide whether a frame tfo_pkt_parse() parsed into @p p is for @p port:
  * the destination MAC is the port's (or, but not for TCP, a multicast one),
  * the IP destination one of its addresses (ICMPv6 also: all-nodes, the
