@@ -226,6 +226,14 @@ enum tfo_pkt_class tfo_pkt_parse_generic(const struct rte_mbuf *m,
 enum tfo_pkt_class tfo_pkt_match_local(const struct tfo_port_info *port,
 				       const struct rte_mbuf *m, struct tfo_pkt *p);
 
+/**
+ * tfo_pkt_match_local() without its one-pass branch for IPv4 to our MAC:
+ * the reference that branch must agree with (for tests).
+ */
+enum tfo_pkt_class tfo_pkt_match_local_generic(const struct tfo_port_info *port,
+					       const struct rte_mbuf *m,
+					       struct tfo_pkt *p);
+
 /** Parse a frame received on @p port and match it against its addresses:
  *  what the worker and the control core do with every frame. */
 static inline enum tfo_pkt_class
