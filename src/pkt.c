@@ -681,10 +681,9 @@ static inline int
 tfo_pkt_parse_fast(const struct rte_mbuf *m, bool rx_cksum_offload,
 		   struct tfo_pkt *p)
 {
-	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)f;
-	const struct rte_ipv4_hdr *ih =
-		(const struct rte_ipv4_hdr *)(f + RTE_ETHER_HDR_LEN);
+	const struct rte_ether_hdr *eh =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ih = (const struct rte_ipv4_hdr *)(eh + 1);
 	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ih + 1);
 	uint32_t len = m->data_len, tot, l4, doff;
 	uint64_t w01, sd, sum;
