@@ -140,6 +140,25 @@ tfo_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 
 /* ---- parsing ----------------------------------------------------------- */
 
+/* What every parse reports before its first header: nothing yet, but
+ * @p l2_len bytes of Ethernet header. */
+static inline void
+tfo_pkt_reset(struct tfo_pkt *p, uint8_t l2_len)
+{
+	p->drop = TFO_PKT_DROP_NONE;
+	p->l2_len = l2_len;
+	p->local_idx = 0;
+	p->has_vlan = 0;
+	p->vlan_tci = 0;
+	p->family = 0;
+	p->l4proto = 0;
+	p->tcp_flags = 0;
+	p->l3_len = 0;
+	p->l4_len = 0;
+	p->payload_off = 0;
+	p->payload_len = 0;
+}
+
 static inline enum tfo_pkt_class
 tfo_drop(struct tfo_pkt *p, enum tfo_pkt_drop r)
 {
@@ -173,16 +192,23 @@ tfo_ipv4_src_bad(const uint8_t *s)
 }
 
 /*
- * One of our addresses, or the broadcast address of one of our subnets: a
- * reply to either would go to ourselves or to the whole subnet.
+ * Whether @p p's IPv4 source is one of our addresses, or the broadcast
+ * address of one of our subnets: a reply to either would go to ourselves
+ * or to the whole subnet. With @p idx, also the global index of the first
+ * of our addresses that is @p p's destination (left as it was if none):
+ * one pass for both questions.
  */
-static bool
-tfo_ipv4_src_local(const struct tfo_port_info *port, const uint8_t *s)
+static inline bool
+tfo_ipv4_scan(const struct tfo_port_info *port, const struct tfo_pkt *p,
+	      int *idx)
 {
-	uint32_t src;
+	uint32_t src, dst;
+	bool local = false;
 
-	memcpy(&src, s, 4);
+	memcpy(&src, p->src.b, 4);
+	memcpy(&dst, p->dst.b, 4);
 	src = rte_be_to_cpu_32(src);
+	dst = rte_be_to_cpu_32(dst);
 	for (unsigned int i = 0; i < port->nb_addrs; i++) {
 		const struct tfo_local_addr *la = &port->addrs[i];
 		uint32_t a, host;
@@ -191,16 +217,16 @@ tfo_ipv4_src_local(const struct tfo_port_info *port, const uint8_t *s)
 			continue;
 		memcpy(&a, la->addr.b, 4);
 		a = rte_be_to_cpu_32(a);
-		if (src == a)
-			return true;
+		if (idx != NULL && dst == a && *idx < 0)
+			*idx = port->addr_base + (int)i;
+		local |= src == a;
 		/* /31 and /32 have no broadcast address (RFC 3021) */
 		if (la->prefix_len == 0 || la->prefix_len > 30)
 			continue;
 		host = (1u << (32 - la->prefix_len)) - 1;
-		if ((src & ~host) == (a & ~host) && (src & host) == host)
-			return true;
+		local |= (src & ~host) == (a & ~host) && (src & host) == host;
 	}
-	return false;
+	return local;
 }
 
 static bool
@@ -424,6 +450,25 @@ tfo_l4_cksum_ok(const struct rte_mbuf *m, const struct tfo_pkt *p,
 	return tfo_cksum_fold(sum) == 0xffff;
 }
 
+/* A TCP header at @p l4_off that passed every check, @p l4_avail bytes of
+ * segment, @p doff of them header. */
+static inline enum tfo_pkt_class
+tfo_pkt_tcp_fields(struct tfo_pkt *p, const struct rte_tcp_hdr *th,
+		   uint32_t l4_off, uint32_t l4_avail, uint32_t doff)
+{
+	p->l4_len = (uint16_t)doff;
+	p->payload_off = (uint16_t)(l4_off + doff);
+	p->payload_len = (uint16_t)(l4_avail - doff);
+	p->tcp_flags = th->tcp_flags;
+	p->sport = rte_be_to_cpu_16(th->src_port);
+	p->dport = rte_be_to_cpu_16(th->dst_port);
+	p->seq = rte_be_to_cpu_32(th->sent_seq);
+	p->ack = rte_be_to_cpu_32(th->recv_ack);
+	p->window = rte_be_to_cpu_16(th->rx_win);
+	p->cls = TFO_PKT_TCP;
+	return TFO_PKT_TCP;
+}
+
 static enum tfo_pkt_class
 tfo_parse_tcp(const struct rte_mbuf *m, bool rx_cksum_offload,
 	      struct tfo_pkt *p, uint32_t l4_off, uint32_t l4_avail,
@@ -453,17 +498,7 @@ tfo_parse_tcp(const struct rte_mbuf *m, bool rx_cksum_offload,
 	    (verdict == 0 && !tfo_l4_cksum_ok(m, p, l4_off, l4_avail, true)))
 		return tfo_drop(p, TFO_PKT_DROP_tcp_cksum);
 
-	p->l4_len = (uint16_t)doff;
-	p->payload_off = (uint16_t)(l4_off + doff);
-	p->payload_len = (uint16_t)(l4_avail - doff);
-	p->tcp_flags = th->tcp_flags;
-	p->sport = rte_be_to_cpu_16(th->src_port);
-	p->dport = rte_be_to_cpu_16(th->dst_port);
-	p->seq = rte_be_to_cpu_32(th->sent_seq);
-	p->ack = rte_be_to_cpu_32(th->recv_ack);
-	p->window = rte_be_to_cpu_16(th->rx_win);
-	p->cls = TFO_PKT_TCP;
-	return TFO_PKT_TCP;
+	return tfo_pkt_tcp_fields(p, th, l4_off, l4_avail, doff);
 }
 
 static enum tfo_pkt_class
@@ -586,24 +621,14 @@ tfo_parse_ipv6(const struct rte_mbuf *m, bool rx_cksum_offload,
 }
 
 enum tfo_pkt_class
-tfo_pkt_parse(const struct rte_mbuf *m, bool rx_cksum_offload, struct tfo_pkt *p)
+tfo_pkt_parse_generic(const struct rte_mbuf *m, bool rx_cksum_offload,
+		      struct tfo_pkt *p)
 {
 	const struct rte_ether_hdr *eh;
 	uint32_t seg_len = m->data_len, off = sizeof(*eh);
 	uint16_t type;
 
-	p->drop = TFO_PKT_DROP_NONE;
-	p->l2_len = 0;
-	p->local_idx = 0;
-	p->has_vlan = 0;
-	p->vlan_tci = 0;
-	p->family = 0;
-	p->l4proto = 0;
-	p->tcp_flags = 0;
-	p->l3_len = 0;
-	p->l4_len = 0;
-	p->payload_off = 0;
-	p->payload_len = 0;
+	tfo_pkt_reset(p, 0);
 
 	if (m->pkt_len < sizeof(*eh))
 		return tfo_drop(p, TFO_PKT_DROP_l2_short);
@@ -653,6 +678,101 @@ tfo_pkt_parse(const struct rte_mbuf *m, bool rx_cksum_offload, struct tfo_pkt *p
 	default:
 		return tfo_drop(p, TFO_PKT_DROP_l2_ethertype);
 	}
+}
+
+/* Ethernet, IPv4 without options, TCP without options: the shortest frame
+ * the fast branch takes. */
+#define TFO_PKT_FAST_MIN (RTE_ETHER_HDR_LEN + 2 * 20)
+#define TFO_PKT_FAST_NO (-1)
+
+/*
+ * The frame nearly every segment is: one segment, untagged IPv4 with no
+ * options and no fragmentation, TCP. Every check of the generic parser
+ * holds for it (the IPv4 lengths cover the TCP header, the segment the
+ * datagram), so it needs only the checksums, summed here with the
+ * addresses loaded once for both. Anything else, or a check that fails
+ * (but a checksum), is TFO_PKT_FAST_NO: the generic parser's to give, so
+ * both give the same fields and the same drop reason.
+ */
+static inline int
+tfo_pkt_parse_fast(const struct rte_mbuf *m, bool rx_cksum_offload,
+		   struct tfo_pkt *p)
+{
+	const struct rte_ether_hdr *eh =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *ih = (const struct rte_ipv4_hdr *)(eh + 1);
+	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)(ih + 1);
+	uint32_t len = m->data_len, tot, l4, doff;
+	uint64_t w01, sd, sum;
+	uint32_t w2;
+	int verdict;
+
+	if (m->next != NULL || len != m->pkt_len || len < TFO_PKT_FAST_MIN ||
+	    eh->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4) ||
+	    ih->version_ihl != RTE_IPV4_VHL_DEF ||
+	    ih->next_proto_id != IPPROTO_TCP ||
+	    (ih->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
+						    RTE_IPV4_HDR_OFFSET_MASK)))
+		return TFO_PKT_FAST_NO;
+	tot = rte_be_to_cpu_16(ih->total_length);
+	doff = (uint32_t)(th->data_off >> 4) * 4;
+	if (tot > len - RTE_ETHER_HDR_LEN || doff < sizeof(*th) ||
+	    doff + sizeof(*ih) > tot || th->src_port == 0 || th->dst_port == 0)
+		return TFO_PKT_FAST_NO;
+	l4 = tot - (uint32_t)sizeof(*ih);
+
+	/* header words 0-1, 2, and 3-4 (the addresses, kept for the
+	 * pseudo-header) */
+	memcpy(&w01, ih, 8);
+	memcpy(&w2, &ih->time_to_live, 4);
+	memcpy(&sd, &ih->src_addr, 8);
+	verdict = tfo_rx_cksum_verdict(rx_cksum_offload, m->ol_flags,
+				       RTE_MBUF_F_RX_IP_CKSUM_MASK,
+				       RTE_MBUF_F_RX_IP_CKSUM_BAD);
+	if (unlikely(verdict < 0 ||
+		     (verdict == 0 &&
+		      tfo_cksum_fold((uint32_t)w01 + (w01 >> 32) + w2 +
+				     (uint32_t)sd + (sd >> 32)) != 0xffff))) {
+		tfo_pkt_reset(p, RTE_ETHER_HDR_LEN);
+		return tfo_drop(p, TFO_PKT_DROP_ipv4_cksum);
+	}
+
+	verdict = tfo_rx_cksum_verdict(rx_cksum_offload, m->ol_flags,
+				       RTE_MBUF_F_RX_L4_CKSUM_MASK,
+				       RTE_MBUF_F_RX_L4_CKSUM_BAD);
+	if (verdict == 0) {
+		/* tfo_cksum_pseudo's sum: l4 fits in 16 bits */
+		sum = rte_cpu_to_be_16((uint16_t)IPPROTO_TCP) +
+		      (uint64_t)rte_cpu_to_be_16((uint16_t)l4) +
+		      (uint32_t)sd + (sd >> 32);
+		if (tfo_cksum_fold(tfo_cksum_add(sum, th, l4)) != 0xffff)
+			verdict = -1;
+	}
+
+	/* every field is written once, after the sums */
+	tfo_pkt_reset(p, RTE_ETHER_HDR_LEN);
+	p->family = AF_INET;
+	p->l3_len = sizeof(*ih);
+	p->l4proto = IPPROTO_TCP;
+	memset(&p->src, 0, sizeof(p->src));
+	memset(&p->dst, 0, sizeof(p->dst));
+	memcpy(p->src.b, &ih->src_addr, 4);
+	memcpy(p->dst.b, &ih->dst_addr, 4);
+	if (unlikely(verdict < 0))
+		return tfo_drop(p, TFO_PKT_DROP_tcp_cksum);
+
+	return tfo_pkt_tcp_fields(p, th, RTE_ETHER_HDR_LEN + sizeof(*ih), l4,
+				  doff);
+}
+
+enum tfo_pkt_class
+tfo_pkt_parse(const struct rte_mbuf *m, bool rx_cksum_offload, struct tfo_pkt *p)
+{
+	int cls = tfo_pkt_parse_fast(m, rx_cksum_offload, p);
+
+	if (likely(cls != TFO_PKT_FAST_NO))
+		return (enum tfo_pkt_class)cls;
+	return tfo_pkt_parse_generic(m, rx_cksum_offload, p);
 }
 
 /* ---- ICMP errors about our segments ------------------------------------ */
@@ -811,16 +931,47 @@ static bool
 tfo_match_src_bad(const struct tfo_port_info *port, const struct tfo_pkt *p)
 {
 	if (p->family == AF_INET)
-		return tfo_ipv4_src_bad(p->src.b) || tfo_ipv4_src_local(port, p->src.b);
+		return tfo_ipv4_src_bad(p->src.b) || tfo_ipv4_scan(port, p, NULL);
 	/* "::" is a legal source only for duplicate address detection (ND) */
 	return tfo_ipv6_src_bad(p->src.b) ||
 	       (tfo_ipv6_unspecified(p->src.b) && p->l4proto != IPPROTO_ICMPV6) ||
 	       tfo_port_addr_lookup(port, AF_INET6, &p->src) >= 0;
 }
 
+/*
+ * The common case: an IPv4 frame the parser took, sent to our MAC. One
+ * pass over the port's addresses finds the destination and whether the
+ * source is ours or one of our broadcasts: the verdicts of the generic
+ * path, in its order (ip_not_ours before ip_bad_src).
+ */
+static inline enum tfo_pkt_class
+tfo_match_local_v4(const struct tfo_port_info *port, struct tfo_pkt *p)
+{
+	int idx = -1;
+	bool src_local = tfo_ipv4_scan(port, p, &idx);
+
+	if (idx < 0)
+		return tfo_drop(p, TFO_PKT_DROP_ip_not_ours);
+	p->local_idx = (uint8_t)idx;
+	if (src_local || tfo_ipv4_src_bad(p->src.b))
+		return tfo_drop(p, TFO_PKT_DROP_ip_bad_src);
+	return (enum tfo_pkt_class)p->cls;
+}
+
 enum tfo_pkt_class
 tfo_pkt_match_local(const struct tfo_port_info *port, const struct rte_mbuf *m,
 		    struct tfo_pkt *p)
+{
+	if (likely(p->cls != TFO_PKT_DROP && p->family == AF_INET &&
+		   rte_is_same_ether_addr(rte_pktmbuf_mtod(m, const struct rte_ether_addr *),
+					  &port->mac)))
+		return tfo_match_local_v4(port, p);
+	return tfo_pkt_match_local_generic(port, m, p);
+}
+
+enum tfo_pkt_class
+tfo_pkt_match_local_generic(const struct tfo_port_info *port,
+			    const struct rte_mbuf *m, struct tfo_pkt *p)
 {
 	const struct rte_ether_hdr *eh;
 	enum tfo_pkt_class cls = (enum tfo_pkt_class)p->cls;

@@ -3324,4 +3324,175 @@ TFO_TEST(scapy_vectors)
 	}
 }
 
+/* ---- fast branch vs generic parser -------------------------------------- */
+
+/*
+ * tfo_pkt_parse and tfo_pkt_parse_generic on the same mbuf, each into a
+ * tfo_pkt poisoned alike: false (and what differs on stderr) unless the
+ * class and every byte of the result agree, the fields the parse leaves
+ * alone included.
+ */
+static bool
+parse_same(const struct rte_mbuf *m, bool offload, const char *what,
+	   unsigned int it)
+{
+	struct tfo_pkt f, g;
+	enum tfo_pkt_class cf, cg;
+
+	memset(&f, 0xa5, sizeof(f));
+	memset(&g, 0xa5, sizeof(g));
+	cf = tfo_pkt_parse(m, offload, &f);
+	cg = tfo_pkt_parse_generic(m, offload, &g);
+	if (cf == cg && memcmp(&f, &g, sizeof(f)) == 0)
+		return true;
+	fprintf(stderr, "  %s %u (%u bytes, offload %d, flags %#llx): "
+		"fast cls %d drop %s, generic cls %d drop %s\n", what, it,
+		m->pkt_len, offload, (unsigned long long)m->ol_flags, cf,
+		tfo_pkt_drop_name((enum tfo_pkt_drop)f.drop), cg,
+		tfo_pkt_drop_name((enum tfo_pkt_drop)g.drop));
+	return false;
+}
+
+/* Untagged IPv4 TCP without IP options: what the fast branch takes, with
+ * the TCP options and payload picked by @p r. */
+static void
+mk_plain_tcp4(struct frame *f, uint32_t r)
+{
+	static const uint8_t opt_lens[] = { 0, 4, 12, 20 };
+
+	mk_tcp(f, AF_INET, 0, 0, opt_lens[r % 4], (uint16_t)((r >> 2) % 80));
+	if ((r >> 9) % 4 == 0)
+		f_pad(f, 60, 0x5e);	/* Ethernet minimum, padded */
+}
+
+TFO_TEST(fast_parse_matches_generic)
+{
+	static const uint64_t flags[] = {
+		0, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+		RTE_MBUF_F_RX_IP_CKSUM_BAD, RTE_MBUF_F_RX_L4_CKSUM_BAD,
+		RTE_MBUF_F_RX_IP_CKSUM_NONE | RTE_MBUF_F_RX_L4_CKSUM_NONE,
+		RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+	};
+	unsigned long bad = 0, runs = 0;
+
+	/* scapy's frames, as they are */
+	for (size_t i = 0; i < RTE_DIM(pkt_vectors); i++) {
+		struct rte_mbuf *m = mk_mbuf(pkt_vectors[i].bytes,
+					     pkt_vectors[i].len, 0);
+
+		bad += !parse_same(m, false, pkt_vectors[i].name, 0);
+		runs++;
+		rte_pktmbuf_free(m);
+	}
+
+	/* the fast branch's frames and the other templates, mutated: bits
+	 * flipped (mostly in the headers), checksums fixed or not, cut,
+	 * split, IP length moved, RX checksum flags */
+	for (unsigned int it = 0; it < 60000; it++) {
+		uint32_t r = rnd();
+		struct frame f;
+		struct rte_mbuf *m;
+		uint16_t len;
+		uint64_t fl = flags[rnd() % RTE_DIM(flags)];
+
+		if (r % 4 != 0)
+			mk_plain_tcp4(&f, rnd());
+		else
+			mk_tmpl(&f, (int)(rnd() % TM_MAX));
+		for (unsigned int k = (r >> 2) % 4; k > 0; k--) {
+			uint32_t at = rnd() % 4 ? rnd() % RTE_MIN(f.len, 60u) :
+				      rnd() % f.len;
+
+			f.b[at] ^= (uint8_t)(1u << (rnd() % 8));
+		}
+		/* or a header byte replaced: a port or a length of 0 */
+		if ((r >> 15) % 4 == 0) {
+			uint32_t at = rnd() % RTE_MIN(f.len, 60u);
+
+			f.b[at] = rnd() % 2 ? 0 : (uint8_t)rnd();
+		}
+		if ((r >> 4) % 8 == 0 && f.kind == F_IP)
+			f_set_end(&f, (uint16_t)(f.l4 + rnd() % (f.len - f.l4 + 8)));
+		if ((r >> 7) % 2)
+			f_cksums(&f);
+		len = (uint16_t)((r >> 8) % 6 ? f.len : rnd() % (f.len + 1));
+		if ((r >> 11) % 6 == 0 && len > 1) {
+			uint16_t cut = (uint16_t)(1 + rnd() % (len - 1));
+
+			m = mk_chain(f.b, len, &cut, 1);
+		} else {
+			m = mk_mbuf(f.b, len, 0);
+		}
+		m->ol_flags |= fl;
+		bad += !parse_same(m, (r >> 14) % 2, "mutation", it);
+		runs++;
+		rte_pktmbuf_free(m);
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(runs > 60000);
+}
+
+/*
+ * tfo_pkt_match_local's one pass for IPv4 must give the generic match's
+ * verdicts and fields: frames to our MAC or not, from our addresses,
+ * their broadcasts, martians or peers, to ours or not, on ports whose
+ * prefixes have broadcasts or not.
+ */
+TFO_TEST(fast_match_matches_generic)
+{
+	static const uint8_t srcs[][4] = {
+		{ 198, 18, 0, 1 }, { 198, 18, 0, 2 }, { 198, 18, 0, 255 },
+		{ 203, 0, 113, 255 }, { 203, 0, 113, 7 }, { 198, 18, 0, 3 },
+		{ 127, 0, 0, 1 }, { 224, 0, 0, 1 }, { 0, 1, 2, 3 },
+		{ 255, 255, 255, 255 }, { 198, 19, 255, 255 },
+	};
+	static const uint8_t plens[] = { 0, 8, 15, 24, 30, 31, 32 };
+	const struct rte_ether_addr *macs[] = { &our_mac, &other_mac, &bcast_mac };
+	unsigned long bad = 0, taken = 0;
+
+	for (unsigned int it = 0; it < 40000; it++) {
+		struct tfo_port_info pi = our_port();
+		struct tfo_pkt p, f, g;
+		enum tfo_pkt_class cf, cg;
+		struct rte_mbuf *m;
+		struct frame fr;
+		uint32_t r = rnd();
+
+		pi.addrs[0].prefix_len = plens[rnd() % RTE_DIM(plens)];
+		pi.addrs[2].prefix_len = plens[rnd() % RTE_DIM(plens)];
+		if (r % 8 == 0)
+			pi.nb_addrs = (uint8_t)(rnd() % 5);
+		if ((r >> 3) % 4 != 0)
+			mk_plain_tcp4(&fr, rnd());
+		else
+			mk_tmpl(&fr, (int)(rnd() % TM_MAX));
+		if (fr.kind == F_IP && fr.family == AF_INET) {
+			memcpy(fr.b + fr.l3 + 12, srcs[rnd() % RTE_DIM(srcs)], 4);
+			memcpy(fr.b + fr.l3 + 16, rnd() % 4 ? our4 :
+			       srcs[rnd() % RTE_DIM(srcs)], 4);
+			if ((r >> 5) % 8 != 0)
+				f_cksums(&fr);
+		}
+		if ((r >> 8) % 4 == 0)
+			memcpy(fr.b, macs[rnd() % RTE_DIM(macs)], 6);
+		m = mk_mbuf(fr.b, fr.len, 0);
+		memset(&p, 0xa5, sizeof(p));
+		tfo_pkt_parse(m, false, &p);
+		taken += p.cls == TFO_PKT_TCP && p.family == AF_INET;
+		f = p;
+		g = p;
+		cf = tfo_pkt_match_local(&pi, m, &f);
+		cg = tfo_pkt_match_local_generic(&pi, m, &g);
+		if (cf != cg || memcmp(&f, &g, sizeof(f)) != 0) {
+			bad++;
+			fprintf(stderr, "  match %u: fast cls %d drop %s, generic cls %d drop %s\n",
+				it, cf, tfo_pkt_drop_name((enum tfo_pkt_drop)f.drop), cg,
+				tfo_pkt_drop_name((enum tfo_pkt_drop)g.drop));
+		}
+		rte_pktmbuf_free(m);
+	}
+	CHECK_EQ(bad, 0);
+	CHECK(taken > 10000);
+}
+
 TFO_TEST_MAIN()

@@ -205,6 +205,14 @@ enum tfo_pkt_class tfo_pkt_parse(const struct rte_mbuf *m, bool rx_cksum_offload
 				 struct tfo_pkt *p);
 
 /**
+ * tfo_pkt_parse() without its fast branch for untagged IPv4 TCP without
+ * options: the reference that branch must agree with, field by field and
+ * drop reason by drop reason (for tests).
+ */
+enum tfo_pkt_class tfo_pkt_parse_generic(const struct rte_mbuf *m,
+					 bool rx_cksum_offload, struct tfo_pkt *p);
+
+/**
  * Decide whether a frame tfo_pkt_parse() parsed into @p p is for @p port:
  * the destination MAC is the port's (or, but not for TCP, a multicast one),
  * the IP destination one of its addresses (ICMPv6 also: all-nodes, the
@@ -217,6 +225,14 @@ enum tfo_pkt_class tfo_pkt_parse(const struct rte_mbuf *m, bool rx_cksum_offload
  */
 enum tfo_pkt_class tfo_pkt_match_local(const struct tfo_port_info *port,
 				       const struct rte_mbuf *m, struct tfo_pkt *p);
+
+/**
+ * tfo_pkt_match_local() without its one-pass branch for IPv4 to our MAC:
+ * the reference that branch must agree with (for tests).
+ */
+enum tfo_pkt_class tfo_pkt_match_local_generic(const struct tfo_port_info *port,
+					       const struct rte_mbuf *m,
+					       struct tfo_pkt *p);
 
 /** Parse a frame received on @p port and match it against its addresses:
  *  what the worker and the control core do with every frame. */
