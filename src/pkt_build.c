@@ -65,7 +65,7 @@ tfo_pkt_ipv6_strip_ext(struct rte_mbuf *m, struct tfo_pkt *p)
 
 /*
  * A 64-bit word of a frame into a ones'-complement sum: its two 32-bit
- * halves, as tfo_cksum_add adds them.
+ * halves added, so that no carry is lost.
  */
 static inline uint64_t
 tfo_sum64(uint64_t v)

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
+#include <rte_common.h>
 
 #include "tfo/tcpopt.h"
 
@@ -272,6 +274,32 @@ tfo_opt_space(uint8_t form, unsigned int cookie_len)
 	return (n + 3) & ~3u;
 }
 
+/* The TFO option and its NOP padding at @p p (@p form not NONE); @return
+ * its space. */
+static unsigned int
+write_tfo_opt(uint8_t *p, uint8_t form, const uint8_t *cookie,
+	      unsigned int cookie_len)
+{
+	unsigned int space = tfo_opt_space(form, cookie_len);
+	unsigned int n;
+
+	if (form == TFO_FORM_EXP) {
+		n = TFO_OPTLEN_EXP_FASTOPEN_BASE + cookie_len;
+		p[0] = TFO_OPT_EXP;
+		p[1] = (uint8_t)n;
+		put_be16(p + 2, TFO_OPT_EXP_MAGIC_TFO);
+		memcpy(p + 4, cookie, cookie_len);
+	} else {
+		n = TFO_OPTLEN_FASTOPEN_BASE + cookie_len;
+		p[0] = TFO_OPT_FASTOPEN;
+		p[1] = (uint8_t)n;
+		memcpy(p + 2, cookie, cookie_len);
+	}
+	/* Linux pads after the option, with NOPs */
+	memset(p + n, TFO_OPT_NOP, space - n);
+	return space;
+}
+
 /* Over 80 lines: Linux's option order and fast layout in one place. */
 unsigned int
 tfo_tcpopt_write_synack(uint8_t *out, const struct tfo_synack_opts *s)
@@ -286,6 +314,34 @@ tfo_tcpopt_write_synack(uint8_t *out, const struct tfo_synack_opts *s)
 		form = TFO_FORM_NONE;
 	if (form == TFO_FORM_NONE)
 		cookie_len = 0;
+
+	/*
+	 * What every modern client asks for (Linux, Windows, macOS): MSS,
+	 * SACK-permitted, timestamps and window scale, 20 bytes in five
+	 * big-endian words; a cookie of any allowed size fits behind them.
+	 */
+	if (likely(s->ts && sack && s->peer_wscale)) {
+		const uint32_t w[5] = {
+			rte_cpu_to_be_32((uint32_t)TFO_OPT_MSS << 24 |
+					 TFO_OPTLEN_MSS << 16 | s->mss),
+			rte_cpu_to_be_32((uint32_t)TFO_OPT_SACK_PERM << 24 |
+					 TFO_OPTLEN_SACK_PERM << 16 |
+					 TFO_OPT_TS << 8 | TFO_OPTLEN_TS),
+			rte_cpu_to_be_32(s->tsval),
+			rte_cpu_to_be_32(s->tsecr),
+			rte_cpu_to_be_32((uint32_t)TFO_OPT_NOP << 24 |
+					 TFO_OPT_WSCALE << 16 | TFO_OPTLEN_WSCALE << 8 |
+					 RTE_MIN(s->wscale, TFO_WSCALE_MAX)),
+		};
+
+		RTE_BUILD_BUG_ON(sizeof(w) + ((TFO_OPTLEN_EXP_FASTOPEN_BASE +
+				 TFO_COOKIE_MAX + 3) & ~3u) > TFO_TCPOPT_MAX_LEN);
+		memcpy(out, w, sizeof(w));
+		if (form == TFO_FORM_NONE)
+			return sizeof(w);
+		return sizeof(w) + write_tfo_opt(out + sizeof(w), form, s->cookie,
+						 cookie_len);
+	}
 
 	/*
 	 * With the sizes the contract allows this always fits (at most
@@ -338,26 +394,8 @@ tfo_tcpopt_write_synack(uint8_t *out, const struct tfo_synack_opts *s)
 		p += 4;
 	}
 
-	if (form != TFO_FORM_NONE) {
-		unsigned int space = tfo_opt_space(form, cookie_len);
-		unsigned int n;
-
-		if (form == TFO_FORM_EXP) {
-			n = TFO_OPTLEN_EXP_FASTOPEN_BASE + cookie_len;
-			p[0] = TFO_OPT_EXP;
-			p[1] = (uint8_t)n;
-			put_be16(p + 2, TFO_OPT_EXP_MAGIC_TFO);
-			memcpy(p + 4, s->cookie, cookie_len);
-		} else {
-			n = TFO_OPTLEN_FASTOPEN_BASE + cookie_len;
-			p[0] = TFO_OPT_FASTOPEN;
-			p[1] = (uint8_t)n;
-			memcpy(p + 2, s->cookie, cookie_len);
-		}
-		/* Linux pads after the option, with NOPs */
-		memset(p + n, TFO_OPT_NOP, space - n);
-		p += space;
-	}
+	if (form != TFO_FORM_NONE)
+		p += write_tfo_opt(p, form, s->cookie, cookie_len);
 
 	return (unsigned int)(p - out);
 }

@@ -2627,6 +2627,35 @@ TFO_TEST(cksum_add_vs_rfc1071)
 	CHECK_EQ(tfo_cksum_fold(0), 0);
 }
 
+/* Words whose sum carries out of bit 63 at every add (all ones, and all
+ * ones but one byte), at every length up to a few loop rounds and every
+ * alignment: the carries tfo_cksum_add counts apart must all come back. */
+TFO_TEST(cksum_add_carries)
+{
+	static uint8_t buf[8 + 80];
+	unsigned int bad = 0;
+
+	for (size_t len = 0; len <= 80; len++) {
+		for (size_t off = 0; off < 8; off++) {
+			for (size_t hole = 0; hole <= len; hole++) {
+				memset(buf, 0xff, sizeof(buf));
+				if (hole < len)
+					buf[off + hole] = 0xfe;
+				if (tfo_sum_host(tfo_cksum_add(0, buf + off, len)) !=
+				    ref_cksum(buf + off, len))
+					bad++;
+				/* a caller's large sum is carried too */
+				if (tfo_cksum_fold(tfo_cksum_add(0xfffffffffffull,
+								 buf + off, len)) !=
+				    tfo_cksum_fold(0xfffffffffffull +
+						   tfo_cksum_add(0, buf + off, len)))
+					bad++;
+			}
+		}
+	}
+	CHECK_EQ(bad, 0);
+}
+
 TFO_TEST(cksum_pseudo)
 {
 	for (int iter = 0; iter < 200; iter++) {

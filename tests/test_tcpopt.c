@@ -508,6 +508,86 @@ TFO_TEST(write_ts)
 	CHECK_EQ(o.tsecr, 0x01234567);
 }
 
+/*
+ * Linux's SYN-ACK layout when the peer sent MSS, SACK-permitted, timestamps
+ * and window scale, byte by byte: MSS; SACK-permitted, TS; NOP, WS; the TFO
+ * option (if any) NOP padded to 4. @return its length.
+ */
+static unsigned int
+full_synack_bytes(uint8_t *b, const struct tfo_synack_opts *s)
+{
+	static const uint8_t head[] = { 2, 4, 0, 0, 4, 2, 8, 10 };
+	unsigned int n = sizeof(head), c = s->cookie_len;
+
+	memcpy(b, head, sizeof(head));
+	b[2] = (uint8_t)(s->mss >> 8);
+	b[3] = (uint8_t)s->mss;
+	for (unsigned int k = 0; k < 4; k++) {
+		b[n++] = (uint8_t)(s->tsval >> (24 - 8 * k));
+		b[n + 3] = (uint8_t)(s->tsecr >> (24 - 8 * k));
+	}
+	n += 4;
+	b[n++] = 1;
+	b[n++] = 3;
+	b[n++] = 3;
+	b[n++] = s->wscale > 14 ? 14 : s->wscale;
+	if (s->form == TFO_FORM_NONE || s->cookie == NULL || c == 0 || c > 16)
+		return n;
+	if (s->form == TFO_FORM_EXP) {
+		b[n++] = 254;
+		b[n++] = (uint8_t)(4 + c);
+		b[n++] = 0xf9;
+		b[n++] = 0x89;
+	} else {
+		b[n++] = 34;
+		b[n++] = (uint8_t)(2 + c);
+	}
+	memcpy(b + n, s->cookie, c);
+	for (n += c; n % 4 != 0; n++)
+		b[n] = TFO_OPT_NOP;
+	return n;
+}
+
+/* The fixed pattern for the common case against the layout byte by byte,
+ * for every cookie form and length (allowed or not), wscale over 14 and no
+ * cookie pointer; nothing written behind the options. */
+TFO_TEST(synack_full_same_bytes)
+{
+	static const uint16_t mss[] = { 0, 536, 1220, 1460, 0x8001, 0xffff };
+	static const uint8_t ws[] = { 0, 7, 14, 15, 255 };
+	static const uint8_t lens[] = { 0, 1, 4, 5, 6, 8, 12, 15, 16, 17, 255 };
+	uint8_t ck[TFO_COOKIE_MAX];
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < sizeof(ck); i++)
+		ck[i] = (uint8_t)(0x5a ^ (i * 37));
+	for (unsigned int k = 0; k < 2 * RTE_DIM(mss) * RTE_DIM(ws) * 3; k++) {
+		for (size_t l = 0; l < RTE_DIM(lens); l++) {
+			struct tfo_synack_opts s = {
+				.peer_wscale = true, .sack_ok = true, .ts = true,
+				.mss = mss[k % RTE_DIM(mss)],
+				.wscale = ws[(k / RTE_DIM(mss)) % RTE_DIM(ws)],
+				.form = (uint8_t)(k / RTE_DIM(mss) / RTE_DIM(ws) % 3),
+				.tsval = 0x80000000u ^ (k * 0x01010101u),
+				.tsecr = 0xfffffff0u - k,
+				.cookie_len = lens[l],
+				.cookie = k & 1 ? ck : NULL,
+			};
+			uint8_t out[TFO_TCPOPT_MAX_LEN + 8];
+			uint8_t want[TFO_TCPOPT_MAX_LEN + 8];
+			unsigned int len;
+
+			memset(out, 0xee, sizeof(out));
+			memset(want, 0xee, sizeof(want));
+			len = full_synack_bytes(want, &s);
+			CHECK_EQ(tfo_tcpopt_write_synack(out, &s), len);
+			CHECK_MEM(out, want, sizeof(out));
+			n++;
+		}
+	}
+	CHECK_EQ(n, 2 * RTE_DIM(mss) * RTE_DIM(ws) * 3 * RTE_DIM(lens));
+}
+
 /* The word writer against the byte-by-byte layout, at every alignment,
  * and nothing written around the 12 bytes. */
 TFO_TEST(write_ts_words)
