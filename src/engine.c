@@ -13,19 +13,6 @@
 
 /* ---- pending TFO, per core and per source ----------------------------- */
 
-uint64_t
-tfo_tcp_src_key(const struct tfo_addr *a, uint8_t family)
-{
-	uint64_t k = 0;
-
-	/* the top 32 bits of an IPv4 key are a /32 no IPv6 source has */
-	if (family == AF_INET)
-		return 0xffffffff00000000ull | rd32(a->b);
-	for (int i = 0; i < 8; i++)
-		k = k << 8 | a->b[i];
-	return k;
-}
-
 /* The first slot @p key probes. The seed keeps a chooser of addresses
  * from aiming at one probe run. */
 static inline uint32_t
@@ -144,16 +131,14 @@ tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t key)
 
 /* ---- connection life --------------------------------------------------- */
 
-void
-tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
+/* pending_done() for @p c whose source key is @p key. */
+static void
+pending_done_src(struct tfo_engine *e, struct tfo_conn *c, bool hold, uint64_t key)
 {
-	uint64_t key;
-
 	if (!(c->flags & TFO_CF_TFO_PENDING))
 		return;
 	c->flags &= (uint16_t)~TFO_CF_TFO_PENDING;
 	e->pending_live--;
-	key = tfo_tcp_src_key(&c->key.peer, c->key.family);
 	if (hold && e->p.tfo_pending_hold_ms > 0 && e->hold_n < e->hold_cap) {
 		uint32_t at = (e->hold_head + e->hold_n) % e->hold_cap;
 
@@ -168,15 +153,26 @@ tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
 }
 
 void
+tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
+{
+	if (c->flags & TFO_CF_TFO_PENDING)
+		pending_done_src(e, c, hold,
+				 tfo_tcp_src_key(&c->key.peer, c->key.family));
+}
+
+void
 tfo_tcp_conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
 {
+	uint64_t src = tfo_tcp_src_key(&c->key.peer, c->key.family);
+
 	tfo_timer_cancel(e->tw, conn_idx(e, c));
 	c->tkind = TFO_CT_NONE;
 	buf_put(e, &c->sbuf);
 	buf_put(e, &c->rbuf);
 	c->req_len = 0;
-	tfo_tcp_pending_done(e, c, rst_rx);
-	tfo_src_release(e, &e->conn_src, tfo_tcp_src_key(&c->key.peer, c->key.family));
+	/* one key for both tables */
+	pending_done_src(e, c, rst_rx, src);
+	tfo_src_release(e, &e->conn_src, src);
 }
 
 /* Forget @p c (no segment sent); @p why is counted unless negative. */
