@@ -33,26 +33,23 @@ src_slot(const struct tfo_engine *e, const struct tfo_src_tab *t, uint64_t key)
 	return i;
 }
 
-uint32_t
-tfo_src_count(const struct tfo_engine *e, const struct tfo_src_tab *t, uint64_t key)
+/* Add one to @p key at its slot @p i from src_slot(), with no insertion
+ * or release since. */
+static inline void
+src_add_at(struct tfo_src_tab *t, uint32_t i, uint64_t key)
 {
-	if (t->ent == NULL)
-		return 0;
-	return t->ent[src_slot(e, t, key)].n;
+	if (t->ent[i].n++ == 0) {
+		t->ent[i].key = key;
+		t->used++;
+	}
 }
 
 void
 tfo_src_add(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key)
 {
-	uint32_t i;
-
 	if (t->ent == NULL)
 		return;
-	i = src_slot(e, t, key);
-	if (t->ent[i].n++ == 0) {
-		t->ent[i].key = key;
-		t->used++;
-	}
+	src_add_at(t, src_slot(e, t, key), key);
 }
 
 void
@@ -248,26 +245,35 @@ tfo_tcp_conn_new(struct tfo_engine *e, const struct tfo_conn_key *key,
 		 struct tfo_conn **exists, int *err)
 {
 	uint64_t src = tfo_tcp_src_key(&key->peer, key->family);
+	struct tfo_src_tab *t = &e->conn_src;
 	struct tfo_conn *c;
+	uint32_t i = 0;
 
 	*exists = NULL;
-	if (e->conn_src.ent != NULL &&
-	    tfo_src_count(e, &e->conn_src, src) >= e->p.conn_per_source) {
+	/* one probe for the check and the add */
+	if (t->ent != NULL) {
+		i = src_slot(e, t, src);
 		/* the tuple may be known (a duplicate SYN): not a new entry */
-		if (tfo_conn_lookup(e->ct, key) == NULL) {
+		if (t->ent[i].n >= e->p.conn_per_source &&
+		    tfo_conn_lookup(e->ct, key) == NULL) {
 			cnt(e, TFO_STAT_conn_source_limit);
 			*err = -EDQUOT;
 			return NULL;
 		}
 	}
-	if (e->p.evict && tfo_conn_free_count(e->ct) <= e->p.max_conns / 8)
+	if (e->p.evict && tfo_conn_free_count(e->ct) <= e->p.max_conns / 8) {
 		evict_one(e);
+		/* a release may have emptied or shifted the slot */
+		if (t->ent != NULL)
+			i = src_slot(e, t, src);
+	}
 	c = tfo_conn_insert(e->ct, key, exists);
 	if (c == NULL) {
 		*err = -ENOSPC;
 		return NULL;
 	}
-	tfo_src_add(e, &e->conn_src, src);
+	if (t->ent != NULL)
+		src_add_at(t, i, src);
 	return c;
 }
 

@@ -374,9 +374,7 @@ pending_gauge(struct tfo_engine *e)
 	e->st->c[TFO_STAT_tfo_pending] = e->pending_live + e->hold_n;
 }
 
-/* Per-source counts (engine.c): the count of @p key; add one; drop one. */
-uint32_t tfo_src_count(const struct tfo_engine *e, const struct tfo_src_tab *t,
-		       uint64_t key);
+/* Per-source counts (engine.c): add one to @p key; drop one. */
 void tfo_src_add(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key);
 void tfo_src_release(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key);
 
