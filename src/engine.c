@@ -13,19 +13,6 @@
 
 /* ---- pending TFO, per core and per source ----------------------------- */
 
-uint64_t
-tfo_tcp_src_key(const struct tfo_addr *a, uint8_t family)
-{
-	uint64_t k = 0;
-
-	/* the top 32 bits of an IPv4 key are a /32 no IPv6 source has */
-	if (family == AF_INET)
-		return 0xffffffff00000000ull | rd32(a->b);
-	for (int i = 0; i < 8; i++)
-		k = k << 8 | a->b[i];
-	return k;
-}
-
 /* The first slot @p key probes. The seed keeps a chooser of addresses
  * from aiming at one probe run. */
 static inline uint32_t
@@ -46,26 +33,23 @@ src_slot(const struct tfo_engine *e, const struct tfo_src_tab *t, uint64_t key)
 	return i;
 }
 
-uint32_t
-tfo_src_count(const struct tfo_engine *e, const struct tfo_src_tab *t, uint64_t key)
+/* Add one to @p key at its slot @p i from src_slot(), with no insertion
+ * or release since. */
+static inline void
+src_add_at(struct tfo_src_tab *t, uint32_t i, uint64_t key)
 {
-	if (t->ent == NULL)
-		return 0;
-	return t->ent[src_slot(e, t, key)].n;
+	if (t->ent[i].n++ == 0) {
+		t->ent[i].key = key;
+		t->used++;
+	}
 }
 
 void
 tfo_src_add(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key)
 {
-	uint32_t i;
-
 	if (t->ent == NULL)
 		return;
-	i = src_slot(e, t, key);
-	if (t->ent[i].n++ == 0) {
-		t->ent[i].key = key;
-		t->used++;
-	}
+	src_add_at(t, src_slot(e, t, key), key);
 }
 
 void
@@ -144,16 +128,14 @@ tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t key)
 
 /* ---- connection life --------------------------------------------------- */
 
-void
-tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
+/* pending_done() for @p c whose source key is @p key. */
+static void
+pending_done_src(struct tfo_engine *e, struct tfo_conn *c, bool hold, uint64_t key)
 {
-	uint64_t key;
-
 	if (!(c->flags & TFO_CF_TFO_PENDING))
 		return;
 	c->flags &= (uint16_t)~TFO_CF_TFO_PENDING;
 	e->pending_live--;
-	key = tfo_tcp_src_key(&c->key.peer, c->key.family);
 	if (hold && e->p.tfo_pending_hold_ms > 0 && e->hold_n < e->hold_cap) {
 		uint32_t at = (e->hold_head + e->hold_n) % e->hold_cap;
 
@@ -168,15 +150,26 @@ tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
 }
 
 void
+tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
+{
+	if (c->flags & TFO_CF_TFO_PENDING)
+		pending_done_src(e, c, hold,
+				 tfo_tcp_src_key(&c->key.peer, c->key.family));
+}
+
+void
 tfo_tcp_conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
 {
+	uint64_t src = tfo_tcp_src_key(&c->key.peer, c->key.family);
+
 	tfo_timer_cancel(e->tw, conn_idx(e, c));
 	c->tkind = TFO_CT_NONE;
 	buf_put(e, &c->sbuf);
 	buf_put(e, &c->rbuf);
 	c->req_len = 0;
-	tfo_tcp_pending_done(e, c, rst_rx);
-	tfo_src_release(e, &e->conn_src, tfo_tcp_src_key(&c->key.peer, c->key.family));
+	/* one key for both tables */
+	pending_done_src(e, c, rst_rx, src);
+	tfo_src_release(e, &e->conn_src, src);
 }
 
 /* Forget @p c (no segment sent); @p why is counted unless negative. */
@@ -252,26 +245,35 @@ tfo_tcp_conn_new(struct tfo_engine *e, const struct tfo_conn_key *key,
 		 struct tfo_conn **exists, int *err)
 {
 	uint64_t src = tfo_tcp_src_key(&key->peer, key->family);
+	struct tfo_src_tab *t = &e->conn_src;
 	struct tfo_conn *c;
+	uint32_t i = 0;
 
 	*exists = NULL;
-	if (e->conn_src.ent != NULL &&
-	    tfo_src_count(e, &e->conn_src, src) >= e->p.conn_per_source) {
+	/* one probe for the check and the add */
+	if (t->ent != NULL) {
+		i = src_slot(e, t, src);
 		/* the tuple may be known (a duplicate SYN): not a new entry */
-		if (tfo_conn_lookup(e->ct, key) == NULL) {
+		if (t->ent[i].n >= e->p.conn_per_source &&
+		    tfo_conn_lookup(e->ct, key) == NULL) {
 			cnt(e, TFO_STAT_conn_source_limit);
 			*err = -EDQUOT;
 			return NULL;
 		}
 	}
-	if (e->p.evict && tfo_conn_free_count(e->ct) <= e->p.max_conns / 8)
+	if (e->p.evict && tfo_conn_free_count(e->ct) <= e->p.max_conns / 8) {
 		evict_one(e);
+		/* a release may have emptied or shifted the slot */
+		if (t->ent != NULL)
+			i = src_slot(e, t, src);
+	}
 	c = tfo_conn_insert(e->ct, key, exists);
 	if (c == NULL) {
 		*err = -ENOSPC;
 		return NULL;
 	}
-	tfo_src_add(e, &e->conn_src, src);
+	if (t->ent != NULL)
+		src_add_at(t, i, src);
 	return c;
 }
 

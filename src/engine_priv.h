@@ -168,6 +168,20 @@ rd32(const uint8_t *p)
 	       ((uint32_t)p[2] << 8) | p[3];
 }
 
+/* The per-source key of an address (IPv4, or an IPv6 /64); inline as
+ * every open and close computes it. */
+static inline uint64_t
+tfo_tcp_src_key(const struct tfo_addr *a, uint8_t family)
+{
+	uint64_t k;
+
+	/* the top 32 bits of an IPv4 key are a /32 no IPv6 source has */
+	if (family == AF_INET)
+		return 0xffffffff00000000ull | rd32(a->b);
+	memcpy(&k, a->b, sizeof(k));
+	return rte_be_to_cpu_64(k);
+}
+
 static inline void
 cnt(struct tfo_engine *e, enum tfo_stat_id id)
 {
@@ -360,9 +374,7 @@ pending_gauge(struct tfo_engine *e)
 	e->st->c[TFO_STAT_tfo_pending] = e->pending_live + e->hold_n;
 }
 
-/* Per-source counts (engine.c): the count of @p key; add one; drop one. */
-uint32_t tfo_src_count(const struct tfo_engine *e, const struct tfo_src_tab *t,
-		       uint64_t key);
+/* Per-source counts (engine.c): add one to @p key; drop one. */
 void tfo_src_add(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key);
 void tfo_src_release(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key);
 
@@ -483,8 +495,6 @@ uint32_t tfo_tcp_sack_credit(const struct tfo_engine *e, const struct tfo_conn *
 
 /* engine.c: connection life */
 void tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold);
-/* The per-source pending key of an address (IPv4, or an IPv6 /64). */
-uint64_t tfo_tcp_src_key(const struct tfo_addr *a, uint8_t family);
 /* Admission of a TFO open from @p src: 0, -EBUSY (per-core limit) or
  * -EDQUOT (per-source cap, counted). Holds expired first. */
 int tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t src);
