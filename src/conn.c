@@ -101,15 +101,12 @@ match_tags(const struct tfo_bucket *b, uint16_t tag)
 {
 #ifdef __SSE2__
 	__m128i v = _mm_load_si128((const __m128i *)(const void *)b->tag);
-	unsigned int m = (unsigned int)_mm_movemask_epi8(
-		_mm_cmpeq_epi16(v, _mm_set1_epi16((short)tag)));
+	__m128i eq = _mm_cmpeq_epi16(v, _mm_set1_epi16((short)tag));
 
-	/* two mask bits per 16-bit lane: keep one, compress */
-	m &= 0x5555;
-	m = (m | (m >> 1)) & 0x3333;
-	m = (m | (m >> 2)) & 0x0f0f;
-	m = (m | (m >> 4)) & 0x00ff;
-	return m;
+	/* a lane is 0 or -1: the signed pack makes it one byte of the same
+	 * value, so one movemask gives a bit per slot with no bit shuffling */
+	return (unsigned int)_mm_movemask_epi8(
+		_mm_packs_epi16(eq, _mm_setzero_si128()));
 #else
 	unsigned int m = 0;
 
