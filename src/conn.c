@@ -251,6 +251,11 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 		     const struct tfo_conn_key *const *keys, unsigned int n,
 		     struct tfo_conn **out)
 {
+	/* in locals: the stores to out[] may alias the table for the
+	 * compiler, which would reload them for every key */
+	const struct tfo_bucket *const buckets = t->buckets;
+	const uint32_t mask = t->bucket_mask;
+	const struct tfo_bucket *bks[TFO_BULK_STEP];
 	uint64_t h[TFO_BULK_STEP];
 	uint32_t cand[TFO_BULK_STEP];
 
@@ -259,12 +264,12 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 
 		for (unsigned int i = 0; i < cnt; i++) {
 			h[i] = hash_key(t, keys[base + i]);
-			rte_prefetch0(&t->buckets[(uint32_t)h[i] & t->bucket_mask]);
+			bks[i] = &buckets[(uint32_t)h[i] & mask];
+			rte_prefetch0(bks[i]);
 		}
 		/* first tag match of the home bucket; prefetch its entry */
 		for (unsigned int i = 0; i < cnt; i++) {
-			const struct tfo_bucket *bk =
-				&t->buckets[(uint32_t)h[i] & t->bucket_mask];
+			const struct tfo_bucket *bk = bks[i];
 			unsigned int m = match_tags(bk, tag_of(h[i]));
 
 			cand[i] = TFO_CONN_NONE;
@@ -283,13 +288,11 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 		}
 		for (unsigned int i = 0; i < cnt; i++) {
 			const struct tfo_conn_key *k = keys[base + i];
-			const struct tfo_bucket *bk =
-				&t->buckets[(uint32_t)h[i] & t->bucket_mask];
+			uint32_t ref = cand[i];
 
-			if (cand[i] != TFO_CONN_NONE &&
-			    tfo_conn_key_eq(ref_key(t, cand[i]), k))
-				out[base + i] = ref_conn(t, cand[i]);
-			else if (cand[i] == TFO_CONN_NONE && bk->overflow == 0)
+			if (ref != TFO_CONN_NONE && tfo_conn_key_eq(ref_key(t, ref), k))
+				out[base + i] = ref_conn(t, ref);
+			else if (ref == TFO_CONN_NONE && bks[i]->overflow == 0)
 				out[base + i] = NULL;
 			else	/* a second tag match or an overflow: rare */
 				out[base + i] = ref_conn(t, lookup_ref(t, k, h[i]));
