@@ -35,7 +35,8 @@ enter_time_wait(struct tfo_engine *e, struct tfo_conn *c)
 }
 
 
-static void
+/* inlined: the first sample, every connection's, is a few stores */
+static __rte_always_inline void
 rtt_sample(struct tfo_conn *c, uint32_t r)
 {
 	int32_t delta;
