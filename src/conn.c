@@ -101,15 +101,12 @@ match_tags(const struct tfo_bucket *b, uint16_t tag)
 {
 #ifdef __SSE2__
 	__m128i v = _mm_load_si128((const __m128i *)(const void *)b->tag);
-	unsigned int m = (unsigned int)_mm_movemask_epi8(
-		_mm_cmpeq_epi16(v, _mm_set1_epi16((short)tag)));
+	__m128i eq = _mm_cmpeq_epi16(v, _mm_set1_epi16((short)tag));
 
-	/* two mask bits per 16-bit lane: keep one, compress */
-	m &= 0x5555;
-	m = (m | (m >> 1)) & 0x3333;
-	m = (m | (m >> 2)) & 0x0f0f;
-	m = (m | (m >> 4)) & 0x00ff;
-	return m;
+	/* a lane is 0 or -1: the signed pack makes it one byte of the same
+	 * value, so one movemask gives a bit per slot with no bit shuffling */
+	return (unsigned int)_mm_movemask_epi8(
+		_mm_packs_epi16(eq, _mm_setzero_si128()));
 #else
 	unsigned int m = 0;
 
@@ -208,8 +205,9 @@ tfo_conn_table_free(struct tfo_conn_table *t)
 	rte_free(t);
 }
 
-/* The index slot number of @p k (hash @p h), or TFO_CONN_NONE. */
-static uint32_t
+/* The index slot number of @p k (hash @p h), or TFO_CONN_NONE; inlined:
+ * its callers' own work is smaller than a call's register saves */
+static __rte_always_inline uint32_t
 lookup_ref(const struct tfo_conn_table *t, const struct tfo_conn_key *k,
 	   uint64_t h)
 {
@@ -254,6 +252,11 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 		     const struct tfo_conn_key *const *keys, unsigned int n,
 		     struct tfo_conn **out)
 {
+	/* in locals: the stores to out[] may alias the table for the
+	 * compiler, which would reload them for every key */
+	const struct tfo_bucket *const buckets = t->buckets;
+	const uint32_t mask = t->bucket_mask;
+	const struct tfo_bucket *bks[TFO_BULK_STEP];
 	uint64_t h[TFO_BULK_STEP];
 	uint32_t cand[TFO_BULK_STEP];
 
@@ -262,12 +265,12 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 
 		for (unsigned int i = 0; i < cnt; i++) {
 			h[i] = hash_key(t, keys[base + i]);
-			rte_prefetch0(&t->buckets[(uint32_t)h[i] & t->bucket_mask]);
+			bks[i] = &buckets[(uint32_t)h[i] & mask];
+			rte_prefetch0(bks[i]);
 		}
 		/* first tag match of the home bucket; prefetch its entry */
 		for (unsigned int i = 0; i < cnt; i++) {
-			const struct tfo_bucket *bk =
-				&t->buckets[(uint32_t)h[i] & t->bucket_mask];
+			const struct tfo_bucket *bk = bks[i];
 			unsigned int m = match_tags(bk, tag_of(h[i]));
 
 			cand[i] = TFO_CONN_NONE;
@@ -286,13 +289,11 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 		}
 		for (unsigned int i = 0; i < cnt; i++) {
 			const struct tfo_conn_key *k = keys[base + i];
-			const struct tfo_bucket *bk =
-				&t->buckets[(uint32_t)h[i] & t->bucket_mask];
+			uint32_t ref = cand[i];
 
-			if (cand[i] != TFO_CONN_NONE &&
-			    tfo_conn_key_eq(ref_key(t, cand[i]), k))
-				out[base + i] = ref_conn(t, cand[i]);
-			else if (cand[i] == TFO_CONN_NONE && bk->overflow == 0)
+			if (ref != TFO_CONN_NONE && tfo_conn_key_eq(ref_key(t, ref), k))
+				out[base + i] = ref_conn(t, ref);
+			else if (ref == TFO_CONN_NONE && bks[i]->overflow == 0)
 				out[base + i] = NULL;
 			else	/* a second tag match or an overflow: rare */
 				out[base + i] = ref_conn(t, lookup_ref(t, k, h[i]));

@@ -23,7 +23,8 @@ challenge_ack(struct tfo_engine *e, struct tfo_conn *c)
 }
 
 
-static void
+/* inlined: on the common close (ACK+FIN) path, called once per connection */
+static __rte_always_inline void
 enter_time_wait(struct tfo_engine *e, struct tfo_conn *c)
 {
 	set_state(e, c, TFO_CONN_TIME_WAIT);
@@ -35,7 +36,8 @@ enter_time_wait(struct tfo_engine *e, struct tfo_conn *c)
 }
 
 
-static void
+/* inlined: the first sample, every connection's, is a few stores */
+static __rte_always_inline void
 rtt_sample(struct tfo_conn *c, uint32_t r)
 {
 	int32_t delta;
