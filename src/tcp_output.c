@@ -6,9 +6,12 @@
 
 /* ---- building frames -------------------------------------------------- */
 
-/* An mbuf with room for @p copy payload bytes behind the headers. */
-struct rte_mbuf *
-tfo_tcp_out_mbuf(struct tfo_engine *e, uint32_t copy)
+/*
+ * An mbuf with room for @p copy payload bytes behind the headers. Inlined
+ * into this file's senders, which take one for every frame they build.
+ */
+static inline struct rte_mbuf *
+out_mbuf(struct tfo_engine *e, uint32_t copy)
 {
 	struct rte_mbuf *m = e->spare;
 
@@ -23,6 +26,12 @@ tfo_tcp_out_mbuf(struct tfo_engine *e, uint32_t copy)
 	if (unlikely(m == NULL))
 		cnt(e, TFO_STAT_mbuf_alloc_fail);
 	return m;
+}
+
+struct rte_mbuf *
+tfo_tcp_out_mbuf(struct tfo_engine *e, uint32_t copy)
+{
+	return out_mbuf(e, copy);
 }
 
 /*
@@ -186,7 +195,7 @@ tfo_tcp_xmit(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq, uint8_t fla
 	struct tfo_route r;
 	struct rte_mbuf *m;
 
-	m = tfo_tcp_out_mbuf(e, len);
+	m = out_mbuf(e, len);
 	if (m == NULL)
 		return -ENOMEM;
 	if (len > 0 && fill_payload(e, c, m, doff, len) != 0) {
@@ -244,7 +253,7 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 		/* FIN only with data: a bare SYN-ACK-FIN is asking for trouble */
 		fin = dlen > 0 && dlen == total && (c->flags & TFO_CF_FIN_QUEUED);
 	}
-	m = tfo_tcp_out_mbuf(e, dlen);
+	m = out_mbuf(e, dlen);
 	if (m == NULL)
 		return -ENOMEM;
 	if (dlen > 0 && fill_payload(e, c, m, 0, dlen) != 0) {
@@ -296,7 +305,7 @@ tfo_tcp_send_rst_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 		t.flags = TFO_TCP_RST | TFO_TCP_ACK;
 	}
 	release_input(e, m);
-	m = tfo_tcp_out_mbuf(e, 0);
+	m = out_mbuf(e, 0);
 	if (m == NULL)
 		return;
 	if (push_frame(e, m, port_idx, &r, &t) == 0) {
