@@ -232,7 +232,7 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 	struct rte_mbuf *m;
 	bool fin = false;
 
-	memset(&so, 0, sizeof(so));
+	/* every field is set below, so no memset before */
 	so.mss = c->key.family == AF_INET ? e->mss4[c->port_idx] :
 		 e->mss6[c->port_idx];
 	so.wscale = e->our_ws;
