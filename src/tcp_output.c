@@ -6,9 +6,12 @@
 
 /* ---- building frames -------------------------------------------------- */
 
-/* An mbuf with room for @p copy payload bytes behind the headers. */
-struct rte_mbuf *
-tfo_tcp_out_mbuf(struct tfo_engine *e, uint32_t copy)
+/*
+ * An mbuf with room for @p copy payload bytes behind the headers. Inlined
+ * into this file's senders, which take one for every frame they build.
+ */
+static inline struct rte_mbuf *
+out_mbuf(struct tfo_engine *e, uint32_t copy)
 {
 	struct rte_mbuf *m = e->spare;
 
@@ -25,14 +28,20 @@ tfo_tcp_out_mbuf(struct tfo_engine *e, uint32_t copy)
 	return m;
 }
 
+struct rte_mbuf *
+tfo_tcp_out_mbuf(struct tfo_engine *e, uint32_t copy)
+{
+	return out_mbuf(e, copy);
+}
+
 /*
  * Append send-queue bytes [doff, doff + len) (offsets from data_start) to
  * @p m: the buffer part by copy, the body by copy when small, else as one
  * external-buffer mbuf chained behind. @return 0 or -ENOMEM.
  */
 static int
-fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
-	     struct rte_mbuf *m, uint32_t doff, uint32_t len)
+fill_payload_slow(struct tfo_engine *e, const struct tfo_conn *c,
+		  struct rte_mbuf *m, uint32_t doff, uint32_t len)
 {
 	const struct tfo_sndq *q = sndq(e, c);
 	uint32_t inbuf = q->buf_len - q->buf_off;
@@ -101,6 +110,29 @@ fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
 	return 0;
 }
 
+/*
+ * fill_payload_slow() inlined for the common case, bytes all in the
+ * buffer part (every SYN-ACK response that fits the buffer): the copy
+ * without the call and its register saves.
+ */
+static inline int
+fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
+	     struct rte_mbuf *m, uint32_t doff, uint32_t len)
+{
+	const struct tfo_sndq *q = sndq(e, c);
+	uint32_t inbuf = q->buf_len - q->buf_off;
+
+	if (likely(doff < inbuf && len <= inbuf - doff)) {
+		char *d = rte_pktmbuf_append(m, (uint16_t)len);
+
+		if (d == NULL)
+			return -ENOMEM;
+		memcpy(d, buf_ptr(e, c->sbuf) + TFO_BUF_HDR + q->buf_off + doff, len);
+		return 0;
+	}
+	return fill_payload_slow(e, c, m, doff, len);
+}
+
 static void
 conn_route(const struct tfo_engine *e, const struct tfo_conn *c,
 	   struct tfo_route *r)
@@ -128,9 +160,13 @@ wnd_field(const struct tfo_engine *e, struct tfo_conn *c)
 	return (uint16_t)w;
 }
 
-int
-tfo_tcp_push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
-		   const struct tfo_route *r, const struct tfo_tcp_out *t)
+/*
+ * Inlined into the senders of this file: as a call it cost a frame setup
+ * and register saves on every segment, SYN-ACK and RST.
+ */
+static inline int
+push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
+	   const struct tfo_route *r, const struct tfo_tcp_out *t)
 {
 	if (unlikely(tfo_pkt_prepend_tcp(m, &e->p.ports[port_idx], r, t) != 0)) {
 		rte_pktmbuf_free(m);
@@ -140,6 +176,13 @@ tfo_tcp_push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
 	tfo_tx_push(e->tx, port_idx, m);
 	e->nxmit++;
 	return 0;
+}
+
+int
+tfo_tcp_push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
+		   const struct tfo_route *r, const struct tfo_tcp_out *t)
+{
+	return push_frame(e, m, port_idx, r, t);
 }
 
 /* A non-SYN segment of @p c: @p len send-queue bytes from @p doff. */
@@ -152,7 +195,7 @@ tfo_tcp_xmit(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq, uint8_t fla
 	struct tfo_route r;
 	struct rte_mbuf *m;
 
-	m = tfo_tcp_out_mbuf(e, len);
+	m = out_mbuf(e, len);
 	if (m == NULL)
 		return -ENOMEM;
 	if (len > 0 && fill_payload(e, c, m, doff, len) != 0) {
@@ -171,7 +214,7 @@ tfo_tcp_xmit(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq, uint8_t fla
 		t.opt_len = (uint8_t)tfo_tcpopt_write_ts(opts, tsval(e, c),
 							 c->ts_recent);
 	conn_route(e, c, &r);
-	return tfo_tcp_push_frame(e, m, c->port_idx, &r, &t);
+	return push_frame(e, m, c->port_idx, &r, &t);
 }
 
 
@@ -189,7 +232,7 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 	struct rte_mbuf *m;
 	bool fin = false;
 
-	memset(&so, 0, sizeof(so));
+	/* every field is set below, so no memset before */
 	so.mss = c->key.family == AF_INET ? e->mss4[c->port_idx] :
 		 e->mss6[c->port_idx];
 	so.wscale = e->our_ws;
@@ -210,7 +253,7 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 		/* FIN only with data: a bare SYN-ACK-FIN is asking for trouble */
 		fin = dlen > 0 && dlen == total && (c->flags & TFO_CF_FIN_QUEUED);
 	}
-	m = tfo_tcp_out_mbuf(e, dlen);
+	m = out_mbuf(e, dlen);
 	if (m == NULL)
 		return -ENOMEM;
 	if (dlen > 0 && fill_payload(e, c, m, 0, dlen) != 0) {
@@ -231,7 +274,7 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 	t.opt_len = (uint8_t)olen;
 	t.opts = opts;
 	conn_route(e, c, &r);
-	if (tfo_tcp_push_frame(e, m, c->port_idx, &r, &t) != 0)
+	if (push_frame(e, m, c->port_idx, &r, &t) != 0)
 		return -ENOSPC;
 	if (dlen > 0)
 		c->flags |= TFO_CF_SYNACK_DATA;
@@ -262,10 +305,10 @@ tfo_tcp_send_rst_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 		t.flags = TFO_TCP_RST | TFO_TCP_ACK;
 	}
 	release_input(e, m);
-	m = tfo_tcp_out_mbuf(e, 0);
+	m = out_mbuf(e, 0);
 	if (m == NULL)
 		return;
-	if (tfo_tcp_push_frame(e, m, port_idx, &r, &t) == 0) {
+	if (push_frame(e, m, port_idx, &r, &t) == 0) {
 		cnt(e, TFO_STAT_rst_tx);
 		cnt(e, TFO_STAT_rst_tx_nomatch);
 	}

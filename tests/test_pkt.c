@@ -3190,7 +3190,7 @@ same_bytes_case(int family, int vlan, uint8_t opt_len, uint16_t pay_len,
 
 TFO_TEST(prepend_tcp_same_bytes)
 {
-	static const uint8_t opt_lens[] = { 0, 4, 8, 12, 20, 24, 32, 40 };
+	static const uint8_t opt_lens[] = { 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40 };
 	static const uint16_t pays[] = { 0, 1, 2, 3, 7, 64, 333, 1400 };
 	unsigned int cases = 0;
 
