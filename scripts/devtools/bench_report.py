@@ -221,7 +221,8 @@ def cookie_ratio(raw, batch=32):
         elif cols and str(batch) in cols:
             i = cols.index(str(batch)) - len(cols)
             v = line.split()
-            if line.startswith('(a) batch API, aes128 ') and len(v) >= len(cols):
+            # the IPv4 row: its label is followed by the figures at once
+            if re.match(r'\(a\) batch API, aes128\s+[\d.]', line) and len(v) >= len(cols):
                 a = float(v[i])
             elif line.startswith('(c) raw ipsec-mb ECB') and len(v) >= len(cols):
                 c = float(v[i])
