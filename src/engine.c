@@ -575,6 +575,7 @@ engine_setup_secrets(struct tfo_engine *e)
 		return -EIO;
 	}
 	tfo_siphash_init(&e->isn_key, isn_key);
+	e->isn_simd = tfo_simd_best();
 	if (getrandom(&e->src_seed, sizeof(e->src_seed), 0) != (ssize_t)sizeof(e->src_seed))
 		return -EIO;
 	return 0;

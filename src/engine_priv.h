@@ -150,6 +150,7 @@ struct tfo_engine {
 	uint32_t chal_n;
 
 	struct tfo_siphash_key isn_key;	/* RFC 6528 F and TSval offsets */
+	enum tfo_simd isn_simd;		/* the lanes of a burst's isn_key hashes */
 	struct tfo_syncookie_secret sc_secret;
 	struct rte_mbuf_ext_shared_info shinfo;
 

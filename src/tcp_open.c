@@ -21,6 +21,35 @@ conn_secret_hash(const struct tfo_engine *e, const struct tfo_conn_key *k)
 	return tfo_siphash24_words(&e->isn_key, w, RTE_DIM(w));
 }
 
+void
+tfo_engine_conn_hash_burst(const struct tfo_engine *e,
+			   const struct tfo_pkt *const *p, unsigned int n,
+			   uint64_t *out)
+{
+	enum { WORDS = sizeof(struct tfo_conn_key) / 8, STRIDE = TFO_TX_BUF };
+	uint64_t m[WORDS * STRIDE];
+	unsigned int i, pad = RTE_ALIGN_CEIL(n, 8u);
+
+	RTE_BUILD_BUG_ON(STRIDE % TFO_SIPHASH_LANE_PAD != 0);
+	RTE_ASSERT(n <= STRIDE);
+	for (i = 0; i < n; i++) {
+		struct tfo_conn_key k;
+		uint64_t w[WORDS];
+
+		tfo_conn_key_from_pkt(&k, p[i]);
+		memcpy(w, &k, sizeof(w));
+		for (unsigned int j = 0; j < WORDS; j++)
+			m[j * STRIDE + i] = rte_le_to_cpu_64(w[j]);
+	}
+	/* a vector kernel computes its idle lanes too: on defined words */
+	for (; i < pad; i++)
+		for (unsigned int j = 0; j < WORDS; j++)
+			m[j * STRIDE + i] = 0;
+	/* for 1 or 2 tuples the scalar kernel is cheaper (as cookie.c) */
+	tfo_siphash_lanes(n < 3 ? TFO_SIMD_SCALAR : e->isn_simd, &e->isn_key,
+			  m, WORDS, STRIDE, n, out);
+}
+
 /* ---- opening ----------------------------------------------------------- */
 
 /* Fields every new entry needs, from the frame that created it. */
@@ -60,10 +89,8 @@ conn_init(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf *m,
 /* What a SYN tells of the peer (options, ISN, window) and our ISN. */
 static void
 syn_conn(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
-	 const struct tfo_tcpopts *o, uint64_t now_us)
+	 const struct tfo_tcpopts *o, uint64_t h, uint64_t now_us)
 {
-	uint64_t h;
-
 	if (o->has_ts) {
 		c->flags |= TFO_CF_PEER_TS;
 		c->ts_recent = o->tsval;
@@ -76,8 +103,7 @@ syn_conn(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 		c->flags |= TFO_CF_PEER_SACK;
 	if (o->form != TFO_FORM_NONE)
 		c->flags |= TFO_CF_SYN_TFO_OPT;
-	/* RFC 6528: F(tuple, secret) + a 4 us clock */
-	h = conn_secret_hash(e, &c->key);
+	/* RFC 6528: F(tuple, secret) (@p h) + a 4 us clock */
 	c->snd_una = (uint32_t)h + (uint32_t)(now_us >> 2);
 	c->snd_nxt = c->snd_una;
 	c->snd_max = c->snd_una;
@@ -162,7 +188,8 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 	conn_init(e, c, m, p, port_idx, svc,
 		  o->has_mss ? o->mss : (p->family == AF_INET ? TFO_DEFAULT_MSS_V4 :
 					 TFO_DEFAULT_MSS_V6), TFO_CONN_SYN_RCVD);
-	syn_conn(e, c, p, o, now_us);
+	syn_conn(e, c, p, o, op->has_conn_hash ? op->conn_hash :
+			     conn_secret_hash(e, &c->key), now_us);
 	if (op->accept_data) {
 		acc = fastopen_data(e, c, m, p, src);
 		if (acc == GONE) {

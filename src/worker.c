@@ -174,7 +174,8 @@ tfo_syn_to_ctrl(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
  */
 static void
 tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
-		    uint8_t port_idx, const uint8_t *fresh_cookie, uint64_t now_us)
+		    uint8_t port_idx, const uint8_t *fresh_cookie,
+		    const uint64_t *conn_hash, uint64_t now_us)
 {
 	const struct tfo_tcpopts *o = &b->opts[j];
 	struct tfo_open_params op = {
@@ -183,6 +184,8 @@ tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 		.cookie_form = fresh_cookie != NULL ? o->form : TFO_FORM_NONE,
 		.cookie_len = fresh_cookie != NULL ? TFO_COOKIE_LEN : 0,
 		.cookie = fresh_cookie,
+		.has_conn_hash = conn_hash != NULL,
+		.conn_hash = conn_hash != NULL ? *conn_hash : 0,
 	};
 	int rc = tfo_engine_open(w->engine, b->m[j], b->p[j], port_idx, &op, now_us);
 
@@ -248,7 +251,7 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	if (w->cookie_not_required && p->payload_len > 0 &&
 	    o->cookie_state != TFO_COOKIE_INVALID) {
 		if (!tfo_worker_over_limit(w, b, j, port_idx, now_us))
-			tfo_worker_tfo_open(w, b, j, port_idx, NULL, now_us);
+			tfo_worker_tfo_open(w, b, j, port_idx, NULL, NULL, now_us);
 		return;
 	}
 	switch (o->cookie_state) {
@@ -291,6 +294,10 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 	uint8_t fresh[TFO_TX_BUF][TFO_COOKIE_LEN];
 	uint8_t fresh_of[TFO_TX_BUF];
 	unsigned int nfresh = 0;
+	const struct tfo_pkt *open_p[TFO_TX_BUF];
+	uint64_t hash[TFO_TX_BUF];
+	uint8_t hash_of[TFO_TX_BUF];
+	unsigned int nopen = 0;
 
 	if (tfo_cookie_check_burst(w->cookies, b->req, b->ncook, b->verdict) < 0)
 		memset(b->verdict, TFO_COOKIE_BAD, b->ncook);	/* fail closed */
@@ -307,19 +314,29 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 			if (b->verdict[k] == TFO_COOKIE_OK_BACKUP)
 				fresh_of[k] = UINT8_MAX;
 	}
+	/* the opens' ISN and TSval offset hashes in SIMD lanes at once */
+	for (unsigned int k = 0; k < b->ncook; k++)
+		if (b->verdict[k] == TFO_COOKIE_OK_PRIMARY ||
+		    b->verdict[k] == TFO_COOKIE_OK_BACKUP) {
+			open_p[nopen] = b->p[b->cook_idx[k]];
+			hash_of[k] = (uint8_t)nopen++;
+		}
+	if (nopen > 0)
+		tfo_engine_conn_hash_burst(w->engine, open_p, nopen, hash);
 
 	for (unsigned int k = 0; k < b->ncook; k++) {
 		unsigned int j = b->cook_idx[k];
 
 		switch (b->verdict[k]) {
 		case TFO_COOKIE_OK_PRIMARY:
-			tfo_worker_tfo_open(w, b, j, port_idx, NULL, now_us);
+			tfo_worker_tfo_open(w, b, j, port_idx, NULL,
+					    &hash[hash_of[k]], now_us);
 			break;
 		case TFO_COOKIE_OK_BACKUP:
 			w->stats.c[TFO_STAT_TCPFastOpenPassiveAltKey]++;
 			tfo_worker_tfo_open(w, b, j, port_idx,
 					    fresh_of[k] != UINT8_MAX ? fresh[fresh_of[k]] : NULL,
-					    now_us);
+					    &hash[hash_of[k]], now_us);
 			break;
 		default:
 			w->stats.c[TFO_STAT_TCPFastOpenPassiveFail]++;

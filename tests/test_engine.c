@@ -1993,6 +1993,56 @@ TFO_TEST(timestamps_echo_and_paws)
 	cl_free(&c);
 }
 
+/* The worker's batched ISN/TSval-offset hashes (SIMD lanes, or scalar for
+ * 1 or 2) are the values the engine computes alone for each open. */
+TFO_TEST(conn_hash_burst_matches_open)
+{
+	enum { N = 11 };
+	static const unsigned int sizes[] = { 1, 2, 3, 4, 9, N };
+	struct harness h;
+	struct cl c[N];
+	struct tfo_pkt p[N];
+	const struct tfo_pkt *pp[N];
+	struct tfo_conn *conn[N];
+	uint64_t now[N], hash[TFO_TX_BUF];
+
+	h_init(&h, 16);
+	REQUIRE(h_start(&h) == 0);
+	for (unsigned int i = 0; i < N; i++) {
+		struct rte_mbuf *m;
+
+		cl_init(&c[i], &h, i % 3 == 2 ? AF_INET6 : AF_INET,
+			(uint16_t)(40200 + 7 * i), i % 2 ? 7 : 80);
+		c[i].addr_idx = (uint8_t)(i % 4);
+		now[i] = h.now;
+		plain_open(&c[i]);
+		REQUIRE(c[i].synced);
+		m = cl_frame(&c[i], TFO_TCP_ACK, c[i].snd_nxt, c[i].rcv_nxt, NULL, 0);
+		REQUIRE(tfo_pkt_classify(m, &h.srv_port, &p[i]) == TFO_PKT_TCP);
+		rte_pktmbuf_free(m);
+		pp[i] = &p[i];
+		h_advance(&h, 1234);
+	}
+	tfo_engine_lookup_bulk(h.e, pp, N, conn);
+	for (unsigned int s = 0; s < RTE_DIM(sizes); s++) {
+		unsigned int n = sizes[s], first = N - n;
+
+		tfo_engine_conn_hash_burst(h.e, &pp[first], n, hash);
+		for (unsigned int i = 0; i < n; i++) {
+			unsigned int k = first + i;
+
+			REQUIRE(conn[k] != NULL);
+			CHECK_EQ(c[k].irs, (uint32_t)hash[i] + (uint32_t)(now[k] >> 2));
+			CHECK_EQ(conn[k]->ts_off, (uint32_t)(hash[i] >> 32));
+		}
+	}
+	for (unsigned int i = 0; i < N; i++)	/* the clients walk away */
+		cl_send(&c[i], TFO_TCP_RST, NULL, 0);
+	CHECK(h_finish(&h, 5) == 0);
+	for (unsigned int i = 0; i < N; i++)
+		cl_free(&c[i]);
+}
+
 TFO_TEST(many_connections_table_and_timers)
 {
 	struct harness h;

@@ -176,7 +176,22 @@ struct tfo_open_params {
 				 *   option; TFO_FORM_NONE: no TFO option */
 	uint8_t cookie_len;	/**< cookie to offer, 0 = none */
 	const uint8_t *cookie;
+	bool has_conn_hash;	/**< conn_hash holds this SYN's value from
+				 *   tfo_engine_conn_hash_burst() (same engine
+				 *   secrets); else the engine computes it */
+	uint64_t conn_hash;
 };
+
+/**
+ * The per-connection secret hash (RFC 6528 ISN function and TSval offset)
+ * of the tuples of the @p n SYNs @p p (n <= TFO_TX_BUF) into @p out, in
+ * SIMD lanes: what tfo_engine_open() computes one by one, for
+ * tfo_open_params.conn_hash. @p out has room for TFO_TX_BUF values (the
+ * lanes past @p n are written too).
+ */
+void tfo_engine_conn_hash_burst(const struct tfo_engine *e,
+				const struct tfo_pkt *const *p, unsigned int n,
+				uint64_t *out);
 
 /**
  * Open a connection for the SYN @p m/@p p (which missed in the table),
