@@ -63,7 +63,10 @@ void tfo_timer_wheel_free(struct tfo_timer_wheel *w);
  */
 int tfo_timer_wheel_start(struct tfo_timer_wheel *w, uint64_t now_us);
 
-/** Mark node @p idx unarmed (when its object is reinitialised). */
+/**
+ * Mark node @p idx unarmed (when its object is reinitialised). Not needed
+ * for a node left by tfo_timer_cancel() or a run: it is unarmed already.
+ */
 void tfo_timer_init(struct tfo_timer_wheel *w, uint32_t idx);
 
 /**
