@@ -61,7 +61,8 @@ conn_init(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf *m,
 	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	uint16_t ours = p->family == AF_INET ? e->mss4[port_idx] : e->mss6[port_idx];
 
-	tfo_timer_init(e->tw, conn_idx(e, c));
+	/* no tfo_timer_init(): the wheel starts every node unarmed and
+	 * tfo_tcp_conn_release() cancels it before an entry is freed */
 	c->state = (uint8_t)state;
 	e->nstate[state]++;
 	tfo_stats_inc(e->st, TFO_STAT_conns_active);

@@ -10,35 +10,6 @@
 #include "tfo/log.h"
 #include "tfo/timer.h"
 
-#define TFO_TIMER_NIL UINT32_MAX
-#define TFO_TIMER_HEAD 0x80000000u	/* prev: a slot head, not a node */
-
-struct tfo_timer_wheel {
-	uint8_t *base;
-	size_t stride;
-	size_t node_off;
-	uint32_t nb_nodes;
-	uint32_t mask;		/* nb_slots - 1 */
-	uint32_t run_head;	/* head index of the list being run */
-	unsigned int tick_shift;
-	uint32_t cur;		/* next tick to run */
-	uint32_t count;
-	uint32_t heads[];	/* nb_slots + 1 (the run list) */
-};
-
-static inline struct tfo_timer *
-node(const struct tfo_timer_wheel *w, uint32_t idx)
-{
-	return (struct tfo_timer *)(void *)(w->base + (size_t)idx * w->stride +
-					    w->node_off);
-}
-
-static inline uint32_t
-tick_of(const struct tfo_timer_wheel *w, uint64_t us)
-{
-	return (uint32_t)(us >> w->tick_shift);
-}
-
 struct tfo_timer_wheel *
 tfo_timer_wheel_create(const char *name, int socket_id, uint32_t nb_slots,
 		       unsigned int tick_shift, void *base, size_t stride,
@@ -68,7 +39,7 @@ tfo_timer_wheel_create(const char *name, int socket_id, uint32_t nb_slots,
 	w->mask = nb_slots - 1;
 	w->run_head = nb_slots;
 	w->tick_shift = tick_shift;
-	w->cur = tick_of(w, now_us);
+	w->cur = tfo_timer_tick_(w, now_us);
 	for (uint32_t i = 0; i <= nb_slots; i++)
 		w->heads[i] = TFO_TIMER_NIL;
 	for (uint32_t i = 0; i < nb_nodes; i++)
@@ -81,7 +52,7 @@ tfo_timer_wheel_start(struct tfo_timer_wheel *w, uint64_t now_us)
 {
 	if (w->count != 0)
 		return -EBUSY;
-	w->cur = tick_of(w, now_us);
+	w->cur = tfo_timer_tick_(w, now_us);
 	return 0;
 }
 
@@ -94,7 +65,7 @@ tfo_timer_wheel_free(struct tfo_timer_wheel *w)
 void
 tfo_timer_init(struct tfo_timer_wheel *w, uint32_t idx)
 {
-	struct tfo_timer *t = node(w, idx);
+	struct tfo_timer *t = tfo_timer_node_(w, idx);
 
 	t->next = TFO_TIMER_NIL;
 	t->prev = TFO_TIMER_UNARMED;
@@ -104,78 +75,14 @@ tfo_timer_init(struct tfo_timer_wheel *w, uint32_t idx)
 bool
 tfo_timer_armed(const struct tfo_timer_wheel *w, uint32_t idx)
 {
-	return node(w, idx)->prev != TFO_TIMER_UNARMED;
-}
-
-static inline void
-link_head(struct tfo_timer_wheel *w, uint32_t head, uint32_t idx,
-	  struct tfo_timer *t)
-{
-	uint32_t first = w->heads[head];
-
-	t->prev = TFO_TIMER_HEAD | head;
-	t->next = first;
-	if (first != TFO_TIMER_NIL)
-		node(w, first)->prev = idx;
-	w->heads[head] = idx;
-}
-
-static inline void
-unlink_node(struct tfo_timer_wheel *w, struct tfo_timer *t)
-{
-	if (t->prev & TFO_TIMER_HEAD)
-		w->heads[t->prev & ~TFO_TIMER_HEAD] = t->next;
-	else
-		node(w, t->prev)->next = t->next;
-	if (t->next != TFO_TIMER_NIL)
-		node(w, t->next)->prev = t->prev;
-	t->prev = TFO_TIMER_UNARMED;
-	t->next = TFO_TIMER_NIL;
-}
-
-void
-tfo_timer_arm(struct tfo_timer_wheel *w, uint32_t idx, uint64_t expire_us)
-{
-	struct tfo_timer *t = node(w, idx);
-	/* round up: never fire early */
-	uint32_t exp = tick_of(w, expire_us + (1ull << w->tick_shift) - 1);
-
-	/* the past is the next tick to run (the slots before it are done) */
-	if ((int32_t)(exp - w->cur) < 0)
-		exp = w->cur;
-	if (t->prev != TFO_TIMER_UNARMED) {
-		/* later than where it sits (an RTO restarted by an ACK, the
-		 * idle limit by a request): only the deadline moves; the run
-		 * finds it early and puts it in its slot then, if it is still
-		 * armed. Most are cancelled before: no list touched twice */
-		if ((int32_t)(exp - t->expire) >= 0) {
-			t->expire = exp;
-			return;
-		}
-		unlink_node(w, t);
-	} else {
-		w->count++;
-	}
-	t->expire = exp;
-	link_head(w, exp & w->mask, idx, t);
-}
-
-void
-tfo_timer_cancel(struct tfo_timer_wheel *w, uint32_t idx)
-{
-	struct tfo_timer *t = node(w, idx);
-
-	if (t->prev == TFO_TIMER_UNARMED)
-		return;
-	unlink_node(w, t);
-	w->count--;
+	return tfo_timer_node_(w, idx)->prev != TFO_TIMER_UNARMED;
 }
 
 unsigned int
 tfo_timer_run(struct tfo_timer_wheel *w, uint64_t now_us, tfo_timer_cb_t cb,
 	      void *arg)
 {
-	uint32_t now = tick_of(w, now_us);
+	uint32_t now = tfo_timer_tick_(w, now_us);
 	uint32_t from = w->cur, n, fired = 0;
 
 	if ((int32_t)(now - from) < 0)
@@ -198,14 +105,14 @@ tfo_timer_run(struct tfo_timer_wheel *w, uint64_t now_us, tfo_timer_cb_t cb,
 		 * put back into the slot are not visited twice */
 		w->heads[slot] = TFO_TIMER_NIL;
 		w->heads[w->run_head] = idx;
-		node(w, idx)->prev = TFO_TIMER_HEAD | w->run_head;
+		tfo_timer_node_(w, idx)->prev = TFO_TIMER_HEAD | w->run_head;
 		while ((idx = w->heads[w->run_head]) != TFO_TIMER_NIL) {
-			struct tfo_timer *t = node(w, idx);
+			struct tfo_timer *t = tfo_timer_node_(w, idx);
 
-			unlink_node(w, t);
+			tfo_timer_unlink_(w, t);
 			if ((int32_t)(t->expire - now) > 0) {
 				/* a later rotation's timer */
-				link_head(w, t->expire & w->mask, idx, t);
+				tfo_timer_link_(w, t->expire & w->mask, idx, t);
 				continue;
 			}
 			w->count--;

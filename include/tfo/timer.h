@@ -63,18 +63,11 @@ void tfo_timer_wheel_free(struct tfo_timer_wheel *w);
  */
 int tfo_timer_wheel_start(struct tfo_timer_wheel *w, uint64_t now_us);
 
-/** Mark node @p idx unarmed (when its object is reinitialised). */
-void tfo_timer_init(struct tfo_timer_wheel *w, uint32_t idx);
-
 /**
- * Arm (or re-arm) node @p idx to fire at @p expire_us. Re-armed later, an
- * armed node stays in its slot with the new deadline (lazily moved when
- * that slot runs); earlier, it moves at once.
+ * Mark node @p idx unarmed (when its object is reinitialised). Not needed
+ * for a node left by tfo_timer_cancel() or a run: it is unarmed already.
  */
-void tfo_timer_arm(struct tfo_timer_wheel *w, uint32_t idx, uint64_t expire_us);
-
-/** Disarm node @p idx (no-op when it is not armed). */
-void tfo_timer_cancel(struct tfo_timer_wheel *w, uint32_t idx);
+void tfo_timer_init(struct tfo_timer_wheel *w, uint32_t idx);
 
 bool tfo_timer_armed(const struct tfo_timer_wheel *w, uint32_t idx);
 
@@ -90,6 +83,109 @@ uint32_t tfo_timer_count(const struct tfo_timer_wheel *w);
 
 /** Bytes of memory of the wheel itself (slot heads). */
 size_t tfo_timer_wheel_memory(const struct tfo_timer_wheel *w);
+
+/* ---- internal: the wheel, for the inline arm and cancel ---------------- */
+
+#define TFO_TIMER_NIL UINT32_MAX
+#define TFO_TIMER_HEAD 0x80000000u	/* prev: a slot head, not a node */
+
+/* Out of sight of the callers but for the per-segment arm and cancel,
+ * which are a few loads and stores: not worth a call each. */
+struct tfo_timer_wheel {
+	uint8_t *base;
+	size_t stride;
+	size_t node_off;
+	uint32_t nb_nodes;
+	uint32_t mask;		/* nb_slots - 1 */
+	uint32_t run_head;	/* head index of the list being run */
+	unsigned int tick_shift;
+	uint32_t cur;		/* next tick to run */
+	uint32_t count;
+	uint32_t heads[];	/* nb_slots + 1 (the run list) */
+};
+
+static inline struct tfo_timer *
+tfo_timer_node_(const struct tfo_timer_wheel *w, uint32_t idx)
+{
+	return (struct tfo_timer *)(void *)(w->base + (size_t)idx * w->stride +
+					    w->node_off);
+}
+
+static inline uint32_t
+tfo_timer_tick_(const struct tfo_timer_wheel *w, uint64_t us)
+{
+	return (uint32_t)(us >> w->tick_shift);
+}
+
+static inline void
+tfo_timer_link_(struct tfo_timer_wheel *w, uint32_t head, uint32_t idx,
+		struct tfo_timer *t)
+{
+	uint32_t first = w->heads[head];
+
+	t->prev = TFO_TIMER_HEAD | head;
+	t->next = first;
+	if (first != TFO_TIMER_NIL)
+		tfo_timer_node_(w, first)->prev = idx;
+	w->heads[head] = idx;
+}
+
+static inline void
+tfo_timer_unlink_(struct tfo_timer_wheel *w, struct tfo_timer *t)
+{
+	if (t->prev & TFO_TIMER_HEAD)
+		w->heads[t->prev & ~TFO_TIMER_HEAD] = t->next;
+	else
+		tfo_timer_node_(w, t->prev)->next = t->next;
+	if (t->next != TFO_TIMER_NIL)
+		tfo_timer_node_(w, t->next)->prev = t->prev;
+	t->prev = TFO_TIMER_UNARMED;
+	t->next = TFO_TIMER_NIL;
+}
+
+/**
+ * Arm (or re-arm) node @p idx to fire at @p expire_us. Re-armed later, an
+ * armed node stays in its slot with the new deadline (lazily moved when
+ * that slot runs); earlier, it moves at once.
+ */
+static inline void
+tfo_timer_arm(struct tfo_timer_wheel *w, uint32_t idx, uint64_t expire_us)
+{
+	struct tfo_timer *t = tfo_timer_node_(w, idx);
+	/* round up: never fire early */
+	uint32_t exp = tfo_timer_tick_(w, expire_us + (1ull << w->tick_shift) - 1);
+
+	/* the past is the next tick to run (the slots before it are done) */
+	if ((int32_t)(exp - w->cur) < 0)
+		exp = w->cur;
+	if (t->prev != TFO_TIMER_UNARMED) {
+		/* later than where it sits (an RTO restarted by an ACK, the
+		 * idle limit by a request): only the deadline moves; the run
+		 * finds it early and puts it in its slot then, if it is still
+		 * armed. Most are cancelled before: no list touched twice */
+		if ((int32_t)(exp - t->expire) >= 0) {
+			t->expire = exp;
+			return;
+		}
+		tfo_timer_unlink_(w, t);
+	} else {
+		w->count++;
+	}
+	t->expire = exp;
+	tfo_timer_link_(w, exp & w->mask, idx, t);
+}
+
+/** Disarm node @p idx (no-op when it is not armed). */
+static inline void
+tfo_timer_cancel(struct tfo_timer_wheel *w, uint32_t idx)
+{
+	struct tfo_timer *t = tfo_timer_node_(w, idx);
+
+	if (t->prev == TFO_TIMER_UNARMED)
+		return;
+	tfo_timer_unlink_(w, t);
+	w->count--;
+}
 
 #ifdef __cplusplus
 }
