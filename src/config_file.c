@@ -16,6 +16,7 @@
 #include <rte_common.h>
 
 #include "tfo/config.h"
+#include "tfo/idle.h"
 #include "tfo/keyring.h"
 #include "tfo/log.h"
 #include "tfo/service.h"
@@ -180,6 +181,19 @@ tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
 	}
 	if (nb_addrs > 255)
 		return tfo_errmsg(err, errlen, "more than 255 local addresses in all");
+	/* before idle_policy, "idle_sleep_us = 0" meant busy polling: a
+	 * configuration that still says so must not silently mean adaptive */
+	if (c->idle_policy == TFO_IDLE_ADAPTIVE && c->idle_sleep_us != TFO_IDLE_SLEEP_US_DEFAULT)
+		return tfo_errmsg(err, errlen,
+			       "[server] idle_sleep_us = %u is the nap of idle_policy = sleep, "
+			       "not in use (idle_policy = adaptive): remove it, or set "
+			       "idle_policy = sleep (a nap after every empty poll) or busy (what "
+			       "idle_sleep_us = 0 meant)", c->idle_sleep_us);
+	if (c->idle_policy == TFO_IDLE_BUSY && c->idle_sleep_us != TFO_IDLE_SLEEP_US_DEFAULT &&
+	    c->idle_sleep_us != 0)
+		return tfo_errmsg(err, errlen,
+			       "[server] idle_sleep_us = %u: idle_policy = busy never naps; "
+			       "remove it, or set idle_policy = sleep", c->idle_sleep_us);
 	if (strcmp(c->cookie_algo, "aes128") != 0 &&
 	    strcmp(c->cookie_algo, "siphash-linux") != 0)
 		return tfo_errmsg(err, errlen,

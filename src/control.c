@@ -37,6 +37,9 @@ tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 	sent = (uint16_t)rte_ring_mp_enqueue_burst(c->relay[port_idx], (void **)q->pkts, n,
 						   NULL);
 	c->stats.c[TFO_STAT_ctrl_relayed] += sent;
+	/* worker 0 sends them: a relayed SYN-ACK must not wait for its nap */
+	if (sent != 0 && c->nb_workers != 0)
+		tfo_doorbell_ring(&c->workers[0]->idle.bell, &c->stats);
 	if (unlikely(sent < n)) {
 		c->stats.c[TFO_STAT_tx_drop_full] += n - sent;
 		rte_pktmbuf_free_bulk(&q->pkts[sent], n - sent);
@@ -67,7 +70,6 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	c->nb_workers = p->nb_workers;
 	c->tx_queue = (uint16_t)(p->nb_workers + p->idx);
 	c->burst = cfg->burst;
-	c->idle_sleep_us = cfg->idle_sleep_us;
 	c->stats_period_s = p->idx == 0 ? cfg->stats_period : 0;
 	c->quit = p->quit;
 	c->out = stdout;
@@ -88,7 +90,30 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	}
 	memcpy(c->relay, p->relay, sizeof(c->relay));
 	c->exc = p->exc;
-	return 0;
+	return tfo_idle_init(&c->idle, &p->idle);
+}
+
+int
+tfo_control_idle_watch(struct tfo_control *c)
+{
+	int rc = tfo_idle_watch_ring(&c->idle, c->inbox);
+
+	for (unsigned int wi = 0; wi < c->nb_workers && rc == 0; wi++)
+		rc = tfo_idle_watch_ring(&c->idle, c->workers[wi]->to_ctl[c->idx]);
+	for (uint16_t pi = 0; pi < c->nb_ports && c->idx == 0 && rc >= 0; pi++) {
+		if (c->ports[pi].syn_steering)
+			rc = tfo_idle_watch_rxq(&c->idle, c->ports[pi].port_id,
+						c->ports[pi].syn_queue);
+		if (rc >= 0 && c->exc != NULL && c->exc[pi].on)
+			rc = tfo_idle_watch_rxq(&c->idle, c->exc[pi].tap_id, 0);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+void
+tfo_control_close(struct tfo_control *c)
+{
+	tfo_idle_close(&c->idle);
 }
 
 static int
@@ -211,7 +236,10 @@ tfo_control_to_inbox(struct tfo_control *c, unsigned int wi, struct rte_mbuf *m,
 
 	tfo_ctrl_reason_set(m, r);
 	/* multi-producer when several control lcores hand over */
-	return in != NULL && rte_ring_mp_enqueue(in, m) == 0;
+	if (in == NULL || rte_ring_mp_enqueue(in, m) != 0)
+		return false;
+	tfo_doorbell_ring(&c->workers[wi]->idle.bell, &c->stats);
+	return true;
 }
 
 /*
@@ -269,6 +297,7 @@ tfo_control_icmp_err(struct tfo_control *c, struct rte_mbuf *m, const struct tfo
 			c->stats.c[TFO_STAT_drop_pmtu_inbox_full]++;
 			return false;
 		}
+		tfo_doorbell_ring(&c->peers[k]->idle.bell, &c->stats);
 		c->stats.c[TFO_STAT_pmtu_ctrl_handoff]++;
 		return true;
 	}
@@ -550,13 +579,36 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 	return total;
 }
 
+/* How long an idle control lcore may sleep: a timer tick while its engine
+ * has timers or a service reload is being waited for; else until the next
+ * stats line or key rotation (doorbells bring frames and requests). */
+static uint32_t
+tfo_control_wait_max(const struct tfo_control *c, uint64_t now_us)
+{
+	uint64_t max = TFO_IDLE_QUIET_US;
+
+	if ((c->engine != NULL && !tfo_engine_quiet(c->engine)) || c->svc_reload_wait)
+		return TFO_IDLE_WAIT_MAX_US;
+	if (c->stats_period_s != 0) {
+		uint64_t due = c->last_stats_us + (uint64_t)c->stats_period_s * 1000000;
+
+		max = RTE_MIN(max, due > now_us ? due - now_us : 0);
+	}
+	if (c->next_rotate_us != 0)
+		max = RTE_MIN(max, c->next_rotate_us > now_us ? c->next_rotate_us - now_us : 0);
+	return (uint32_t)RTE_MAX(max, (uint64_t)TFO_IDLE_WAIT_MAX_US);
+}
+
 int
 tfo_control_main(struct tfo_control *c)
 {
 	uint64_t now_us = rte_rdtsc() / c->tsc_per_us;
+	char what[32];
 
 	c->lcore_id = rte_lcore_id();
 	c->last_stats_us = now_us;
+	snprintf(what, sizeof(what), "control %u", c->idx);
+	tfo_idle_enter(&c->idle, what);
 	while (!*c->quit) {
 		uint64_t t0 = rte_rdtsc();
 		unsigned int n;
@@ -564,13 +616,15 @@ tfo_control_main(struct tfo_control *c)
 		now_us = t0 / c->tsc_per_us;
 		n = tfo_control_poll(c, now_us);
 		/* busy share, as the workers': sizes control_lcores */
-		if (n != 0)
+		if (n != 0) {
 			c->stats.c[TFO_STAT_busy_tsc] += rte_rdtsc() - t0;
+			tfo_idle_work(&c->idle, t0);
+		}
 		if (c->stats_period_s &&
 		    now_us - c->last_stats_us >= (uint64_t)c->stats_period_s * 1000000)
 			tfo_control_stats_line(c, now_us);
-		if (n == 0 && c->idle_sleep_us)
-			tfo_nap_us(c->idle_sleep_us);
+		if (n == 0)
+			tfo_idle_wait(&c->idle, t0, tfo_control_wait_max(c, now_us), &c->stats);
 	}
 	return 0;
 }

@@ -363,6 +363,12 @@ tfo_engine_free_bufs(const struct tfo_engine *e)
 	return e->nb_buf_free;
 }
 
+bool
+tfo_engine_quiet(const struct tfo_engine *e)
+{
+	return tfo_conn_free_count(e->ct) == e->p.max_conns && tfo_conn_tw_count(e->ct) == 0;
+}
+
 uint32_t
 tfo_engine_time_wait_count(const struct tfo_engine *e)
 {

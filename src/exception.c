@@ -55,6 +55,8 @@ tfo_exc_setup(const struct tfo_cfg_port *cfg, uint8_t port_idx,
 		return rc < 0 ? rc : -rc;
 	}
 	memset(&conf, 0, sizeof(conf));
+	/* the kernel's frames wake an idle control core (net_tap's queue fd) */
+	conf.intr_conf.rxq = cfg->rx_intr;
 	socket = rte_eth_dev_socket_id(x->tap_id);
 	if (socket < 0)
 		socket = (int)rte_socket_id();

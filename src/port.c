@@ -8,6 +8,7 @@
 
 #include <rte_ethdev.h>
 #include <rte_flow.h>
+#include <rte_log.h>
 #include <rte_thash.h>
 
 #include "tfo/log.h"
@@ -166,6 +167,49 @@ tfo_port_queues_setup(const struct tfo_cfg_port *cfg, uint16_t port_id,
 }
 
 /*
+ * Configure the device as @p conf says, set up its queues and start it:
+ * @p nb_txq TX queues, or as many as RX queues when the PMD wants that
+ * (info->ctrl_tx_relay when fewer than @p want_txq).
+ */
+static int
+tfo_port_start(const struct tfo_cfg_port *cfg, uint16_t port_id,
+	       const struct rte_eth_dev_info *dev, const struct rte_eth_conf *conf,
+	       uint16_t nb_dev_rxq, uint16_t nb_txq, uint16_t want_txq,
+	       struct rte_mempool *pool, struct tfo_port_info *info, char *err,
+	       size_t errlen)
+{
+	int rc = tfo_port_configure_quiet(port_id, nb_dev_rxq, nb_txq, conf);
+
+	if (rc != 0 && nb_txq > nb_dev_rxq) {
+		/* Some PMDs (net_tap) need as many TX as RX queues: then the
+		 * control lcores relay their frames through worker 0's queue
+		 * (all of them, unless each has a queue: the SYN queue's TX
+		 * twin is enough for one control lcore). */
+		rc = rte_eth_dev_configure(port_id, nb_dev_rxq, nb_dev_rxq, conf);
+		if (rc == 0) {
+			nb_txq = nb_dev_rxq;
+			info->ctrl_tx_relay = nb_txq < want_txq;
+		}
+	}
+	if (rc != 0)
+		return tfo_errmsg(err, errlen, "[port %s]: configure failed: %s",
+				    cfg->device, strerror(-rc));
+	rc = rte_eth_dev_set_mtu(port_id, cfg->mtu);
+	if (rc != 0 && rc != -ENOTSUP)
+		return tfo_errmsg(err, errlen, "[port %s] mtu = %u: refused by the device: %s",
+				    cfg->device, cfg->mtu, strerror(-rc));
+	rc = tfo_port_queues_setup(cfg, port_id, dev, conf, nb_dev_rxq, nb_txq, pool,
+				   err, errlen);
+	if (rc != 0)
+		return rc;
+	rc = rte_eth_dev_start(port_id);
+	if (rc != 0)
+		return tfo_errmsg(err, errlen, "[port %s]: start failed: %s",
+				    cfg->device, strerror(-rc));
+	return 0;
+}
+
+/*
  * Configure and start the device: @p nb_rxq worker queues (+ one SYN queue
  * for the control core when @p syn_queue), @p nb_txq TX queues.
  */
@@ -201,33 +245,30 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	if (rc != 0)
 		return rc;
 
-	rc = tfo_port_configure_quiet(port_id, nb_dev_rxq, nb_txq, &conf);
-	if (rc != 0 && nb_txq > nb_dev_rxq) {
-		/* Some PMDs (net_tap) need as many TX as RX queues: then the
-		 * control lcores relay their frames through worker 0's queue
-		 * (all of them, unless each has a queue: the SYN queue's TX
-		 * twin is enough for one control lcore). */
-		rc = rte_eth_dev_configure(port_id, nb_dev_rxq, nb_dev_rxq, &conf);
-		if (rc == 0) {
-			nb_txq = nb_dev_rxq;
-			info->ctrl_tx_relay = nb_txq < want_txq;
-		}
+	/* RX interrupts wake idle workers (idle_policy adaptive); a device
+	 * that refuses them is started without, and its lcores nap */
+	conf.intr_conf.rxq = cfg->rx_intr;
+	rc = tfo_port_start(cfg, port_id, &dev, &conf, nb_dev_rxq, nb_txq, want_txq, pool,
+			    info, err, errlen);
+	if (rc != 0 && conf.intr_conf.rxq) {
+		TFO_LOG(INFO, "[port %s]: not with RX interrupts (%s): again without; its "
+			"idle lcores nap instead of waiting for frames", cfg->device, err);
+		rte_eth_dev_stop(port_id);
+		conf.intr_conf.rxq = 0;
+		rc = tfo_port_start(cfg, port_id, &dev, &conf, nb_dev_rxq, nb_txq, want_txq,
+				    pool, info, err, errlen);
 	}
 	if (rc != 0)
-		return tfo_errmsg(err, errlen, "[port %s]: configure failed: %s",
-				    cfg->device, strerror(-rc));
-	rc = rte_eth_dev_set_mtu(port_id, cfg->mtu);
-	if (rc != 0 && rc != -ENOTSUP)
-		return tfo_errmsg(err, errlen, "[port %s] mtu = %u: refused by the device: %s",
-				    cfg->device, cfg->mtu, strerror(-rc));
-	rc = tfo_port_queues_setup(cfg, port_id, &dev, &conf, nb_dev_rxq, nb_txq, pool,
-				   err, errlen);
-	if (rc != 0)
 		return rc;
-	rc = rte_eth_dev_start(port_id);
-	if (rc != 0)
-		return tfo_errmsg(err, errlen, "[port %s]: start failed: %s",
-				    cfg->device, strerror(-rc));
+	if (conf.intr_conf.rxq) {
+		uint32_t level = rte_log_get_global_level();
+
+		/* configured with them is not having them (net_memif): ethdev
+		 * logs an error line for a queue without */
+		rte_log_set_global_level(RTE_LOG_CRIT);
+		info->rx_intr = rte_eth_dev_rx_intr_ctl_q_get_fd(port_id, 0) >= 0;
+		rte_log_set_global_level(level);
+	}
 
 	info->port_id = port_id;
 	info->mtu = cfg->mtu;
@@ -506,10 +547,11 @@ tfo_port_describe(const struct tfo_port_info *info, char *buf, size_t len)
 	else
 		rss = ", no RSS (the peer steers flows to queues)";
 	snprintf(buf, len,
-		 "port %u (%s) mac %s mtu %u, %u rxq/%u txq%s%s, rx checksum %s, tx checksum %s",
+		 "port %u (%s) mac %s mtu %u, %u rxq/%u txq%s%s%s, rx checksum %s, tx checksum %s",
 		 info->port_id, dev.driver_name ? dev.driver_name : "?", mac,
 		 info->mtu, dev.nb_rx_queues, dev.nb_tx_queues, rss,
 		 info->ctrl_tx_relay ? " (control TX relayed by worker 0)" : "",
+		 info->rx_intr ? ", RX interrupts (wake idle workers)" : "",
 		 tfo_offload_word(info->rx_cksum_offload, (dev.rx_offload_capa & rx_ck) == rx_ck),
 		 !tx_used && info->tx_tcp_cksum_offload ? "tcp offloaded, ip software" :
 		 tfo_offload_word(tx_used, (dev.tx_offload_capa & tx_ck) == tx_ck));

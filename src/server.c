@@ -333,6 +333,7 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 		return 0;
 	}
 	for (unsigned int i = 0; i < s->nb_ports; i++) {
+		s->cfg.ports[i].rx_intr = s->cfg.idle_policy == TFO_IDLE_ADAPTIVE;
 		if (tfo_port_setup(&s->cfg.ports[i], (uint16_t)s->nb_workers,
 				   (uint16_t)(s->nb_workers + s->nb_controls), s->pool, addr_base,
 				   &s->ports[i], err, errlen) < 0)
@@ -348,6 +349,42 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Another lcore is pinned to one of @p lcore's CPUs (e.g. --lcores
+ * 0@1,1@1 on a small VM): there, an lcore that spins starves its
+ * neighbour, so its empty polls yield. */
+static bool
+srv_cpu_shared(unsigned int lcore)
+{
+	rte_cpuset_t mine = rte_lcore_cpuset(lcore);
+	unsigned int other;
+
+	RTE_LCORE_FOREACH(other) {
+		rte_cpuset_t theirs = rte_lcore_cpuset(other), both;
+
+		if (other == lcore)
+			continue;
+		CPU_AND(&both, &mine, &theirs);
+		if (CPU_COUNT(&both) != 0)
+			return true;
+	}
+	return false;
+}
+
+/* What the lcore does when a poll finds nothing; a device-free server's
+ * lcores never run a loop of their own (no doorbell, nothing to wake). */
+static struct tfo_idle_params
+srv_idle_params(const struct tfo_server *s, unsigned int lcore)
+{
+	struct tfo_idle_params ip = {
+		.policy = s->devices ? s->cfg.idle_policy : TFO_IDLE_BUSY,
+		.sleep_us = s->cfg.idle_sleep_us,
+		.poll_us = s->cfg.idle_poll_us,
+		.shared_cpu = s->devices && srv_cpu_shared(lcore),
+	};
+
+	return ip;
+}
+
 /* Worker @p wi on @p lcore: its ring to each control lcore, its inbox
  * (steered SYNs, path-MTU errors), its cookie checker, its engine. */
 static int
@@ -361,13 +398,14 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 		.ports = s->ports,
 		.nb_ports = (uint16_t)s->nb_ports,
 		.burst = s->cfg.burst,
-		.idle_sleep_us = s->cfg.idle_sleep_us,
+		.idle = srv_idle_params(s, lcore),
 		.quit = &s->quit,
 		.cookie_not_required = s->keys != NULL && s->cfg.cookie_not_required,
 		.syncookies = s->cfg.syncookies,
 	};
 	char name[32];
 	struct tfo_worker *w;
+	int rc;
 
 	/* ring i = k * nb_workers + wi: control 0's keep their names */
 	for (unsigned int k = 0; k < s->nb_controls; k++) {
@@ -395,10 +433,12 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 		return tfo_errmsg(err, errlen, "out of memory for worker %u", wi);
 	}
 	s->workers[wi] = w;
-	if (tfo_worker_init(w, &wp) < 0) {
+	rc = tfo_worker_init(w, &wp);
+	if (rc < 0) {
 		tfo_cookie_ctx_free(wp.cookies);
 		w->cookies = NULL;
-		return tfo_errmsg(err, errlen, "worker %u: bad parameters", wi);
+		return tfo_errmsg(err, errlen, "worker %u: %s", wi,
+				  rc == -EINVAL ? "bad parameters" : strerror(-rc));
 	}
 	snprintf(name, sizeof(name), "%sworker%u", s->p.name ? s->p.name : "", wi);
 	w->engine = srv_engine(s, name, wsock, &w->stats, &w->tx, false, err, errlen);
@@ -465,6 +505,7 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 		.nb_controls = s->nb_controls,
 		.peers = s->controls,
 		.svc_reload = k == 0 ? s->svc_reload : NULL,
+		.idle = srv_idle_params(s, s->ctl_lcore[k]),
 	};
 	char name[32];
 	int rc = -ENOMEM;
@@ -511,7 +552,8 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 		cp.relay[i] = s->relay[i];
 	}
 	cp.exc = k == 0 ? s->exc : NULL;
-	if (tfo_control_init(c, &cp) == 0) {
+	rc = tfo_control_init(c, &cp);
+	if (rc == 0) {
 		c->lcore_id = s->ctl_lcore[k];
 		/* one ISN/TSval and SYN-cookie secret for every engine: a
 		 * worker's SYN cookie is opened on control k, and auto reads
@@ -522,10 +564,12 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 			if (k == 0)
 				tfo_engine_share_secrets(s->workers[wi]->engine, cp.engine);
 			s->workers[wi]->syn_def.ctrl_pressure[k] = &c->syn_pressure;
+			s->workers[wi]->ctl_bell[k] = &c->idle.bell;
 		}
 		return 0;
 	}
-	rc = tfo_errmsg(err, errlen, "control lcore %u: bad parameters", k);
+	rc = tfo_errmsg(err, errlen, "control lcore %u: %s", k,
+			rc == -EINVAL ? "bad parameters" : strerror(-rc));
 fail:
 	/* not yet c->engine, which tfo_server_destroy frees */
 	tfo_engine_free(cp.engine);
@@ -580,6 +624,23 @@ srv_check(struct tfo_server *s, const struct tfo_server_params *p, char *err,
 	return 0;
 }
 
+/* What each lcore checks before it sleeps, and what can wake it. */
+static int
+srv_idle_watch(struct tfo_server *s, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (!s->devices || s->cfg.idle_policy != TFO_IDLE_ADAPTIVE)
+		return 0;
+	for (unsigned int wi = 0; wi < s->nb_workers && rc == 0; wi++)
+		rc = tfo_worker_idle_watch(s->workers[wi]);
+	for (unsigned int k = 0; k < s->nb_controls && rc == 0; k++)
+		rc = tfo_control_idle_watch(s->controls[k]);
+	if (rc < 0)
+		return tfo_errmsg(err, errlen, "idle_policy adaptive: %s", strerror(-rc));
+	return 0;
+}
+
 /*
  * Tell the service reloader every engine (workers', control lcores'), so
  * that a replaced document root is freed only when no send queue points
@@ -624,6 +685,8 @@ srv_build(struct tfo_server *s, char *err, size_t errlen)
 		rc = srv_controls(s, err, errlen);
 	if (rc == 0)
 		rc = srv_reload_engines(s, err, errlen);
+	if (rc == 0)
+		rc = srv_idle_watch(s, err, errlen);
 	return rc;
 }
 
@@ -674,6 +737,7 @@ srv_worker_free(struct tfo_server *s, unsigned int wi)
 	if (w != NULL) {
 		tfo_engine_free(w->engine);
 		tfo_cookie_ctx_free(w->cookies);
+		tfo_worker_close(w);
 		rte_free(w);
 	}
 	for (unsigned int k = 0; s->rings != NULL && k < s->nb_controls; k++)
@@ -694,8 +758,10 @@ tfo_server_free(struct tfo_server *s)
 	if (s->p.telemetry)
 		return;	/* the telemetry thread may still read it all (server.h) */
 	for (unsigned int k = 0; k < s->nb_controls; k++) {
-		if (s->controls[k] != NULL)
+		if (s->controls[k] != NULL) {
 			tfo_engine_free(s->controls[k]->engine);
+			tfo_control_close(s->controls[k]);
+		}
 		tfo_cookie_ctx_free(s->ctl_cookies[k]);
 		srv_ring_free(s->ctl_inbox[k]);
 		if (k > 0)
@@ -749,12 +815,20 @@ void
 tfo_server_stop(struct tfo_server *s)
 {
 	s->quit = true;
+	/* a sleeping lcore sees quit at once (write(2) is async-signal-safe) */
+	for (unsigned int wi = 0; s->workers != NULL && wi < s->nb_workers; wi++)
+		if (s->workers[wi] != NULL)
+			tfo_doorbell_wake(&s->workers[wi]->idle.bell, NULL);
+	for (unsigned int k = 0; k < s->nb_controls; k++)
+		if (s->controls[k] != NULL)
+			tfo_doorbell_wake(&s->controls[k]->idle.bell, NULL);
 }
 
 void
 tfo_server_reload(struct tfo_server *s)
 {
 	s->control.reload_requested = 1;
+	tfo_doorbell_wake(&s->control.idle.bell, NULL);
 }
 
 unsigned int

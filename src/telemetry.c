@@ -280,6 +280,7 @@ tfo_tel_rotate(const char *cmd, const char *params, struct rte_tel_data *d)
 		return tfo_tel_keys(cmd, params, d);
 	gen = tfo_keyring_generation(c->keys);
 	c->rotate_requested = 1;
+	tfo_doorbell_wake(&c->idle.bell, NULL);
 	for (uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
 	     tfo_keyring_generation(c->keys) == gen && rte_get_tsc_cycles() < end;)
 		tfo_nap_us(1000);
@@ -298,6 +299,7 @@ tfo_tel_reload(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -ENODEV;
 	seq = __atomic_load_n(&c->reload_seq, __ATOMIC_ACQUIRE);
 	c->reload_requested = 1;
+	tfo_doorbell_wake(&c->idle.bell, NULL);
 	for (uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
 	     !done && rte_get_tsc_cycles() < end;) {
 		tfo_nap_us(1000);

@@ -2,6 +2,7 @@
  * tfo-fastpath: the worker poll loop (fast path).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -65,7 +66,6 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	w->to_ctl[0] = w->to_control;
 	w->syn_inbox = p->syn_inbox;
 	w->burst = p->burst;
-	w->idle_sleep_us = p->idle_sleep_us;
 	w->quit = p->quit;
 	w->cookies = p->cookies;
 	w->cookie_not_required = p->cookie_not_required;
@@ -74,7 +74,25 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	w->tx.flush = tfo_worker_tx_flush;
 	w->tx.arg = w;
 	w->tx.stats = &w->stats;
-	return 0;
+	return tfo_idle_init(&w->idle, &p->idle);
+}
+
+int
+tfo_worker_idle_watch(struct tfo_worker *w)
+{
+	int rc = tfo_idle_watch_ring(&w->idle, w->syn_inbox);
+
+	for (uint16_t pi = 0; pi < w->nb_ports && rc == 0; pi++)
+		rc = tfo_idle_watch_ring(&w->idle, w->relay[pi]);
+	for (uint16_t pi = 0; pi < w->nb_ports && rc >= 0; pi++)
+		rc = tfo_idle_watch_rxq(&w->idle, w->ports[pi].port_id, w->queue);
+	return rc < 0 ? rc : 0;
+}
+
+void
+tfo_worker_close(struct tfo_worker *w)
+{
+	tfo_idle_close(&w->idle);
 }
 
 /* Hand @n frames to control lcore @ci; a full ring is a counted drop. */
@@ -88,6 +106,8 @@ tfo_worker_ring_put(struct tfo_worker *w, unsigned int ci, struct rte_mbuf **pkt
 		return;
 	done = rte_ring_sp_enqueue_burst(w->to_ctl[ci], (void **)pkts, n, NULL);
 	w->stats.c[TFO_STAT_to_control] += done;
+	if (done != 0)
+		tfo_doorbell_ring(w->ctl_bell[ci], &w->stats);
 	if (unlikely(done < n)) {
 		w->stats.c[TFO_STAT_ring_drop_full] += n - done;
 		rte_pktmbuf_free_bulk(&pkts[done], n - done);
@@ -547,23 +567,37 @@ tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 	return total;
 }
 
+/* How long an idle worker may sleep: a timer tick while its engine has
+ * timers; with none, until a frame or a doorbell comes. */
+static uint32_t
+tfo_worker_wait_max(const struct tfo_worker *w)
+{
+	return w->engine == NULL || tfo_engine_quiet(w->engine) ? TFO_IDLE_QUIET_US :
+	       TFO_IDLE_WAIT_MAX_US;
+}
+
 int
 tfo_worker_main(void *arg)
 {
 	struct tfo_worker *w = arg;
+	char what[32];
 
 	w->lcore_id = rte_lcore_id();
 	TFO_LOG(INFO, "worker on lcore %u: queue %u on %u port(s)", w->lcore_id,
 		w->queue, w->nb_ports);
+	snprintf(what, sizeof(what), "worker %u", w->queue);
+	tfo_idle_enter(&w->idle, what);
 	while (!*w->quit) {
 		uint64_t t0 = rte_rdtsc();
 
 		/* busy time, as testpmd's --record-core-cycles: what a core
 		 * can do is what it did over the share it was busy */
-		if (tfo_worker_poll(w, t0 / w->tsc_per_us) != 0)
+		if (tfo_worker_poll(w, t0 / w->tsc_per_us) != 0) {
 			w->stats.c[TFO_STAT_busy_tsc] += rte_rdtsc() - t0;
-		else if (w->idle_sleep_us)
-			tfo_nap_us(w->idle_sleep_us);
+			tfo_idle_work(&w->idle, t0);
+		} else {
+			tfo_idle_wait(&w->idle, t0, tfo_worker_wait_max(w), &w->stats);
+		}
 	}
 	return 0;
 }

@@ -26,7 +26,8 @@ one_line() { [ "$(printf '%s\n' "$err" | grep -c '^tfo-server:')" = 1 ]; }
 run --help
 check "--help exits 0" [ "$rc" = 0 ]
 for opt in --config --set --stats-period --pending-limit --cookie-algo --key-file --no-tfo \
-	   --max-conns --burst --idle-sleep-us --www --print-config --help-config --version; do
+	   --max-conns --burst --idle-policy --idle-sleep-us --www --print-config --help-config \
+	   --version; do
 	check "--help documents $opt" grep -q -- "$opt" <<<"$out"
 done
 run --version
@@ -79,6 +80,18 @@ for v in -1 0; do
 	check "--print-config refuses echo max_line = $v, with the range" \
 		bash -c '[ '"$rc"' = 1 ] && grep -q "max_line = \"'"$v"'\": expected an integer in 1..65535" <<<"$0"' "$err"
 done
+run -- --set server.idle_sleep_us=0 --print-config
+check "--print-config refuses idle_sleep_us without idle_policy sleep, says what to set" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "idle_sleep_us = 0 is the nap of idle_policy = sleep.*or busy" <<<"$0"' "$err"
+run -- --idle-sleep-us 0 --print-config
+check "--idle-sleep-us 0 is idle_policy busy (as it was: spin)" \
+	bash -c '[ '"$rc"' = 0 ] && grep -q "^idle_policy = busy" <<<"$0"' "$out"
+run -- --idle-sleep-us 50 --print-config
+check "--idle-sleep-us 50 is idle_policy sleep, 50 us" \
+	bash -c '[ '"$rc"' = 0 ] && grep -q "^idle_policy = sleep" <<<"$0" && grep -q "^idle_sleep_us = 50" <<<"$0"' "$out"
+run -- --idle-policy spin --print-config
+check "--idle-policy spin: exit 1, the values named" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "idle_policy = \"spin\": expected adaptive, busy or sleep" <<<"$0"' "$err"
 run -- --set "service http.root=/nonexistent" --print-config
 check "--print-config refuses a missing http root" \
 	bash -c '[ '"$rc"' = 1 ] && grep -q "\[service http\] root = /nonexistent: No such file" <<<"$0"' "$err"

@@ -56,9 +56,7 @@ def keytool(server, *args):
                           text=True).stdout.strip()
 
 
-CONFIG = '''[server]
-idle_sleep_us = 100
-[tfo]
+CONFIG = '''[tfo]
 key_file = %s
 [port net_pcap0]
 ipv4 = %s/24

@@ -10,7 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rte_common.h>
+
 #include "tfo/config.h"
+#include "tfo/idle.h"
 #include "test.h"
 
 static struct tfo_config cfg;
@@ -45,6 +48,53 @@ TFO_TEST(syncookies_modes)
 		CHECK_EQ(parse(text), 0);
 		CHECK_EQ(cfg.syncookies, t[i].mode);
 	}
+}
+
+static void expect_error(const char *text, const char *needle);
+
+/* idle_policy by name; idle_sleep_us only beside the policy that uses it:
+ * "idle_sleep_us = 0" of an older configuration meant busy polling, and
+ * must not quietly become adaptive. */
+TFO_TEST(idle_policy_keys)
+{
+	static const struct {
+		const char *v;
+		uint8_t policy;
+	} t[] = {
+		{ "adaptive", TFO_IDLE_ADAPTIVE }, { "busy", TFO_IDLE_BUSY },
+		{ "sleep", TFO_IDLE_SLEEP }, { "BUSY", TFO_IDLE_BUSY },
+	};
+	char text[256];
+	const char *port = "[port net_null0]\nipv4 = 198.18.0.2/24\n";
+
+	tfo_config_defaults(&cfg);
+	CHECK_EQ(cfg.idle_policy, TFO_IDLE_ADAPTIVE);
+	CHECK_EQ(cfg.idle_sleep_us, TFO_IDLE_SLEEP_US_DEFAULT);
+	for (unsigned int i = 0; i < RTE_DIM(t); i++) {
+		snprintf(text, sizeof(text), "[server]\nidle_policy = %s\n", t[i].v);
+		CHECK_EQ(parse(text), 0);
+		CHECK_EQ(cfg.idle_policy, t[i].policy);
+	}
+	expect_error("[server]\nidle_policy = spin\n", "expected adaptive, busy or sleep");
+	snprintf(text, sizeof(text), "%s[server]\nidle_sleep_us = 0\n", port);
+	REQUIRE(parse(text) == 0);
+	CHECK(tfo_config_validate(&cfg, err, sizeof(err)) < 0);
+	CHECK_MSG(strstr(err, "idle_sleep_us = 0 is the nap of idle_policy = sleep") != NULL &&
+		  strstr(err, "busy (what idle_sleep_us = 0 meant)") != NULL, "%s", err);
+	snprintf(text, sizeof(text), "%s[server]\nidle_policy = sleep\nidle_sleep_us = 20\n",
+		 port);
+	REQUIRE(parse(text) == 0);
+	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), 0);
+	snprintf(text, sizeof(text), "%s[server]\nidle_policy = busy\nidle_sleep_us = 20\n",
+		 port);
+	REQUIRE(parse(text) == 0);
+	CHECK(tfo_config_validate(&cfg, err, sizeof(err)) < 0);
+	CHECK_MSG(strstr(err, "idle_policy = busy never naps") != NULL, "%s", err);
+	/* busy with 0: what the old "idle_sleep_us = 0" said, in both words */
+	snprintf(text, sizeof(text), "%s[server]\nidle_policy = busy\nidle_sleep_us = 0\n",
+		 port);
+	REQUIRE(parse(text) == 0);
+	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), 0);
 }
 
 TFO_TEST(embedded_default_is_valid)
@@ -85,6 +135,8 @@ TFO_TEST(defaults_match_the_embedded_file)
 	CHECK_EQ(d.rto_init_ms, cfg.rto_init_ms);
 	CHECK_EQ(d.time_wait_ms, cfg.time_wait_ms);
 	CHECK_EQ(d.idle_sleep_us, cfg.idle_sleep_us);
+	CHECK_EQ(d.idle_policy, cfg.idle_policy);
+	CHECK_EQ(d.idle_poll_us, cfg.idle_poll_us);
 	CHECK(strcmp(d.cookie_algo, cfg.cookie_algo) == 0);
 	CHECK(strcmp(d.eal_args, cfg.eal_args) == 0);
 }
@@ -109,7 +161,7 @@ TFO_TEST(errors_name_key_and_value)
 	/* the keys that promised a window the server never advertises */
 	expect_error("[tcp]\nwscale = 7\n", "renamed wscale_max");
 	expect_error("[tcp]\nrcv_wnd = 65535\n", "renamed rcv_wnd_max");
-	expect_error("[tcp]\nsyncookies = maybe\n", "expected auto, always or no");
+	expect_error("[tcp]\nsyncookies = maybe\n", "expected no, auto or always (yes = auto)");
 	expect_error("[tfo]\nbogus = 1\n", "unknown key");
 	expect_error("[nosuch]\nx = 1\n", "unknown section");
 	expect_error("x = 1\n", "before any [section]");

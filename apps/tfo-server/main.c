@@ -66,7 +66,10 @@ usage(FILE *f, const char *prog)
 		"  --no-tfo              plain TCP only (tfo.enabled=no)\n"
 		"  --max-conns N         connection table size per lcore (tcp.max_conns)\n"
 		"  --burst N             RX burst size (server.burst)\n"
-		"  --idle-sleep-us N     sleep after an empty poll, 0 = spin (server.idle_sleep_us)\n"
+		"  --idle-policy P       adaptive | busy | sleep: what an idle lcore does\n"
+		"                        (server.idle_policy; --help-config says what each costs)\n"
+		"  --idle-sleep-us N     nap N us after every empty poll: idle_policy sleep\n"
+		"                        (N = 0: busy), as before idle_policy existed\n"
 		"  --www DIR             document root of the http service (service http.root)\n"
 		"  --print-config        print the effective configuration and exit\n"
 		"  --help-config         list every configuration key and exit\n"
@@ -121,7 +124,7 @@ enum {
 	OPT_CONFIG = 256, OPT_SET, OPT_STATS_PERIOD, OPT_PENDING_LIMIT,
 	OPT_COOKIE_ALGO, OPT_KEY_FILE, OPT_NO_TFO, OPT_MAX_CONNS, OPT_BURST,
 	OPT_IDLE_SLEEP, OPT_PRINT_CONFIG, OPT_HELP_CONFIG, OPT_VERSION, OPT_WWW,
-	OPT_HELP_COUNTERS,
+	OPT_HELP_COUNTERS, OPT_IDLE_POLICY,
 };
 
 static const struct option long_opts[] = {
@@ -135,6 +138,7 @@ static const struct option long_opts[] = {
 	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
 	{ "burst", required_argument, NULL, OPT_BURST },
 	{ "idle-sleep-us", required_argument, NULL, OPT_IDLE_SLEEP },
+	{ "idle-policy", required_argument, NULL, OPT_IDLE_POLICY },
 	{ "www", required_argument, NULL, OPT_WWW },
 	{ "print-config", no_argument, NULL, OPT_PRINT_CONFIG },
 	{ "help-config", no_argument, NULL, OPT_HELP_CONFIG },
@@ -250,6 +254,11 @@ parse_app_args(struct app *a, int argc, char **argv, const char *prog)
 			break;
 		case OPT_IDLE_SLEEP:
 			apply_key(&a->cfg, "--idle-sleep-us", "server", "idle_sleep_us", optarg);
+			apply_key(&a->cfg, "--idle-sleep-us", "server", "idle_policy",
+				  a->cfg.idle_sleep_us != 0 ? "sleep" : "busy");
+			break;
+		case OPT_IDLE_POLICY:
+			apply_key(&a->cfg, "--idle-policy", "server", "idle_policy", optarg);
 			break;
 		case OPT_WWW:
 			/* relative to the current directory, as a command-line path */

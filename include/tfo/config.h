@@ -51,6 +51,10 @@ struct tfo_cfg_port {
 	 *  steers flows to queues itself (net_memif queue pairs; the
 	 *  load generator hands misdirected segments over). Not a file key. */
 	bool rss_optional;
+	/** Ask for RX queue interrupts (idle_policy adaptive: they wake an
+	 *  idle worker); a device that refuses them starts without. Not a
+	 *  file key. */
+	bool rx_intr;
 	/** Steer SYNs to the control core's RX queue with an rte_flow rule
 	 *  on the TCP flags (syn_steering = on); software otherwise. */
 	bool syn_steering;
@@ -87,7 +91,9 @@ struct tfo_config {
 	uint32_t ring_size;		/**< worker -> control ring, per worker */
 	uint32_t mbufs;			/**< mbufs in the pool, 0 = computed */
 	uint32_t mbuf_cache;		/**< per-lcore mempool cache */
-	uint32_t idle_sleep_us;		/**< sleep when a poll finds nothing, 0 = spin */
+	uint8_t idle_policy;		/**< enum tfo_idle_policy (tfo/idle.h) */
+	uint32_t idle_poll_us;		/**< adaptive: polling after the last work */
+	uint32_t idle_sleep_us;		/**< sleep: the nap after an empty poll */
 	uint32_t control_lcores;	/**< the first N lcores: control lcores */
 
 	/* [tcp] */

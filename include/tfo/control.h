@@ -64,7 +64,6 @@ struct tfo_control {
 	unsigned int nb_workers;
 	struct tfo_worker **workers;
 	uint32_t burst;
-	uint32_t idle_sleep_us;
 	uint32_t stats_period_s;
 	uint64_t tsc_per_us;
 	const volatile bool *quit;
@@ -97,6 +96,9 @@ struct tfo_control {
 	 *  the workers read it (syncookies = auto) with a plain load; written
 	 *  only when it changes, alone in its cache line. */
 	volatile uint8_t syn_pressure __rte_cache_aligned;
+	/** Its idle policy and doorbell: the workers ring it after filling
+	 *  its rings, control 0 after filling its inbox, the server on stop. */
+	struct tfo_idle idle;
 };
 
 /** Control lcores @p c reports for: all of them for control 0 (c->peers). */
@@ -147,16 +149,31 @@ struct tfo_control_params {
 	/** Per port (nb_ports): its exception path (on or off); NULL: none
 	 *  (control 0 only: the workers send it what goes to the kernel). */
 	struct tfo_exc *exc;
+	/** What it does when a poll finds nothing (tfo/idle.h). */
+	struct tfo_idle_params idle;
 };
 
 /**
- * Fill @p c from @p p (stats line to stdout, a SYN-cookie reserve of a
+ * Fill @p c from @p p (its doorbell: an eventfd with idle policy adaptive;
+ * stats line to stdout, a SYN-cookie reserve of a
  * quarter of cfg->max_conns, the first automatic key rotation one period
  * from now; TX queue nb_workers + idx). What @p p leaves NULL is off.
  * @return 0, or -EINVAL (more than TFO_MAX_PORTS ports, burst over
- * TFO_TX_BUF, idx not below nb_controls, more than TFO_MAX_CONTROLS).
+ * TFO_TX_BUF, idx not below nb_controls, more than TFO_MAX_CONTROLS, an
+ * unknown idle policy), or the -errno of the doorbell's eventfd().
  */
 int tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p);
+
+/**
+ * Its rings and RX queues for its idle policy (tfo/idle.h): its ring of
+ * every worker and its inbox; (control 0) the SYN queues and the
+ * exception paths' kernel interfaces. After the workers exist.
+ * @return 0 or a negative errno.
+ */
+int tfo_control_idle_watch(struct tfo_control *c);
+
+/** Close the doorbell. */
+void tfo_control_close(struct tfo_control *c);
 
 /**
  * One round: drain this control lcore's ring of every worker, its inbox

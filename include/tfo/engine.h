@@ -402,6 +402,10 @@ uint32_t tfo_engine_free_conns(const struct tfo_engine *e);
 /** Free request/response buffers (tests: back to nb_bufs after a drain). */
 uint32_t tfo_engine_free_bufs(const struct tfo_engine *e);
 
+/** No connection entry and no TIME-WAIT record: no timer can be due
+ *  (an idle lcore may sleep until a frame comes). */
+bool tfo_engine_quiet(const struct tfo_engine *e);
+
 /** TIME-WAIT records now / at most. */
 uint32_t tfo_engine_time_wait_count(const struct tfo_engine *e);
 uint32_t tfo_engine_time_wait_max(const struct tfo_engine *e);

@@ -74,6 +74,9 @@ struct tfo_port_info {
 	bool tx_multiseg;
 	/** Frames we do not serve go to a kernel interface (exception.h). */
 	bool exception;
+	/** Its RX queues have interrupt fds: a frame wakes an idle worker
+	 *  (idle_policy adaptive, tfo/idle.h); else the worker naps. */
+	bool rx_intr;
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
 	/** RSS hash functions in use (RTE_ETH_RSS_*), 0 = one RX queue or
 	 *  none; for the start-up line and the runbook's checks. */

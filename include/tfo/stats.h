@@ -45,7 +45,10 @@ extern "C" {
 	X(drop_ctrl_no_port,	C, "frames at the control core from a port it does not drive") \
 	X(syn_steered,		C, "SYNs the NIC steered to the control core, handed to their worker (syn_steering)") \
 	X(syn_steer_drop,	C, "steered SYNs dropped: their worker's SYN ring was full") \
-	X(busy_tsc,		C, "TSC ticks a worker or control lcore spent in polls that found frames (busy share = its increase / TSC Hz per second)")
+	X(busy_tsc,		C, "TSC ticks a worker or control lcore spent in polls that found frames (busy share = its increase / TSC Hz per second)") \
+	X(idle_waits,		C, "times an idle lcore slept (idle_policy adaptive): on its doorbell and RX interrupts, or a nap") \
+	X(idle_wakeups,		C, "of idle_waits, those a doorbell, an RX interrupt or a signal ended before their time") \
+	X(doorbell_rings,	C, "wake-ups this lcore sent to a sleeping lcore after handing it frames (a write to its doorbell)")
 
 /* Control core: ARP, ICMP, ND. */
 #define TFO_STATS_CONTROL(X) \

@@ -25,6 +25,7 @@
 #include "tfo/cookie.h"
 #include "tfo/ctrl_pick.h"
 #include "tfo/engine.h"
+#include "tfo/idle.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
 #include "tfo/syn_defence.h"
@@ -98,13 +99,18 @@ struct tfo_worker {
 	 *  flows (reason PTB, PTB_ANY); NULL only in tests. */
 	struct rte_ring *syn_inbox;
 	uint32_t burst;
-	uint32_t idle_sleep_us;
 	uint64_t tsc_per_us;
 	const volatile bool *quit;
+	/** The doorbell of each control lcore, rung after frames go on its
+	 *  ring (set with the control lcores; NULL: none sleeps). */
+	struct tfo_doorbell *ctl_bell[TFO_MAX_CONTROLS];
 	struct tfo_engine *engine;	/**< NULL: TCP is counted and dropped */
 	struct tfo_cookie_ctx *cookies;	/**< NULL: TFO off (all SYNs to control) */
 	bool cookie_not_required;	/**< SYN data accepted without a cookie */
 	struct tfo_syn_defence syn_def;	/**< SYN cookies on this worker */
+	/** Its idle policy and doorbell: the control lcores ring it after
+	 *  filling its inbox or the relay rings (its own cache line). */
+	struct tfo_idle idle;
 } __rte_cache_aligned;
 
 /** What a worker is given; the engine and the relay rings are set after
@@ -121,14 +127,16 @@ struct tfo_worker_params {
 	struct rte_ring *to_controls[TFO_MAX_CONTROLS];
 	struct rte_ring *syn_inbox;	/**< control -> worker; NULL: none */
 	uint32_t burst;			/**< 1..TFO_TX_BUF */
-	uint32_t idle_sleep_us;
+	struct tfo_idle_params idle;	/**< what it does when a poll finds nothing */
 	const volatile bool *quit;
 	struct tfo_cookie_ctx *cookies;	/**< NULL: TFO off */
 	bool cookie_not_required;
 	uint8_t syncookies;		/**< enum tfo_syncookies_mode (0: no) */
 };
 
-/** Fill @p w from @p p. @return 0 or a negative errno. */
+/** Fill @p w from @p p (its doorbell: an eventfd with idle policy
+ *  adaptive). @return 0, -EINVAL (bad parameters) or the -errno of the
+ *  doorbell's eventfd(). */
 int tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p);
 
 /**
@@ -166,19 +174,17 @@ void tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us);
 unsigned int tfo_worker_poll(struct tfo_worker *w, uint64_t now_us);
 
 /**
- * Sleep up to @p us microseconds, in one nanosleep: a signal ends it early.
- * Not rte_delay_us_sleep(), which restarts after every signal: net_tap
- * raises one per received frame, and under a storm that sleep never ends.
+ * Its rings and RX queues for its idle policy (tfo/idle.h): the inbox and
+ * the relay rings, every port's queue. After the relay rings are set.
+ * @return 0 or a negative errno.
  */
-static inline void
-tfo_nap_us(unsigned int us)
-{
-	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
+int tfo_worker_idle_watch(struct tfo_worker *w);
 
-	nanosleep(&ts, NULL);
-}
+/** Close the doorbell. */
+void tfo_worker_close(struct tfo_worker *w);
 
-/** lcore entry point (rte_eal_remote_launch): poll until *quit. */
+/** lcore entry point (rte_eal_remote_launch): poll until *quit; between
+ *  empty polls, what its idle policy says. */
 int tfo_worker_main(void *arg);
 
 #ifdef __cplusplus

@@ -12,6 +12,8 @@
 #   mp_loadgen_bg NAME ARGS...     the same in the background (MP_LGPID)
 #   mp_server_stop                 SIGINT, wait; its exit code
 #   mp_cleanup RC                  stop what runs, show the logs when RC != 0
+# MP_SRV_LCORES / MP_LG_LCORES: the EAL lcore option of either side
+# (default "-l 0-1"), e.g. "--lcores 0@1,1@1" for two lcores on one CPU.
 
 MP_WWW=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tests/www" 2>/dev/null && pwd)
 MP_SPID=""
@@ -64,7 +66,8 @@ port = 80
 root = $MP_WWW
 EOF
 	# the program itself in the background: $! is tfo-server
-	"$1" -l 0-1 --no-huge -m 256 --no-pci --file-prefix "$MP_TAG-srv" \
+	# shellcheck disable=SC2086
+	"$1" ${MP_SRV_LCORES:--l 0-1} --no-huge -m 256 --no-pci --file-prefix "$MP_TAG-srv" \
 		--log-level=lib.eal:error -- --config "$MP_TMP/server.ini" \
 		>"$MP_TMP/server.log" 2>&1 &
 	MP_SPID=$!
@@ -88,7 +91,8 @@ mp_loadgen_bg() {
 
 	shift
 	MP_RUN=$((MP_RUN + 1))
-	timeout "${MP_LG_TIMEOUT:-120}" "$MP_LG" -l 0-1 --no-huge -m 256 --no-pci \
+	# shellcheck disable=SC2086
+	timeout "${MP_LG_TIMEOUT:-120}" "$MP_LG" ${MP_LG_LCORES:--l 0-1} --no-huge -m 256 --no-pci \
 		--file-prefix "$MP_TAG-lg$MP_RUN" --log-level=lib.eal:error \
 		--vdev "net_memif0,role=client,socket=$MP_SOCK,socket-abstract=no" \
 		-- --json "$MP_TMP/$name.json" --resolve-timeout 10 --warmup-timeout 10 \

@@ -20,7 +20,7 @@
 #   loadgen left behind expire with idle_timeout_ms, retransmissions
 #   with their backoff: about 60 s with the defaults), SOAK_RSS_KB (16384)
 #   of RSS growth between the idle figure after the ramp and the end,
-#   SOAK_IDLE_SLEEP_US (100: the server naps when idle, shared cores).
+#   SOAK_IDLE_POLICY (adaptive: the server sleeps when idle, shared cores).
 #
 # The verdict (exit 0: PASS, 1: FAIL, 2: set-up): no loadgen error, no
 # server error counter (mbuf_alloc_fail, ring_drop_full, conn_pool_full,
@@ -39,7 +39,7 @@ RAMP_S=${SOAK_RAMP_S:-5}
 MIX=${SOAK_MIX:---no-tfo 10 --bad-cookie 5 --syn-flood 0.02}
 DRAIN_S=${SOAK_DRAIN_S:-120}
 RSS_KB=${SOAK_RSS_KB:-16384}
-IDLE_SLEEP_US=${SOAK_IDLE_SLEEP_US:-100}
+IDLE_POLICY=${SOAK_IDLE_POLICY:-adaptive}
 
 usage() {
 	sed -n '3,30p' "$0" | sed 's/^# \{0,1\}//'
@@ -75,7 +75,7 @@ trap 'rc=$?; [ -n "${MP_LGPID:-}" ] && kill "$MP_LGPID" 2>/dev/null; mp_cleanup 
 trap 'exit 130' INT TERM
 # 64k entries per lcore: a share of the peak times time_wait_ms (1 s) fits
 MP_MAX_CONNS=65536
-mp_server_start "$SRV" "idle_sleep_us = $IDLE_SLEEP_US"
+mp_server_start "$SRV" "idle_policy = $IDLE_POLICY"
 CLK=$(getconf CLK_TCK)
 
 # fig FILE KEY...: figures of a /tfo/stats snapshot, one a line
@@ -128,7 +128,7 @@ IDLE_MBUFS=$(fig "$MP_TMP/idle.json" mbufs_in_use)
 echo "# soak: tfo-server $SRV, pid $MP_SPID; idle: mbufs_in_use $IDLE_MBUFS, RSS $(rss_kb "$MP_SPID") kB"
 
 # The loadgen spins one core flat out during the ramp only; the soak runs
-# at a share of it (and the server, idle_sleep_us > 0, naps between bursts).
+# at a share of it (and the server, idle_policy adaptive, sleeps when idle).
 if [ "$RATE" = 0 ]; then
 	MP_LG_TIMEOUT=$((RAMP_S + 60)) mp_loadgen ramp --server 198.18.0.2 --server-port 80 \
 		--client 198.18.1.1 --clients 64 --duration "$RAMP_S" --stats-period 0
