@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <rte_cycles.h>
@@ -29,7 +28,7 @@ tfo_idle_init(struct tfo_idle *id, const struct tfo_idle_params *p)
 	id->policy = p->policy;
 	id->sleep_us = p->sleep_us;
 	id->shared_cpu = p->shared_cpu;
-	id->yield = p->shared_cpu;
+	id->yield_period_tsc = (uint64_t)TFO_IDLE_YIELD_US * id->tsc_per_us;
 	id->wakeable = true;
 	id->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
 	id->poll_tsc = (uint64_t)p->poll_us * id->tsc_per_us;
@@ -131,24 +130,6 @@ tfo_idle_watch_rxq(struct tfo_idle *id, uint16_t port_id, uint16_t queue)
 	return 1;
 }
 
-/*
- * Another thread wants this lcore's CPU when the kernel preempted the lcore
- * since the last look (an involuntary context switch; a sched_yield that
- * let someone run counts too): then its empty polls yield, or a spinning
- * lcore would hold the CPU for whole time slices.
- */
-static void
-tfo_idle_contention(struct tfo_idle *id, uint64_t now_tsc)
-{
-	struct rusage ru;
-
-	id->check_tsc = now_tsc + (uint64_t)TFO_IDLE_CHECK_US * id->tsc_per_us;
-	if (getrusage(RUSAGE_THREAD, &ru) != 0)
-		return;
-	id->yield = id->shared_cpu || (uint64_t)ru.ru_nivcsw != id->nivcsw;
-	id->nivcsw = (uint64_t)ru.ru_nivcsw;
-}
-
 void
 tfo_idle_enter(struct tfo_idle *id, const char *what)
 {
@@ -164,15 +145,14 @@ tfo_idle_enter(struct tfo_idle *id, const char *what)
 			what, rte_lcore_id());
 		return;
 	}
-	tfo_idle_contention(id, rte_get_tsc_cycles());
 	/* the kernel's default slack (50 us) would be most of a short nap */
 	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0) != 0)
 		TFO_LOG(WARNING, "%s: cannot lower the timer slack: %s", what, strerror(errno));
 	TFO_LOG(INFO, "%s on lcore %u: idle_policy %s: polls %" PRIu64 " us after work%s, "
 		"then %s", what, rte_lcore_id(), names[id->policy],
 		id->poll_tsc / id->tsc_per_us,
-		id->shared_cpu ? " (yielding: its CPU is another lcore's too)" :
-		" (yielding while another thread wants its CPU)",
+		id->shared_cpu ? " (yielding at every empty poll: its CPU is another lcore's too)" :
+		" (yielding every 10 us)",
 		id->wakeable ? "waits for a doorbell or an RX interrupt (up to 1 ms with "
 		"timers armed, 100 ms without)" :
 		"naps (a queue it polls has no RX interrupt; a doorbell ends a nap)");
@@ -205,17 +185,25 @@ tfo_idle_arm(const struct tfo_idle *id, bool on)
 	}
 }
 
-static void
+/* After a wake-up: read the eventfds that fired. @return whether an RX
+ * queue's fd did. */
+static bool
 tfo_idle_drain(struct tfo_idle *id)
 {
+	bool rx = false;
 	uint64_t v;
 
 	/* a failed read is an empty eventfd: nothing to drain */
 	if (id->fds[0].revents & POLLIN)
 		(void)!read(id->fds[0].fd, &v, sizeof(v));
-	for (unsigned int i = 0; i < id->nb_rxq; i++)
-		if (id->rxq[i].drain && (id->fds[1 + i].revents & POLLIN))
+	for (unsigned int i = 0; i < id->nb_rxq; i++) {
+		if (!(id->fds[1 + i].revents & POLLIN))
+			continue;
+		rx = true;
+		if (id->rxq[i].drain)
 			(void)!read(id->fds[1 + i].fd, &v, sizeof(v));
+	}
+	return rx;
 }
 
 uint32_t
@@ -248,13 +236,9 @@ tfo_idle_sleep(struct tfo_idle *id, uint64_t now_tsc, uint32_t wait_max_us,
 		return;
 	}
 	if (quiet < id->poll_tsc) {
-		/* still polling: pause, or let whoever wants the CPU run */
-		if (now_tsc >= id->check_tsc)
-			tfo_idle_contention(id, now_tsc);
-		if (id->yield)
-			sched_yield();
-		else
-			rte_pause();
+		/* still polling: let whoever the kernel woke here run */
+		id->yield_tsc = now_tsc + id->yield_period_tsc;
+		sched_yield();
 		return;
 	}
 	wait_us = tfo_idle_wait_us(id, now_tsc, wait_max_us);
@@ -278,8 +262,14 @@ tfo_idle_sleep(struct tfo_idle *id, uint64_t now_tsc, uint32_t wait_max_us,
 		/* a doorbell, an RX interrupt, or a signal (EINTR: net_tap's
 		 * SIGIO, a stop) */
 		st->c[TFO_STAT_idle_wakeups]++;
-		if (n > 0)
-			tfo_idle_drain(id);
+		/* A frame came: poll for the window. net_tap's queue is readable
+		 * before the PMD will read it (its rx_burst waits for its SIGIO
+		 * handler, which the kernel runs on the main thread, control 0):
+		 * ppoll again would spin on a readable fd. That signal (EINTR)
+		 * means traffic too: control 0 polls on, and the frames the
+		 * worker will hand it need no wake-up. */
+		if ((n > 0 && tfo_idle_drain(id)) || (n < 0 && errno == EINTR))
+			tfo_idle_work(id, rte_get_tsc_cycles());
 	}
 }
 

@@ -69,8 +69,11 @@ for policy in adaptive busy; do
 	for load in tfo plain; do
 		c=$policy-$load
 		check "$c: loadgen exit code 0, no error" eq "$LGRC/$(jget "$c" errors)" 0/0
-		check "$c: every transaction started completed (about 3,000)" \
-			bash -c '[ "$1" = "$2" ] && [ "$1" -ge 2700 ]' _ \
+		# (a generator whose CPU is taken skips starts more than 10 ms
+		# late: on a busy host fewer than 3,000 start)
+		check "$c: every transaction started completed (3,000 at most)" \
+			bash -c '[ "$1" = "$2" ] && [ "$1" -ge 1500 ] ||
+				{ echo "     (completed $1, started $2)"; false; }' _ \
 			"$(jget "$c" txn_completed)" "$(jget "$c" txn_started)"
 		check "$c: no retransmission" eq "$(retx "$c")" 0
 		echo "     $c: p50 $(jget "$c" p50) us, p99 $(jget "$c" p99) us"
@@ -82,7 +85,7 @@ for policy in adaptive busy; do
 		check "adaptive: TFO answered within 1 ms (p50)" lt "$(jget adaptive-tfo p50)" 1000
 		check "adaptive: plain answered within 1 ms (p50)" lt "$(jget adaptive-plain p50)" 1000
 		check "adaptive: the lcores know they share a CPU (they yield it)" \
-			bash -c '[ "$(grep -c "yielding: its CPU is another lcore" "$1")" = 2 ]' _ \
+			bash -c '[ "$(grep -c "its CPU is another lcore.s too" "$1")" = 2 ]' _ \
 			"$TMP/server.log"
 		check "adaptive: the lcores slept when idle" gt "$(srvsum idle_waits)" 0
 	else

@@ -3,10 +3,11 @@
  * doorbells by which one lcore wakes another ([server] idle_policy).
  *
  * adaptive (the default): an lcore polls while it has work and for
- * idle_poll_us after its last work, pausing between empty polls, or
- * yielding the CPU when another lcore is pinned to the same CPU or the
- * lcore was preempted in the last millisecond (another thread wants its
- * CPU: the kernel client, a generator, a tool). Then it waits in one
+ * idle_poll_us after its last work, pausing between empty polls and
+ * yielding the CPU at least every TFO_IDLE_YIELD_US (every empty poll when
+ * another lcore is pinned to the same CPU): a thread woken on its CPU (the
+ * kernel client, its softirq work, a tool) runs within microseconds, where
+ * the scheduler would let a spinning lcore finish its slice. Then it waits in one
  * ppoll() on its doorbell and on the RX interrupt file descriptors of its
  * queues. An lcore whose every RX queue can wake it (net_tap, NICs with RX
  * interrupts; or no RX queue: controls 1..N-1) waits up to the timer tick
@@ -73,8 +74,8 @@ enum tfo_idle_policy {
 /** A nap is the silence so far divided by 2^this. */
 #define TFO_IDLE_NAP_SHIFT 4
 
-/** How often a polling lcore looks for contention on its CPU. */
-#define TFO_IDLE_CHECK_US 1000u
+/** A polling lcore yields its CPU at least this often (adaptive). */
+#define TFO_IDLE_YIELD_US 10u
 
 /** Rings an lcore checks before it sleeps: one per worker, inbox, relays. */
 #define TFO_IDLE_MAX_RINGS (RTE_MAX_LCORE + TFO_MAX_PORTS + 1)
@@ -109,17 +110,16 @@ struct tfo_idle_params {
 struct tfo_idle {
 	struct tfo_doorbell bell;	/* first: its own cache line */
 	uint8_t policy;
+	/** Another lcore is pinned to its CPU: every empty poll yields. */
 	bool shared_cpu;
-	/** Empty polls yield the CPU: shared_cpu, or preempted lately. */
-	bool yield;
 	/** Every RX queue it polls has an interrupt: it can wait long. */
 	bool wakeable;
 	uint32_t sleep_us;
 	uint64_t poll_tsc;
 	uint64_t tsc_per_us;
 	uint64_t last_work_tsc;
-	uint64_t check_tsc;		/* next look at the preemption count */
-	uint64_t nivcsw;		/* involuntary context switches seen */
+	uint64_t yield_tsc;		/* the next yield while polling */
+	uint64_t yield_period_tsc;	/* TFO_IDLE_YIELD_US */
 	unsigned int nb_rings;
 	unsigned int nb_rxq;
 	unsigned int nb_fds;		/* bell + interrupt fds */
@@ -190,7 +190,7 @@ tfo_idle_wait(struct tfo_idle *id, uint64_t now_tsc, uint32_t wait_max_us,
 	      struct tfo_stats *st)
 {
 	if (id->policy == TFO_IDLE_BUSY ||
-	    (id->policy == TFO_IDLE_ADAPTIVE && !id->yield && now_tsc < id->check_tsc &&
+	    (id->policy == TFO_IDLE_ADAPTIVE && !id->shared_cpu && now_tsc < id->yield_tsc &&
 	     now_tsc - id->last_work_tsc < id->poll_tsc)) {
 		rte_pause();
 		return;
