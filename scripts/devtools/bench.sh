@@ -9,13 +9,11 @@
 # 2. tfo-server (1 worker, echo, 100-byte request and response) driven by
 #    tfo-loadgen over the same net_memif pair -- transactions/s of the
 #    machine, and per worker core from the worker's busy share (busy_tsc);
-#    packets/s per worker core and its ratio to (1); p50/p99 latency at 50%
-#    of the peak rate;
+#    packets/s per worker core and its ratio to (1);
 # 2c. the same server under each load type side by side (tfo-loadgen):
 #    TFO, plain (--no-tfo 100), cookie requests without a warm-up
 #    (--cookie-req 100), bad cookies (--bad-cookie 100) and a mix (10 % TFO,
-#    20 % cookie requests, 70 % plain) -- transactions/s; plain latency at
-#    half the plain peak;
+#    20 % cookie requests, 70 % plain) -- transactions/s;
 # 2d. a spoofed-SYN flood at the generator's top rate (--spoof-flood max)
 #    beside good clients (TFO and plain at BENCH_FLOOD_GOOD_RATE, default
 #    10000/s), the server at [tcp] syncookies = auto (the default): the
@@ -29,43 +27,58 @@
 #    (--plain --bad-cookie --cookie-req) next to its TFO figure, the same
 #    with 1 and 2 control lcores (--controls 1,2), and the spoofed SYN
 #    under syncookies = auto and always (the worker alone: --flood
-#    --syncookies auto,always).
+#    --syncookies auto,always);
+# 5. latency at every load, for each [server] idle_policy (adaptive, the
+#    default; busy; sleep): tfo-server's TFO peak, then p50/p99/p999 of TFO
+#    and plain (--no-tfo 100) transactions at 1,000, 10,000 and 100,000/s
+#    and at half of adaptive's TFO peak (tfo-loadgen --rate), and the CPU
+#    each of the server's threads uses in 10 s without traffic (/proc);
+#    beside them the Linux kernel's TFO server (one thread on the DUT CPU,
+#    its client on the generator's, bench/kernel_tfo_client -r) at the same
+#    rates. The picture: latency against rate, bench/results/latency.png.
 # Medians of BENCH_REPS repetitions (default 5) of BENCH_SECONDS (default 5)
 # with their spread ((max - min) / median). Prints a markdown report and
 # writes it to bench/results/latest.md (the run before it kept as
 # previous.md/previous.json, its figures beside the new ones with the
-# change) and a picture, bench/results/latest.png (matplotlib: Debian's
-# python3-matplotlib, installed with apt-get when missing; skipped, with the
-# reason, when that fails); puts its summary table into README.md's
-# "## Performance" section (between its markers) unless --no-readme.
+# change) and two pictures, bench/results/latest.png and latency.png
+# (matplotlib: Debian's python3-matplotlib, installed with apt-get when
+# missing; skipped, with the reason, when that fails); puts its summary
+# table into README.md's "## Performance" section (between its markers)
+# unless --no-readme.
 # --quick: 3 repetitions of 3 s (BENCH_REPS/BENCH_SECONDS still win).
-# --phases LIST: only these phases (comma-separated): testpmd (1), peak (2,
-# 2b and the latency at idle_sleep_us 10), loads (2c), flood (2d), kernel
-# (3), tfo-bench (all of 4) or tb-NAME (one tfo-bench run: tb-pipeline,
-# tb-pipeline_ackfin, tb-pipeline_cold, tb-pipeline_slow,
-# tb-pipeline_controls, tb-pipeline_flood, tb-engine, tb-cookie, tb-http).
+# --phases LIST: only these phases (comma-separated): testpmd (1), peak (2),
+# loads (2c), flood (2d), kernel (3), tfo-bench (all of 4) or tb-NAME (one
+# tfo-bench run: tb-pipeline, tb-pipeline_ackfin, tb-pipeline_cold,
+# tb-pipeline_slow, tb-pipeline_controls, tb-pipeline_flood, tb-engine,
+# tb-cookie, tb-http), latency (5).
 # A partial run writes bench/results/latest-partial.md (BENCH_OUT wins),
 # beside the last full run's figures (latest.md, which it leaves alone, as
-# the picture), and puts only its own rows into README.md's table.
-# Builds in BENCH_BUILD (default build-bench, release).
-# CPUs: the device under test (testpmd's forwarder, tfo-server's worker,
-# tfo-bench) on BENCH_DUT_CPU (default 1), the traffic sources and the
-# processes' main lcores on BENCH_GEN_CPU (default 0).
+# latest.png and latency.png; its own latency picture, with the latency
+# phase, goes beside its report: latest-partial-latency.png), and puts only
+# its own rows into README.md's table.
+# Builds in BENCH_BUILD (default build-bench, release). BENCH_KEEP_RAW=1: keep
+# the run's logs (/tmp/tfo-bench-run.*; bench_report.py RAW makes its report
+# again), which a successful run removes.
+# CPUs: the device under test (testpmd's forwarder, both of tfo-server's
+# lcores -- control 0 and the worker share the CPU, as on a small VM --,
+# the kernel's server in (5), tfo-bench) on BENCH_DUT_CPU (default 1), the
+# traffic sources and the other processes' main lcores on BENCH_GEN_CPU
+# (default 0).
 # Hugepages: uses the free 2 MiB pages; when fewer than BENCH_HUGEPAGES
 # (default 600) are free it reserves the missing ones and gives them back
 # at the end (never lowers nr_hugepages below what it found).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 ROOT=$(pwd)
 B=${BENCH_BUILD:-build-bench}
 QUICK=0
 README=1
 PHASES=""
-ALL_PHASES="testpmd peak loads flood kernel tfo-bench"
+ALL_PHASES="testpmd peak loads flood kernel tfo-bench latency"
 TB_NAMES="pipeline pipeline_ackfin pipeline_cold pipeline_slow pipeline_controls pipeline_flood
 engine cookie http"
 usage() {
-	echo "usage: $0 [--no-readme] [--quick] [--phases testpmd,peak,loads,flood,kernel,tfo-bench,tb-NAME...]" >&2
+	echo "usage: $0 [--no-readme] [--quick] [--phases testpmd,peak,loads,flood,kernel,tfo-bench,tb-NAME,latency...]" >&2
 	exit 2
 }
 while [ $# -gt 0 ]; do
@@ -79,7 +92,7 @@ while [ $# -gt 0 ]; do
 			case " $ALL_PHASES " in *" $p "*) continue ;; esac
 			case " ${TB_NAMES//$'\n'/ } " in *" ${p#tb-} "*) [ "${p:0:3}" = tb- ] && continue ;; esac
 			echo "bench: unknown phase '$p' (want: $ALL_PHASES or tb-NAME, NAME one of: "\
-				"$(echo $TB_NAMES))" >&2
+				"${TB_NAMES//$'\n'/ })" >&2
 			exit 2
 		done
 		shift ;;
@@ -158,6 +171,8 @@ cleanup() {
 	fi
 	if [ "$rc" != 0 ]; then
 		echo "bench: failed; logs kept in $RAW" >&2
+	elif [ "${BENCH_KEEP_RAW:-0}" = 1 ]; then
+		echo "bench: logs kept in $RAW (BENCH_KEEP_RAW=1)" >&2
 	else
 		rm -rf "$RAW"
 	fi
@@ -178,9 +193,11 @@ if [ ! -f "$B/build.ninja" ] && command -v meson >/dev/null; then
 		die "meson setup $B failed"
 fi
 scripts/setup.sh "$B" >"$RAW/setup.log" 2>&1 || { tail -n 20 "$RAW/setup.log"; die "set-up failed"; }
+# (either failing is fatal: A && B || die is meant)
+# shellcheck disable=SC2015
 meson configure "$B" -Dbuildtype=release -Dtests=false >/dev/null &&
 	ninja -C "$B" >"$RAW/build.log" 2>&1 || { tail -n 20 "$RAW/build.log"; die "build failed"; }
-for t in dpdk-testpmd dpdk-telemetry.py ip timeout; do
+for t in dpdk-testpmd dpdk-telemetry.py ip timeout taskset; do
 	command -v "$t" >/dev/null || die "missing tool: $t"
 done
 SRV=$B/apps/tfo-server
@@ -194,6 +211,7 @@ if ! grep -q " $HUGE_DIR hugetlbfs " /proc/mounts; then
 	HUGE_DIR=$(grep -m1 ' hugetlbfs ' /proc/mounts | awk '{print $2}')
 	if [ -z "$HUGE_DIR" ]; then
 		HUGE_DIR=/run/$TAG-huge
+		# shellcheck disable=SC2015
 		mkdir -p "$HUGE_DIR" && mount -t hugetlbfs nodev "$HUGE_DIR" || die "cannot mount hugetlbfs"
 		MOUNTED=1
 	fi
@@ -343,10 +361,11 @@ mkdir -p "$RAW/srv"
 cat >"$RAW/srv/tfo-server.ini" <<EOF
 ; tfo-server for scripts/devtools/bench.sh: one worker on a net_memif port (server
 ; role), echo on TCP 7. max_conns holds the loadgen's 65536 tuples in
-; TIME-WAIT (time_wait_ms stays at its default, 1 s).
+; TIME-WAIT (time_wait_ms stays at its default, 1 s). idle_policy comes from
+; the command line (--idle-policy); idle_sleep_us (sleep's nap) and
+; idle_poll_us stay at their defaults, 100 and 2000.
 [server]
 stats_period = 0
-idle_sleep_us = 100
 [tcp]
 max_conns = 262144
 max_request = 2048
@@ -360,20 +379,26 @@ ipv4 = 198.18.0.2/16
 port = 7
 EOF
 
-# srv_start IDLE_SLEEP_US: tfo-server, control on GEN, the worker on DUT
+# srv_start POLICY: tfo-server at [server] idle_policy POLICY, control 0
+# and the worker both on DUT (a small VM's layout: there an lcore that
+# keeps polling starves its neighbour), the generator alone on GEN
+SRV_N=0
 srv_start() {
+	local log
+
+	SRV_N=$((SRV_N + 1))
+	log=$RAW/srv_${SRV_N}_$1.log
 	rm -f "$SOCK"
-	"$SRV" --lcores="0@$GEN,1@$DUT" --file-prefix "$TAG-srv" -m 512 "${EAL_COMMON[@]}" \
-		-- --config "$RAW/srv/tfo-server.ini" --idle-sleep-us "$1" \
-		>"$RAW/srv_$1.log" 2>&1 &
+	"$SRV" --lcores="0@$DUT,1@$DUT" --file-prefix "$TAG-srv" -m 512 "${EAL_COMMON[@]}" \
+		-- --config "$RAW/srv/tfo-server.ini" --idle-policy "$1" >"$log" 2>&1 &
 	SRV_PID=$!
 	PIDS+=("$SRV_PID")
 	for _ in $(seq 1 100); do
-		grep -q 'running:' "$RAW/srv_$1.log" && return 0
+		grep -q 'running:' "$log" && return 0
 		kill -0 "$SRV_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	tail -n 20 "$RAW/srv_$1.log"
+	tail -n 20 "$log"
 	die "tfo-server did not start"
 }
 srv_stop() {
@@ -425,21 +450,14 @@ EOF
 
 want peak || want loads || want flood && {
 quiet tfo-server
-srv_start 100
+srv_start adaptive
 }
 want peak && {
-say "2. tfo-server (worker on CPU $DUT) + tfo-loadgen over net_memif, $REPS x ${SECS}s"
+say "2. tfo-server (both lcores on CPU $DUT) + tfo-loadgen over net_memif, $REPS x ${SECS}s"
 for r in $(seq 1 "$REPS"); do
 	tel "$RAW/tel_peak_${r}_a.json"
 	lg "lg_peak_$r"
 	tel "$RAW/tel_peak_${r}_b.json"
-done
-peak=$(median_rate peak)
-half=$((peak / 2))
-echo "$half" >"$RAW/half_rate.txt"
-say "2b. latency at 50% of the peak ($half transactions/s), idle_sleep_us 100 and 10"
-for r in $(seq 1 "$REPS"); do
-	lg "lg_half100_$r" --rate "$half"
 done
 }
 want loads && {
@@ -456,12 +474,6 @@ for r in $(seq 1 "$REPS"); do
 		lg "lg_${l}_$r" ${LOADS[$l]}
 	done
 done
-half_plain=$(($(median_rate plain) / 2))
-echo "$half_plain" >"$RAW/half_plain_rate.txt"
-say "2c. plain latency at 50% of the plain peak ($half_plain transactions/s)"
-for r in $(seq 1 "$REPS"); do
-	lg "lg_halfplain_$r" --no-tfo 100 --rate "$half_plain"
-done
 }
 want flood && {
 say "2d. spoofed-SYN flood at the generator's top rate + good clients at $FLOOD_GOOD/s (TFO and plain)"
@@ -476,36 +488,42 @@ for r in $(seq 1 "$REPS"); do
 done
 }
 want peak || want loads || want flood && srv_stop
-want peak && {
-srv_start 10
-for r in $(seq 1 "$REPS"); do
-	lg "lg_half10_$r" --rate "$half"
-done
-srv_stop
-}
 rm -f "$SOCK"
 
 # ---- 3. the Linux kernel's TFO server and client ----------------------------
+# kns_up / kns_down: the private network namespace of the kernel's runs
+# (loopback only, TFO client and server on); cleanup deletes it too
+kns_up() {
+	ip netns add "$NS" || die "ip netns add failed"
+	ip netns exec "$NS" ip link set lo up
+	ip netns exec "$NS" sysctl -qw net.ipv4.tcp_fastopen=3
+}
+kns_down() { ip netns del "$NS"; }
+# ks_start LOG [CMD...]: kernel_tfo_server on TCP 7 in the namespace, run
+# under CMD (e.g. taskset -c 1: then one thread, on that CPU)
+ks_start() {
+	local log=$1
+	shift
+	ip netns exec "$NS" "$@" "$KS" -p 7 >"$log" 2>&1 &
+	KS_PID=$!
+	PIDS+=("$KS_PID")
+	for _ in $(seq 1 50); do
+		grep -q listening "$log" && return 0
+		sleep 0.1
+	done
+	die "kernel_tfo_server did not start"
+}
 want kernel && {
 quiet kernel
 say "3. Linux kernel TFO server + client over loopback (namespace $NS), $REPS x ${SECS}s"
-ip netns add "$NS" || die "ip netns add failed"
-ip netns exec "$NS" ip link set lo up
-ip netns exec "$NS" sysctl -qw net.ipv4.tcp_fastopen=3
-ip netns exec "$NS" "$KS" -p 7 >"$RAW/kserver.log" 2>&1 &
-KS_PID=$!
-PIDS+=("$KS_PID")
-for _ in $(seq 1 50); do
-	grep -q listening "$RAW/kserver.log" && break
-	sleep 0.1
-done
-grep -q listening "$RAW/kserver.log" || die "kernel_tfo_server did not start"
+kns_up
+ks_start "$RAW/kserver.log"
 for r in $(seq 1 "$REPS"); do
 	ip netns exec "$NS" "$KC" -p 7 -t 4 -c 16 -n 100 -w 1 -d "$SECS" >"$RAW/kernel_$r.log" 2>&1 ||
 		{ cat "$RAW/kernel_$r.log"; die "kernel_tfo_client run $r failed"; }
 done
 stop "$KS_PID"
-ip netns del "$NS"
+kns_down
 }
 
 # ---- 4. tfo-bench -------------------------------------------------------------
@@ -547,6 +565,111 @@ for b in $TB_NAMES; do
 	done
 	echo "tb_others_$b=$best%" >>"$RAW/machine.txt"
 done
+
+# ---- 5. latency at every load ------------------------------------------------
+# The rates of the latency table: three fixed ones and "half", half of
+# adaptive's TFO peak as measured here (the same rate for every policy and
+# the kernel, so that the rows compare). IDLE_SECS: the zero-load window.
+LAT_RATES="1000 10000 100000 half"
+IDLE_SECS=10
+# task_ticks PID: "TID COMM TICKS" for each thread of PID, TICKS its CPU
+# time so far (utime + stime: the 12th and 13th fields after the ")")
+task_ticks() {
+	local t
+
+	for t in /proc/"$1"/task/*; do
+		echo "${t##*/} $(tr ' ' _ <"$t/comm") $(sed 's/.*) //' "$t/stat" |
+			awk '{print $12 + $13}')"
+	done
+}
+# idle_cpu POLICY: the CPU each thread of the running server uses in
+# IDLE_SECS without traffic (the generator gone, its memif peer with it),
+# and the lcores' idle counters around that window
+idle_cpu() {
+	local f=$RAW/idle_$1 t0 t1 ta tb
+
+	# the last run's TIME-WAIT records (1 s) end first: the lcores have
+	# no timer left and reach their longest waits
+	sleep 2
+	ta=$(date +%s%N)
+	tel_lcore "${f}_tel0_a.json" 0
+	tel_lcore "${f}_tel1_a.json" 1
+	others_start "$SRV_PID"
+	t0=$(date +%s%N)
+	task_ticks "$SRV_PID" >"${f}_a.txt"
+	sleep "$IDLE_SECS"
+	task_ticks "$SRV_PID" >"${f}_b.txt"
+	t1=$(date +%s%N)
+	others_end "$RAW/others_idle_${1}_1.txt" "$SRV_PID"
+	tel_lcore "${f}_tel0_b.json" 0
+	tel_lcore "${f}_tel1_b.json" 1
+	tb=$(date +%s%N)
+	echo "pid $SRV_PID window_us $(((t1 - t0) / 1000)) tel_us $(((tb - ta) / 1000))" \
+		"clk_tck $(getconf CLK_TCK)" >"${f}_time.txt"
+}
+want latency && {
+quiet latency
+say "5. latency at every load: tfo-server (both lcores on CPU $DUT) per idle_policy, generator on CPU $GEN"
+lat_half=""
+for pol in adaptive busy sleep; do
+	srv_start "$pol"
+	# busy with both lcores on one CPU: the control lcore runs only when
+	# the scheduler takes the CPU from the spinning worker, so plain
+	# transactions take milliseconds and may time out -- a figure of
+	# these rows (the report counts the errors), not a failure
+	eok=0
+	[ "$pol" = busy ] && eok=1
+	say "5. idle_policy $pol: the TFO peak, $REPS x ${SECS}s"
+	for r in $(seq 1 "$REPS"); do
+		LG_ERRORS_OK=$eok lg "lg_lpeak_${pol}_$r"
+	done
+	if [ "$pol" = adaptive ]; then
+		lat_half=$(($(median_rate "lpeak_$pol") / 2))
+		echo "$lat_half" >"$RAW/lat_half_rate.txt"
+	fi
+	say "5. idle_policy $pol: TFO and plain at ${LAT_RATES/half/$lat_half} /s, $REPS x ${SECS}s each"
+	# the repetitions outermost: a disturbance of a few seconds spoils one
+	# repetition of several rows, not every repetition of one row
+	for r in $(seq 1 "$REPS"); do
+		for rt in $LAT_RATES; do
+			rate=$rt
+			[ "$rt" = half ] && rate=$lat_half
+			LG_ERRORS_OK=$eok lg "lg_lat_${pol}_tfo_${rt}_$r" --rate "$rate"
+			LG_ERRORS_OK=$eok lg "lg_lat_${pol}_plain_${rt}_$r" --no-tfo 100 --rate "$rate"
+		done
+	done
+	say "5. idle_policy $pol: the CPU of each thread in ${IDLE_SECS}s without traffic"
+	idle_cpu "$pol"
+	srv_stop
+done
+rm -f "$SOCK"
+# The kernel's TFO server with one thread on DUT and its client (one
+# thread: the CPUs it may use) on GEN, the layout of tfo-server's rows; a
+# 100-byte echo as tfo-loadgen's, 128 in flight at most as its concurrency.
+# The client is open loop: at a rate the kernel cannot reach, the starts
+# it could not make are counted (late, no_slot), not queued.
+say "5. Linux kernel TFO server (CPU $DUT) + client (CPU $GEN) at the same rates, $REPS x ${SECS}s each"
+kns_up
+ks_start "$RAW/kserver_lat.log" taskset -c "$DUT"
+for r in $(seq 1 "$REPS"); do
+	for rt in $LAT_RATES; do
+		rate=$rt
+		[ "$rt" = half ] && rate=$lat_half
+		# this shell's waited-for children: the client once it is done
+		others_start "+$$" "$KS_PID"
+		ip netns exec "$NS" taskset -c "$GEN" "$KC" -p 7 -c 128 -n 100 -w 1 -d "$SECS" \
+			-r "$rate" >"$RAW/klat_${rt}_$r.log" 2>&1
+		rc=$?
+		others_end "$RAW/others_klat_${rt}_$r.txt" "+$$" "$KS_PID"
+		# errors (exit code 1) are a figure of the row; no figures at all
+		# is a failure
+		grep -q '^latency_us ' "$RAW/klat_${rt}_$r.log" ||
+			{ cat "$RAW/klat_${rt}_$r.log"; die "kernel_tfo_client at $rate/s, run $r: exit code $rc"; }
+	done
+done
+stop "$KS_PID"
+kns_down
+}
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RAW/machine.txt"
 
 # ---- report -------------------------------------------------------------------
@@ -561,23 +684,44 @@ if [ -z "$PHASES" ]; then
 else
 	[ -f "$RES/latest.md" ] && PREV=(--prev "$RES/latest.md")
 fi
+# the pictures: latest.png, not for a partial run (it draws the load types
+# and latencies of a full one); latency.png (latency against rate) whenever
+# the latency phase ran -- a partial run's beside its own report, named
+# after it, the last full run's left alone. The report links the one it has.
+PNG=""
+LAT_PNG=""
+[ -z "$PHASES" ] && PNG=$RES/latest.png
+if want latency; then
+	if [ -z "$PHASES" ]; then
+		LAT_PNG=$RES/latency.png
+	else
+		LAT_PNG=${OUT%.md}-latency.png
+	fi
+	echo "latency_png=$(basename "$LAT_PNG")" >>"$RAW/machine.txt"
+fi
 "$PY" scripts/devtools/bench_report.py "${PREV[@]}" "$RAW" >"$RAW/report.md" ||
 	die "report failed"
 mv "$RAW/report.md" "$OUT"
-# the picture: Debian's matplotlib (the PATH python may be another one);
-# not for a partial run (it draws the load types and latencies of a full one)
-if [ -n "$PHASES" ]; then
+# Debian's matplotlib (the PATH python may be another one)
+if [ -z "$PNG$LAT_PNG" ]; then
 	say "picture: kept (a partial run)"
 elif ! "$PY" -c 'import matplotlib' 2>/dev/null; then
 	say "picture: installing python3-matplotlib (apt-get)"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-matplotlib \
 		>"$RAW/apt.log" 2>&1 || say "picture: apt-get failed (see below)"
 fi
-if [ -n "$PHASES" ]; then
+if [ -z "$PNG$LAT_PNG" ]; then
 	:
 elif "$PY" -c 'import matplotlib' 2>/dev/null; then
-	"$PY" scripts/devtools/bench_report.py --plot "$RAW" "$RES/latest.png" ||
-		say "picture: bench_report.py --plot failed; no picture"
+	[ -n "$PNG" ] && { "$PY" scripts/devtools/bench_report.py --plot "$RAW" "$PNG" ||
+		say "picture: bench_report.py --plot failed; no $(basename "$PNG")"; }
+	if [ -n "$LAT_PNG" ]; then
+		if "$PY" scripts/devtools/bench_report.py --plot-latency "$RAW" "$LAT_PNG"; then
+			say "picture: $LAT_PNG"
+		else
+			say "picture: bench_report.py --plot-latency failed; no $(basename "$LAT_PNG")"
+		fi
+	fi
 else
 	say "picture skipped: python3-matplotlib is not installed and apt-get could not install it"
 	tail -n 3 "$RAW/apt.log" >&2 2>/dev/null

@@ -9,7 +9,12 @@
                                         the end when missing)
     bench_report.py --plot RAW PNG      the picture (matplotlib): transactions/s
                                         per load type side by side, and the
-                                        latency distribution at half load
+                                        latency distribution at idle_policy
+                                        adaptive
+    bench_report.py --plot-latency RAW PNG
+                                        latency against rate (log-log): p50
+                                        and p99 per idle_policy, TFO and
+                                        plain, beside the Linux kernel's TFO
 
 --prev MD: the report of the run before (bench.sh keeps it as
 bench/results/previous.md); every row of the summary table gets that run's
@@ -17,10 +22,15 @@ figure beside the new one, with the change, matched by the row's measure
 (its text without the parenthesised figures).
 
 RAW holds what bench.sh wrote: machine.txt, tp_fwd_N.log (testpmd
-forwarder), lg_*.json (tfo-loadgen: peak, plain, cookie, badck, mix,
-halfplain, flood, half100, half10), tel_{peak,flood}_N_{a,b}.json
-(tfo-server's counters before/after a run), kernel_N.log (kernel client),
-tb_*.txt (tfo-bench). Medians over the repetitions; spread = (max - min) / median.
+forwarder), lg_*.json (tfo-loadgen: peak, plain, cookie, badck, mix, flood;
+the latency phase's lpeak_POLICY and lat_POLICY_{tfo,plain}_RATE),
+tel_{peak,flood}_N_{a,b}.json (tfo-server's counters before/after a run),
+kernel_N.log (kernel client, closed loop) and klat_RATE_N.log (at a fixed
+rate), idle_POLICY_{a,b,time}.txt and idle_POLICY_tel{0,1}_{a,b}.json (the
+server's threads' CPU time and its lcores' counters around the zero-load
+window), lat_half_rate.txt, others_*.txt (others' share of the machine
+during a run), tb_*.txt (tfo-bench). Medians over the repetitions; spread =
+(max - min) / median.
 """
 import glob
 import json
@@ -151,15 +161,17 @@ def tfo_server(raw, hz):
 
 
 def latency(raw, name):
-    r = {k: [] for k in ('rate', 'p50', 'p99', 'p999', 'errors')}
+    r = {k: [] for k in ('rate', 'p50', 'p99', 'p999', 'errors', 'no_slot')}
     files = reps(raw, 'lg_' + name + '_{}.json')
     use, r['note'] = clean_reps(raw, 'lg_' + name, len(files))
+    r['disturbed'] = r['note'].startswith('DISTURBED')
     for n, f in enumerate(files, 1):
         lg = json.load(open(f))
         r['errors'].append(lg['errors'])
         if n not in use:
             continue
         r['rate'].append(lg['txn_per_s'])
+        r['no_slot'].append(lg.get('counters', {}).get('start_no_slot', 0))
         for q in ('p50', 'p99', 'p999'):
             r[q].append(lg['latency_us'][q])
     r['ratio'] = [b / a for a, b in zip(r['p50'], r['p99']) if a > 0]
@@ -183,6 +195,141 @@ def kernel(raw):
             r['p50'].append(int(lat.group(1)))
             r['p99'].append(int(lat.group(2)))
     return r
+
+
+# bench.sh's latency phase (5): the idle policies, the rates (half: half of
+# adaptive's TFO peak, lat_half_rate.txt), the loads
+LAT_POLICIES = ('adaptive', 'busy', 'sleep')
+LAT_RATES = ('1000', '10000', '100000', 'half')
+LAT_KINDS = (('tfo', 'TFO'), ('plain', 'plain'))
+# the issue's targets ("Microseconds at every load"), idle_policy adaptive
+LAT_P50_MAX = {'tfo': 10, 'plain': 20}	# us, at every fixed rate
+LAT_P99_X = 3				# p99 <= 3x p50
+IDLE_CPU_MAX = 5			# % of a CPU per lcore at zero load
+PEAK_VS_BUSY = 0.95			# adaptive's peak / busy's
+
+
+def lat_half(raw):
+    try:
+        return int(open(os.path.join(raw, 'lat_half_rate.txt')).read())
+    except (OSError, ValueError):
+        return None
+
+
+def lat_target(raw, rt):
+    """The rate (transactions/s) a latency row asked for."""
+    return lat_half(raw) if rt == 'half' else int(rt)
+
+
+def lat_label(raw, rt):
+    """A rate as the rows name it: 1,000/s; half the peak (N/s)."""
+    h = lat_half(raw)
+    return f"half the peak ({h:,}/s)" if rt == 'half' else f"{int(rt):,}/s"
+
+
+def lat_server(raw):
+    """(policy, kind, rate) -> latency() of the tfo-server rows that ran."""
+    out = {}
+    for pol in LAT_POLICIES:
+        for kind, _ in LAT_KINDS:
+            for rt in LAT_RATES:
+                x = latency(raw, f'lat_{pol}_{kind}_{rt}')
+                if x['rate'] or x['errors']:
+                    out[(pol, kind, rt)] = x
+    return out
+
+
+def others_share(raw, name):
+    """Others' share (%) of the machine during the run others_NAME.txt."""
+    try:
+        busy, total = (int(x) for x in open(os.path.join(raw, f'others_{name}.txt')).read().split())
+        return max(busy, 0) / total * 100
+    except (OSError, ValueError, ZeroDivisionError):
+        return float('nan')
+
+
+def lat_kernel(raw):
+    """rate -> the kernel client's fixed-rate runs (klat_RATE_N.log); not
+    filtered by others' share: its softirq work (loopback) is not told
+    apart from others', the share is only reported."""
+    out = {}
+    for rt in LAT_RATES:
+        r = {k: [] for k in ('rate', 'errors', 'p50', 'p99', 'p999', 'samples', 'started',
+                             'late', 'no_slot', 'tfo_share', 'others')}
+        for n, f in enumerate(reps(raw, 'klat_' + rt + '_{}.log'), 1):
+            text = open(f).read()
+            g = re.search(r'transactions (\d+) seconds ([0-9.]+) rate (\d+)/s errors (\d+)', text)
+            lat = re.search(r'latency_us p50 (\d+) p99 (\d+) p999 (\d+) samples (\d+)', text)
+            sl = re.search(r'rate_target \d+ started (\d+) late (\d+) no_slot (\d+)', text)
+            t = re.search(r'tfo_active (-?\d+)', text)
+            if not g or not lat:
+                continue
+            r['rate'].append(int(g.group(3)))
+            r['errors'].append(int(g.group(4)))
+            for i, q in enumerate(('p50', 'p99', 'p999', 'samples'), 1):
+                r[q].append(int(lat.group(i)))
+            if sl:
+                for i, q in enumerate(('started', 'late', 'no_slot'), 1):
+                    r[q].append(int(sl.group(i)))
+            if t and int(g.group(1)):
+                r['tfo_share'].append(min(int(t.group(1)) / int(g.group(1)), 1.0) * 100)
+            r['others'].append(others_share(raw, f'klat_{rt}_{n}'))
+        r['ratio'] = [b / a for a, b in zip(r['p50'], r['p99']) if a > 0]
+        if r['rate']:
+            out[rt] = r
+    return out
+
+
+def lat_peaks(raw):
+    """policy -> the TFO peak runs of the latency phase (lpeak_POLICY)."""
+    out = {}
+    for pol in LAT_POLICIES:
+        x = latency(raw, 'lpeak_' + pol)
+        if x['rate']:
+            out[pol] = x
+    return out
+
+
+def idle_cpu(raw, pol):
+    """The zero-load window of a policy: {'threads': [(label, % of one CPU)]
+    with control 0 (the main thread) and the workers first, 'others' (the
+    other threads: EAL interrupts, multi-process, telemetry), 'lcores':
+    {lcore: {counter: per second}}, 'window_s', 'share' (others' share of
+    the machine)}, or None."""
+    base = os.path.join(raw, f'idle_{pol}')
+    try:
+        t = open(base + '_time.txt').read().split()
+        info = dict(zip(t[::2], (int(x) for x in t[1::2])))
+        a = {x.split()[0]: x.split() for x in open(base + '_a.txt') if x.strip()}
+        b = {x.split()[0]: x.split() for x in open(base + '_b.txt') if x.strip()}
+    except (OSError, ValueError, IndexError):
+        return None
+    window = info['window_us'] / 1e6
+    per_tick = 100 / info['clk_tck'] / window	# % of one CPU per tick
+    threads, other = [], 0.0
+    for tid, (_, comm, t1) in sorted(b.items(), key=lambda x: int(x[0])):
+        pct = (int(t1) - int(a[tid][2] if tid in a else 0)) * per_tick
+        w = re.fullmatch(r'(?:rte|lcore)-worker-(\d+)', comm)
+        if int(tid) == info['pid']:
+            threads.insert(0, ('control 0 (lcore 0, the main thread)', pct))
+        elif w:
+            threads.append((f'worker (lcore {w.group(1)})', pct))
+        else:
+            other += pct
+    lcores = {}
+    for lc in (0, 1):
+        try:
+            ca = counters(f'{base}_tel{lc}_a.json')
+            cb = counters(f'{base}_tel{lc}_b.json')
+        except (OSError, KeyError, ValueError):
+            continue
+        # per second of the span of the four telemetry calls (tel_us): a
+        # little longer than each lcore's own, so a rate a little low
+        span = info.get('tel_us', info['window_us']) / 1e6
+        lcores[lc] = {k: (cb.get(k, 0) - ca.get(k, 0)) / span
+                      for k in ('idle_waits', 'idle_wakeups', 'doorbell_rings')}
+    return {'threads': threads, 'others': other, 'lcores': lcores, 'window_s': window,
+            'share': others_share(raw, f'idle_{pol}_1')}
 
 
 def pipeline_rows(raw, name='tb_pipeline.txt'):
@@ -371,25 +518,316 @@ def fmt(v, f='{:,.0f}'):
     return f.format(v) if v == v else 'n/a'
 
 
+def us(v):
+    """A latency in microseconds: a decimal below 10 us."""
+    if v != v:
+        return 'n/a'
+    return f'{v:.1f}' if v < 10 else f'{v:,.0f}'
+
+
+def off_target(got, target):
+    """The rate achieved differs from the target by more than 2 %."""
+    return target and got == got and abs(got - target) > 0.02 * target
+
+
+def lat_all(raw):
+    """Everything of the latency phase, or None when it did not run."""
+    srv = lat_server(raw)
+    if not srv:
+        return None
+    return {'srv': srv, 'ker': lat_kernel(raw), 'peaks': lat_peaks(raw),
+            'idle': {p: idle_cpu(raw, p) for p in LAT_POLICIES}, 'half': lat_half(raw)}
+
+
+def verdict(ok, have):
+    return ('met' if ok else 'not met') if have else 'n/a (not measured)'
+
+
+def lat_targets(raw, L):
+    """The issue's targets, idle_policy adaptive (the default): a list of
+    (what, verdict, the figures behind it)."""
+    srv, ker, out = L['srv'], L['ker'], []
+    fixed = [rt for rt in LAT_RATES if rt != 'half']
+    for kind, label in LAT_KINDS:
+        got = [(rt, med(srv[('adaptive', kind, rt)]['p50'])) for rt in fixed
+               if ('adaptive', kind, rt) in srv]
+        out.append((f"{label} p50 <= {LAT_P50_MAX[kind]} us at every rate up to 100,000/s",
+                    verdict(all(v <= LAT_P50_MAX[kind] for _, v in got), len(got) == len(fixed)),
+                    ', '.join(f"{us(v)} us at {lat_label(raw, rt)}" for rt, v in got)))
+    got, bad = 0, []
+    for kind, label in LAT_KINDS:
+        for rt in fixed:
+            x = srv.get(('adaptive', kind, rt))
+            if not x:
+                continue
+            got += 1
+            r = med(x['p99']) / med(x['p50']) if med(x['p50']) else float('nan')
+            if not r <= LAT_P99_X:
+                bad.append(f"{label} at {lat_label(raw, rt)}: {us(med(x['p99']))} us = {r:.1f}x")
+    out.append((f"p99 <= {LAT_P99_X}x p50 (TFO and plain, every rate up to 100,000/s)",
+                verdict(not bad, got == 2 * len(fixed)),
+                '; '.join(bad) if bad else 'every row'))
+    got, bad = [], []
+    for rt in LAT_RATES:
+        x, kr = srv.get(('adaptive', 'tfo', rt)), ker.get(rt)
+        if not x or not kr:
+            continue
+        got.append(rt)
+        for q in ('p50', 'p99'):
+            if not med(x[q]) < med(kr[q]):
+                bad.append(f"{q} at {lat_label(raw, rt)}: {us(med(x[q]))} vs the kernel's "
+                           f"{us(med(kr[q]))} us")
+    out.append(("below the kernel's TFO server at every rate (TFO p50 and p99)",
+                verdict(not bad, len(got) == len(LAT_RATES)),
+                '; '.join(bad) if bad else
+                ', '.join(f"p50 {us(med(srv[('adaptive', 'tfo', rt)]['p50']))} vs "
+                          f"{us(med(ker[rt]['p50']))} us at {lat_label(raw, rt)}"
+                          for rt in got)))
+    ic = L['idle'].get('adaptive')
+    th = ic['threads'] if ic else []
+    out.append((f"at zero load each lcore uses <= {IDLE_CPU_MAX} % of a CPU",
+                verdict(all(p <= IDLE_CPU_MAX for _, p in th), bool(th)),
+                ', '.join(f"{n} {p:.1f} %" for n, p in th)))
+    pk = L['peaks']
+    r = med(pk['adaptive']['rate']) / med(pk['busy']['rate']) \
+        if 'adaptive' in pk and 'busy' in pk else float('nan')
+    out.append((f"adaptive's peak within 5 % of busy's (>= {PEAK_VS_BUSY}x busy's)",
+                verdict(r >= PEAK_VS_BUSY, r == r),
+                f"{r:.3f}x" + (": above busy's, whose spinning lcores take turns on the CPU"
+                               if r > 1 / PEAK_VS_BUSY else '') if r == r else ''))
+    return out
+
+
+def lat_cell(x, target):
+    """p50 / p99 / p999 of a latency row, and what qualifies it."""
+    if not x['rate']:
+        return f"errors {sum(x['errors'])}, no transaction" if x['errors'] else 'n/a'
+    c = f"{us(med(x['p50']))} / {us(med(x['p99']))} / {us(med(x['p999']))}"
+    more = []
+    if off_target(med(x['rate']), target):
+        more.append(f"got {fmt(med(x['rate']))}/s")
+    if med(x['no_slot']) > 0:	# polls that found a start due and 128 in flight
+        more.append(f"in flight full in {fmt(med(x['no_slot']))} polls")
+    if sum(x['errors']):
+        more.append(f"**errors {sum(x['errors'])}**")
+    return c + (f" ({'; '.join(more)})" if more else '') + (' *' if x['disturbed'] else '')
+
+
+def kstarts(kr):
+    """What became of the kernel client's starts due (started + late +
+    no_slot: a late one was skipped, more than 10 ms behind its schedule;
+    one without a free slot found 128 in flight)."""
+    due = [s + la + n for s, la, n in zip(kr['started'], kr['late'], kr['no_slot'])]
+    return (f"of {fmt(med(due))} starts due, {fmt(med(kr['late']))} skipped late, "
+            f"{fmt(med(kr['no_slot']))} without a free slot")
+
+
+def lat_kcell(kr, target):
+    c = f"{us(med(kr['p50']))} / {us(med(kr['p99']))} / {us(med(kr['p999']))}"
+    more = []
+    if off_target(med(kr['rate']), target):
+        more.append(f"got {fmt(med(kr['rate']))}/s; {kstarts(kr)}")
+    if sum(kr['errors']):
+        more.append(f"**errors {sum(kr['errors'])}**")
+    return c + (f" ({'; '.join(more)})" if more else '')
+
+
+def lat_errors(L):
+    """The latency phase's errors, per idle policy and the kernel's."""
+    per = {p: sum(sum(x['errors']) for (pp, _, _), x in L['srv'].items() if pp == p) +
+           (sum(L['peaks'][p]['errors']) if p in L['peaks'] else 0) for p in LAT_POLICIES}
+    return ', '.join(f"idle_policy {p} {n}" for p, n in per.items()) + \
+        f", the kernel {sum(sum(kr['errors']) for kr in L['ker'].values())}"
+
+
+def lat_summary_rows(raw, L, m):
+    """The latency phase's rows of the summary table (README's)."""
+    rows = []
+    a = rows.append
+    srv, ker = L['srv'], L['ker']
+    where = f"tfo-server's 2 lcores on CPU {m['dut_cpu']}"
+    for rt in LAT_RATES:
+        target = lat_target(raw, rt)
+        for kind, label in LAT_KINDS:
+            x = srv.get(('adaptive', kind, rt))
+            if not x or not x['rate']:
+                continue
+            # the ratio of the medians shown (not the median of the ratios)
+            ratio = med(x['p99']) / med(x['p50']) if med(x['p50']) else float('nan')
+            more = [f"p999 {us(med(x['p999']))} us", f"p99 = {fmt(ratio, '{:.1f}')}x p50"]
+            if off_target(med(x['rate']), target):
+                more.append(f"got {fmt(med(x['rate']))}/s")
+            if sum(x['errors']):
+                more.append(f"errors {sum(x['errors'])}")
+            tgt = ''
+            if rt != 'half':
+                ok = med(x['p50']) <= LAT_P50_MAX[kind] and ratio <= LAT_P99_X
+                tgt = (f"p50 <= {LAT_P50_MAX[kind]} us, p99 <= {LAT_P99_X}x p50: "
+                       f"{'met' if ok else 'not met'}")
+            a(f"| lat | idle_policy adaptive (the default), {where}: {label}"
+              f"{' (`--no-tfo 100`)' if kind == 'plain' else ''} p50 / p99 at "
+              f"{lat_label(raw, rt)} | **{us(med(x['p50']))}** / {us(med(x['p99']))} us | "
+              f"p50 {fmt(spread(x['p50']), '{:.0f}')}% | {'; '.join(more)}; {x['note']} | {tgt} |")
+    for rt in LAT_RATES:
+        kr, x = ker.get(rt), srv.get(('adaptive', 'tfo', rt))
+        if not kr:
+            continue
+        target = lat_target(raw, rt)
+        more = [f"p999 {us(med(kr['p999']))} us"]
+        if off_target(med(kr['rate']), target):
+            more.append(f"**got {fmt(med(kr['rate']))}/s** ({kstarts(kr)})")
+        more.append(f"{fmt(med(kr['tfo_share']), '{:.0f}')}% TFO")
+        if sum(kr['errors']):
+            more.append(f"errors {sum(kr['errors'])}")
+        tgt = ''
+        if x and x['rate']:
+            ok = med(x['p50']) < med(kr['p50']) and med(x['p99']) < med(kr['p99'])
+            tgt = (f"tfo-server (adaptive) TFO below it, p50 and p99 "
+                   f"({us(med(x['p50']))} / {us(med(x['p99']))} us): {'met' if ok else 'not met'}")
+        a(f"| lat | Linux kernel TFO server (bench/kernel_tfo_server, 1 thread on CPU "
+          f"{m['dut_cpu']}; its client on CPU {m['gen_cpu']}, loopback): p50 / p99 at "
+          f"{lat_label(raw, rt)} | **{us(med(kr['p50']))}** / {us(med(kr['p99']))} us | "
+          f"p50 {fmt(spread(kr['p50']), '{:.0f}')}% | {'; '.join(more)} | {tgt} |")
+    ic = L['idle'].get('adaptive')
+    if ic and ic['threads']:
+        th = ic['threads']
+        top = max(p for _, p in th)
+        rest = []
+        for pol in LAT_POLICIES[1:]:
+            o = L['idle'].get(pol)
+            if o and o['threads']:
+                rest.append(f"{pol}: " + ', '.join(f"{n.split(' (')[0]} {p:.1f} %"
+                                                   for n, p in o['threads']))
+        waits = ', '.join(f"lcore {lc} {v['idle_waits']:,.0f}" for lc, v in ic['lcores'].items())
+        a(f"| lat | tfo-server at zero load ({ic['window_s']:.0f} s without traffic), idle_policy "
+          f"adaptive, {where}: CPU of its busiest lcore, % of one CPU | **{top:.1f} %** ("
+          + ', '.join(f"{n.split(' (')[0]} {p:.1f} %" for n, p in th) +
+          f") | | {'; '.join(rest)}{'; ' if rest else ''}adaptive's idle waits/s: {waits} | "
+          f"each lcore <= {IDLE_CPU_MAX} %: {'met' if top <= IDLE_CPU_MAX else 'not met'} |")
+    pk = L['peaks']
+    if 'adaptive' in pk:
+        x = pk['adaptive']
+        r = med(x['rate']) / med(pk['busy']['rate']) if 'busy' in pk else float('nan')
+        others = '; '.join(f"{pol} {fmt(med(pk[pol]['rate']))}/s (spread "
+                           f"{fmt(spread(pk[pol]['rate']), '{:.1f}')}%)"
+                           for pol in LAT_POLICIES[1:] if pol in pk)
+        a(f"| lat | tfo-server TFO peak, idle_policy adaptive, {where} (tfo-loadgen flat out) "
+          f"| **{fmt(med(x['rate']))}**/s | {fmt(spread(x['rate']), '{:.1f}')}% | {others}: "
+          f"adaptive = **{fmt(r, '{:.3f}')}x busy**; {x['note']} | within 5 % of busy's "
+          f"(>= {PEAK_VS_BUSY}x): {verdict(r >= PEAK_VS_BUSY, r == r)} |")
+    return rows
+
+
+def lat_section(raw):
+    """The markdown section "Latency at every load"."""
+    L = lat_all(raw)
+    if not L:
+        return ''
+    m = machine(raw)
+    srv, ker = L['srv'], L['ker']
+    out = ['## Latency at every load', '']
+    a = out.append
+    a(f"{m['cpu']}, {m['date']}, commit {m['commit']}: tfo-server's two lcores (control 0 and "
+      f"the worker) on CPU {m['dut_cpu']} (`--lcores 0@{m['dut_cpu']},1@{m['dut_cpu']}`: a "
+      f"small VM's layout), tfo-loadgen on CPU {m['gen_cpu']} over net_memif (no RX "
+      f"interrupts: an idle adaptive lcore naps); the Linux kernel's TFO server "
+      f"(bench/kernel_tfo_server, one thread) on CPU {m['dut_cpu']} and its client "
+      f"(bench/kernel_tfo_client -r, one thread, 128 in flight at most, 1 s warm-up) on CPU "
+      f"{m['gen_cpu']}, over loopback in a private network namespace; a 100-byte echo in "
+      f"both. Latency: SYN sent -> response validated (tfo-loadgen), the sendto that carries "
+      f"the request -> the server's FIN after the echo (the kernel client). Medians of "
+      f"{m['reps']} x {m['seconds']} s a cell: p50 / p99 / p999 in us; \"got N/s\" where the "
+      f"rate achieved differs from the target by more than 2 %; errors where there were any; "
+      f"\\* a cell whose repetitions others disturbed (over {CLEAN:.0f} % of the machine in "
+      f"more than half of them: all kept). Half the peak: {fmt(L['half'] or float('nan'))}/s, "
+      f"half of adaptive's TFO peak measured in this phase, the same for every row. The "
+      f"kernel's client only does TFO: compare its row with the TFO rows; it has no idle "
+      f"policy (its figures are in the first column).")
+    a('')
+    a('| rate | load | ' + ' | '.join(f"idle_policy {p}{' (default)' if p == 'adaptive' else ''}"
+                                         for p in LAT_POLICIES) + ' |')
+    a('|---:|---|' + '---|' * len(LAT_POLICIES))
+    for rt in LAT_RATES:
+        target = lat_target(raw, rt)
+        for kind, label in LAT_KINDS:
+            cells = [lat_cell(srv[(p, kind, rt)], target) if (p, kind, rt) in srv else 'n/a'
+                     for p in LAT_POLICIES]
+            a(f"| {lat_label(raw, rt)} | {label} | " + ' | '.join(cells) + ' |')
+        if rt in ker:
+            a(f"| {lat_label(raw, rt)} | Linux kernel TFO | {lat_kcell(ker[rt], target)} |"
+              + ' |' * (len(LAT_POLICIES) - 1))
+    kshare = [o for kr in ker.values() for o in kr['others'] if o == o]
+    if kshare:
+        a('')
+        a(f"The kernel's rows are not filtered by others' share of the machine: its softirq work "
+          f"(loopback) is not told apart from others'. That share (others' and softirq) was up "
+          f"to {max(kshare):.0f} % in its runs.")
+    a('')
+    a('Per idle_policy: the TFO peak (tfo-loadgen flat out, as (2)) and the CPU each thread of '
+      'tfo-server used in the zero-load window (utime + stime from /proc/PID/task/TID/stat, '
+      '2 s after the last run, the generator and its memif peer gone), as % of one CPU; the '
+      "lcores' idle counters per second over it (/tfo/stats,LCORE: idle_waits, idle_wakeups, "
+      'doorbell_rings).')
+    a('')
+    a('| idle_policy | TFO peak/s | spread | x busy | zero load: control 0 (lcore 0) | worker '
+      '(lcore 1) | other threads | idle waits/s (lcore 0 / 1) | wake-ups/s | doorbell rings/s |')
+    a('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    pk = L['peaks']
+    busy = med(pk['busy']['rate']) if 'busy' in pk else float('nan')
+    for pol in LAT_POLICIES:
+        x, ic = pk.get(pol), L['idle'].get(pol)
+        rate = med(x['rate']) if x else float('nan')
+        th = dict(ic['threads']) if ic else {}
+        ctl = next((p for n, p in th.items() if n.startswith('control')), float('nan'))
+        wk = next((p for n, p in th.items() if n.startswith('worker')), float('nan'))
+        lc = ic['lcores'] if ic else {}
+
+        err = f" (errors {sum(x['errors'])})" if x and sum(x['errors']) else ''
+        a(f"| {pol} | {fmt(rate)}{err}{' *' if x and x['disturbed'] else ''} | "
+          f"{fmt(spread(x['rate']), '{:.1f}') + '%' if x else ''} | {fmt(rate / busy, '{:.3f}')} | "
+          f"{fmt(ctl, '{:.1f}')} % | {fmt(wk, '{:.1f}')} % | "
+          f"{fmt(ic['others'] if ic else float('nan'), '{:.1f}')} % | "
+          + ' | '.join(' / '.join(fmt(lc[i][key]) if i in lc else 'n/a' for i in (0, 1))
+                       for key in ('idle_waits', 'idle_wakeups', 'doorbell_rings')) + ' |')
+    shares = [f"{p} {L['idle'][p]['share']:.1f} %" for p in LAT_POLICIES
+              if L['idle'].get(p) and L['idle'][p]['share'] == L['idle'][p]['share']]
+    if shares:
+        a('')
+        a("Others' share of the machine during the zero-load windows: " + '; '.join(shares) + '.')
+    a('')
+    a('Targets (idle_policy adaptive, the default; a benchmark never fails on a number):')
+    a('')
+    for what, v, why in lat_targets(raw, L):
+        a(f"- {what}: **{v}**{f' ({why})' if why else ''}")
+    a('')
+    a(f"Errors (transactions that failed or timed out) in these rows: {lat_errors(L)}. "
+      "With busy, the worker spins on the CPU it shares with control 0, which then runs only "
+      "when the scheduler preempts the worker: the slow path (plain transactions) waits "
+      "milliseconds, and some time out -- a figure of the policy, not a failure of the run.")
+    png = m.get('latency_png')
+    if png:
+        a('')
+        a(f"The picture: [{png}]({png}) (p50 and p99 against rate, log-log, per idle_policy, TFO "
+          f"and plain, beside the kernel's TFO).")
+    return '\n'.join(out) + '\n'
+
+
 def summary(raw, prev_md=None):
     m = machine(raw)
     hz = tsc_hz(raw)
     tp = testpmd(raw, hz)
     ts = tfo_server(raw, hz)
     k = kernel(raw)
-    l100 = latency(raw, 'half100')
-    l10 = latency(raw, 'half10')
     pl = pipeline_rows(raw)
     ratio_io = med(ts['core_rx_mpps']) / med(tp['core_mpps']) if tp['core_mpps'] else float('nan')
     ratio_k = med(ts['txn']) / med(k['rate']) if k['rate'] else float('nan')
-    hf = os.path.join(raw, 'half_rate.txt')
-    half = open(hf).read().strip() if os.path.exists(hf) else '?'
-    errs = sum(ts['errors']) + sum(l100['errors']) + sum(l10['errors']) + sum(k['errors'])
+    errs = sum(ts['errors']) + sum(k['errors'])
     lines = []
     a = lines.append
-    a(f"Run {m['date']} on {m['cpu']} ({m['cpus']} CPUs; {m['flags'].strip()}; TSC "
-      f"{hz / 1e9:.2f} GHz), kernel {m['kernel']}, DPDK {m['dpdk']}, commit {m['commit']}; "
-      f"device under test on CPU {m['dut_cpu']}, traffic sources on CPU {m['gen_cpu']}; "
+    a(f"Run {m['date']} on {m['cpu']} ({m['cpus']} CPUs; {m['flags'].strip()}"
+      + (f"; TSC {hz / 1e9:.2f} GHz" if hz == hz else '') + f"), kernel {m['kernel']}, DPDK {m['dpdk']}, commit {m['commit']}; "
+      f"device under test (tfo-server's two lcores) on CPU {m['dut_cpu']}, traffic sources "
+      f"on CPU {m['gen_cpu']}; "
       f"medians of {m['reps']} x {m['seconds']} s, spread = (max - min) / median; load average "
       f"before/after: {m['load_before']} / {m.get('load_after', '?')} (a shared machine)"
       + (f"; a partial run: phases {m['phases']}." if m.get('phases', 'all') != 'all' else '.'))
@@ -431,15 +869,9 @@ def summary(raw, prev_md=None):
     if ts['txn'] and k['rate']:
         a(f"| 2/3 | tfo-server (+ its load generator) vs the kernel, transactions/s of the same "
           f"2 CPUs | **{fmt(ratio_k, '{:.1f}')}x** | | | >= 50x: {'met' if ratio_k >= 50 else 'not met'} |")
-    for name, l in (('100 (default)', l100), ('10', l10)):
-        if not l['rate']:
-            continue
-        a(f"| lat | latency at 50% of the peak ({half}/s; got {fmt(med(l['rate']))}/s), "
-          f"idle_sleep_us = {name}: p50 / p99 / p999 | {fmt(med(l['p50']), '{:.0f}')} / "
-          f"{fmt(med(l['p99']), '{:.0f}')} / {fmt(med(l['p999']), '{:.0f}')} us | "
-          f"p99 {fmt(spread(l['p99']), '{:.0f}')}% | p99 = {fmt(med(l['ratio']), '{:.2f}')}x p50; "
-          f"{l['note']} | "
-          f"p99 <= 2x p50: {'met' if med(l['ratio']) <= 2 else 'not met'} |")
+    L = lat_all(raw)
+    if L:
+        lines.extend(lat_summary_rows(raw, L, m))
     # the targets of "Half the cycles per TFO transaction" (docs: README
     # "Performance"): echo 400 offloaded / 480 software, http 600, cold 700
     for key, goal in (((1000, 'echo', 'offload'), 400), ((65536, 'echo', 'offload'), 400),
@@ -488,14 +920,6 @@ def summary(raw, prev_md=None):
           f"of the machine | **{fmt(med(ld['rate']))}**/s | {fmt(spread(ld['rate']), '{:.1f}')}% | "
           f"{fmt(ratio, '{:.2f}')}x TFO; p50 / p99 {fmt(med(ld['p50']), '{:.0f}')} / "
           f"{fmt(med(ld['p99']), '{:.0f}')} us; {ld['note']} | {target} |")
-    hp = latency(raw, 'halfplain')
-    if hp['rate']:
-        errs += sum(hp['errors'])
-        hpr = open(os.path.join(raw, 'half_plain_rate.txt')).read().strip()
-        a(f"| lat | plain (`--no-tfo 100`) latency at 50% of the plain peak ({hpr}/s; got "
-          f"{fmt(med(hp['rate']))}/s), idle_sleep_us = 100: p50 / p99 | "
-          f"{fmt(med(hp['p50']), '{:.0f}')} / {fmt(med(hp['p99']), '{:.0f}')} us | "
-          f"p99 {fmt(spread(hp['p99']), '{:.0f}')}% | {hp['note']} | |")
     fl = flood(raw)
     if fl['syn']:
         good = open(os.path.join(raw, 'flood_good_rate.txt')).read().strip()
@@ -574,7 +998,9 @@ def summary(raw, prev_md=None):
     a('')
     a(f"Errors in all runs: {errs} (tfo-loadgen validated every response); tfo-server's "
       f"TCPFastOpenPassive = the loadgen's TFO count, no fallback: "
-      f"{'yes' if ts['all_agree'] else 'NO'} in every run.")
+      f"{'yes' if ts['all_agree'] else 'NO'} in every run."
+      + (f" Errors in the latency rows (lat): {lat_errors(L)} (see \"Latency at every load\")."
+         if L else ''))
     if prev_md:
         lines = with_previous(lines, previous(prev_md))
         a = lines.append
@@ -613,7 +1039,10 @@ def code_block(raw, name, title):
 def report(raw, prev_md=None):
     parts = ['# tfo-fastpath benchmark (scripts/devtools/bench.sh)', '', summary(raw, prev_md),
              '', 'The picture: [latest.png](latest.png) (transactions/s per load type side by '
-             'side; the latency distribution at half load).', '']
+             'side; the latency distribution at idle_policy adaptive).', '']
+    lat = lat_section(raw)
+    if lat:
+        parts += [lat]
     parts.append('''How it is measured: (1) the forwarder is `dpdk-testpmd --forward-mode=macswap
 --record-core-cycles` on the device-under-test CPU, fed over net_memif by a second testpmd in
 flowgen mode (it generates like txonly and drains the return ring; with txonly the forwarder's
@@ -623,12 +1052,12 @@ of polls that found frames: per core = what it did / the seconds it was busy. Th
 needs a core of its own, so (2)'s rate of the machine is the generator's limit, not the
 server's; the per-core figures are the server's. (3) the kernel runs its server (one epoll
 thread per CPU, SO_REUSEPORT listeners) and its client (4 threads x 16 in flight) on the same 2
-CPUs. Latency: tfo-loadgen's SYN sent -> response validated, paced at half the peak; the worker
-naps idle_sleep_us after an empty poll (the Linux timer slack of ~50 us comes on top). The
+CPUs. tfo-server's control 0 and its worker share the device-under-test CPU at idle_policy
+adaptive, the default; latency per idle policy and rate: "Latency at every load". The
 pipeline figures exclude the device (see tfo-bench pipeline). On this shared machine, a
 repetition during which other processes used more than 3% of the machine's CPU time (/proc/stat
 minus the benchmark's own processes) is left out of the medians of (1), (2) and the latency rows
-when at least half of them remain (each row says so); the kernel row is not filtered (its
+when at least half of them remain (each row says so); the kernel rows are not filtered (its
 softirq work is not told apart), and tfo-bench leaves out the bursts the OS interrupted itself.
 ''')
     parts.append(code_block(raw, 'tb_pipeline.txt', 'tfo-bench pipeline (a worker without a device)'))
@@ -653,6 +1082,11 @@ softirq work is not told apart), and tfo-bench leaves out the bursts the OS inte
     return '\n'.join(parts)
 
 
+# a group of rows new to the README's table goes after this one, as in a
+# full run's (else at the end)
+GROUP_AFTER = {'lat': '2/3'}
+
+
 def merge_rows(old_body, new_summary, note):
     """A partial run's table rows into the README's table (old_body): a row
     with the same measure (row_key) is replaced, a new one goes after the
@@ -661,6 +1095,8 @@ def merge_rows(old_body, new_summary, note):
     old = old_body.split('\n')
     if '| 4f |' in new_summary:	# the flood rows that 4f replaces (pipeline_slow had them)
         old = [x for x in old if not row_key(x).startswith('| 4s | tfo-bench pipeline --flood,')]
+    if '| lat | idle_policy ' in new_summary:	# the latency phase replaces the idle_sleep_us rows
+        old = [x for x in old if not (x.startswith('| lat |') and 'idle_sleep_us =' in x)]
     rows = [x for x in new_summary.split('\n') if x.startswith('| ') and not
             x.startswith('| # |')]
     table = [i for i, x in enumerate(old) if x.startswith('|')]
@@ -676,6 +1112,9 @@ def merge_rows(old_body, new_summary, note):
             old[same[0]] = row
             continue
         grp = [i for i in table if old[i].strip().strip('|').split('|')[0].strip() == group]
+        if not grp and group in GROUP_AFTER:
+            grp = [i for i in table
+                   if old[i].strip().strip('|').split('|')[0].strip() == GROUP_AFTER[group]]
         old.insert((grp or table)[-1] + 1, row)
     last = max(i for i, x in enumerate(old) if x.startswith('|'))
     old[last + 1:last + 1] = ['', note]
@@ -705,9 +1144,14 @@ def readme(raw, path, prev_md=None):
         with open(path, 'w') as f:
             f.write(head + BEGIN + merged.rstrip('\n') + '\n' + END + tail)
         return
+    lat_png = m.get('latency_png')
+    lat_pic = (f"\n\n![latency against rate, per idle_policy, beside the Linux kernel's TFO "
+               f"server](bench/results/{lat_png})" if lat_png else '')
     body = (f"{BEGIN}\n{summary(raw, prev_md)}\n\n![transactions/s per load type; latency at "
-            f"half load](bench/results/latest.png)\n\nThe picture: "
-            f"[bench/results/latest.png](bench/results/latest.png). The whole report, with the "
+            f"idle_policy adaptive](bench/results/latest.png){lat_pic}\n\nThe pictures: "
+            f"[bench/results/latest.png](bench/results/latest.png)"
+            + (f", [bench/results/{lat_png}](bench/results/{lat_png})" if lat_png else '') +
+            f". The whole report, with the latency table per idle_policy and the "
             f"tfo-bench tables: [bench/results/latest.md](bench/results/latest.md) (the run "
             f"before: [bench/results/previous.md](bench/results/previous.md)).\n{END}")
     if BEGIN in text and END in text:
@@ -759,8 +1203,10 @@ def plot(raw, png):
                   '(median of the repetitions; bars: min-max)', fontsize=10)
     ax1.tick_params(axis='x', labelsize=8)
     drawn = False
-    for name, label in (('half100', 'TFO at half its peak'),
-                        ('halfplain', 'plain at half its peak')):
+    for name, label in (('lat_adaptive_tfo_10000', 'TFO at 10,000/s'),
+                        ('lat_adaptive_tfo_100000', 'TFO at 100,000/s'),
+                        ('lat_adaptive_plain_10000', 'plain at 10,000/s'),
+                        ('lat_adaptive_plain_100000', 'plain at 100,000/s')):
         h = merged_hist(raw, name)
         if not h:
             continue
@@ -777,12 +1223,87 @@ def plot(raw, png):
         ax2.legend(fontsize=8, loc='lower right')
     ax2.set_xlabel('latency, SYN sent -> response validated (us, log)')
     ax2.set_ylabel('transactions at or below (%)')
-    ax2.set_title('latency distribution at half load (idle_sleep_us = 100)', fontsize=10)
+    ax2.set_title('latency distribution, idle_policy adaptive (the default)', fontsize=10)
     ax2.grid(True, which='both', alpha=0.3)
     fig.suptitle(f"{m['date']}, {m['cpu']}, commit {m['commit']} (a shared machine: "
                  f"load {m['load_before']})", fontsize=9)
     fig.tight_layout()
     fig.savefig(png, dpi=90)
+
+
+# the latency picture's styles: a colour per idle policy, the kernel black
+LAT_COLOURS = {'adaptive': '#1f6fb4', 'busy': '#d9711c', 'sleep': '#3a9a3a', 'kernel': 'black'}
+
+
+def plot_latency(raw, png):
+    """p50 (solid) and p99 (dashed, lighter) against the target rate, log-log:
+    TFO on the left, plain on the right, a line per idle policy; the
+    kernel's TFO on both (on the right for reference). A hollow marker: the
+    rate achieved fell short of the target by more than 2 % (annotated)."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    m = machine(raw)
+    L = lat_all(raw)
+    if not L:
+        raise SystemExit('bench_report: no latency runs in ' + raw)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), sharey=True)
+
+    def line(ax, pts, colour, label, marker, ls, nth):
+        """pts: [(target, achieved, p50, p99)]; nth: the line's place (the
+        annotations of lines that meet at one rate go one under another)"""
+        pts = [p for p in pts if p[2] == p[2]]
+        if not pts:
+            return
+        xs = [p[0] for p in pts]
+        ax.plot(xs, [p[2] for p in pts], ls=ls, color=colour, lw=1.8, label=label)
+        ax.plot(xs, [p[3] for p in pts], ls=(0, (4, 2)), color=colour, lw=1.2, alpha=0.45)
+        for t, got, p50, p99 in pts:
+            short = off_target(got, t)
+            for v, al in ((p50, 1.0), (p99, 0.45)):
+                ax.plot([t], [v], marker=marker, ms=6, color=colour, alpha=al,
+                        mfc='white' if short else colour)
+            if short:
+                ax.annotate(f'got {got / 1e3:,.1f}k/s', (t, p50), fontsize=7, color=colour,
+                            xytext=(5, -9 - 8 * (nth % 2)), textcoords='offset points')
+
+    rates = [(rt, lat_target(raw, rt)) for rt in LAT_RATES if lat_target(raw, rt)]
+    kpts = [(t, med(L['ker'][rt]['rate']), med(L['ker'][rt]['p50']), med(L['ker'][rt]['p99']))
+            for rt, t in rates if rt in L['ker']]
+    for ax, (kind, label) in zip(axes, LAT_KINDS):
+        for i, pol in enumerate(LAT_POLICIES):
+            pts = [(t, med(x['rate']), med(x['p50']), med(x['p99']))
+                   for rt, t in rates for x in [L['srv'].get((pol, kind, rt))] if x and x['rate']]
+            line(ax, pts, LAT_COLOURS[pol], f'{label}, idle_policy {pol}' +
+                 (' (default)' if pol == 'adaptive' else ''),
+                 'o' if kind == 'tfo' else 's', '-' if kind == 'tfo' else '-.', i)
+        line(ax, kpts, LAT_COLOURS['kernel'],
+             'Linux kernel TFO' + (' (for reference)' if kind == 'plain' else ''), '^', ':',
+             len(LAT_POLICIES))
+        ax.axhline(LAT_P50_MAX[kind], color='grey', lw=0.8, ls=':')
+        ax.annotate(f'target p50 <= {LAT_P50_MAX[kind]} us (up to 100,000/s)',
+                    (rates[0][1], LAT_P50_MAX[kind]), fontsize=7, color='grey',
+                    xytext=(0, 3), textcoords='offset points')
+        ax.set_xscale('log')
+        ax.set_yscale('log')
+        ax.set_xticks([t for _, t in rates])
+        ax.set_xticklabels([f'{t / 1e3:,.0f}k' + ('\n(half peak)' if rt == 'half' else '')
+                            for rt, t in rates], fontsize=8)
+        ax.minorticks_off()
+        ax.set_xlabel('offered rate, transactions/s (log)')
+        ax.grid(True, which='both', alpha=0.3)
+        ax.set_title(f"{label}{' (--no-tfo 100)' if kind == 'plain' else ''}: p50 (bold), "
+                     f"p99 (dashed, light)", fontsize=10)
+        ax.legend(fontsize=7, loc='upper center', bbox_to_anchor=(0.5, -0.2), ncol=2)
+    axes[0].set_ylabel('latency (us, log)')
+    fig.suptitle(f"Latency against rate: tfo-server's 2 lcores on CPU {m['dut_cpu']}, "
+                 f"tfo-loadgen on CPU {m['gen_cpu']} (net_memif); kernel server on CPU "
+                 f"{m['dut_cpu']}, client on CPU {m['gen_cpu']}; hollow: rate not reached\n"
+                 f"{m['date']}, {m['cpu']}, commit {m['commit']}, medians of {m['reps']} x "
+                 f"{m['seconds']} s (a shared machine: load {m['load_before']})", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(png, dpi=90, bbox_inches='tight')
 
 
 def main():
@@ -795,6 +1316,8 @@ def main():
         readme(args[1], args[2], prev_md)
     elif len(args) == 3 and args[0] == '--plot':
         plot(args[1], args[2])
+    elif len(args) == 3 and args[0] == '--plot-latency':
+        plot_latency(args[1], args[2])
     elif len(args) == 1:
         print(report(args[0], prev_md))
     else:
