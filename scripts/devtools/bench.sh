@@ -226,6 +226,15 @@ if [ "$free_pages" -lt "$NEED_PAGES" ]; then
 	[ "$free_pages" -ge "$NEED_PAGES" ] || die "only $free_pages free hugepages; need $NEED_PAGES"
 fi
 EAL_COMMON=(--no-pci --huge-dir "$HUGE_DIR" --log-level=lib.eal:error)
+# This script's own work (its forks for the bookkeeping, the telemetry
+# client, the DPDK processes' control threads, which take the CPUs their
+# lcores leave of the affinity they inherit) stays on the generator's CPU:
+# on the device under test, it took the CPU from tfo-server's lcores, which
+# yield it (idle_policy adaptive), and made the latency rows' p99 a
+# measure of the script (1-3 ms, against ~0.1 ms without). What must use
+# every CPU says so (phase 3: taskset -c "$ALL_CPUS").
+ALL_CPUS=0-$(($(nproc --all) - 1))
+taskset -pc "$GEN" $$ >/dev/null || die "cannot pin the script to CPU $GEN (taskset)"
 
 {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -243,40 +252,55 @@ EAL_COMMON=(--no-pci --huge-dir "$HUGE_DIR" --log-level=lib.eal:error)
 	echo "phases=$(echo "${PHASES:-,all,}" | sed 's/^,//; s/,$//')"
 } >"$RAW/machine.txt"
 
-# ticks PID...: CPU time (clock ticks, all threads) the processes used so
-# far; "+PID": with its waited-for children's (this shell's, after a wait)
+# ticks PID...: TICKS = the CPU time (clock ticks, all threads) the
+# processes used so far; "+PID": with its waited-for children's (this
+# shell's, after a wait). machine_ticks: MB, MT = busy and total clock ticks
+# of all CPUs so far. child PID: CHILD = the process timeout(1) runs.
+# They run during the measured runs: bash builtins only, no fork and no
+# $(...) (a subshell is a fork): a few ms of CPU taken from the generator
+# or the server each time showed as the latency rows' p99.
 ticks() {
-	local p sum=0 u k cu ck
+	local p sum=0 line f
 
 	for p in "$@"; do
+		line=""
+		read -r line <"/proc/${p#+}/stat" 2>/dev/null
 		# after the ")" of the command name: utime, stime, cutime, cstime
 		# are the 12th to 15th fields
-		read -r u k cu ck < <(sed 's/.*) //' "/proc/${p#+}/stat" 2>/dev/null |
-			awk '{print $12, $13, $14, $15}')
-		sum=$((sum + ${u:-0} + ${k:-0}))
-		[ "${p:0:1}" = + ] && sum=$((sum + ${cu:-0} + ${ck:-0}))
+		read -r -a f <<<"${line##*) }"
+		sum=$((sum + ${f[11]:-0} + ${f[12]:-0}))
+		[ "${p:0:1}" = + ] && sum=$((sum + ${f[13]:-0} + ${f[14]:-0}))
 	done
-	echo "$sum"
+	TICKS=$sum
 }
-# machine_ticks: busy and total clock ticks of all CPUs so far
 machine_ticks() {
-	awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print t - $5 - $6, t }' /proc/stat
+	local u n s i w q sq st
+
+	read -r _ u n s i w q sq st _ </proc/stat
+	MB=$((u + n + s + q + sq + st))
+	MT=$((MB + i + w))
+}
+child() {
+	CHILD=""
+	read -r CHILD _ <"/proc/$1/task/$1/children" 2>/dev/null
 }
 # others_start PID... / others_end FILE PID...: the share of the machine
 # that processes other than PID... used in between (this machine is shared:
 # a repetition someone else disturbed is left out of the medians)
 others_start() {
-	read -r MB0 MT0 < <(machine_ticks)
-	OT0=$(ticks "$@")
+	machine_ticks
+	MB0=$MB MT0=$MT
+	ticks "$@"
+	OT0=$TICKS
 }
 others_end() {
-	local f=$1 b t
+	local f=$1
+
 	shift
-	read -r b t < <(machine_ticks)
-	echo "$((b - MB0 - ($(ticks "$@") - OT0))) $((t - MT0))" >"$f"
+	machine_ticks
+	ticks "$@"
+	echo "$((MB - MB0 - (TICKS - OT0))) $((MT - MT0))" >"$f"
 }
-# child PID: the process timeout(1) runs
-child() { pgrep -P "$1" | head -n 1; }
 
 # cpu_busy: the busy share (%) of cpu0 and cpu1 over one second
 cpu_busy() {
@@ -338,7 +362,10 @@ for r in $(seq 1 "$REPS"); do
 		>"$RAW/tp_fwd_$r.log" 2>&1 &
 	fp=$!
 	sleep 1
-	fwd=$(child "$fp") feeder=$(child "$gp")
+	child "$fp"
+	fwd=$CHILD
+	child "$gp"
+	feeder=$CHILD
 	others_start "$fwd" "$feeder"
 	sleep $((SECS + 1))
 	others_end "$RAW/others_tp_$r.txt" "$fwd" "$feeder"
@@ -428,7 +455,8 @@ lg() {
 	lp=$!
 	# the run starts some 0.3 s in (memif, ARP, warm-up) and lasts SECS
 	sleep 0.5
-	gen=$(child "$lp")
+	child "$lp"
+	gen=$CHILD
 	others_start "$SRV_PID" "$gen"
 	sleep $((SECS - 1)).7
 	others_end "$RAW/others_$name.txt" "$SRV_PID" "$gen"
@@ -517,9 +545,10 @@ want kernel && {
 quiet kernel
 say "3. Linux kernel TFO server + client over loopback (namespace $NS), $REPS x ${SECS}s"
 kns_up
-ks_start "$RAW/kserver.log"
+ks_start "$RAW/kserver.log" taskset -c "$ALL_CPUS"
 for r in $(seq 1 "$REPS"); do
-	ip netns exec "$NS" "$KC" -p 7 -t 4 -c 16 -n 100 -w 1 -d "$SECS" >"$RAW/kernel_$r.log" 2>&1 ||
+	ip netns exec "$NS" taskset -c "$ALL_CPUS" "$KC" -p 7 -t 4 -c 16 -n 100 -w 1 -d "$SECS" \
+		>"$RAW/kernel_$r.log" 2>&1 ||
 		{ cat "$RAW/kernel_$r.log"; die "kernel_tfo_client run $r failed"; }
 done
 stop "$KS_PID"
