@@ -210,7 +210,8 @@ uint32_t
 tfo_idle_wait_us(const struct tfo_idle *id, uint64_t now_tsc, uint32_t wait_max_us)
 {
 	uint64_t quiet_tsc = now_tsc - id->last_work_tsc;
-	uint64_t quiet_us = quiet_tsc > id->poll_tsc ? (quiet_tsc - id->poll_tsc) / id->tsc_per_us : 0;
+	uint64_t quiet_us = quiet_tsc > id->poll_tsc ?
+			    (quiet_tsc - id->poll_tsc) / id->tsc_per_us : 0;
 
 	if (id->wakeable)
 		return wait_max_us;

@@ -260,16 +260,16 @@ taskset -pc "$GEN" $$ >/dev/null || die "cannot pin the script to CPU $GEN (task
 # $(...) (a subshell is a fork): a few ms of CPU taken from the generator
 # or the server each time showed as the latency rows' p99.
 ticks() {
-	local p sum=0 line f
+	local p sum=0 line fld
 
 	for p in "$@"; do
 		line=""
 		read -r line <"/proc/${p#+}/stat" 2>/dev/null
 		# after the ")" of the command name: utime, stime, cutime, cstime
 		# are the 12th to 15th fields
-		read -r -a f <<<"${line##*) }"
-		sum=$((sum + ${f[11]:-0} + ${f[12]:-0}))
-		[ "${p:0:1}" = + ] && sum=$((sum + ${f[13]:-0} + ${f[14]:-0}))
+		read -r -a fld <<<"${line##*) }"
+		sum=$((sum + ${fld[11]:-0} + ${fld[12]:-0}))
+		[ "${p:0:1}" = + ] && sum=$((sum + ${fld[13]:-0} + ${fld[14]:-0}))
 	done
 	TICKS=$sum
 }
@@ -445,23 +445,32 @@ tel_lcore() {
 lg() {
 	local name=$1
 	shift
-	local lp gen rc
+	local lp gen rc try
 
-	timeout $((SECS + 60)) "$LG" --lcores="0@$GEN,1@$GEN" --file-prefix "$TAG-lg" -m 512 \
-		"${EAL_COMMON[@]}" --vdev "net_memif0,role=client,socket=$SOCK" -- \
-		--server 198.18.0.2 --server-port 7 --client 198.18.1.1 --clients 256 \
-		--request-size 100 --expect-echo --concurrency 128 --stats-period 0 \
-		--duration "$SECS" --json "$RAW/$name.json" "$@" >"$RAW/$name.log" 2>&1 &
-	lp=$!
-	# the run starts some 0.3 s in (memif, ARP, warm-up) and lasts SECS
-	sleep 0.5
-	child "$lp"
-	gen=$CHILD
-	others_start "$SRV_PID" "$gen"
-	sleep $((SECS - 1)).7
-	others_end "$RAW/others_$name.txt" "$SRV_PID" "$gen"
-	wait "$lp"
-	rc=$?
+	for try in 1 2 3; do
+		timeout $((SECS + 60)) "$LG" --lcores="0@$GEN,1@$GEN" --file-prefix "$TAG-lg" \
+			-m 512 "${EAL_COMMON[@]}" --vdev "net_memif0,role=client,socket=$SOCK" -- \
+			--server 198.18.0.2 --server-port 7 --client 198.18.1.1 --clients 256 \
+			--request-size 100 --expect-echo --concurrency 128 --stats-period 0 \
+			--duration "$SECS" --json "$RAW/$name.json" "$@" >"$RAW/$name.log" 2>&1 &
+		lp=$!
+		# the run starts some 0.3 s in (memif, ARP, warm-up) and lasts SECS
+		sleep 0.5
+		child "$lp"
+		gen=$CHILD
+		others_start "$SRV_PID" "$gen"
+		sleep $((SECS - 1)).7
+		others_end "$RAW/others_$name.txt" "$SRV_PID" "$gen"
+		wait "$lp"
+		rc=$?
+		# a memif client refused at start (exit code 2; seen once in
+		# ~300 back-to-back runs, right after the last client left):
+		# the run again, a second later
+		[ "$rc" = 2 ] && grep -q "memif_connect_client(): Failed to connect" \
+			"$RAW/$name.log" || break
+		say "tfo-loadgen $name: memif did not connect (try $try); again"
+		sleep 1
+	done
 	# LG_ERRORS_OK=1: errors are what is measured (exit code 1), not a failure
 	[ "$rc" = 0 ] || { [ "$rc" = 1 ] && [ "${LG_ERRORS_OK:-0}" = 1 ]; } ||
 		{ tail -n 30 "$RAW/$name.log"; die "tfo-loadgen $name: exit code $rc"; }
