@@ -466,8 +466,10 @@ lg() {
 		# a memif client refused at start (exit code 2; seen once in
 		# ~300 back-to-back runs, right after the last client left):
 		# the run again, a second later
-		[ "$rc" = 2 ] && grep -q "memif_connect_client(): Failed to connect" \
-			"$RAW/$name.log" || break
+		if [ "$rc" != 2 ] ||
+		   ! grep -q "memif_connect_client(): Failed to connect" "$RAW/$name.log"; then
+			break
+		fi
 		say "tfo-loadgen $name: memif did not connect (try $try); again"
 		sleep 1
 	done
