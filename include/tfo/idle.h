@@ -71,7 +71,7 @@ enum tfo_idle_policy {
 #define TFO_IDLE_QUIET_US 100000u
 /** The shortest nap of an lcore that no device can wake. */
 #define TFO_IDLE_NAP_MIN_US 8u
-/** A nap is the silence so far divided by 2^this. */
+/** A nap is the silence past the polling window divided by 2^this. */
 #define TFO_IDLE_NAP_SHIFT 4
 
 /** A polling lcore yields its CPU at least this often (adaptive). */
@@ -148,7 +148,8 @@ int tfo_idle_watch_ring(struct tfo_idle *id, struct rte_ring *r);
  * An RX queue this lcore polls. With an interrupt file descriptor
  * (the port configured with intr_conf.rxq), a frame on it ends a wait;
  * without, the lcore is no longer wakeable and naps (adaptive).
- * @return 1 (it can wake the lcore), 0 (it cannot), or -ENOSPC.
+ * @return 1 (it can wake the lcore), 0 (it cannot, or the policy is not
+ * adaptive), or -ENOSPC.
  */
 int tfo_idle_watch_rxq(struct tfo_idle *id, uint16_t port_id, uint16_t queue);
 
@@ -169,13 +170,14 @@ tfo_idle_work(struct tfo_idle *id, uint64_t now_tsc)
  * adaptive, past the polling window: how long the wait at @p now_tsc may
  * last, in microseconds. A wakeable lcore: @p wait_max_us. One that naps:
  * (the silence since its last work - the polling window) /
- * 2^TFO_IDLE_NAP_SHIFT, at least
- * TFO_IDLE_NAP_MIN_US, at most TFO_IDLE_WAIT_MAX_US and @p wait_max_us.
+ * 2^TFO_IDLE_NAP_SHIFT, at least TFO_IDLE_NAP_MIN_US, at most
+ * TFO_IDLE_WAIT_MAX_US and @p wait_max_us.
  */
 uint32_t tfo_idle_wait_us(const struct tfo_idle *id, uint64_t now_tsc,
 			  uint32_t wait_max_us);
 
-/** adaptive: wait for a wake-up or nap (tfo_idle_wait's slow part). */
+/** tfo_idle_wait's slow part: sleep's nap; adaptive's yield within the
+ *  polling window, then its wait for a wake-up, or its nap, past it. */
 void tfo_idle_sleep(struct tfo_idle *id, uint64_t now_tsc, uint32_t wait_max_us,
 		    struct tfo_stats *st);
 
