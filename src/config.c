@@ -90,7 +90,7 @@ static const struct tfo_key_desc tfo_keys[] = {
 	       "adaptive | busy | sleep: what an lcore does when a poll finds nothing. "
 	       "adaptive: polls idle_poll_us after its last work, then sleeps until "
 	       "another lcore or an RX interrupt wakes it (devices without RX "
-	       "interrupts: naps of 1/16 of the silence, 8 us to 1 ms); ~0 % CPU idle, "
+	       "interrupts: naps of 1/16 of the silence past that, 8 us to 1 ms); ~0 % CPU idle, "
 	       "polling latency under load. busy: polls always (100 % CPU per lcore, "
 	       "dedicated cores). sleep: naps idle_sleep_us after every empty poll "
 	       "(the old default; adds ~idle_sleep_us + 50 us per lcore crossed)"),
