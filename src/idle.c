@@ -13,10 +13,10 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
-#include <rte_log.h>
 
 #include "tfo/idle.h"
 #include "tfo/log.h"
+#include "tfo/port.h"
 
 int
 tfo_idle_init(struct tfo_idle *id, const struct tfo_idle_params *p)
@@ -79,20 +79,6 @@ tfo_idle_fd_is_eventfd(int fd)
 	return strcmp(link, "anon_inode:[eventfd]") == 0;
 }
 
-/* The queue's interrupt fd, or -1; a device without RX interrupts is no
- * error here (ethdev would log one line per queue saying so). */
-static int
-tfo_idle_rxq_fd(uint16_t port_id, uint16_t queue)
-{
-	uint32_t level = rte_log_get_global_level();
-	int fd;
-
-	rte_log_set_global_level(RTE_LOG_CRIT);
-	fd = rte_eth_dev_rx_intr_ctl_q_get_fd(port_id, queue);
-	rte_log_set_global_level(level);
-	return fd;
-}
-
 int
 tfo_idle_watch_rxq(struct tfo_idle *id, uint16_t port_id, uint16_t queue)
 {
@@ -103,7 +89,7 @@ tfo_idle_watch_rxq(struct tfo_idle *id, uint16_t port_id, uint16_t queue)
 		return 0;
 	if (id->nb_rxq == TFO_IDLE_MAX_RXQ)
 		return -ENOSPC;
-	fd = tfo_idle_rxq_fd(port_id, queue);
+	fd = tfo_port_rx_intr_fd(port_id, queue);
 	if (fd < 0) {
 		id->wakeable = false;
 		return 0;
@@ -260,15 +246,14 @@ tfo_idle_sleep(struct tfo_idle *id, uint64_t now_tsc, uint32_t wait_max_us,
 	tfo_idle_arm(id, false);
 	st->c[TFO_STAT_idle_waits]++;
 	if (n != 0) {
-		/* a doorbell, an RX interrupt, or a signal (EINTR: net_tap's
-		 * SIGIO, a stop) */
 		st->c[TFO_STAT_idle_wakeups]++;
-		/* A frame came: poll for the window. net_tap's queue is readable
-		 * before the PMD will read it (its rx_burst waits for its SIGIO
-		 * handler, which the kernel runs on the main thread, control 0):
-		 * ppoll again would spin on a readable fd. That signal (EINTR)
-		 * means traffic too: control 0 polls on, and the frames the
-		 * worker will hand it need no wake-up. */
+		/* A doorbell, an RX interrupt, or a signal (EINTR: net_tap's
+		 * SIGIO, a stop). A frame came: poll for the window. net_tap's
+		 * queue is readable before the PMD will read it (its rx_burst
+		 * waits for its SIGIO handler, which the kernel runs on the
+		 * main thread, control 0): ppoll again would spin on a readable
+		 * fd. That signal (EINTR) means traffic too: control 0 polls
+		 * on, and the frames the worker will hand it need no wake-up. */
 		if ((n > 0 && tfo_idle_drain(id)) || (n < 0 && errno == EINTR))
 			tfo_idle_work(id, rte_get_tsc_cycles());
 	}

@@ -166,6 +166,20 @@ tfo_port_queues_setup(const struct tfo_cfg_port *cfg, uint16_t port_id,
 	return 0;
 }
 
+int
+tfo_port_rx_intr_fd(uint16_t port_id, uint16_t queue)
+{
+	uint32_t level = rte_log_get_global_level();
+	int fd;
+
+	/* configured with them is not having them (net_memif): ethdev logs
+	 * an error line for each queue without */
+	rte_log_set_global_level(RTE_LOG_CRIT);
+	fd = rte_eth_dev_rx_intr_ctl_q_get_fd(port_id, queue);
+	rte_log_set_global_level(level);
+	return fd;
+}
+
 /*
  * Configure the device as @p conf says, set up its queues and start it:
  * @p nb_txq TX queues, or as many as RX queues when the PMD wants that
@@ -260,15 +274,7 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	}
 	if (rc != 0)
 		return rc;
-	if (conf.intr_conf.rxq) {
-		uint32_t level = rte_log_get_global_level();
-
-		/* configured with them is not having them (net_memif): ethdev
-		 * logs an error line for a queue without */
-		rte_log_set_global_level(RTE_LOG_CRIT);
-		info->rx_intr = rte_eth_dev_rx_intr_ctl_q_get_fd(port_id, 0) >= 0;
-		rte_log_set_global_level(level);
-	}
+	info->rx_intr = conf.intr_conf.rxq && tfo_port_rx_intr_fd(port_id, 0) >= 0;
 
 	info->port_id = port_id;
 	info->mtu = cfg->mtu;

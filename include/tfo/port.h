@@ -61,6 +61,13 @@ unsigned int tfo_port_syn_worker(const struct tfo_port_info *info,
 unsigned int tfo_port_flow_worker(const struct tfo_port_info *info,
 				  unsigned int nb_workers, const struct tfo_pkt *p);
 
+/**
+ * The interrupt file descriptor of RX queue @p queue of a started port
+ * (configured with intr_conf.rxq), or a negative value when the device
+ * gives none (net_memif, net_af_xdp, ...): not an error, nothing logged.
+ */
+int tfo_port_rx_intr_fd(uint16_t port_id, uint16_t queue);
+
 /** Stop and close the port. */
 void tfo_port_close(const struct tfo_port_info *info);
 
