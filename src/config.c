@@ -179,6 +179,9 @@ static const struct {
 	{ "tx_desc", "1024", "TX descriptors per queue (32..32768)" },
 	{ "offload", "auto", "checksum offloads: auto | off" },
 	{ "syn_steering", "off", "SYNs to the control core by an rte_flow rule: on | off" },
+	{ "rss", "device", "who spreads flows over the workers' queues: device | peer "
+	  "(net_memif: the peer sends each flow on the queue our hash names, "
+	  "tfo-loadgen --rss-peer)" },
 	{ "exception", "off", "frames we do not serve to a kernel interface (net_tap): on | off" },
 	{ "exception_iface", "", "that interface's name (15 chars), empty = tfoexc<port index>" },
 	{ "exception_pps", "10000", "frames/s to and from the kernel, each way (1..10000000)" },
@@ -524,6 +527,15 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 		if (tfo_parse_u64(value, 1, 10000000, &v) < 0)
 			return tfo_errmsg(why, whylen, "expected an integer in 1..10000000");
 		p->exception_pps = (uint32_t)v;
+		return 0;
+	}
+	if (strcmp(key, "rss") == 0) {
+		if (strcmp(value, "device") == 0)
+			p->rss = TFO_RSS_DEVICE;
+		else if (strcmp(value, "peer") == 0)
+			p->rss = TFO_RSS_PEER;
+		else
+			return tfo_errmsg(why, whylen, "expected device or peer");
 		return 0;
 	}
 	if (strcmp(key, "offload") == 0) {
@@ -907,9 +919,10 @@ tfo_config_dump(FILE *f, const struct tfo_config *c)
 					     buf, sizeof(buf)),
 				p->addrs[j].prefix_len);
 		fprintf(f, "mtu = %u\nrx_desc = %u\ntx_desc = %u\noffload = %s\n"
-			"syn_steering = %s\n", p->mtu, p->rx_desc, p->tx_desc,
+			"syn_steering = %s\nrss = %s\n", p->mtu, p->rx_desc, p->tx_desc,
 			p->offload == TFO_OFFLOAD_OFF ? "off" : "auto",
-			p->syn_steering ? "on" : "off");
+			p->syn_steering ? "on" : "off",
+			p->rss == TFO_RSS_PEER ? "peer" : "device");
 		fprintf(f, "exception = %s\nexception_iface = %s\nexception_pps = %u\n",
 			p->exception ? "on" : "off", p->exception_iface, p->exception_pps);
 	}

@@ -55,10 +55,11 @@ tfo_port_tx_queues(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info
 		info->ctrl_tx_relay = true;
 	}
 	if (*nb_txq > nb_rxq && dev->driver_name != NULL &&
-	    strcmp(dev->driver_name, "net_memif") == 0) {
-		/* memif rings come in pairs and the peer's queue pairs decide
-		 * how many exist: a TX queue past our RX queues has no ring
-		 * (every frame refused), so the control core relays */
+	    strcmp(dev->driver_name, "net_memif") == 0 && cfg->rss != TFO_RSS_PEER) {
+		/* the peer's queues decide how many memif rings exist: a TX
+		 * queue past its RX queues has no ring (every frame refused),
+		 * so the control core relays; a peer of rss = peer serves one
+		 * RX queue per control lcore too */
 		*nb_txq = nb_rxq;
 		info->ctrl_tx_relay = true;
 	}
@@ -77,7 +78,9 @@ tfo_port_offloads(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info 
 		  uint16_t nb_rxq, struct rte_eth_conf *conf, struct tfo_port_info *info,
 		  char *err, size_t errlen)
 {
-	if (nb_rxq > 1) {
+	if (nb_rxq > 1 && cfg->rss == TFO_RSS_PEER) {
+		/* the peer's hash, not the device's (tfo_port_rss_peer) */
+	} else if (nb_rxq > 1) {
 		uint64_t want = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP;
 
 		/* the device's own hash functions only: asking for more fails */
@@ -89,7 +92,9 @@ tfo_port_offloads(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info 
 					    "[port %s]: the device (%s) cannot do RSS "
 					    "(flow_type_rss_offloads 0x%" PRIx64 "), so only one "
 					    "worker can be used on it: %u configured; start with "
-					    "2 lcores (-l 0-1: control + one worker)",
+					    "2 lcores (-l 0-1: control + one worker), or set "
+					    "rss = peer when the peer puts each flow on its "
+					    "queue (net_memif with tfo-loadgen --rss-peer)",
 					    cfg->device, dev->driver_name,
 					    dev->flow_type_rss_offloads, nb_rxq);
 		if ((conf->rx_adv_conf.rss_conf.rss_hf & RTE_ETH_RSS_TCP) == 0 &&
@@ -410,6 +415,10 @@ tfo_port_rss_known(const struct tfo_cfg_port *cfg, struct tfo_port_info *info,
 	char why[TFO_CFG_ERR];
 	int r;
 
+	if (cfg->rss == TFO_RSS_PEER) {
+		tfo_port_rss_peer(info, nb_workers);
+		return;
+	}
 	if (nb_workers <= 1)
 		return;
 	if (info->rss_hf == 0) {
@@ -456,8 +465,33 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		rte_flow_flush(info->port_id, NULL);
 		rte_eth_dev_stop(info->port_id);
 	}
-	return tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pool, addr_base, info,
-				 err, errlen);
+	rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pool, addr_base, info,
+			       err, errlen);
+	if (rc == 0)
+		tfo_port_rss_known(cfg, info, nb_rxq);
+	return rc;
+}
+
+void
+tfo_port_rss_peer(struct tfo_port_info *info, uint16_t nb_workers)
+{
+	/* the default key of Microsoft's RSS specification: what most NICs
+	 * start with, so a capture hashes the same on one */
+	static const uint8_t key[40] = {
+		0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
+		0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
+		0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+		0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
+		0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+	};
+
+	memset(info->rss_key, 0, sizeof(info->rss_key));
+	memcpy(info->rss_key, key, sizeof(key));
+	info->rss_key_len = sizeof(key);
+	info->rss_hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP;
+	info->reta_size = TFO_PORT_PEER_RETA;
+	info->syn_workers = RTE_MAX(nb_workers, (uint16_t)1);
+	info->rss_peer = true;
 }
 
 /* The Toeplitz hash of @p p's flow through the redirection table. */
@@ -544,7 +578,9 @@ tfo_port_describe(const struct tfo_port_info *info, char *buf, size_t len)
 	rte_ether_format_addr(mac, sizeof(mac), &info->mac);
 	if (rte_eth_dev_info_get(info->port_id, &dev) != 0)
 		memset(&dev, 0, sizeof(dev));
-	if (dev.nb_rx_queues <= 1)
+	if (info->rss_peer)
+		rss = ", RSS by the peer (rss = peer)";
+	else if (dev.nb_rx_queues <= 1)
 		rss = "";
 	else if (info->rss_hf & RTE_ETH_RSS_TCP)
 		rss = ", RSS on the TCP 4-tuple";

@@ -174,6 +174,7 @@ TFO_TEST(errors_name_key_and_value)
 	expect_error("[port net_tap0]\nipv4 = 10.0.0.1\nipv4 = 10.0.0.1\n", "address given twice");
 	expect_error("[port net_tap0]\nmtu = 20\n", "mtu");
 	expect_error("[port net_tap0]\noffload = sometimes\n", "expected auto or off");
+	expect_error("[port net_memif0]\nrss = hash\n", "expected device or peer");
 	expect_error("[port net_tap0]\ncolor = red\n", "unknown key in a [port] section");
 	expect_error("[port]\nmtu = 1500\n", "needs a device");
 	expect_error("[service nosuch]\nport = 1\n", "no service named 'nosuch'");
@@ -217,6 +218,9 @@ TFO_TEST(comments_and_whitespace)
 	/* an address without prefix is a host address */
 	REQUIRE(parse("[port x]\nipv6 = fd00::5\n") == 0);
 	CHECK_EQ(cfg.ports[0].addrs[0].prefix_len, 128);
+	CHECK_EQ(cfg.ports[0].rss, TFO_RSS_DEVICE);
+	REQUIRE(parse("[port x]\nipv6 = fd00::5\nrss = peer\n") == 0);
+	CHECK_EQ(cfg.ports[0].rss, TFO_RSS_PEER);
 	/* a value may contain ';' when it is not preceded by a space */
 	REQUIRE(parse("[eal]\nargs = -l 0-1;x\n") == 0);
 	CHECK(strcmp(cfg.eal_args, "-l 0-1;x") == 0);

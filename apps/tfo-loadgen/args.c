@@ -95,6 +95,11 @@ lg_usage(FILE *f, const char *prog)
 		"other:\n"
 		"  --burst N               RX burst (1..64, default 32)\n"
 		"  --rxd N / --txd N       descriptors per queue (default 1024)\n"
+		"  --rss-peer N            the peer of a tfo-server port with rss = peer and N\n"
+		"                          control lcores (net_memif): as many generator lcores\n"
+		"                          as the server has workers, each flow sent on the\n"
+		"                          queue pair the server's hash gives it, and N more RX\n"
+		"                          queues for the control lcores' frames\n"
 		"  --stats-period SEC      progress line period (default 1; 0: none)\n"
 		"  --json FILE             write the summary as JSON\n"
 		"  --version               print the version and exit\n"
@@ -242,7 +247,7 @@ enum {
 	OPT_REQUEST_SIZE, OPT_EXPECT_ECHO, OPT_EXPECT_LEN, OPT_EXPECT_PREFIX,
 	OPT_RTO_MS, OPT_RETRIES, OPT_TIMEOUT_MS, OPT_MTU, OPT_MSS, OPT_BURST,
 	OPT_RXD, OPT_TXD, OPT_STATS_PERIOD, OPT_JSON, OPT_VERSION, OPT_COOKIE_REQ,
-	OPT_SPOOF_FLOOD, OPT_SPOOF_SRC, OPT_SPOOF_PORTS,
+	OPT_SPOOF_FLOOD, OPT_SPOOF_SRC, OPT_SPOOF_PORTS, OPT_RSS_PEER,
 };
 
 static const struct option lg_long_opts[] = {
@@ -281,6 +286,7 @@ static const struct option lg_long_opts[] = {
 	{ "burst", required_argument, NULL, OPT_BURST },
 	{ "rxd", required_argument, NULL, OPT_RXD },
 	{ "txd", required_argument, NULL, OPT_TXD },
+	{ "rss-peer", required_argument, NULL, OPT_RSS_PEER },
 	{ "stats-period", required_argument, NULL, OPT_STATS_PERIOD },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "version", no_argument, NULL, OPT_VERSION },
@@ -639,6 +645,13 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 			if (lg_u64(a, 1, TFO_TX_BUF, &v) < 0)
 				return tfo_errmsg(err, errlen, "--burst %s: want 1..%d", a, TFO_TX_BUF);
 			o->burst = (uint32_t)v;
+			break;
+		case OPT_RSS_PEER:
+			if (lg_u64(a, 1, LG_MAX_PEER_CONTROLS, &v) < 0)
+				return tfo_errmsg(err, errlen, "--rss-peer %s: want the server's "
+					      "control lcores, 1..%d", a, LG_MAX_PEER_CONTROLS);
+			o->rss_peer = true;
+			o->peer_controls = (uint16_t)v;
 			break;
 		case OPT_RXD:
 		case OPT_TXD:

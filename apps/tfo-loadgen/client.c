@@ -19,6 +19,7 @@
 #include <rte_prefetch.h>
 
 #include "tfo/log.h"
+#include "tfo/port.h"
 #include "tfo/seq.h"
 
 #include "lg.h"
@@ -377,11 +378,48 @@ lg_mark(struct lg_lcore *lc, struct lg_conn *c, uint64_t now)
 
 /* ---- start ---------------------------------------------------------------- */
 
+unsigned int
+lg_flow_queue(const struct lg_shared *sh, const struct lg_opts *o, uint32_t addr,
+	      uint16_t sport)
+{
+	struct tfo_pkt p;
+
+	memset(&p, 0, sizeof(p));
+	p.family = (uint8_t)o->family;
+	lg_addr_make(o, addr, &p.src);
+	p.dst = o->server;
+	p.sport = sport;
+	p.dport = o->server_port;
+	return tfo_port_flow_worker(&sh->ports[lg_addr_port(sh, addr)].peer, sh->nb_lcores, &p);
+}
+
+/* Tuple @p t of @p lc goes out on lc's own queue pair (always, without
+ * --rss-peer: the server's worker is whichever queue it came on). */
+static bool
+lg_tuple_ours(const struct lg_lcore *lc, uint32_t t)
+{
+	uint32_t local = t % lc->nb_addrs;
+
+	return !lc->o->rss_peer ||
+	       lg_flow_queue(lc->sh, lc->o, local * lc->sh->nb_lcores + lc->idx,
+			     (uint16_t)(lc->o->port_lo + t / lc->nb_addrs)) == lc->queue;
+}
+
 static uint32_t
 lg_pick_tuple(struct lg_lcore *lc, uint32_t local)
 {
 	uint32_t t;
 
+	if (local == UINT32_MAX && lc->own_tuples != NULL) {
+		for (unsigned int tries = 0; tries < 8; tries++) {
+			t = lc->own_tuples[lc->tuple_cursor++];
+			if (lc->tuple_cursor == lc->nb_own)
+				lc->tuple_cursor = 0;
+			if (lc->tuple_map[t] == 0)
+				return t;
+		}
+		return UINT32_MAX;
+	}
 	if (local == UINT32_MAX) {
 		/* round robin over all tuples: a tuple is reused as late as
 		 * possible, consecutive starts change address */
@@ -396,7 +434,7 @@ lg_pick_tuple(struct lg_lcore *lc, uint32_t local)
 	}
 	for (unsigned int tries = 0; tries < lc->nb_sports; tries++) {
 		t = (lc->warm_port++ % lc->nb_sports) * lc->nb_addrs + local;
-		if (lc->tuple_map[t] == 0)
+		if (lc->tuple_map[t] == 0 && lg_tuple_ours(lc, t))
 			return t;
 	}
 	return UINT32_MAX;
@@ -1352,18 +1390,21 @@ lg_poll(struct lg_lcore *lc, uint64_t now)
 	int phase = sh->phase;
 
 	for (uint8_t pi = 0; pi < sh->nb_ports; pi++) {
-		uint16_t n = rte_eth_rx_burst(sh->ports[pi].info.port_id, lc->queue,
-					      pkts, (uint16_t)lc->o->burst);
+		for (uint16_t qi = 0; qi < lc->nb_rx_queues; qi++) {
+			uint16_t n = rte_eth_rx_burst(sh->ports[pi].info.port_id,
+						      lc->rx_queues[qi], pkts,
+						      (uint16_t)lc->o->burst);
 
-		for (uint16_t i = 0; i < n; i++) {
-			if (i + 1 < n)
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-			LG_ADD(&lc->stats, rx_bytes, pkts[i]->pkt_len);
-			lg_rx_frame(lc, pkts[i], pi, now);
+			for (uint16_t i = 0; i < n; i++) {
+				if (i + 1 < n)
+					rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+				LG_ADD(&lc->stats, rx_bytes, pkts[i]->pkt_len);
+				lg_rx_frame(lc, pkts[i], pi, now);
+			}
+			LG_ADD(&lc->stats, rx_pkts, n);
+			total += n;
+			lg_output_pending(lc, now);
 		}
-		LG_ADD(&lc->stats, rx_pkts, n);
-		total += n;
-		lg_output_pending(lc, now);
 	}
 	for (unsigned int src = 0; src < sh->nb_lcores; src++) {
 		unsigned int n;
@@ -1420,6 +1461,31 @@ lg_lcore_main(void *arg)
 
 /* ---- set-up -------------------------------------------------------------- */
 
+/*
+ * --rss-peer: the tuples whose flow the server's hash puts on this
+ * lcore's queue pair, about 1/L of them; the others would reach another
+ * worker than the queue they were sent on says.
+ */
+static int
+lg_own_tuples(struct lg_lcore *lc, int socket, char *err, size_t errlen)
+{
+	lc->own_tuples = rte_malloc_socket("lg_own", sizeof(*lc->own_tuples) * lc->nb_tuples,
+					   RTE_CACHE_LINE_SIZE, socket);
+	if (lc->own_tuples == NULL)
+		return tfo_errmsg(err, errlen, "out of memory for lcore %u's %u tuples: raise -m",
+				  lc->idx, lc->nb_tuples);
+	lc->nb_own = 0;
+	for (uint32_t t = 0; t < lc->nb_tuples; t++)
+		if (lg_tuple_ours(lc, t))
+			lc->own_tuples[lc->nb_own++] = t;
+	if (lc->nb_own < 2 * lc->nb_conns)
+		return tfo_errmsg(err, errlen, "--concurrency %u: the server's hash gives lcore "
+				  "%u's queue only %u of its %u (address, port) tuples; want at "
+				  "least twice the concurrency (more --clients or --client-ports)",
+				  lc->nb_conns, lc->idx, lc->nb_own, lc->nb_tuples);
+	return 0;
+}
+
 int
 lg_lcore_init(struct lg_lcore *lc, unsigned int idx, const struct lg_opts *o,
 	      struct lg_shared *sh, struct rte_mempool *pool, int socket,
@@ -1431,6 +1497,10 @@ lg_lcore_init(struct lg_lcore *lc, unsigned int idx, const struct lg_opts *o,
 	memset(lc, 0, offsetof(struct lg_lcore, pending));
 	lc->idx = idx;
 	lc->queue = (uint16_t)idx;
+	lc->rx_queues[lc->nb_rx_queues++] = lc->queue;
+	for (uint16_t c = 0; o->rss_peer && c < o->peer_controls; c++)
+		if (c % L == idx)
+			lc->rx_queues[lc->nb_rx_queues++] = (uint16_t)(L + c);
 	lc->o = o;
 	lc->sh = sh;
 	lc->pool = pool;
@@ -1470,11 +1540,20 @@ lg_lcore_init(struct lg_lcore *lc, unsigned int idx, const struct lg_opts *o,
 			 lc->nb_tuples, lc->nb_conns);
 		return -ENOMEM;
 	}
+	if (o->rss_peer) {
+		int rc = lg_own_tuples(lc, socket, err, errlen);
+
+		if (rc < 0) {
+			lg_lcore_free(lc);
+			return rc;
+		}
+	}
 	for (uint32_t i = 0; i < lc->nb_conns; i++)
 		lc->conns[i].next_free = i + 1 < lc->nb_conns ? i + 1 : LG_NO_SLOT;
 	lc->free_head = 0;
 	lc->nb_free = lc->nb_conns;
-	lc->tuple_cursor = (uint32_t)((uint64_t)idx * 7919 % lc->nb_tuples);
+	lc->tuple_cursor = (uint32_t)((uint64_t)idx * 7919 %
+				      (lc->own_tuples != NULL ? lc->nb_own : lc->nb_tuples));
 
 	lc->tsc_hz = hz;
 	lc->tsc_per_ms = RTE_MAX(hz / 1000, (uint64_t)1);
@@ -1508,6 +1587,8 @@ lg_lcore_free(struct lg_lcore *lc)
 	rte_free(lc->addrs);
 	rte_free(lc->tuple_map);
 	rte_free(lc->conns);
+	rte_free(lc->own_tuples);
+	lc->own_tuples = NULL;
 	lc->addrs = NULL;
 	lc->tuple_map = NULL;
 	lc->conns = NULL;

@@ -36,6 +36,7 @@
 #define LG_MAX_CONCURRENCY 65534u	/* slot + 1 fits the 2-byte tuple index */
 /** Most (address, port) tuples in all: the tuple index is 2 bytes each. */
 #define LG_MAX_TUPLES (1u << 25)
+#define LG_MAX_PEER_CONTROLS 16	/* --rss-peer: the server's control lcores */
 /** Requests of --request-size >= this carry a per-transaction tag. */
 #define LG_TAG_LEN 16
 #define LG_WSCALE 7
@@ -86,6 +87,10 @@ struct lg_opts {
 	uint16_t mss;			/**< ours; 0 = from the MTU */
 	uint32_t burst;
 	uint16_t rx_desc, tx_desc;
+	/** --rss-peer: flows on the queue the server's hash names
+	 *  (tfo_port_rss_peer), peer_controls more RX queues */
+	bool rss_peer;
+	uint16_t peer_controls;
 	uint32_t stats_period_s;
 	const char *json_path;
 
@@ -125,6 +130,9 @@ struct lg_port {
 	struct rte_ether_addr server_mac;
 	volatile uint8_t resolved;
 	uint16_t first_client;		/**< a client address index on this port */
+	/** --rss-peer: the server's view of this port's hash
+	 *  (tfo_port_rss_peer over the generator lcores) */
+	struct tfo_port_info peer;
 };
 
 struct lg_shared {
@@ -231,6 +239,10 @@ struct lg_lcore {
 	unsigned int idx;		/**< 0..nb_lcores-1 */
 	unsigned int lcore_id;
 	uint16_t queue;
+	/** RX queues it polls on every port: its own, and with --rss-peer
+	 *  the control lcores' queues c (queue L + c) with c % L == idx */
+	uint16_t rx_queues[1 + LG_MAX_PEER_CONTROLS];
+	uint16_t nb_rx_queues;
 	const struct lg_opts *o;
 	struct lg_shared *sh;
 	struct rte_mempool *pool;
@@ -252,6 +264,10 @@ struct lg_lcore {
 	/** tuple t = port_off * nb_addrs + local addr; value slot + 1, 0 = free */
 	uint16_t *tuple_map;
 	uint32_t nb_tuples;
+	/** --rss-peer: the tuples the server hashes to this lcore's queue
+	 *  (round robin over them), NULL otherwise (over all tuples) */
+	uint32_t *own_tuples;
+	uint32_t nb_own;
 	uint32_t tuple_cursor;
 	uint32_t flood_cursor;
 
@@ -317,6 +333,14 @@ lg_addr_port(const struct lg_shared *sh, uint32_t a)
 void lg_addr_make(const struct lg_opts *o, uint32_t a, struct tfo_addr *out);
 /** Index of @p x in the client range, or -1. */
 int64_t lg_addr_index(const struct lg_opts *o, int family, const struct tfo_addr *x);
+
+/**
+ * --rss-peer: the queue pair (0..nb_lcores-1) on which the server's hash
+ * (sh->ports[].peer) puts the flow from client address index @p addr,
+ * port @p sport to the server; its generator lcore sends it there.
+ */
+unsigned int lg_flow_queue(const struct lg_shared *sh, const struct lg_opts *o,
+			   uint32_t addr, uint16_t sport);
 
 /* ---- the state machine (client.c) --------------------------------------- */
 

@@ -58,6 +58,7 @@ pool_need(const struct app *a)
 	uint64_t L = a->nb_gen, P = a->sh->nb_ports, need = 4096;
 
 	need += P * L * (o->rx_desc + o->tx_desc);
+	need += P * (o->rss_peer ? o->peer_controls : 0) * o->rx_desc;
 	need += L * (LG_MBUF_CACHE * 3 / 2 + o->burst + TFO_TX_BUF * P);
 	need += L * (L - 1) * LG_HANDOFF_RING;
 	/* a transaction holds no mbuf between bursts; room for what is in
@@ -112,9 +113,13 @@ setup_ports(struct app *a)
 		/* a segment at the wrong queue is handed to its lcore, so a
 		 * device without RSS (memif queue pairs) is fine */
 		cfg.rss_optional = true;
-		if (tfo_port_setup(&cfg, (uint16_t)a->nb_gen, (uint16_t)a->nb_gen, a->pool, 0,
-				   &p->info, err, sizeof(err)) < 0)
+		/* --rss-peer: one more RX queue per control lcore of the
+		 * server, whose TX queues they are on net_memif */
+		if (tfo_port_setup(&cfg, (uint16_t)(a->nb_gen + (o->rss_peer ? o->peer_controls : 0)),
+				   (uint16_t)a->nb_gen, a->pool, 0, &p->info, err, sizeof(err)) < 0)
 			app_die("%s", err);
+		p->peer = p->info;
+		tfo_port_rss_peer(&p->peer, (uint16_t)a->nb_gen);
 		sh->port_idx_of[port_id] = i;
 		/* address p * L: lcore 0's local address p, on port p */
 		p->first_client = (uint16_t)(i * a->nb_gen);

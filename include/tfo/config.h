@@ -40,6 +40,18 @@ enum tfo_offload_mode {
 	TFO_OFFLOAD_OFF,	/**< software checksums only */
 };
 
+/** Who puts each flow on a worker's RX queue ([port] rss). */
+enum tfo_rss_mode {
+	/** The device's RSS; several workers on a device without it are
+	 *  refused. */
+	TFO_RSS_DEVICE = 0,
+	/** The peer (net_memif: tfo-loadgen --rss-peer) sends each flow on
+	 *  the queue pair our own Toeplitz hash and redirection table name
+	 *  (tfo_port_rss_peer), and serves one more queue pair per control
+	 *  lcore, on which they send. */
+	TFO_RSS_PEER,
+};
+
 struct tfo_cfg_port {
 	char device[64];	/**< DPDK device name: net_tap0, 0000:01:00.0 */
 	char vdev[TFO_CFG_STR];	/**< --vdev argument that creates it, or "" */
@@ -47,6 +59,7 @@ struct tfo_cfg_port {
 	uint16_t rx_desc;
 	uint16_t tx_desc;
 	uint8_t offload;	/**< enum tfo_offload_mode */
+	uint8_t rss;		/**< enum tfo_rss_mode */
 	/** Several RX queues on a device without RSS are fine: the peer
 	 *  steers flows to queues itself (net_memif queue pairs; the
 	 *  load generator hands misdirected segments over). Not a file key. */

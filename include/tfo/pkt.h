@@ -81,6 +81,10 @@ struct tfo_port_info {
 	/** RSS hash functions in use (RTE_ETH_RSS_*), 0 = one RX queue or
 	 *  none; for the start-up line and the runbook's checks. */
 	uint64_t rss_hf;
+	/** [port] rss = peer: the peer hashes flows to queues as RSS
+	 *  would, with tfo_port_rss_peer's key and table (control lcores
+	 *  then have TX queues of their own on net_memif). */
+	bool rss_peer;
 	/* Hardware SYN steering (syn_steering = on, and the device took the
 	 * rte_flow rule): SYNs arrive on RX queue syn_queue, polled by the
 	 * control core, which hands each to the worker RSS gives its flow

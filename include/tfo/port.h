@@ -47,6 +47,20 @@ int tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 unsigned int tfo_port_syn_worker(const struct tfo_port_info *info,
 				 const struct rte_mbuf *m, const struct tfo_pkt *p);
 
+/** The redirection table size of rss = peer (entry i -> worker i % W). */
+#define TFO_PORT_PEER_RETA 128
+
+/**
+ * Set @p info up for a peer that spreads flows itself ([port] rss =
+ * peer): the Toeplitz hash on the TCP 4-tuple under the well-known
+ * 40-byte key of Microsoft's RSS specification, through a table of
+ * TFO_PORT_PEER_RETA entries, entry i -> worker i % @p nb_workers.
+ * tfo-server calls it on such a port; its peer (tfo-loadgen --rss-peer)
+ * on a copy of its own port's info, to send each flow on the queue pair
+ * tfo_port_flow_worker(info, nb_workers, flow) names.
+ */
+void tfo_port_rss_peer(struct tfo_port_info *info, uint16_t nb_workers);
+
 /** tfo_port_flow_worker(): the redirection table is not known. */
 #define TFO_PORT_WORKER_UNKNOWN UINT32_MAX
 

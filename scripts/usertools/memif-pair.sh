@@ -14,6 +14,7 @@
 #   mp_cleanup RC                  stop what runs, show the logs when RC != 0
 # MP_SRV_LCORES / MP_LG_LCORES: the EAL lcore option of either side
 # (default "-l 0-1"), e.g. "--lcores 0@1,1@1" for two lcores on one CPU.
+# MP_PORT_INI: lines for the server's [port] section (e.g. "rss = peer").
 
 MP_WWW=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../tests/www" 2>/dev/null && pwd)
 MP_SPID=""
@@ -59,6 +60,7 @@ max_request = 2048
 vdev = net_memif0,role=server,socket=$MP_SOCK,socket-abstract=no
 ipv4 = 198.18.0.2/16
 ipv6 = fd00:7f0::2/64
+${MP_PORT_INI:-}
 [service echo]
 port = 7
 [service http]
