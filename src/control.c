@@ -32,16 +32,16 @@ tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 		tfo_tx_q_send(q, c->ports[port_idx].port_id, c->tx_queue, &c->stats);
 		return;
 	}
-	/* the worker counts them as its tx_pkts when the port takes them;
-	 * multi-producer when several control lcores share the ring */
-	sent = (uint16_t)rte_ring_mp_enqueue_burst(c->relay[port_idx], (void **)q->pkts, n,
+	/* the worker counts them as its tx_pkts when the port takes them */
+	sent = (uint16_t)rte_ring_sp_enqueue_burst(c->relay[port_idx], (void **)q->pkts, n,
 						   NULL);
 	c->stats.c[TFO_STAT_ctrl_relayed] += sent;
-	/* worker 0 sends them: a relayed SYN-ACK must not wait for its nap */
+	/* a relayed SYN-ACK must not wait for its worker's nap */
 	if (sent != 0 && c->nb_workers != 0)
-		tfo_doorbell_ring(&c->workers[0]->idle.bell, &c->stats);
+		tfo_doorbell_ring(&c->workers[c->relay_worker]->idle.bell, &c->stats);
 	if (unlikely(sent < n)) {
-		c->stats.c[TFO_STAT_tx_drop_full] += n - sent;
+		/* the worker leaves what its TX queue refuses in the ring */
+		c->stats.c[TFO_STAT_relay_drop_full] += n - sent;
 		rte_pktmbuf_free_bulk(&q->pkts[sent], n - sent);
 	}
 	q->n = 0;
@@ -89,6 +89,7 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 					    (uint64_t)cfg->rotate_period_s * 1000000;
 	}
 	memcpy(c->relay, p->relay, sizeof(c->relay));
+	c->relay_worker = p->nb_workers != 0 ? p->idx % p->nb_workers : 0;
 	c->exc = p->exc;
 	return tfo_idle_init(&c->idle, &p->idle);
 }

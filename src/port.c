@@ -36,7 +36,7 @@ tfo_port_configure_quiet(uint16_t port_id, uint16_t nb_rxq, uint16_t nb_txq,
 /*
  * How many TX queues the device gives (@p nb_txq in: what we want, out:
  * what to ask for). With none left for the control core, it relays through
- * worker 0 (info->ctrl_tx_relay).
+ * a worker (info->ctrl_tx_relay).
  */
 static int
 tfo_port_tx_queues(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info *dev,
@@ -201,7 +201,7 @@ tfo_port_start(const struct tfo_cfg_port *cfg, uint16_t port_id,
 
 	if (rc != 0 && nb_txq > nb_dev_rxq) {
 		/* Some PMDs (net_tap) need as many TX as RX queues: then the
-		 * control lcores relay their frames through worker 0's queue
+		 * control lcores relay their frames through the workers' queues
 		 * (all of them, unless each has a queue: the SYN queue's TX
 		 * twin is enough for one control lcore). */
 		rc = rte_eth_dev_configure(port_id, nb_dev_rxq, nb_dev_rxq, conf);
@@ -592,7 +592,7 @@ tfo_port_describe(const struct tfo_port_info *info, char *buf, size_t len)
 		 "port %u (%s) mac %s mtu %u, %u rxq/%u txq%s%s%s, rx checksum %s, tx checksum %s",
 		 info->port_id, dev.driver_name ? dev.driver_name : "?", mac,
 		 info->mtu, dev.nb_rx_queues, dev.nb_tx_queues, rss,
-		 info->ctrl_tx_relay ? " (control TX relayed by worker 0)" : "",
+		 info->ctrl_tx_relay ? " (control TX relayed by workers)" : "",
 		 info->rx_intr ? ", RX interrupts (wake idle workers)" : "",
 		 tfo_offload_word(info->rx_cksum_offload, (dev.rx_offload_capa & rx_ck) == rx_ck),
 		 !tx_used && info->tx_tcp_cksum_offload ? "tcp offloaded, ip software" :

@@ -119,9 +119,10 @@ tfo_ring_backlog(const struct tfo_control *c, const struct tfo_stats *total,
 		for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
 			if (c->workers[i]->to_ctl[k] != NULL)
 				*in_rings += rte_ring_count(c->workers[i]->to_ctl[k]);
-	for (uint16_t i = 0; i < c->nb_ports; i++)
-		if (c->relay[i] != NULL)
-			*in_rings += rte_ring_count(c->relay[i]);
+	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
+		for (uint16_t i = 0; i < c->nb_ports; i++)
+			if (tfo_control_peer(c, k)->relay[i] != NULL)
+				*in_rings += rte_ring_count(tfo_control_peer(c, k)->relay[i]);
 }
 
 static bool

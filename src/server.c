@@ -40,7 +40,8 @@ struct tfo_server {
 	/* worker i -> control k: rings[k * nb_workers + i] */
 	struct rte_ring **rings;
 	struct rte_ring **syn_inbox;	/* control -> worker i: SYNs, path-MTU errors */
-	struct rte_ring *relay[TFO_MAX_PORTS];	/* every control -> worker 0 */
+	/* control k -> worker k % nb_workers, per port (ctrl_tx_relay) */
+	struct rte_ring *relay[TFO_MAX_PORTS][TFO_MAX_CONTROLS];
 	struct tfo_control control;	/* control 0 (the main lcore) */
 	/* controls[0] = &control; 1..nb_controls-1 allocated */
 	struct tfo_control *controls[TFO_MAX_CONTROLS];
@@ -255,6 +256,9 @@ srv_ring(struct tfo_server *s, const char *kind, unsigned int i, uint32_t size,
 	return r;
 }
 
+/* Slots of a control lcore's relay ring to its worker (ctrl_tx_relay). */
+#define SRV_RELAY 1024u
+
 /* Slots of the inbox of a control lcore > 0: path-MTU errors only. */
 #define SRV_CTL_INBOX 256u
 
@@ -284,7 +288,8 @@ srv_pool_need(const struct tfo_server *s)
 			c->ports[i].rx_desc +
 			(uint64_t)(s->nb_workers + s->nb_controls) * c->ports[i].tx_desc;
 	/* every worker's ring to every control lcore, the relay rings */
-	need += (uint64_t)s->nb_workers * s->nb_controls * c->ring_size + 1024 * c->nb_ports;
+	need += (uint64_t)s->nb_workers * s->nb_controls * c->ring_size +
+		(uint64_t)SRV_RELAY * s->nb_controls * c->nb_ports;
 	/* the workers' inboxes, the inboxes of controls 1..N-1 */
 	need += (uint64_t)s->nb_workers * srv_inbox_size(s) +
 		(uint64_t)(s->nb_controls - 1) * SRV_CTL_INBOX;
@@ -481,10 +486,9 @@ srv_workers(struct tfo_server *s, char *err, size_t errlen)
 
 /*
  * Control lcore @p k: its engine, its cookie generator, (control 0) the
- * keys, and the relay rings by which worker 0 sends for every control
- * lcore on ports that gave them no TX queue (created with control 0,
- * multi-producer by use); (k > 0) its inbox for control 0's path-MTU
- * hand-overs.
+ * keys, its relay ring on each port that gave control lcores no TX queue
+ * (to worker k % workers, which sends for it); (k > 0) its inbox for
+ * control 0's path-MTU hand-overs.
  */
 static int
 srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
@@ -540,16 +544,20 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 			goto fail;
 		cp.inbox = s->ctl_inbox[k];
 	}
-	for (unsigned int i = 0; i < s->nb_ports; i++) {
+	for (unsigned int i = 0; i < s->nb_ports && s->nb_workers > 0; i++) {
+		struct tfo_worker *rw = s->workers[k % s->nb_workers];
+
 		if (!s->ports[i].ctrl_tx_relay)
 			continue;
-		if (k == 0) {
-			s->relay[i] = srv_ring(s, "relay", i, 1024, socket, 0, err, errlen);
-			if (s->relay[i] == NULL)
-				goto fail;
-			s->workers[0]->relay[i] = s->relay[i];
-		}
-		cp.relay[i] = s->relay[i];
+		/* on the socket of the worker that empties it */
+		s->relay[i][k] = srv_ring(s, "relay", i * TFO_MAX_CONTROLS + k, SRV_RELAY,
+					  s->devices ? (int)rte_lcore_to_socket_id(rw->lcore_id) :
+						       socket, 0, err, errlen);
+		if (s->relay[i][k] == NULL)
+			goto fail;
+		rw->relay[i][k / s->nb_workers] = s->relay[i][k];
+		rw->nb_relays = RTE_MAX(rw->nb_relays, k / s->nb_workers + 1);
+		cp.relay[i] = s->relay[i][k];
 	}
 	cp.exc = k == 0 ? s->exc : NULL;
 	rc = tfo_control_init(c, &cp);
@@ -768,7 +776,8 @@ tfo_server_free(struct tfo_server *s)
 			rte_free(s->controls[k]);
 	}
 	for (unsigned int i = 0; i < TFO_MAX_PORTS; i++)
-		srv_ring_free(s->relay[i]);
+		for (unsigned int k = 0; k < TFO_MAX_CONTROLS; k++)
+			srv_ring_free(s->relay[i][k]);
 	for (unsigned int wi = 0; wi < s->nb_workers; wi++)
 		srv_worker_free(s, wi);
 	rte_free(s->workers);

@@ -99,7 +99,7 @@ tfo_stats_account(const struct tfo_stats *s, struct tfo_acct *a)
 	a->rx_unaccounted = (int64_t)(a->rx - a->delivered - a->dropped - a->to_control);
 	a->tx = c[TFO_STAT_tx_queued] + c[TFO_STAT_tx_relay_in];
 	a->tx_sent = c[TFO_STAT_tx_pkts];
-	a->tx_dropped = c[TFO_STAT_tx_drop_full];
+	a->tx_dropped = c[TFO_STAT_tx_drop_full] + c[TFO_STAT_relay_drop_full];
 	a->tx_relayed = c[TFO_STAT_ctrl_relayed];
 	a->tx_unaccounted = (int64_t)(a->tx - a->tx_sent - a->tx_dropped - a->tx_relayed);
 	return a->rx_unaccounted == 0 && a->tx_unaccounted == 0;

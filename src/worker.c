@@ -45,6 +45,14 @@ tfo_worker_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 		      &w->stats);
 }
 
+/* The relay's way out on a device (tfo_worker.relay_send). */
+static uint16_t
+tfo_worker_relay_tx_burst(struct tfo_worker *w, uint8_t pi, struct rte_mbuf **pkts,
+			  uint16_t n)
+{
+	return rte_eth_tx_burst(w->ports[pi].port_id, w->queue, pkts, n);
+}
+
 int
 tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 {
@@ -74,6 +82,7 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	w->tx.flush = tfo_worker_tx_flush;
 	w->tx.arg = w;
 	w->tx.stats = &w->stats;
+	w->relay_send = tfo_worker_relay_tx_burst;
 	return tfo_idle_init(&w->idle, &p->idle);
 }
 
@@ -83,7 +92,8 @@ tfo_worker_idle_watch(struct tfo_worker *w)
 	int rc = tfo_idle_watch_ring(&w->idle, w->syn_inbox);
 
 	for (uint16_t pi = 0; pi < w->nb_ports && rc == 0; pi++)
-		rc = tfo_idle_watch_ring(&w->idle, w->relay[pi]);
+		for (unsigned int j = 0; j < w->nb_relays && rc == 0; j++)
+			rc = tfo_idle_watch_ring(&w->idle, w->relay[pi][j]);
 	for (uint16_t pi = 0; pi < w->nb_ports && rc >= 0; pi++)
 		rc = tfo_idle_watch_rxq(&w->idle, w->ports[pi].port_id, w->queue);
 	return rc < 0 ? rc : 0;
@@ -464,22 +474,42 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 		rte_pktmbuf_free_bulk(drop, nd);
 }
 
+/*
+ * Send what control lcores left in relay ring @p r from our TX queue on
+ * port @p pi, after our own frames. What the queue refuses stays in the
+ * ring (peeked, only the sent ones taken): back-pressure up to the control
+ * lcore, whose enqueue fails once the ring is full (relay_drop_full),
+ * instead of frames dropped here after they crossed.
+ */
+static void
+tfo_worker_relay(struct tfo_worker *w, uint8_t pi, struct rte_ring *r)
+{
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+	unsigned int n = rte_ring_dequeue_burst_start(r, (void **)pkts, TFO_TX_BUF, NULL);
+	uint16_t sent;
+
+	if (n == 0)
+		return;
+	sent = w->relay_send(w, pi, pkts, (uint16_t)n);
+	rte_ring_dequeue_finish(r, sent);
+	for (uint16_t i = 0; i < sent; i++)
+		w->stats.c[TFO_STAT_tx_bytes] += pkts[i]->pkt_len;
+	w->stats.c[TFO_STAT_tx_pkts] += sent;
+	w->stats.c[TFO_STAT_tx_relay_in] += sent;
+	if (sent < n)
+		w->stats.c[TFO_STAT_relay_tx_busy]++;
+}
+
 void
 tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us)
 {
 	if (w->engine != NULL)
 		tfo_engine_timers(w->engine, now_us);
 	for (uint8_t pi = 0; pi < w->nb_ports; pi++) {
-		if (w->relay[pi] != NULL) {
-			struct tfo_tx_q *q = &w->tx.q[pi];
-			unsigned int room = TFO_TX_BUF - q->n, got;
-
-			got = rte_ring_sc_dequeue_burst(w->relay[pi],
-							(void **)&q->pkts[q->n], room, NULL);
-			q->n = (uint16_t)(q->n + got);
-			w->stats.c[TFO_STAT_tx_relay_in] += got;
-		}
 		w->tx.flush(&w->tx, pi);
+		for (unsigned int j = 0; j < w->nb_relays; j++)
+			if (w->relay[pi][j] != NULL)
+				tfo_worker_relay(w, pi, w->relay[pi][j]);
 	}
 }
 

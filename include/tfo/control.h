@@ -12,7 +12,7 @@
  * cookies under a flood, on its own engine) and ARP, ICMP echo, IPv6
  * neighbor solicitation and ICMPv6 echo for our addresses (tfo/neigh.h).
  * It sends on its own TX queue (queue nb_workers of every port) or, on a
- * port whose device has no queue for it, through worker 0 (relay[]). It
+ * port whose device has no queue for it, through worker idx % workers (relay[]). It
  * rotates and reloads the TFO keys (the single writer of their schedule),
  * prints the periodic stats line and the summary at exit (tfo/report.h)
  * and serves the /tfo/... telemetry commands (tfo/telemetry.h), all over
@@ -56,8 +56,10 @@ struct tfo_control {
 	/** Control 0 -> this one (idx > 0): path-MTU errors about its flows;
 	 *  NULL: none. */
 	struct rte_ring *inbox;
-	/** Per port: ring to the worker that sends for us (ctrl_tx_relay). */
+	/** Per port: our ring to the worker that sends for us (ctrl_tx_relay),
+	 *  worker relay_worker (this control's index % workers). */
 	struct rte_ring *relay[TFO_MAX_PORTS];
+	unsigned int relay_worker;
 	struct tfo_exc *exc;		/**< per port: exception path, or NULL */
 	uint16_t nb_ports;
 	const struct tfo_port_info *ports;
@@ -135,9 +137,10 @@ struct tfo_control_params {
 	struct tfo_keyring *keys;
 	const char *key_file;		/**< NULL: random keys, no reload */
 	struct tfo_svc_reloader *svc_reload;	/**< NULL: no service reloads */
-	/** Per port: the ring to the worker that sends for the control core
-	 *  (ports with ctrl_tx_relay), NULL otherwise; shared by every control
-	 *  lcore (they enqueue multi-producer). */
+	/** Per port: this control lcore's own ring (SP/SC) to the worker that
+	 *  sends for it (ports with ctrl_tx_relay), NULL otherwise: worker
+	 *  idx % nb_workers, so no single worker carries every control
+	 *  lcore's frames. */
 	struct rte_ring *relay[TFO_MAX_PORTS];
 	/** Of several control lcores: which one this is (0: the first, which
 	 *  alone gets @p keys, the SYN queues, ARP/ICMP and reports), how many,

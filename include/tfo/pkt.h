@@ -67,7 +67,8 @@ struct tfo_port_info {
 	bool tx_ip_cksum_offload;
 	bool tx_tcp_cksum_offload;
 	/** The device needs as many TX as RX queues (net_tap): the control
-	 *  core has no TX queue of its own and relays through worker 0. */
+	 *  lcores have no TX queue of their own: control k relays through
+	 *  worker k % workers. */
 	bool ctrl_tx_relay;
 	/** The device sends chained mbufs (RTE_ETH_TX_OFFLOAD_MULTI_SEGS):
 	 *  zero-copy bodies go out as external buffers; else they are copied. */

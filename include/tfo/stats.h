@@ -37,11 +37,13 @@ extern "C" {
 	X(to_control,		C, "frames a worker passed to the control core") \
 	X(ring_drop_full,	C, "frames dropped because the control ring was full") \
 	X(ctrl_rx,		C, "frames the control core took from the workers' rings") \
-	X(ctrl_relayed,		C, "control-core frames handed to worker 0 to send (net_tap)") \
+	X(ctrl_relayed,		C, "control-lcore frames handed to a worker to send: control k's to worker k % workers, on ports that give control lcores no TX queue (net_tap, virtio, VFs)") \
+	X(relay_drop_full,	C, "control-lcore frames dropped: the relay ring to the worker that sends them was full (that port's TX queue refused more for a while)") \
 	X(rx_delivered,		C, "frames consumed by the TCP engine or the control core (and MLD, rx_mld_ignored)") \
 	X(rx_mld_ignored,	C, "MLD queries/reports/done (ICMPv6 130-132, 143) a worker ignored: a host's business only when it joins groups; counted in rx_delivered, not a drop") \
 	X(tx_queued,		C, "frames this lcore built or took to send (into its TX buffer)") \
-	X(tx_relay_in,		C, "control-core frames worker 0 took from the relay ring to send") \
+	X(tx_relay_in,		C, "control-lcore frames a worker took from a relay ring and sent") \
+	X(relay_tx_busy,	C, "times a worker's TX queue took only part of a relay ring's frames: the rest wait in the ring (back-pressure, not a drop)") \
 	X(drop_ctrl_no_port,	C, "frames at the control core from a port it does not drive") \
 	X(syn_steered,		C, "SYNs the NIC steered to the control core, handed to their worker (syn_steering)") \
 	X(syn_steer_drop,	C, "steered SYNs dropped: their worker's SYN ring was full") \
@@ -252,10 +254,10 @@ void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
  * handler (the TCP engine; ARP, ICMP, ND answered; MLD, which is ignored
  * by design and counted as rx_mld_ignored too), dropped with a reason,
  * or handed to the control core; every frame it queues for sending is sent,
- * refused by the full TX queue, or relayed to worker 0:
+ * refused by the full TX queue or relay ring, or relayed to a worker:
  *
  *   rx_pkts + ctrl_rx         = rx_delivered + dropped + to_control
- *   tx_queued + tx_relay_in   = tx_pkts + tx_drop_full + ctrl_relayed
+ *   tx_queued + tx_relay_in   = tx_pkts + tx_drop_full + relay_drop_full + ctrl_relayed
  *
  * (a worker has no ctrl_rx, the control core no rx_pkts), where dropped is
  * the sum of the frame-drop reasons: every parser reason (drop_<reason> of

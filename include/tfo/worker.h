@@ -91,9 +91,17 @@ struct tfo_worker {
 	/** Rings to each control lcore (SP/SC; to_ctl[0] == to_control). */
 	struct rte_ring *to_ctl[TFO_MAX_CONTROLS];
 	unsigned int nb_controls;	/**< 1..TFO_MAX_CONTROLS */
-	/** Per port, frames the control core asks this worker to send (ports
-	 *  whose device gave the control core no TX queue); NULL otherwise. */
-	struct rte_ring *relay[TFO_MAX_PORTS];
+	/** Per port, frames control lcores ask this worker to send (ports
+	 *  whose device gave them no TX queue): the SP/SC ring of each control
+	 *  lcore k with k % workers == this worker's index (relay[pi][k /
+	 *  workers]), nb_relays of them; NULL on other ports. */
+	struct rte_ring *relay[TFO_MAX_PORTS][TFO_MAX_CONTROLS];
+	unsigned int nb_relays;
+	/** Sends relayed frames on port index @p pi, returns how many the
+	 *  queue took (the rest stay in the relay ring): rte_eth_tx_burst on
+	 *  this worker's queue, set by tfo_worker_init; tests replace it. */
+	uint16_t (*relay_send)(struct tfo_worker *w, uint8_t pi, struct rte_mbuf **pkts,
+			       uint16_t n);
 	/** The control core's hand-overs: SYNs from the ports' SYN queues
 	 *  (hardware SYN steering) and path-MTU errors about this worker's
 	 *  flows (reason PTB, PTB_ANY); NULL only in tests. */

@@ -29,6 +29,10 @@ Cases:
            rotations) and TFO clients from many source ports, all served
            byte-exact; /tfo/stats shows both control lcores with ctrl_rx and
            connections of their own; the summary at exit balances.
+  relay    control_lcores = 2 with two workers (net_tap gives control lcores
+           no TX queue): 200 plain clients served byte-exact; control k's
+           frames leave through worker k % 2 (each worker's tx_relay_in is
+           its control lcore's ctrl_relayed, both > 0), none dropped.
 """
 import os
 import re
@@ -358,8 +362,34 @@ def case_controls(server):
                 bed.nstat().get('TcpInCsumErrors', 0) == 0)
 
 
+def case_relay(server):
+    e = ['--lcores', '0@0,1@1,2@0,3@1', '--no-huge', '-m', '512', '--no-shconf', '--no-pci',
+         '--file-prefix', 'tfomqr%d' % os.getpid()]
+    with Bed(server, ['--set', 'server.control_lcores=2'], eal=e) as bed:
+        res, r = many(bed, 200, '--plain')
+        T.check('relay: 200 plain clients served byte-exact', res.get('ok') == 200,
+                (res.get('ok'), res.get('fails'), r.stderr[-300:]))
+        time.sleep(0.3)
+        st = bed.stats()
+        ctl = [v for k, v in sorted(controls(st).items(), key=lambda kv: kv[0].endswith('control'),
+                                    reverse=True)]
+        wk = [v for k, v in sorted(workers(st).items(), key=lambda kv: kv[0][-1])]
+        got = [(c.get('ctrl_relayed', 0), w.get('tx_relay_in', 0)) for c, w in zip(ctl, wk)]
+        print('relay: (control k ctrl_relayed, worker k tx_relay_in): %s' % got)
+        T.check('relay: 2 control lcores, 2 workers', len(ctl) == 2 and len(wk) == 2,
+                (list(controls(st)), list(workers(st))))
+        T.check('relay: control k sends through worker k (both carry relayed frames)',
+                len(got) == 2 and all(a == b and a > 0 for a, b in got), got)
+        T.check('relay: nothing dropped on the relay or at the TX queues',
+                st.get('relay_drop_full', 0) == 0 and st.get('tx_drop_full', 0) == 0,
+                (st.get('relay_drop_full'), st.get('tx_drop_full')))
+        T.check('relay: server stops with exit code 0', bed.stop() == 0)
+        T.check('relay: accounting at exit balances',
+                re.search(r'^accounting: ok', bed.log_text(), re.M) is not None)
+
+
 CASES = {'spread': case_spread, 'pending': case_pending, 'steering': case_steering,
-         'controls': case_controls}
+         'controls': case_controls, 'relay': case_relay}
 
 if __name__ == '__main__':
     need_root()
