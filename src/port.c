@@ -128,12 +128,13 @@ tfo_port_offloads(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info 
 	return 0;
 }
 
-/* Descriptor counts, then every RX and TX queue of a configured device. */
+/* Descriptor counts, then every RX and TX queue of a configured device;
+ * RX queue q's buffers from pools[q], or the one pool (tfo_port_setup). */
 static int
 tfo_port_queues_setup(const struct tfo_cfg_port *cfg, uint16_t port_id,
 		      const struct rte_eth_dev_info *dev, const struct rte_eth_conf *conf,
-		      uint16_t nb_dev_rxq, uint16_t nb_txq, struct rte_mempool *pool,
-		      char *err, size_t errlen)
+		      uint16_t nb_dev_rxq, uint16_t nb_txq, struct rte_mempool *const pools[],
+		      uint16_t nb_pools, char *err, size_t errlen)
 {
 	uint16_t nb_rxd = cfg->rx_desc, nb_txd = cfg->tx_desc;
 	int socket, rc;
@@ -151,7 +152,7 @@ tfo_port_queues_setup(const struct tfo_cfg_port *cfg, uint16_t port_id,
 
 		rxc.offloads = conf->rxmode.offloads;
 		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd, (unsigned int)socket,
-					    &rxc, pool);
+					    &rxc, pools[RTE_MIN(q, nb_pools - 1)]);
 		if (rc != 0)
 			return tfo_errmsg(err, errlen,
 					    "[port %s]: RX queue %u set-up failed: %s",
@@ -194,8 +195,8 @@ static int
 tfo_port_start(const struct tfo_cfg_port *cfg, uint16_t port_id,
 	       const struct rte_eth_dev_info *dev, const struct rte_eth_conf *conf,
 	       uint16_t nb_dev_rxq, uint16_t nb_txq, uint16_t want_txq,
-	       struct rte_mempool *pool, struct tfo_port_info *info, char *err,
-	       size_t errlen)
+	       struct rte_mempool *const pools[], uint16_t nb_pools,
+	       struct tfo_port_info *info, char *err, size_t errlen)
 {
 	int rc = tfo_port_configure_quiet(port_id, nb_dev_rxq, nb_txq, conf);
 
@@ -217,8 +218,8 @@ tfo_port_start(const struct tfo_cfg_port *cfg, uint16_t port_id,
 	if (rc != 0 && rc != -ENOTSUP)
 		return tfo_errmsg(err, errlen, "[port %s] mtu = %u: refused by the device: %s",
 				    cfg->device, cfg->mtu, strerror(-rc));
-	rc = tfo_port_queues_setup(cfg, port_id, dev, conf, nb_dev_rxq, nb_txq, pool,
-				   err, errlen);
+	rc = tfo_port_queues_setup(cfg, port_id, dev, conf, nb_dev_rxq, nb_txq, pools,
+				   nb_pools, err, errlen);
 	if (rc != 0)
 		return rc;
 	rc = rte_eth_dev_start(port_id);
@@ -234,9 +235,9 @@ tfo_port_start(const struct tfo_cfg_port *cfg, uint16_t port_id,
  */
 static int
 tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
-		  uint16_t nb_txq, bool syn_queue, struct rte_mempool *pool,
-		  uint8_t addr_base, struct tfo_port_info *info, char *err,
-		  size_t errlen)
+		  uint16_t nb_txq, bool syn_queue, struct rte_mempool *const pools[],
+		  uint16_t nb_pools, uint8_t addr_base, struct tfo_port_info *info,
+		  char *err, size_t errlen)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info dev;
@@ -267,15 +268,15 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	/* RX interrupts wake idle workers (idle_policy adaptive); a device
 	 * that refuses them is started without, and its lcores nap */
 	conf.intr_conf.rxq = cfg->rx_intr;
-	rc = tfo_port_start(cfg, port_id, &dev, &conf, nb_dev_rxq, nb_txq, want_txq, pool,
-			    info, err, errlen);
+	rc = tfo_port_start(cfg, port_id, &dev, &conf, nb_dev_rxq, nb_txq, want_txq, pools,
+			    nb_pools, info, err, errlen);
 	if (rc != 0 && conf.intr_conf.rxq) {
 		TFO_LOG(INFO, "[port %s]: not with RX interrupts (%s): again without; its "
 			"idle lcores nap instead of waiting for frames", cfg->device, err);
 		rte_eth_dev_stop(port_id);
 		conf.intr_conf.rxq = 0;
 		rc = tfo_port_start(cfg, port_id, &dev, &conf, nb_dev_rxq, nb_txq, want_txq,
-				    pool, info, err, errlen);
+				    pools, nb_pools, info, err, errlen);
 	}
 	if (rc != 0)
 		return rc;
@@ -438,21 +439,27 @@ tfo_port_rss_known(const struct tfo_cfg_port *cfg, struct tfo_port_info *info,
 
 int
 tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
-	       uint16_t nb_txq, struct rte_mempool *pool, uint8_t addr_base,
-	       struct tfo_port_info *info, char *err, size_t errlen)
+	       uint16_t nb_txq, struct rte_mempool *const pools[], uint16_t nb_pools,
+	       uint8_t addr_base, struct tfo_port_info *info, char *err, size_t errlen)
 {
 	char why[TFO_CFG_ERR];
 	int rc;
 
+	/* fewer pools than queues would give a queue another socket's */
+	if (pools == NULL || nb_pools == 0 ||
+	    (nb_pools > 1 && nb_pools < nb_rxq + (cfg->syn_steering ? 1 : 0)))
+		return tfo_errmsg(err, errlen, "[port %s]: %u mbuf pools for %u RX queues%s: "
+				  "want one, or one per queue", cfg->device, nb_pools, nb_rxq,
+				  cfg->syn_steering ? " and the SYN queue" : "");
 	if (!cfg->syn_steering) {
-		rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pool, addr_base,
-				       info, err, errlen);
+		rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pools, nb_pools,
+				       addr_base, info, err, errlen);
 		if (rc == 0)
 			tfo_port_rss_known(cfg, info, nb_rxq);
 		return rc;
 	}
-	rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, true, pool, addr_base, info,
-			       why, sizeof(why));
+	rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, true, pools, nb_pools, addr_base,
+			       info, why, sizeof(why));
 	if (rc == 0 && tfo_port_syn_steer(cfg, info, nb_rxq, why, sizeof(why)) == 0) {
 		TFO_LOG(INFO, "[port %s] syn_steering = on: the NIC steers SYNs to RX queue "
 			"%u; the control core hands each to its worker", cfg->device, nb_rxq);
@@ -465,8 +472,8 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		rte_flow_flush(info->port_id, NULL);
 		rte_eth_dev_stop(info->port_id);
 	}
-	rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pool, addr_base, info,
-			       err, errlen);
+	rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pools, nb_pools, addr_base,
+			       info, err, errlen);
 	if (rc == 0)
 		tfo_port_rss_known(cfg, info, nb_rxq);
 	return rc;

@@ -340,8 +340,8 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 	for (unsigned int i = 0; i < s->nb_ports; i++) {
 		s->cfg.ports[i].rx_intr = s->cfg.idle_policy == TFO_IDLE_ADAPTIVE;
 		if (tfo_port_setup(&s->cfg.ports[i], (uint16_t)s->nb_workers,
-				   (uint16_t)(s->nb_workers + s->nb_controls), s->pool, addr_base,
-				   &s->ports[i], err, errlen) < 0)
+				   (uint16_t)(s->nb_workers + s->nb_controls), &s->pool, 1,
+				   addr_base, &s->ports[i], err, errlen) < 0)
 			return -EINVAL;
 		s->nb_ports_up++;
 		if (tfo_exc_setup(&s->cfg.ports[i], (uint8_t)i, &s->ports[i], s->pool,

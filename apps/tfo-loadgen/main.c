@@ -116,7 +116,8 @@ setup_ports(struct app *a)
 		/* --rss-peer: one more RX queue per control lcore of the
 		 * server, whose TX queues they are on net_memif */
 		if (tfo_port_setup(&cfg, (uint16_t)(a->nb_gen + (o->rss_peer ? o->peer_controls : 0)),
-				   (uint16_t)a->nb_gen, a->pool, 0, &p->info, err, sizeof(err)) < 0)
+				   (uint16_t)a->nb_gen, &a->pool, 1, 0, &p->info, err,
+				   sizeof(err)) < 0)
 			app_die("%s", err);
 		p->peer = p->info;
 		tfo_port_rss_peer(&p->peer, (uint16_t)a->nb_gen);

@@ -24,18 +24,23 @@ extern "C" {
 /**
  * Configure and start the device named in @p cfg with @p nb_rxq RX queues
  * (one per worker) and @p nb_txq TX queues (one per worker + one per
- * control lcore), RX buffers from @p pool. A device that needs as many TX as RX
+ * control lcore). RX queue q takes its buffers from pools[q] (worker q's
+ * socket's pool; pools[nb_rxq]: the SYN queue's, with cfg->syn_steering),
+ * or every queue from pools[0] when @p nb_pools is 1; the descriptor rings
+ * are on the device's socket. A device that needs as many TX as RX
  * queues (net_tap), or has no TX queue left for the control core (net_pcap
  * with one tx_pcap, virtio/VFs with a queue pair per worker), gets @p nb_rxq
  * of each and info->ctrl_tx_relay set. Fill @p info (port id, MAC, MTU,
  * addresses numbered from @p addr_base, offload flags, RSS functions).
  *
  * @return 0, or a negative errno with one line naming the key and value
- *   in @p err (device not found, more workers than queues, MTU refused...).
+ *   in @p err (device not found, more workers than queues, MTU refused,
+ *   @p nb_pools neither 1 nor one per RX queue...).
  */
 int tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
-		   uint16_t nb_txq, struct rte_mempool *pool, uint8_t addr_base,
-		   struct tfo_port_info *info, char *err, size_t errlen);
+		   uint16_t nb_txq, struct rte_mempool *const pools[], uint16_t nb_pools,
+		   uint8_t addr_base, struct tfo_port_info *info, char *err,
+		   size_t errlen);
 
 /**
  * The worker (0..syn_workers-1) whose RX queue RSS gives the flow of @p m,
