@@ -83,7 +83,8 @@ static const struct tfo_key_desc tfo_keys[] = {
 	K_U32("server", "ring_size", ring_size, 64, 1u << 20, "1024",
 	      "slots of each worker's ring to the control core"),
 	K_U32("server", "mbufs", mbufs, 0, 1u << 24, "0",
-	      "mbufs in the pool, 0 = computed"),
+	      "mbufs in all, 0 = computed; with lcores on several NUMA sockets, split over "
+	      "their pools (one per socket) in proportion to what each one's lcores hold"),
 	K_U32("server", "mbuf_cache", mbuf_cache, 0, 512, "256",
 	      "per-lcore mempool cache"),
 	K_ENUM("server", "idle_policy", idle_policy, tfo_idle_names, "adaptive",

@@ -12,8 +12,6 @@
 
 /* Frames in flight besides what the queues and rings hold (per pool). */
 #define PLAN_SLACK 1024u
-/* Slots of a relay ring (server.c makes them this size). */
-#define PLAN_RELAY 1024u
 
 static int
 plan_socket_ok(int socket, const char *what, unsigned int i, char *err, size_t errlen)
@@ -29,9 +27,9 @@ plan_socket_ok(int socket, const char *what, unsigned int i, char *err, size_t e
  * the whole server had before (one socket: the same count), each on the socket
  * whose pool the frames were taken from: a worker's RX descriptors and
  * its rings to the control lcores (what it received waits there) on the
- * worker's; the SYN queue, the relay rings and the inboxes (what control
- * 0 steered, sent or handed on) on control 0's; each lcore's TX
- * descriptors, cache, burst and TX buffers on its own.
+ * worker's; the SYN queue and the inboxes (what control 0 steered or
+ * handed on) on control 0's; each lcore's TX descriptors, cache, burst and
+ * TX buffers, and a control lcore's relay rings, on its own.
  */
 static void
 plan_need(const struct tfo_pool_plan_in *in, uint64_t need[TFO_PLAN_SOCKETS])
@@ -44,8 +42,7 @@ plan_need(const struct tfo_pool_plan_in *in, uint64_t need[TFO_PLAN_SOCKETS])
 
 	for (unsigned int i = 0; i < c->nb_ports; i++) {
 		tx_desc += c->ports[i].tx_desc;
-		need[ctl0] += (uint64_t)c->ports[i].syn_steering * c->ports[i].rx_desc +
-			      PLAN_RELAY;
+		need[ctl0] += (uint64_t)c->ports[i].syn_steering * c->ports[i].rx_desc;
 	}
 	for (unsigned int wi = 0; wi < in->nb_workers; wi++) {
 		int s = in->worker_socket[wi];
@@ -58,7 +55,8 @@ plan_need(const struct tfo_pool_plan_in *in, uint64_t need[TFO_PLAN_SOCKETS])
 	for (unsigned int k = 0; k < in->nb_controls; k++) {
 		int s = in->control_socket[k];
 
-		need[s] += tx_desc + per_lcore;
+		/* its relay ring on every port (what it built, from its pool) */
+		need[s] += tx_desc + per_lcore + (uint64_t)TFO_POOL_PLAN_RELAY * c->nb_ports;
 		if (k > 0)
 			need[ctl0] += in->ctl_inbox_size;
 	}

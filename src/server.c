@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_ether.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
@@ -19,6 +21,7 @@
 #include <rte_ring.h>
 
 #include "tfo/log.h"
+#include "tfo/pool_plan.h"
 #include "tfo/port.h"
 #include "tfo/server.h"
 #include "tfo/service.h"
@@ -30,11 +33,16 @@ struct tfo_server {
 	char name[16];			/* prefix of pool and ring names */
 	volatile bool quit;
 	bool devices;			/* ports are rte_eth devices we set up */
+	bool numa;			/* lcores on their own sockets (srv_lcores) */
 	unsigned int nb_controls;	/* control lcores: the first ones */
 	unsigned int nb_workers;
 	unsigned int nb_ports;
 	unsigned int nb_ports_up;	/* devices set up, closed by free */
-	struct rte_mempool *pool;
+	/* by socket id: one per socket with lcores (pool_plan.h), else NULL */
+	struct rte_mempool *pools[TFO_PLAN_SOCKETS];
+	unsigned int wrk_lcore[RTE_MAX_LCORE];
+	int wrk_socket[RTE_MAX_LCORE];	/* where worker i's memory and rings are */
+	int ctl_socket[TFO_MAX_CONTROLS];	/* control k's; [0]: the main lcore's */
 	struct tfo_port_info ports[TFO_MAX_PORTS];
 	struct tfo_worker **workers;
 	/* worker i -> control k: rings[k * nb_workers + i] */
@@ -163,7 +171,7 @@ srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats 
 		.conn_per_source = control ? c->max_conns_per_source : 0,
 		.evict = control,
 		.syncookies = control && c->syncookies,
-		.pool = s->pool,
+		.pool = s->pools[socket],	/* what it sends: from its own socket */
 		.ports = s->ports,
 		.nb_ports = (uint16_t)s->nb_ports,
 		.services = s->services,
@@ -256,9 +264,6 @@ srv_ring(struct tfo_server *s, const char *kind, unsigned int i, uint32_t size,
 	return r;
 }
 
-/* Slots of a control lcore's relay ring to its worker (ctrl_tx_relay). */
-#define SRV_RELAY 1024u
-
 /* Slots of the inbox of a control lcore > 0: path-MTU errors only. */
 #define SRV_CTL_INBOX 256u
 
@@ -273,56 +278,97 @@ srv_inbox_size(const struct tfo_server *s)
 	return RTE_MIN(s->cfg.ring_size, 256u);
 }
 
-/*
- * mbufs: every RX and TX descriptor full, every ring full, every lcore's
- * cache and TX buffers full, and room for the frames in flight.
- */
-static uint32_t
-srv_pool_need(const struct tfo_server *s)
+/* Room for the largest frame of any port. */
+static uint16_t
+srv_data_room(const struct tfo_server *s)
 {
-	const struct tfo_config *c = &s->cfg;
-	uint64_t need = 1024, nb_lcores = s->nb_workers + s->nb_controls;
-
-	for (unsigned int i = 0; i < c->nb_ports; i++)
-		need += (uint64_t)(s->nb_workers + c->ports[i].syn_steering) *
-			c->ports[i].rx_desc +
-			(uint64_t)(s->nb_workers + s->nb_controls) * c->ports[i].tx_desc;
-	/* every worker's ring to every control lcore, the relay rings */
-	need += (uint64_t)s->nb_workers * s->nb_controls * c->ring_size +
-		(uint64_t)SRV_RELAY * s->nb_controls * c->nb_ports;
-	/* the workers' inboxes, the inboxes of controls 1..N-1 */
-	need += (uint64_t)s->nb_workers * srv_inbox_size(s) +
-		(uint64_t)(s->nb_controls - 1) * SRV_CTL_INBOX;
-	need += nb_lcores * (c->mbuf_cache * 3 / 2 + c->burst + TFO_TX_BUF * c->nb_ports);
-	return (uint32_t)RTE_MIN(need, (uint64_t)UINT32_MAX);
-}
-
-static int
-srv_pool(struct tfo_server *s, int socket, char *err, size_t errlen)
-{
-	uint32_t need = srv_pool_need(s), nb_mbufs;
 	uint16_t data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
-	char name[RTE_MEMPOOL_NAMESIZE];
 
-	nb_mbufs = s->p.nb_mbufs ? s->p.nb_mbufs : s->cfg.mbufs ? s->cfg.mbufs : need;
-	if (s->p.nb_mbufs == 0 && nb_mbufs < need)
-		return tfo_errmsg(err, errlen, "[server] mbufs = %u: too small for %u workers, "
-			       "%u control lcores, %u ports and their queues/rings; need at "
-			       "least %u (or 0 = computed)", s->cfg.mbufs, s->nb_workers,
-			       s->nb_controls, s->nb_ports, need);
 	for (unsigned int i = 0; i < s->nb_ports; i++) {
 		uint16_t mtu = s->devices ? s->cfg.ports[i].mtu : s->p.ports[i].mtu;
 
 		data_room = (uint16_t)RTE_MAX(data_room, mtu + RTE_ETHER_HDR_LEN + 4 +
 					      RTE_PKTMBUF_HEADROOM);
 	}
-	snprintf(name, sizeof(name), "%s_mbufs", s->name);
-	s->pool = rte_pktmbuf_pool_create(name, nb_mbufs, s->cfg.mbuf_cache, 0, data_room,
-					  socket);
-	if (s->pool == NULL)
-		return tfo_errmsg(err, errlen, "cannot create a pool of %u mbufs of %u bytes: %s "
-			       "(raise -m, or lower [server] mbufs / ring_size / [port] "
-			       "rx_desc, tx_desc)", nb_mbufs, data_room, rte_strerror(rte_errno));
+	return data_room;
+}
+
+/* Port @p i's socket for the pool plan; -1 (control 0's) when unknown,
+ * and when every lcore counts as the main one's (s->numa false). */
+static int
+srv_port_socket(const struct tfo_server *s, unsigned int i)
+{
+	uint16_t port_id;
+
+	if (!s->numa || rte_eth_dev_get_port_by_name(s->cfg.ports[i].device, &port_id) != 0)
+		return -1;	/* no device: tfo_port_setup says so */
+	return rte_eth_dev_socket_id(port_id);
+}
+
+/* What the pool plan is made of; also which pool each RX queue takes. */
+static struct tfo_pool_plan_in
+srv_plan_in(const struct tfo_server *s, const int *port_socket)
+{
+	struct tfo_pool_plan_in in = {
+		.cfg = &s->cfg,
+		.nb_workers = s->nb_workers,
+		.nb_controls = s->nb_controls,
+		.worker_socket = s->wrk_socket,
+		.control_socket = s->ctl_socket,
+		.port_socket = port_socket,
+		.inbox_size = srv_inbox_size(s),
+		.ctl_inbox_size = SRV_CTL_INBOX,
+		.mbufs = s->p.nb_mbufs ? s->p.nb_mbufs : s->cfg.mbufs,
+		.exact = s->p.nb_mbufs != 0,
+	};
+
+	return in;
+}
+
+/*
+ * One mbuf pool per socket with lcores, each as big as what its lcores'
+ * queues, rings and caches hold (tfo_pool_plan), so that no frame's
+ * buffer is on another socket than the lcore that touches it most.
+ */
+static int
+srv_pools(struct tfo_server *s, char *err, size_t errlen)
+{
+	int port_socket[TFO_MAX_PORTS];
+	struct tfo_pool_plan_in in = srv_plan_in(s, port_socket);
+	uint16_t data_room = srv_data_room(s);
+	struct tfo_pool_plan plan;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	int rc;
+
+	for (unsigned int i = 0; i < s->cfg.nb_ports; i++)
+		port_socket[i] = srv_port_socket(s, i);
+	rc = tfo_pool_plan(&in, &plan, err, errlen);
+	if (rc < 0)
+		return rc;
+	for (unsigned int i = 0; i < s->cfg.nb_ports; i++)
+		if (plan.ports_alone & (1u << i))
+			TFO_LOG(WARNING, "[port %s] is on socket %d, where no lcore runs: each "
+				"of its frames crosses sockets (give it lcores of its node: "
+				"docs/runbook.md, section 2)", s->cfg.ports[i].device,
+				port_socket[i]);
+	for (int so = 0; so < TFO_PLAN_SOCKETS; so++) {
+		if (plan.mbufs[so] == 0)
+			continue;
+		/* the name prefix keeps two servers of one process apart */
+		snprintf(name, sizeof(name), "%s_mbufs%d", s->name, so);
+		s->pools[so] = rte_pktmbuf_pool_create(name, plan.mbufs[so], s->cfg.mbuf_cache,
+						       0, data_room, so);
+		if (s->pools[so] == NULL)
+			return tfo_errmsg(err, errlen, "cannot create a pool of %u mbufs of %u "
+				       "bytes on socket %d: %s (reserve hugepages on node %d, "
+				       "raise -m / --socket-mem, or lower [server] mbufs / "
+				       "ring_size / [port] rx_desc, tx_desc)", plan.mbufs[so],
+				       data_room, so, rte_strerror(rte_errno), so);
+		if (s->devices)	/* not for every benchmark run or fuzzer start */
+			TFO_LOG(INFO, "mbuf pool on socket %d: %u mbufs of %u bytes (the "
+				"queues, rings and caches of its lcores hold %u)", so,
+				plan.mbufs[so], data_room, plan.need[so]);
+	}
 	return 0;
 }
 
@@ -330,6 +376,8 @@ srv_pool(struct tfo_server *s, int socket, char *err, size_t errlen)
 static int
 srv_ports(struct tfo_server *s, char *err, size_t errlen)
 {
+	struct tfo_pool_plan_in in = srv_plan_in(s, NULL);
+	struct rte_mempool *rxq_pool[RTE_MAX_LCORE + 1];
 	char desc[256];
 	uint8_t addr_base = 0;
 
@@ -337,15 +385,20 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 		memcpy(s->ports, s->p.ports, sizeof(s->ports[0]) * s->nb_ports);
 		return 0;
 	}
+	/* RX queue q: worker q's socket's pool; the SYN queue, control 0's */
+	for (unsigned int q = 0; q <= s->nb_workers; q++)
+		rxq_pool[q] = s->pools[tfo_pool_plan_rxq_socket(&in, q)];
 	for (unsigned int i = 0; i < s->nb_ports; i++) {
 		s->cfg.ports[i].rx_intr = s->cfg.idle_policy == TFO_IDLE_ADAPTIVE;
 		if (tfo_port_setup(&s->cfg.ports[i], (uint16_t)s->nb_workers,
-				   (uint16_t)(s->nb_workers + s->nb_controls), &s->pool, 1,
-				   addr_base, &s->ports[i], err, errlen) < 0)
+				   (uint16_t)(s->nb_workers + s->nb_controls), rxq_pool,
+				   (uint16_t)(s->nb_workers + 1), addr_base, &s->ports[i], err,
+				   errlen) < 0)
 			return -EINVAL;
 		s->nb_ports_up++;
-		if (tfo_exc_setup(&s->cfg.ports[i], (uint8_t)i, &s->ports[i], s->pool,
-				  &s->exc[i], err, errlen) < 0)
+		/* the kernel's frames are control 0's to handle */
+		if (tfo_exc_setup(&s->cfg.ports[i], (uint8_t)i, &s->ports[i],
+				  s->pools[s->ctl_socket[0]], &s->exc[i], err, errlen) < 0)
 			return -EINVAL;
 		addr_base = (uint8_t)(addr_base + s->cfg.ports[i].nb_addrs);
 		tfo_port_describe(&s->ports[i], desc, sizeof(desc));
@@ -396,7 +449,7 @@ static int
 srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 	   size_t errlen)
 {
-	int wsock = s->devices ? (int)rte_lcore_to_socket_id(lcore) : (int)rte_socket_id();
+	int wsock = s->wrk_socket[wi];
 	struct tfo_worker_params wp = {
 		.queue = (uint16_t)wi,
 		.lcore_id = lcore,
@@ -412,12 +465,13 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 	struct tfo_worker *w;
 	int rc;
 
-	/* ring i = k * nb_workers + wi: control 0's keep their names */
+	/* ring i = k * nb_workers + wi: control 0's keep their names; on
+	 * the socket of the control lcore that polls it */
 	for (unsigned int k = 0; k < s->nb_controls; k++) {
 		unsigned int i = k * s->nb_workers + wi;
 
-		s->rings[i] = srv_ring(s, "ctl", i, s->cfg.ring_size, wsock, RING_F_EXACT_SZ,
-				       err, errlen);
+		s->rings[i] = srv_ring(s, "ctl", i, s->cfg.ring_size, s->ctl_socket[k],
+				       RING_F_EXACT_SZ, err, errlen);
 		if (s->rings[i] == NULL)
 			return -ENOMEM;
 		wp.to_controls[k] = s->rings[i];
@@ -453,7 +507,6 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 static int
 srv_workers(struct tfo_server *s, char *err, size_t errlen)
 {
-	unsigned int wi = 0, ci = 1, lcore;
 	int rc;
 
 	s->workers = rte_zmalloc("tfo_workers", sizeof(*s->workers) * s->nb_workers, 0);
@@ -462,22 +515,8 @@ srv_workers(struct tfo_server *s, char *err, size_t errlen)
 	s->syn_inbox = rte_zmalloc("tfo_syn", sizeof(*s->syn_inbox) * s->nb_workers, 0);
 	if (s->workers == NULL || s->rings == NULL || s->syn_inbox == NULL)
 		return tfo_errmsg(err, errlen, "out of memory for %u workers", s->nb_workers);
-	if (!s->devices) {
-		for (wi = 0; wi < s->nb_workers; wi++) {
-			rc = srv_worker(s, wi, 0, err, errlen);
-			if (rc < 0)
-				return rc;
-		}
-		return 0;
-	}
-	/* the first nb_controls - 1 EAL worker lcores are control lcores */
-	s->ctl_lcore[0] = rte_get_main_lcore();
-	RTE_LCORE_FOREACH_WORKER(lcore) {
-		if (ci < s->nb_controls) {
-			s->ctl_lcore[ci++] = lcore;
-			continue;
-		}
-		rc = srv_worker(s, wi++, lcore, err, errlen);
+	for (unsigned int wi = 0; wi < s->nb_workers; wi++) {
+		rc = srv_worker(s, wi, s->wrk_lcore[wi], err, errlen);
 		if (rc < 0)
 			return rc;
 	}
@@ -493,8 +532,7 @@ srv_workers(struct tfo_server *s, char *err, size_t errlen)
 static int
 srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 {
-	int socket = s->devices ? (int)rte_lcore_to_socket_id(s->ctl_lcore[k]) :
-				  (int)rte_socket_id();
+	int socket = s->ctl_socket[k];
 	struct tfo_control *c = k == 0 ? &s->control :
 				rte_zmalloc_socket("tfo_control", sizeof(*c),
 						   RTE_CACHE_LINE_SIZE, socket);
@@ -550,9 +588,9 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 		if (!s->ports[i].ctrl_tx_relay)
 			continue;
 		/* on the socket of the worker that empties it */
-		s->relay[i][k] = srv_ring(s, "relay", i * TFO_MAX_CONTROLS + k, SRV_RELAY,
-					  s->devices ? (int)rte_lcore_to_socket_id(rw->lcore_id) :
-						       socket, 0, err, errlen);
+		s->relay[i][k] = srv_ring(s, "relay", i * TFO_MAX_CONTROLS + k,
+					  TFO_POOL_PLAN_RELAY, s->wrk_socket[k % s->nb_workers], 0,
+					  err, errlen);
 		if (s->relay[i][k] == NULL)
 			goto fail;
 		rw->relay[i][k / s->nb_workers] = s->relay[i][k];
@@ -615,6 +653,9 @@ srv_check(struct tfo_server *s, const struct tfo_server_params *p, char *err,
 		if (p->nb_workers == 0 || p->nb_ports == 0 || p->nb_ports > TFO_MAX_PORTS)
 			return tfo_errmsg(err, errlen, "a server without devices needs workers "
 				       "and 1..%d ports", TFO_MAX_PORTS);
+		if (p->nb_workers > RTE_MAX_LCORE)
+			return tfo_errmsg(err, errlen, "nb_workers = %u: at most %d",
+				       p->nb_workers, RTE_MAX_LCORE);
 		s->nb_workers = p->nb_workers;
 		s->nb_ports = p->nb_ports;
 		return 0;
@@ -630,6 +671,52 @@ srv_check(struct tfo_server *s, const struct tfo_server_params *p, char *err,
 	s->nb_workers = nb_lcores - s->nb_controls;
 	s->nb_ports = s->cfg.nb_ports;
 	return 0;
+}
+
+/* The socket of @p lcore, or @p main_socket when the EAL knows none in
+ * range (an lcore whose CPUs span sockets: --lcores 1@(0,8)). */
+static int
+srv_lcore_socket(unsigned int lcore, int main_socket)
+{
+	unsigned int so = rte_lcore_to_socket_id(lcore);
+
+	return so < TFO_PLAN_SOCKETS ? (int)so : main_socket;
+}
+
+/*
+ * Which lcore each control lcore and worker is, and its socket: the main
+ * lcore is control 0, the next nb_controls - 1 EAL lcores controls
+ * 1..N-1, the rest workers (tfo_server_launch starts them so). Without
+ * devices nothing is launched: all on the caller's socket. Without
+ * hugepages too: --no-huge memory is one socket's.
+ */
+static void
+srv_lcores(struct tfo_server *s)
+{
+	int main_socket = (int)rte_socket_id();
+	unsigned int wi = 0, ci = 1, lcore;
+
+	s->numa = s->devices && rte_eal_has_hugepages();
+	for (unsigned int k = 0; k < s->nb_controls; k++)
+		s->ctl_socket[k] = main_socket;
+	for (wi = 0; wi < s->nb_workers; wi++)
+		s->wrk_socket[wi] = main_socket;
+	if (!s->devices)
+		return;
+	s->ctl_lcore[0] = rte_get_main_lcore();
+	wi = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (ci < s->nb_controls)
+			s->ctl_lcore[ci++] = lcore;
+		else
+			s->wrk_lcore[wi++] = lcore;
+	}
+	if (!s->numa)
+		return;
+	for (unsigned int k = 0; k < s->nb_controls; k++)
+		s->ctl_socket[k] = srv_lcore_socket(s->ctl_lcore[k], main_socket);
+	for (wi = 0; wi < s->nb_workers; wi++)
+		s->wrk_socket[wi] = srv_lcore_socket(s->wrk_lcore[wi], main_socket);
 }
 
 /* What each lcore checks before it sleeps, and what can wake it. */
@@ -675,12 +762,14 @@ srv_reload_engines(struct tfo_server *s, char *err, size_t errlen)
 static int
 srv_build(struct tfo_server *s, char *err, size_t errlen)
 {
-	int socket = (int)rte_socket_id();
+	int socket;	/* the main lcore's: what every lcore shares */
 	int rc;
 
 	if (tfo_ctrl_reason_register() < 0)
 		return tfo_errmsg(err, errlen, "cannot register the mbuf dynamic field");
-	rc = srv_pool(s, socket, err, errlen);
+	srv_lcores(s);
+	socket = s->ctl_socket[0];
+	rc = srv_pools(s, err, errlen);
 	if (rc == 0)
 		rc = srv_ports(s, err, errlen);
 	if (rc == 0)
@@ -788,25 +877,27 @@ tfo_server_free(struct tfo_server *s)
 	for (unsigned int i = 0; i < s->nb_services; i++)
 		if (s->services[i].svc->destroy != NULL)
 			s->services[i].svc->destroy(s->services[i].state);
-	rte_mempool_free(s->pool);
+	for (int so = 0; so < TFO_PLAN_SOCKETS; so++)
+		rte_mempool_free(s->pools[so]);
 	rte_free(s);
 }
 
 int
 tfo_server_launch(struct tfo_server *s)
 {
-	unsigned int lcore, wi = 0, ci = 1;
 	int rc;
 
 	if (!s->devices)
 		return -ENOTSUP;
-	/* the first EAL worker lcores are controls 1..N-1 (srv_workers) */
-	RTE_LCORE_FOREACH_WORKER(lcore) {
-		if (ci < s->nb_controls)
-			rc = rte_eal_remote_launch(tfo_control_lcore_main, s->controls[ci++],
-						   lcore);
-		else
-			rc = rte_eal_remote_launch(tfo_worker_main, s->workers[wi++], lcore);
+	/* on the lcores srv_lcores chose (and their sockets' memory) */
+	for (unsigned int k = 1; k < s->nb_controls; k++) {
+		rc = rte_eal_remote_launch(tfo_control_lcore_main, s->controls[k],
+					   s->ctl_lcore[k]);
+		if (rc != 0)
+			return rc;
+	}
+	for (unsigned int wi = 0; wi < s->nb_workers; wi++) {
+		rc = rte_eal_remote_launch(tfo_worker_main, s->workers[wi], s->wrk_lcore[wi]);
 		if (rc != 0)
 			return rc;
 	}
@@ -879,7 +970,7 @@ tfo_server_control_at(struct tfo_server *s, unsigned int i)
 struct rte_mempool *
 tfo_server_pool(struct tfo_server *s)
 {
-	return s->pool;
+	return s->pools[s->ctl_socket[0]];
 }
 
 const struct tfo_port_info *

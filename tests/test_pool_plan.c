@@ -39,7 +39,7 @@ one_pool_need(const struct tfo_config *c, unsigned int W, unsigned int C,
 	for (unsigned int i = 0; i < c->nb_ports; i++)
 		need += (uint64_t)(W + c->ports[i].syn_steering) * c->ports[i].rx_desc +
 			(uint64_t)(W + C) * c->ports[i].tx_desc;
-	need += (uint64_t)W * C * c->ring_size + 1024 * c->nb_ports;
+	need += (uint64_t)W * C * c->ring_size + (uint64_t)1024 * C * c->nb_ports;
 	need += (uint64_t)W * inbox + (uint64_t)(C - 1) * ctl_inbox;
 	need += (uint64_t)(W + C) * (c->mbuf_cache * 3 / 2 + c->burst +
 				     TFO_TX_BUF * c->nb_ports);
@@ -115,9 +115,10 @@ TFO_TEST(two_sockets_split_by_lcore)
 	CHECK_EQ((uint64_t)p.need[0] + p.need[1], p.need_all);
 	/* a worker: its RX descriptors and its ring to each control lcore */
 	worker = 512 + 1024 + 2 * c.ring_size + lcore_terms(&c);
-	/* control 0: the SYN queue (port 1), the relay rings, every inbox */
+	/* control 0: the SYN queue (port 1), its relay rings, every inbox;
+	 * control 1 its own relay rings */
 	s0 = 1024 + worker + lcore_terms(&c) + 1024 + 2 * 1024 + 3 * 2048 + 256;
-	s1 = 1024 + 2 * worker + lcore_terms(&c);
+	s1 = 1024 + 2 * worker + lcore_terms(&c) + 2 * 1024;
 	CHECK_EQ(p.need[0], s0);
 	CHECK_EQ(p.need[1], s1);
 	CHECK_EQ(p.mbufs[0], s0);

@@ -26,6 +26,9 @@ extern "C" {
 /** Socket ids a plan knows: 0..TFO_PLAN_SOCKETS-1. */
 #define TFO_PLAN_SOCKETS RTE_MAX_NUMA_NODES
 
+/** Slots of each relay ring (control lcore k -> worker k % W, per port). */
+#define TFO_POOL_PLAN_RELAY 1024u
+
 /** Where a server's lcores and ports are, and what it asks for. */
 struct tfo_pool_plan_in {
 	/** rx_desc, tx_desc and syn_steering of cfg->nb_ports ports,

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: the whole server, assembled from a configuration.
  *
- * tfo_server_create() builds what tfo-server runs: the mbuf pool, the
- * ports, the services, the TFO key ring and cookie checkers, the control
- * lcores ([server] control_lcores: the main lcore and the next N-1 EAL
- * lcores; each its engine, cookie generator and TX queue; the relay
- * rings), one worker per remaining EAL lcore (its ring to each control
- * lcore, its SYN inbox, its engine) and the telemetry commands. The same function builds the device-free server the
- * fuzzers and benchmarks feed directly (tfo_worker_burst,
- * tfo_control_poll): give it the ports' tfo_port_info instead of devices.
+ * tfo_server_create() builds what tfo-server runs: the mbuf pools (one
+ * per NUMA socket with lcores, pool_plan.h), the ports, the services, the
+ * TFO key ring and cookie checkers, the control lcores ([server]
+ * control_lcores: the main lcore and the next N-1 EAL lcores; each its
+ * engine, cookie generator and TX queue; the relay rings), one worker per
+ * remaining EAL lcore (its ring to each control lcore, its SYN inbox, its
+ * engine) and the telemetry commands. Each lcore's engine and cookie
+ * checker, and each ring, are on the socket of the lcore that polls them;
+ * the keys and services, read by all, on the main lcore's. The same
+ * function builds the device-free server the fuzzers and benchmarks feed
+ * directly (tfo_worker_burst, tfo_control_poll): give it the ports'
+ * tfo_port_info instead of devices.
  */
 #ifndef TFO_SERVER_H
 #define TFO_SERVER_H
@@ -48,7 +52,8 @@ struct tfo_server_params {
 	/** Control lcores without devices (1..TFO_MAX_CONTROLS; 0: [server]
 	 *  control_lcores); with devices this must be 0 (the key decides). */
 	unsigned int nb_controls;
-	/** mbufs in the pool; 0: [server] mbufs, or computed. */
+	/** mbufs in the pool (a server without devices has one, on the
+	 *  caller's socket), taken as given; 0: [server] mbufs, or computed. */
 	uint32_t nb_mbufs;
 	/** TFO primary (and backup) key; NULL: [tfo] key_file, or random. */
 	const struct tfo_key *key;
@@ -102,6 +107,8 @@ struct tfo_control *tfo_server_control(struct tfo_server *s);
 unsigned int tfo_server_nb_controls(const struct tfo_server *s);
 /** Control lcore @p i (0: tfo_server_control), NULL past the last. */
 struct tfo_control *tfo_server_control_at(struct tfo_server *s, unsigned int i);
+/** The mbuf pool of the main lcore's socket (control 0's): the one pool
+ *  of a server without devices, what its callers build frames from. */
 struct rte_mempool *tfo_server_pool(struct tfo_server *s);
 /** The ports, as the workers see them (nb: tfo_server_nb_ports). */
 const struct tfo_port_info *tfo_server_ports(const struct tfo_server *s);
