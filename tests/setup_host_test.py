@@ -4,8 +4,8 @@
 
     setup_host_test.py PATH/TO/setup-host.sh
 
-Each case builds a small sysfs/procfs tree (hugepage counts, IOMMU groups,
-PCI devices with their driver and kernel interface, mounts), runs the
+Each case builds a small sysfs/procfs tree (hugepage counts, NUMA nodes,
+IOMMU groups, PCI devices with their driver and kernel interface, mounts), runs the
 script with --dry-run and TFO_SYSFS/TFO_PROC pointing at it, and checks
 the actions it prints, its exit status, and that nothing changed.
 """
@@ -24,15 +24,26 @@ T = Checks()
 check = T.check
 
 
-def tree(iommu=True, mounted=False, pages=64):
-    root = tempfile.mkdtemp(prefix='tfo-sysfs.')
-    sysfs, proc = os.path.join(root, 'sys'), os.path.join(root, 'proc')
+def hugepages(d, pages):
+    """hugepages-2048kB (pages) and hugepages-1048576kB (none) under d."""
     for kb, n in (('2048', pages), ('1048576', 0)):
-        hp = os.path.join(sysfs, 'kernel/mm/hugepages/hugepages-%skB' % kb)
+        hp = os.path.join(d, 'hugepages-%skB' % kb)
         os.makedirs(hp)
         for f in ('nr_hugepages', 'free_hugepages'):
             with open(os.path.join(hp, f), 'w') as fh:
                 fh.write('%d\n' % n)
+
+
+def tree(iommu=True, mounted=False, pages=64, nodes=()):
+    """nodes: (cpulist, 2M pages) of node 0, 1, ...; none: no node directories."""
+    root = tempfile.mkdtemp(prefix='tfo-sysfs.')
+    sysfs, proc = os.path.join(root, 'sys'), os.path.join(root, 'proc')
+    hugepages(os.path.join(sysfs, 'kernel/mm/hugepages'), pages)
+    for i, (cpus, n) in enumerate(nodes):
+        d = os.path.join(sysfs, 'devices/system/node/node%d' % i)
+        hugepages(os.path.join(d, 'hugepages'), n)
+        with open(os.path.join(d, 'cpulist'), 'w') as f:
+            f.write(cpus + '\n')
     os.makedirs(os.path.join(sysfs, 'kernel/iommu_groups'))
     if iommu:
         os.makedirs(os.path.join(sysfs, 'kernel/iommu_groups/7'))
@@ -143,7 +154,53 @@ def main():
         check('usage error (%s): exit 2, nothing changed' % what, rc == 2 and same, (rc, out))
     rc, out, _ = run(['--help'])
     check('--help: exit 0, describes --dry-run', rc == 0 and '--dry-run prints' in out, out[:300])
+    check('--help: the header only', 'set -uo' not in out and 'SYSFS=' not in out, out[-300:])
+    numa()
     return T.done()
+
+
+NODE = '/SYS/devices/system/node/node%d/hugepages/hugepages-%skB/nr_hugepages'
+GLOBAL = '/SYS/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages'
+# two nodes with CPUs and a memory-only one (CXL, a memory expander)
+TWO = (('0-7', 0), ('8-15', 0), ('', 0))
+
+
+def numa():
+    """Per-node reservations on a two-socket host."""
+    rc, out, same = run(['--dry-run', '--pages', '1025'], nodes=TWO)
+    lines = out.splitlines()
+    check('2 nodes: --pages split over the nodes with CPUs, the odd page to node 0',
+          rc == 0 and same and '+ echo 513 > ' + NODE % (0, 2048) in lines
+          and '+ echo 512 > ' + NODE % (1, 2048) in lines, out)
+    check('2 nodes: nothing on the memory-only node, nor the global count',
+          'node2' not in out and GLOBAL not in out, out)
+
+    rc, out, _ = run(['--dry-run', '--pages', '1024'], nodes=(('0-7', 600), ('8-15', 100)))
+    check('2 nodes: a node that has its share is left alone, the other raised',
+          rc == 0 and 'hugepages: node 0: 600 x 2M reserved (>= 512): unchanged' in out
+          and '+ echo 512 > ' + NODE % (1, 2048) in out.splitlines()
+          and NODE % (0, 2048) not in out, out)
+
+    rc, out, _ = run(['--dry-run', '--pages', '1024', '--nodes', '1'], nodes=TWO)
+    check('--nodes 1 (the NIC\'s node): all pages there, none on node 0',
+          rc == 0 and '+ echo 1024 > ' + NODE % (1, 2048) in out.splitlines()
+          and NODE % (0, 2048) not in out, out)
+    rc, out, same = run(['--dry-run', '--nodes', '5'], nodes=TWO)
+    check('--nodes 5, no such node: exit 1, names it',
+          rc == 1 and same and 'node 5: no 2M hugepages' in out, (rc, out))
+    rc, out, same = run(['--dry-run', '--nodes', '0,x'], nodes=TWO)
+    check('--nodes 0,x: usage error (exit 2)', rc == 2 and same, (rc, out))
+
+    rc, out, _ = run(['--dry-run', '--pages', '512', '--persist'], nodes=TWO)
+    check('--persist on 2 nodes: per node in tmpfiles.d (printed), no vm.nr_hugepages',
+          rc == 0 and '/etc/tmpfiles.d/80-tfo-hugepages.conf' in out
+          and 'w %s - - - - 256' % (NODE % (0, 2048)) in out
+          and 'w %s - - - - 256' % (NODE % (1, 2048)) in out
+          and 'vm.nr_hugepages' not in out, out)
+    rc, out, _ = run(['--dry-run', '--page-size', '1G', '--pages', '4'], nodes=TWO)
+    check('--page-size 1G on 2 nodes: 2 each, the boot hint per node',
+          rc == 0 and '+ echo 2 > ' + NODE % (1, 1048576) in out.splitlines()
+          and 'hugepages=0:2,1:2' in out, out)
 
 
 if __name__ == '__main__':

@@ -3,14 +3,19 @@
 # Prepare a host to run tfo-server on a real NIC (docs/runbook.md, "Host").
 #
 #   scripts/usertools/setup-host.sh [--dry-run] [--pages N] [--page-size 2M|1G]
-#                         [--persist] [--bind PCI_ADDR]... [--driver DRV]
-#                         [--no-iommu] [--force]
+#                         [--nodes N[,N...]] [--persist] [--bind PCI_ADDR]...
+#                         [--driver DRV] [--no-iommu] [--force]
 #
-# 1. Hugepages: at least N pages of the given size (default 1024 x 2M; the
-#    count is raised, never lowered) and hugetlbfs mounted (/dev/hugepages,
-#    or /dev/hugepages1G for 1G pages). --persist also writes them to
-#    /etc/sysctl.d (2M) so that a reboot keeps them (1G pages are reserved at
-#    boot: the kernel command line hint is printed).
+# 1. Hugepages: at least N pages of the given size in all (default 1024 x
+#    2M; a count is raised, never lowered) and hugetlbfs mounted
+#    (/dev/hugepages, or /dev/hugepages1G for 1G pages). On a NUMA host
+#    (/sys/devices/system/node/nodeN) they are reserved per node: N split
+#    evenly over the nodes that have CPUs, or over the --nodes given (e.g.
+#    the NIC's node alone when every lcore is there); tfo-server has an mbuf
+#    pool on each socket with lcores. --persist also writes them down so
+#    that a reboot keeps them (2M: /etc/sysctl.d, or per node
+#    /etc/tmpfiles.d; 1G pages are reserved at boot: the kernel command line
+#    hint is printed).
 # 2. The vfio-pci module (with --no-iommu, vfio's unsafe no-IOMMU mode, for
 #    VMs without a virtual IOMMU; DMA is then not isolated).
 # 3. Each --bind PCI address is unbound from its kernel driver and bound to
@@ -29,6 +34,7 @@ PROC=${TFO_PROC:-/proc}
 DRY=0
 PAGES=1024
 PSIZE=2M
+NODES=
 PERSIST=0
 DRIVER=vfio-pci
 NOIOMMU=0
@@ -36,7 +42,7 @@ FORCE=0
 BIND=()
 
 usage() {
-	sed -n '3,27p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-2}"
 }
 
@@ -61,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--dry-run) DRY=1 ;;
 	--pages) PAGES=${2:-}; shift ;;
 	--page-size) PSIZE=${2:-}; shift ;;
+	--nodes) NODES=${2:-}; shift ;;
 	--persist) PERSIST=1 ;;
 	--bind) BIND+=("${2:-}"); shift ;;
 	--driver) DRIVER=${2:-}; shift ;;
@@ -73,6 +80,8 @@ while [ $# -gt 0 ]; do
 done
 
 [[ $PAGES =~ ^[0-9]+$ ]] || { echo "setup-host: --pages $PAGES: not a number" >&2; exit 2; }
+[ -z "$NODES" ] || [[ $NODES =~ ^[0-9]+(,[0-9]+)*$ ]] ||
+	{ echo "setup-host: --nodes $NODES: expected node numbers like 0 or 0,1" >&2; exit 2; }
 case $PSIZE in
 2M) KB=2048; MNT=/dev/hugepages ;;
 1G) KB=1048576; MNT=/dev/hugepages1G ;;
@@ -93,23 +102,76 @@ fi
 
 # ---- 1. hugepages ----------------------------------------------------------
 HP=$SYSFS/kernel/mm/hugepages/hugepages-${KB}kB
+NODEDIR=$SYSFS/devices/system/node
 [ -d "$HP" ] || die "no $PSIZE hugepages on this kernel ($HP missing)"
-have=$(cat "$HP/nr_hugepages")
-if [ "$have" -ge "$PAGES" ]; then
-	echo "hugepages: $have x $PSIZE reserved (>= $PAGES): unchanged"
-elif [ "$KB" = 1048576 ]; then
-	put "$PAGES" "$HP/nr_hugepages"
-	echo "hugepages: 1G pages are best reserved at boot: add 'default_hugepagesz=1G" \
-		"hugepagesz=1G hugepages=$PAGES' to the kernel command line"
-else
-	put "$PAGES" "$HP/nr_hugepages"
-	if [ "$DRY" = 0 ]; then
-		got=$(cat "$HP/nr_hugepages")
-		[ "$got" -ge "$PAGES" ] ||
-			die "asked for $PAGES hugepages, the kernel gave $got (memory fragmented: reboot, or reserve at boot)"
+
+# numa_nodes: the nodes to reserve on, one per line in numeric order:
+# --nodes, or every node with CPUs (a memory-only node runs no lcore);
+# none on a kernel without node directories
+numa_nodes() {
+	local d n
+	if [ -n "$NODES" ]; then
+		tr , '\n' <<<"$NODES" | sort -nu
+		return
 	fi
+	for d in "$NODEDIR"/node[0-9]*; do
+		[ -d "$d" ] || continue
+		n=${d##*/node}
+		[ -n "$(tr -d ' \n' <"$d/cpulist" 2>/dev/null)" ] && echo "$n"
+	done | sort -n
+}
+
+# reserve WANT FILE WHAT: raise the count in FILE to WANT, never lower it
+# (RAISED=1 when it did)
+RAISED=0
+reserve() {
+	local want=$1 file=$2 what=$3 have got
+	have=$(cat "$file")
+	if [ "$have" -ge "$want" ]; then
+		echo "hugepages: $what$have x $PSIZE reserved (>= $want): unchanged"
+		return
+	fi
+	put "$want" "$file"
+	RAISED=1
+	[ "$DRY" = 0 ] && [ "$KB" = 2048 ] || return 0
+	got=$(cat "$file")
+	[ "$got" -ge "$want" ] ||
+		die "${what}asked for $want hugepages, the kernel gave $got (memory fragmented: reboot, or reserve at boot)"
+}
+
+mapfile -t nodes < <(numa_nodes)
+if [ ${#nodes[@]} -gt 0 ]; then
+	# one share per node, the rest of the division to the first ones
+	share=$((PAGES / ${#nodes[@]}))
+	rest=$((PAGES % ${#nodes[@]}))
+	boot=()
+	tmpfiles=()
+	for n in "${nodes[@]}"; do
+		f=$NODEDIR/node$n/hugepages/hugepages-${KB}kB/nr_hugepages
+		[ -f "$f" ] || die "node $n: no $PSIZE hugepages ($f missing; see --nodes)"
+		want=$share
+		[ "$rest" -gt 0 ] && want=$((want + 1)) && rest=$((rest - 1))
+		reserve "$want" "$f" "node $n: "
+		boot+=("$n:$want")
+		tmpfiles+=("w $f - - - - $want")
+	done
+	# node:count on the command line: Linux 5.16 and later
+	bootarg=$(IFS=,; echo "${boot[*]}")
+else
+	reserve "$PAGES" "$HP/nr_hugepages" ""
+	bootarg=$PAGES
 fi
-if [ "$PERSIST" = 1 ] && [ "$KB" = 2048 ]; then
+if [ "$KB" = 1048576 ] && [ "$RAISED" = 1 ]; then
+	echo "hugepages: 1G pages are best reserved at boot: add 'default_hugepagesz=1G" \
+		"hugepagesz=1G hugepages=$bootarg' to the kernel command line"
+fi
+if [ "$PERSIST" = 1 ] && [ "$KB" = 2048 ] && [ ${#nodes[@]} -gt 0 ]; then
+	# vm.nr_hugepages would spread them over every node with memory
+	conf=/etc/tmpfiles.d/80-tfo-hugepages.conf
+	echo "+ write ${#tmpfiles[@]} line(s) to $conf (per node, at boot)"
+	printf '  %s\n' "${tmpfiles[@]}"
+	[ "$DRY" = 1 ] || printf '%s\n' "${tmpfiles[@]}" >"$conf" || die "cannot write $conf"
+elif [ "$PERSIST" = 1 ] && [ "$KB" = 2048 ]; then
 	echo "+ echo vm.nr_hugepages = $PAGES > /etc/sysctl.d/80-tfo-hugepages.conf"
 	[ "$DRY" = 1 ] || echo "vm.nr_hugepages = $PAGES" >/etc/sysctl.d/80-tfo-hugepages.conf ||
 		die "cannot write /etc/sysctl.d/80-tfo-hugepages.conf"
