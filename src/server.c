@@ -693,7 +693,9 @@ srv_lcore_socket(unsigned int lcore, int main_socket)
 static void
 srv_lcores(struct tfo_server *s)
 {
-	int main_socket = (int)rte_socket_id();
+	/* a main lcore on CPUs of several sockets has none (SOCKET_ID_ANY):
+	 * socket 0, which always has memory (--no-huge's is there) */
+	int main_socket = srv_lcore_socket(rte_get_main_lcore(), 0);
 	unsigned int wi = 0, ci = 1, lcore;
 
 	s->numa = s->devices && rte_eal_has_hugepages();
