@@ -36,6 +36,28 @@
 #    beside them the Linux kernel's TFO server (one thread on the DUT CPU,
 #    its client on the generator's, bench/kernel_tfo_client -r) at the same
 #    rates. The picture: latency against rate, bench/results/latency.png.
+# 6. scaling with cores (scale): tfo-server with N workers on one net_memif
+#    port (`[port] rss = peer`) driven by tfo-loadgen with N generator
+#    lcores (--rss-peer), for each N of --workers: TFO transactions/s of the
+#    machine, each worker's busy TSC per transaction (busy_tsc / its
+#    TCPFastOpenPassive) and their spread, the generators' CPU share (/proc:
+#    they poll without pause, so a share under 100 % means they waited for
+#    a CPU), client errors; plain (--no-tfo 100) for each control lcore
+#    count of --controls with BENCH_SCALE_PLAIN_WORKERS workers (default:
+#    the largest of --workers, at most 4); plain at 90 % of the plain peak
+#    (tfo-loadgen --rate) with its errors; beside every row the Linux
+#    kernel's server on the CPUs tfo-server had and its client on the
+#    generators' (TFO; plain with net.ipv4.tcp_fastopen = 1: no server
+#    cookie). A row needs 2N + C + 1 CPUs (C control lcores; 2N + 2 for the
+#    TFO rows): the script and the generator's main lcore on
+#    BENCH_GEN_CPU, then the generators, then tfo-server's lcores, each on
+#    a CPU of its own. A row with fewer CPUs runs with lcores sharing CPUs
+#    and the report marks it "functional (lcores share CPUs), not a figure".
+#    A full run includes this phase only with 6 CPUs or more (N = 2);
+#    --phases scale runs it anywhere: --workers' default 1,2,4,7 keeps the N
+#    that fit, and N = 2 on shared CPUs when none does. The picture:
+#    transactions/s and worker TSC per transaction against workers, and
+#    plain transactions/s against control lcores, bench/results/scaling.png.
 # Medians of BENCH_REPS repetitions (default 5) of BENCH_SECONDS (default 5)
 # with their spread ((max - min) / median). Prints a markdown report and
 # writes it to bench/results/latest.md (the run before it kept as
@@ -50,11 +72,15 @@
 # loads (2c), flood (2d), kernel (3), tfo-bench (all of 4) or tb-NAME (one
 # tfo-bench run: tb-pipeline, tb-pipeline_ackfin, tb-pipeline_cold,
 # tb-pipeline_slow, tb-pipeline_controls, tb-pipeline_flood, tb-engine,
-# tb-cookie, tb-http), latency (5).
+# tb-cookie, tb-http), latency (5), scale (6).
+# --workers LIST, --controls LIST: the worker counts of (6)'s TFO rows
+# (default 1,2,4,7, those that fit) and the control lcore counts of its
+# plain rows (default 1,2,4).
 # A partial run writes bench/results/latest-partial.md (BENCH_OUT wins),
 # beside the last full run's figures (latest.md, which it leaves alone, as
-# latest.png and latency.png; its own latency picture, with the latency
-# phase, goes beside its report: latest-partial-latency.png), and puts only
+# latest.png, latency.png and scaling.png; its own latency and scaling
+# pictures, with those phases, go beside its report:
+# latest-partial-latency.png, latest-partial-scaling.png), and puts only
 # its own rows into README.md's table.
 # Builds in BENCH_BUILD (default build-bench, release). BENCH_KEEP_RAW=1: keep
 # the run's logs (/tmp/tfo-bench-run.*; bench_report.py RAW makes its report
@@ -74,12 +100,30 @@ B=${BENCH_BUILD:-build-bench}
 QUICK=0
 README=1
 PHASES=""
-ALL_PHASES="testpmd peak loads flood kernel tfo-bench latency"
+ALL_PHASES="testpmd peak loads flood kernel tfo-bench latency scale"
 TB_NAMES="pipeline pipeline_ackfin pipeline_cold pipeline_slow pipeline_controls pipeline_flood
 engine cookie http"
+SCALE_WORKERS=""
+SCALE_CONTROLS=1,2,4
 usage() {
-	echo "usage: $0 [--no-readme] [--quick] [--phases testpmd,peak,loads,flood,kernel,tfo-bench,tb-NAME,latency...]" >&2
+	echo "usage: $0 [--no-readme] [--quick] [--phases testpmd,peak,loads,flood,kernel,tfo-bench,tb-NAME,latency,scale...]" \
+		"[--workers N,N...] [--controls N,N...]" >&2
 	exit 2
+}
+# num_list OPTION VALUE MAX: VALUE is a comma-separated list of 1..MAX
+num_list() {
+	local n
+
+	[ -n "$2" ] || usage
+	for n in ${2//,/ }; do
+		case $n in
+		''|*[!0-9]*) n=0 ;;
+		esac
+		if [ "$n" -lt 1 ] || [ "$n" -gt "$3" ]; then
+			echo "bench: $1 $2: want numbers 1..$3, comma-separated" >&2
+			exit 2
+		fi
+	done
 }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -95,6 +139,18 @@ while [ $# -gt 0 ]; do
 				"${TB_NAMES//$'\n'/ })" >&2
 			exit 2
 		done
+		shift ;;
+	--workers|--controls)
+		[ $# -ge 2 ] || usage
+		# tfo-loadgen has 32 lcores at most (1 main + the generators);
+		# tfo-server 16 control lcores
+		if [ "$1" = --workers ]; then
+			num_list "$1" "$2" 31
+			SCALE_WORKERS=$2
+		else
+			num_list "$1" "$2" 16
+			SCALE_CONTROLS=$2
+		fi
 		shift ;;
 	*) usage ;;
 	esac
@@ -122,6 +178,45 @@ if [ -z "$PHASES" ]; then
 	OUT=${BENCH_OUT:-$ROOT/bench/results/latest.md}
 else
 	OUT=${BENCH_OUT:-$ROOT/bench/results/latest-partial.md}
+fi
+
+# (6)'s plan: SCALE=1 when it runs; its rows' worker and control counts
+NCPU=$(nproc --all)
+SCALE=0
+want scale && { [ -n "$PHASES" ] || [ "$NCPU" -ge 6 ]; } && SCALE=1
+if [ -z "$SCALE_WORKERS" ]; then
+	for n in 1 2 4 7; do
+		[ $((2 * n + 2)) -le "$NCPU" ] && SCALE_WORKERS+="${SCALE_WORKERS:+,}$n"
+	done
+	# none fits: N = 2 on shared CPUs (functional)
+	[ -n "$SCALE_WORKERS" ] || SCALE_WORKERS=2
+fi
+SCALE_PLAIN_W=${BENCH_SCALE_PLAIN_WORKERS:-0}
+if [ "$SCALE_PLAIN_W" = 0 ]; then
+	for n in ${SCALE_WORKERS//,/ }; do
+		[ "$n" -gt "$SCALE_PLAIN_W" ] && [ "$n" -le 4 ] && SCALE_PLAIN_W=$n
+	done
+	[ "$SCALE_PLAIN_W" -gt 0 ] || SCALE_PLAIN_W=4
+fi
+# the CPUs in the order (6) hands them out: the generator's CPU first
+CPU_ORDER=("$GEN")
+for ((i = 0; i < NCPU; i++)); do
+	[ "$i" = "$GEN" ] || CPU_ORDER+=("$i")
+done
+# memory of (6)'s processes (MB): tfo-server ~110 MB per lcore at
+# max_conns 262144 (its table, TIME-WAIT records, buffers), tfo-loadgen
+scale_srv_mb() { echo $((128 + 128 * $1)); }
+SCALE_LG_MB=512
+if [ "$SCALE" = 1 ]; then
+	max_l=0
+	for n in ${SCALE_WORKERS//,/ }; do
+		[ $((n + 1)) -gt "$max_l" ] && max_l=$((n + 1))
+	done
+	for c in ${SCALE_CONTROLS//,/ }; do
+		[ $((SCALE_PLAIN_W + c)) -gt "$max_l" ] && max_l=$((SCALE_PLAIN_W + c))
+	done
+	pages=$((($(scale_srv_mb "$max_l") + SCALE_LG_MB) / 2 + 64))
+	[ "$pages" -gt "$NEED_PAGES" ] && NEED_PAGES=$pages
 fi
 
 RAW=$(mktemp -d /tmp/tfo-bench-run.XXXXXX)
@@ -250,6 +345,14 @@ taskset -pc "$GEN" $$ >/dev/null || die "cannot pin the script to CPU $GEN (task
 	echo "dut_cpu=$DUT"
 	echo "gen_cpu=$GEN"
 	echo "phases=$(echo "${PHASES:-,all,}" | sed 's/^,//; s/,$//')"
+	echo "clk_tck=$(getconf CLK_TCK)"
+	if [ "$SCALE" = 1 ]; then
+		echo "scale_workers=$SCALE_WORKERS"
+		echo "scale_controls=$SCALE_CONTROLS"
+		echo "scale_plain_workers=$SCALE_PLAIN_W"
+	elif want scale; then
+		echo "scale_skipped=$NCPU CPUs: a full run scales only with 6 or more (2N + 2 for N = 2); --phases scale runs it on shared CPUs"
+	fi
 } >"$RAW/machine.txt"
 
 # ticks PID...: TICKS = the CPU time (clock ticks, all threads) the
@@ -408,16 +511,20 @@ EOF
 
 # srv_start POLICY: tfo-server at [server] idle_policy POLICY, control 0
 # and the worker both on DUT (a small VM's layout: there an lcore that
-# keeps polling starves its neighbour), the generator alone on GEN
+# keeps polling starves its neighbour), the generator alone on GEN.
+# SRV_LCORES, SRV_MEM (MB), SRV_INI: another layout, memory, configuration
+# (6). SRV_LOG: the log's name.
 SRV_N=0
 srv_start() {
 	local log
 
 	SRV_N=$((SRV_N + 1))
-	log=$RAW/srv_${SRV_N}_$1.log
+	SRV_LOG=srv_${SRV_N}_$1.log
+	log=$RAW/$SRV_LOG
 	rm -f "$SOCK"
-	"$SRV" --lcores="0@$DUT,1@$DUT" --file-prefix "$TAG-srv" -m 512 "${EAL_COMMON[@]}" \
-		-- --config "$RAW/srv/tfo-server.ini" --idle-policy "$1" >"$log" 2>&1 &
+	"$SRV" --lcores="${SRV_LCORES:-0@$DUT,1@$DUT}" --file-prefix "$TAG-srv" -m "${SRV_MEM:-512}" \
+		"${EAL_COMMON[@]}" -- --config "${SRV_INI:-$RAW/srv/tfo-server.ini}" \
+		--idle-policy "$1" >"$log" 2>&1 &
 	SRV_PID=$!
 	PIDS+=("$SRV_PID")
 	for _ in $(seq 1 100); do
@@ -431,24 +538,39 @@ srv_start() {
 srv_stop() {
 	stop "$SRV_PID"
 }
-# telemetry snapshot of the server's total counters into FILE
-tel() {
-	echo /tfo/stats,total | timeout 10 dpdk-telemetry.py -f "$TAG-srv" >"$1" 2>/dev/null ||
-		die "telemetry of tfo-server failed"
-}
-# tel_lcore FILE LCORE: the same for one lcore's counters (1: the worker)
+# tel_lcore FILE LCORE: telemetry snapshot of one lcore's counters (1: the
+# worker) into FILE; "total": the server's total counters (tel FILE); ""
+# (tel_all FILE): every lcore's, each under its key (lcore2_worker1)
 tel_lcore() {
-	echo "/tfo/stats,$2" | timeout 10 dpdk-telemetry.py -f "$TAG-srv" >"$1" 2>/dev/null ||
+	echo "/tfo/stats${2:+,$2}" | timeout 10 dpdk-telemetry.py -f "$TAG-srv" >"$1" 2>/dev/null ||
 		die "telemetry of tfo-server failed"
 }
-# lg NAME ARGS...: one tfo-loadgen run (generator lcore on GEN)
+tel() { tel_lcore "$1" total; }
+tel_all() { tel_lcore "$1" ""; }
+# task_snap PID FILE: the time (us) and "TID COMM TICKS" for each thread
+# of PID, TICKS its CPU time so far (utime + stime); bash builtins only,
+# as ticks: it runs during the measured runs
+task_snap() {
+	local t comm line fld out="now_us ${EPOCHREALTIME/./}"$'\n'
+
+	for t in /proc/"$1"/task/*; do
+		read -r comm <"$t/comm" 2>/dev/null || continue
+		read -r line <"$t/stat" 2>/dev/null || continue
+		read -r -a fld <<<"${line##*) }"
+		out+="${t##*/} ${comm// /_} $((fld[11] + fld[12]))"$'\n'
+	done
+	printf '%s' "$out" >"$2"
+}
+# lg NAME ARGS...: one tfo-loadgen run (generator lcore on GEN; LG_LCORES:
+# another layout; LG_TASKS=1: its threads' CPU time around the run,
+# NAME.tasks_a and NAME.tasks_b)
 lg() {
 	local name=$1
 	shift
 	local lp gen rc try
 
 	for try in 1 2 3; do
-		timeout $((SECS + 60)) "$LG" --lcores="0@$GEN,1@$GEN" --file-prefix "$TAG-lg" \
+		timeout $((SECS + 60)) "$LG" --lcores="${LG_LCORES:-0@$GEN,1@$GEN}" --file-prefix "$TAG-lg" \
 			-m 512 "${EAL_COMMON[@]}" --vdev "net_memif0,role=client,socket=$SOCK" -- \
 			--server 198.18.0.2 --server-port 7 --client 198.18.1.1 --clients 256 \
 			--request-size 100 --expect-echo --concurrency 128 --stats-period 0 \
@@ -459,7 +581,9 @@ lg() {
 		child "$lp"
 		gen=$CHILD
 		others_start "$SRV_PID" "$gen"
+		[ "${LG_TASKS:-0}" = 1 ] && task_snap "$gen" "$RAW/$name.tasks_a"
 		sleep $((SECS - 1)).7
+		[ "${LG_TASKS:-0}" = 1 ] && task_snap "$gen" "$RAW/$name.tasks_b"
 		others_end "$RAW/others_$name.txt" "$SRV_PID" "$gen"
 		wait "$lp"
 		rc=$?
@@ -539,11 +663,13 @@ kns_up() {
 }
 kns_down() { ip netns del "$NS"; }
 # ks_start LOG [CMD...]: kernel_tfo_server on TCP 7 in the namespace, run
-# under CMD (e.g. taskset -c 1: then one thread, on that CPU)
+# under CMD (e.g. taskset -c 1: then one thread, on that CPU); KS_OPTS: more
+# of its options (-P: thread i pinned to the i-th CPU it may use)
+KS_OPTS=()
 ks_start() {
 	local log=$1
 	shift
-	ip netns exec "$NS" "$@" "$KS" -p 7 >"$log" 2>&1 &
+	ip netns exec "$NS" "$@" "$KS" -p 7 "${KS_OPTS[@]}" >"$log" 2>&1 &
 	KS_PID=$!
 	PIDS+=("$KS_PID")
 	for _ in $(seq 1 50); do
@@ -710,6 +836,126 @@ done
 stop "$KS_PID"
 kns_down
 }
+# ---- 6. scaling with cores -------------------------------------------------
+# scale_cpus N C: the layout of a row with N workers (N generators) and C
+# control lcores. SC_LG: tfo-loadgen's --lcores (its main lcore on GEN,
+# generator i on the i-th CPU after it); SC_SRV: tfo-server's (its C
+# control lcores, then its N workers, on the CPUs after the generators');
+# SC_LG_SET / SC_SRV_SET: the CPUs either uses (for taskset); SC_SHARED=1
+# with fewer than 2N + C + 1 CPUs: lcores share CPUs (round robin)
+scale_cpus() {
+	local n=$1 c=$2 i cpu
+
+	SC_LG="" SC_SRV="" SC_LG_SET="" SC_SRV_SET="" SC_SHARED=0
+	[ $((2 * n + c + 1)) -le "$NCPU" ] || SC_SHARED=1
+	for ((i = 0; i <= n; i++)); do
+		cpu=${CPU_ORDER[i % NCPU]}
+		SC_LG+="${SC_LG:+,}$i@$cpu"
+		case ",$SC_LG_SET," in *",$cpu,"*) ;; *) SC_LG_SET+="${SC_LG_SET:+,}$cpu" ;; esac
+	done
+	for ((i = 0; i < n + c; i++)); do
+		cpu=${CPU_ORDER[(n + 1 + i) % NCPU]}
+		SC_SRV+="${SC_SRV:+,}$i@$cpu"
+		case ",$SC_SRV_SET," in *",$cpu,"*) ;; *) SC_SRV_SET+="${SC_SRV_SET:+,}$cpu" ;; esac
+	done
+}
+# scale_srv N C: tfo-server with N workers and C control lcores on one
+# memif port (rss = peer), laid out by scale_cpus
+scale_srv() {
+	scale_cpus "$1" "$2"
+	sed -e "/^\[server\]/a control_lcores = $2" -e "/^ipv4 = /a rss = peer" \
+		"$RAW/srv/tfo-server.ini" >"$RAW/srv/scale_c$2.ini"
+	SRV_LCORES=$SC_SRV SRV_MEM=$(scale_srv_mb $(($1 + $2))) SRV_INI=$RAW/srv/scale_c$2.ini \
+		srv_start adaptive
+}
+# scale_runs KIND N C NAME [ARGS...]: REPS tfo-loadgen runs lg_NAME_R with
+# N generators (--rss-peer C) against the running server, every lcore's
+# counters before and after each (tel_sc_NAME_R_{a,b}.json); the row goes
+# into scale_rows.txt. Errors are a figure of these rows, not a failure.
+scale_runs() {
+	local kind=$1 n=$2 c=$3 name=$4 r
+	shift 4
+
+	local args="$*"
+
+	echo "kind=$kind workers=$n controls=$c name=$name shared=$SC_SHARED srv=$SC_SRV" \
+		"lg=$SC_LG srv_set=$SC_SRV_SET lg_set=$SC_LG_SET log=$SRV_LOG args=${args// /_}" \
+		>>"$RAW/scale_rows.txt"
+	for r in $(seq 1 "$REPS"); do
+		tel_all "$RAW/tel_sc_${name}_${r}_a.json"
+		LG_LCORES=$SC_LG LG_TASKS=1 LG_ERRORS_OK=1 lg "lg_${name}_$r" --rss-peer "$c" "$@"
+		tel_all "$RAW/tel_sc_${name}_${r}_b.json"
+	done
+}
+# kscale NAME SRV_CPUS CLIENT_CPUS: the Linux kernel's server, a thread
+# pinned on each of SRV_CPUS, and its client, two threads per CPU of
+# CLIENT_CPUS x 16 in flight, REPS x SECS (kscale_NAME_R.log); TFO as the
+# namespace's net.ipv4.tcp_fastopen says
+kscale() {
+	local name=$1 r nc
+
+	nc=$(echo "$3" | tr ',' '\n' | wc -l)
+	KS_OPTS=(-P)
+	ks_start "$RAW/kserver_$name.log" taskset -c "$2"
+	KS_OPTS=()
+	for r in $(seq 1 "$REPS"); do
+		ip netns exec "$NS" taskset -c "$3" "$KC" -p 7 -t $((2 * nc)) -c 16 -n 100 -w 1 \
+			-d "$SECS" -P >"$RAW/kscale_${name}_$r.log" 2>&1
+		grep -q '^transactions ' "$RAW/kscale_${name}_$r.log" ||
+			{ cat "$RAW/kscale_${name}_$r.log"; die "kernel_tfo_client $name, run $r failed"; }
+	done
+	stop "$KS_PID"
+}
+[ "$SCALE" = 1 ] && {
+quiet scale
+# the TSC frequency of the report (tfo-bench prints it; a run of a
+# fraction of a second)
+"$TB" -l "$GEN" --file-prefix "$TAG-tsc" -m 128 --no-huge --no-shconf --no-pci \
+	--log-level=lib.eal:error -- cookie --reps 1 --cookies 64 >"$RAW/scale_tsc.txt" 2>&1 ||
+	say "6. tfo-bench gave no TSC frequency (the report says n/a)"
+for n in ${SCALE_WORKERS//,/ }; do
+	scale_srv "$n" 1
+	say "6. TFO, $n worker(s), 1 control lcore: tfo-server --lcores $SC_SRV, tfo-loadgen" \
+		"--lcores $SC_LG$([ "$SC_SHARED" = 1 ] && echo ' (lcores share CPUs: functional)'), $REPS x ${SECS}s"
+	scale_runs tfo "$n" 1 "sc_tfo_$n"
+	srv_stop
+done
+w=$SCALE_PLAIN_W
+peak=0 peak_c=1
+for c in ${SCALE_CONTROLS//,/ }; do
+	scale_srv "$w" "$c"
+	say "6. plain (--no-tfo 100), $w worker(s), $c control lcore(s): tfo-server --lcores $SC_SRV," \
+		"tfo-loadgen --lcores $SC_LG$([ "$SC_SHARED" = 1 ] && echo ' (shared CPUs: functional)'), $REPS x ${SECS}s"
+	scale_runs plain "$w" "$c" "sc_plain_$c" --no-tfo 100
+	srv_stop
+	rate=$(median_rate "sc_plain_$c")
+	[ "${rate:-0}" -gt "$peak" ] && peak=$rate peak_c=$c
+done
+p90=$((peak * 9 / 10))
+if [ "$p90" -gt 0 ]; then
+	scale_srv "$w" "$peak_c"
+	say "6. plain at 90 % of the plain peak ($peak/s with $peak_c control lcore(s)): $p90/s," \
+		"$REPS x ${SECS}s"
+	scale_runs p90 "$w" "$peak_c" sc_p90 --no-tfo 100 --rate "$p90"
+	srv_stop
+else
+	say "6. no plain peak: no row at 90 % of it"
+fi
+rm -f "$SOCK"
+say "6. the Linux kernel's server on tfo-server's CPUs, its client on the generators', $REPS x ${SECS}s a row"
+kns_up
+for n in ${SCALE_WORKERS//,/ }; do
+	scale_cpus "$n" 1
+	kscale "tfo_$n" "$SC_SRV_SET" "$SC_LG_SET"
+done
+# plain: the server offers no cookie (tcp_fastopen 1: client only)
+ip netns exec "$NS" sysctl -qw net.ipv4.tcp_fastopen=1
+for c in ${SCALE_CONTROLS//,/ }; do
+	scale_cpus "$w" "$c"
+	kscale "plain_$c" "$SC_SRV_SET" "$SC_LG_SET"
+done
+kns_down
+}
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RAW/machine.txt"
 
 # ---- report -------------------------------------------------------------------
@@ -739,20 +985,37 @@ if want latency; then
 	fi
 	echo "latency_png=$(basename "$LAT_PNG")" >>"$RAW/machine.txt"
 fi
+# scaling.png (6), the same way
+SCALE_PNG=""
+if [ -f "$RAW/scale_rows.txt" ]; then
+	if [ -z "$PHASES" ]; then
+		SCALE_PNG=$RES/scaling.png
+	else
+		SCALE_PNG=${OUT%.md}-scaling.png
+	fi
+	echo "scale_png=$(basename "$SCALE_PNG")" >>"$RAW/machine.txt"
+fi
 "$PY" scripts/devtools/bench_report.py "${PREV[@]}" "$RAW" >"$RAW/report.md" ||
 	die "report failed"
 mv "$RAW/report.md" "$OUT"
 # Debian's matplotlib (the PATH python may be another one)
-if [ -z "$PNG$LAT_PNG" ]; then
+if [ -z "$PNG$LAT_PNG$SCALE_PNG" ]; then
 	say "picture: kept (a partial run)"
 elif ! "$PY" -c 'import matplotlib' 2>/dev/null; then
 	say "picture: installing python3-matplotlib (apt-get)"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-matplotlib \
 		>"$RAW/apt.log" 2>&1 || say "picture: apt-get failed (see below)"
 fi
-if [ -z "$PNG$LAT_PNG" ]; then
+if [ -z "$PNG$LAT_PNG$SCALE_PNG" ]; then
 	:
 elif "$PY" -c 'import matplotlib' 2>/dev/null; then
+	if [ -n "$SCALE_PNG" ]; then
+		if "$PY" scripts/devtools/bench_report.py --plot-scaling "$RAW" "$SCALE_PNG"; then
+			say "picture: $SCALE_PNG"
+		else
+			say "picture: bench_report.py --plot-scaling failed; no $(basename "$SCALE_PNG")"
+		fi
+	fi
 	[ -n "$PNG" ] && { "$PY" scripts/devtools/bench_report.py --plot "$RAW" "$PNG" ||
 		say "picture: bench_report.py --plot failed; no $(basename "$PNG")"; }
 	if [ -n "$LAT_PNG" ]; then
