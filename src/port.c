@@ -451,26 +451,22 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 		return tfo_errmsg(err, errlen, "[port %s]: %u mbuf pools for %u RX queues%s: "
 				  "want one, or one per queue", cfg->device, nb_pools, nb_rxq,
 				  cfg->syn_steering ? " and the SYN queue" : "");
-	if (!cfg->syn_steering) {
-		rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pools, nb_pools,
-				       addr_base, info, err, errlen);
-		if (rc == 0)
-			tfo_port_rss_known(cfg, info, nb_rxq);
-		return rc;
-	}
-	rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, true, pools, nb_pools, addr_base,
-			       info, why, sizeof(why));
-	if (rc == 0 && tfo_port_syn_steer(cfg, info, nb_rxq, why, sizeof(why)) == 0) {
-		TFO_LOG(INFO, "[port %s] syn_steering = on: the NIC steers SYNs to RX queue "
-			"%u; the control core hands each to its worker", cfg->device, nb_rxq);
-		return 0;
-	}
-	TFO_LOG(WARNING, "[port %s] syn_steering = on, but the device cannot: %s; SYNs are "
-		"classified in software (correct, only without the hardware's help)",
-		cfg->device, why);
-	if (rc == 0) {
-		rte_flow_flush(info->port_id, NULL);
-		rte_eth_dev_stop(info->port_id);
+	if (cfg->syn_steering) {
+		rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, true, pools, nb_pools, addr_base,
+				       info, why, sizeof(why));
+		if (rc == 0 && tfo_port_syn_steer(cfg, info, nb_rxq, why, sizeof(why)) == 0) {
+			TFO_LOG(INFO, "[port %s] syn_steering = on: the NIC steers SYNs to RX "
+				"queue %u; the control core hands each to its worker",
+				cfg->device, nb_rxq);
+			return 0;
+		}
+		TFO_LOG(WARNING, "[port %s] syn_steering = on, but the device cannot: %s; SYNs "
+			"are classified in software (correct, only without the hardware's "
+			"help)", cfg->device, why);
+		if (rc == 0) {
+			rte_flow_flush(info->port_id, NULL);
+			rte_eth_dev_stop(info->port_id);
+		}
 	}
 	rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pools, nb_pools, addr_base,
 			       info, err, errlen);
