@@ -405,28 +405,28 @@ lg_tuple_ours(const struct lg_lcore *lc, uint32_t t)
 			     (uint16_t)(lc->o->port_lo + t / lc->nb_addrs)) == lc->queue;
 }
 
+/* How many tuples the round robin of lg_pick_tuple goes over. */
+static uint32_t
+lg_nb_pickable(const struct lg_lcore *lc)
+{
+	return lc->own_tuples != NULL ? lc->nb_own : lc->nb_tuples;
+}
+
 static uint32_t
 lg_pick_tuple(struct lg_lcore *lc, uint32_t local)
 {
 	uint32_t t;
 
-	if (local == UINT32_MAX && lc->own_tuples != NULL) {
-		for (unsigned int tries = 0; tries < 8; tries++) {
-			t = lc->own_tuples[lc->tuple_cursor++];
-			if (lc->tuple_cursor == lc->nb_own)
-				lc->tuple_cursor = 0;
-			if (lc->tuple_map[t] == 0)
-				return t;
-		}
-		return UINT32_MAX;
-	}
 	if (local == UINT32_MAX) {
-		/* round robin over all tuples: a tuple is reused as late as
-		 * possible, consecutive starts change address */
+		/* round robin over all tuples (--rss-peer: those of our queue):
+		 * a tuple is reused as late as possible, consecutive starts
+		 * change address */
 		for (unsigned int tries = 0; tries < 8; tries++) {
-			t = lc->tuple_cursor++;
-			if (lc->tuple_cursor == lc->nb_tuples)
+			uint32_t i = lc->tuple_cursor++;
+
+			if (lc->tuple_cursor == lg_nb_pickable(lc))
 				lc->tuple_cursor = 0;
+			t = lc->own_tuples != NULL ? lc->own_tuples[i] : i;
 			if (lc->tuple_map[t] == 0)
 				return t;
 		}
@@ -1552,8 +1552,7 @@ lg_lcore_init(struct lg_lcore *lc, unsigned int idx, const struct lg_opts *o,
 		lc->conns[i].next_free = i + 1 < lc->nb_conns ? i + 1 : LG_NO_SLOT;
 	lc->free_head = 0;
 	lc->nb_free = lc->nb_conns;
-	lc->tuple_cursor = (uint32_t)((uint64_t)idx * 7919 %
-				      (lc->own_tuples != NULL ? lc->nb_own : lc->nb_tuples));
+	lc->tuple_cursor = (uint32_t)((uint64_t)idx * 7919 % lg_nb_pickable(lc));
 
 	lc->tsc_hz = hz;
 	lc->tsc_per_ms = RTE_MAX(hz / 1000, (uint64_t)1);
