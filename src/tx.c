@@ -5,6 +5,24 @@
 
 #include "tfo/tx.h"
 
+uint16_t
+tfo_tx_burst(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts, uint16_t n,
+	     struct tfo_stats *s)
+{
+	uint32_t len[TFO_TX_BUF];
+	uint16_t sent;
+
+	/* read before the device owns them: a copying PMD (net_memif) frees
+	 * a frame inside the burst, and another lcore may reuse it */
+	for (uint16_t i = 0; i < n; i++)
+		len[i] = pkts[i]->pkt_len;
+	sent = rte_eth_tx_burst(port_id, queue, pkts, n);
+	for (uint16_t i = 0; i < sent; i++)
+		s->c[TFO_STAT_tx_bytes] += len[i];
+	s->c[TFO_STAT_tx_pkts] += sent;
+	return sent;
+}
+
 void
 tfo_tx_q_send(struct tfo_tx_q *q, uint16_t port_id, uint16_t queue,
 	      struct tfo_stats *s)
@@ -13,10 +31,7 @@ tfo_tx_q_send(struct tfo_tx_q *q, uint16_t port_id, uint16_t queue,
 
 	if (n == 0)
 		return;
-	sent = rte_eth_tx_burst(port_id, queue, q->pkts, n);
-	for (uint16_t i = 0; i < sent; i++)
-		s->c[TFO_STAT_tx_bytes] += q->pkts[i]->pkt_len;
-	s->c[TFO_STAT_tx_pkts] += sent;
+	sent = tfo_tx_burst(port_id, queue, q->pkts, n, s);
 	if (unlikely(sent < n)) {
 		s->c[TFO_STAT_tx_drop_full] += n - sent;
 		rte_pktmbuf_free_bulk(&q->pkts[sent], n - sent);

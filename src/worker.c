@@ -50,7 +50,7 @@ static uint16_t
 tfo_worker_relay_tx_burst(struct tfo_worker *w, uint8_t pi, struct rte_mbuf **pkts,
 			  uint16_t n)
 {
-	return rte_eth_tx_burst(w->ports[pi].port_id, w->queue, pkts, n);
+	return tfo_tx_burst(w->ports[pi].port_id, w->queue, pkts, n, &w->stats);
 }
 
 int
@@ -492,9 +492,6 @@ tfo_worker_relay(struct tfo_worker *w, uint8_t pi, struct rte_ring *r)
 		return;
 	sent = w->relay_send(w, pi, pkts, (uint16_t)n);
 	rte_ring_dequeue_finish(r, sent);
-	for (uint16_t i = 0; i < sent; i++)
-		w->stats.c[TFO_STAT_tx_bytes] += pkts[i]->pkt_len;
-	w->stats.c[TFO_STAT_tx_pkts] += sent;
 	w->stats.c[TFO_STAT_tx_relay_in] += sent;
 	if (sent < n)
 		w->stats.c[TFO_STAT_relay_tx_busy]++;

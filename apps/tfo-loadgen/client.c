@@ -1350,13 +1350,17 @@ lg_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 	struct tfo_tx_q *q = &tx->q[port_idx];
 	uint16_t port_id = lc->sh->ports[port_idx].info.port_id;
 	uint16_t sent = 0, n = q->n;
+	uint32_t len[TFO_TX_BUF];
 
+	/* read before the device owns them (tfo_tx_burst says why) */
+	for (uint16_t i = 0; i < n; i++)
+		len[i] = q->pkts[i]->pkt_len;
 	for (int tries = 0; tries < 4 && sent < n; tries++)
 		sent = (uint16_t)(sent + rte_eth_tx_burst(port_id, lc->queue,
 							  q->pkts + sent,
 							  (uint16_t)(n - sent)));
 	for (uint16_t i = 0; i < sent; i++)
-		LG_ADD(&lc->stats, tx_bytes, q->pkts[i]->pkt_len);
+		LG_ADD(&lc->stats, tx_bytes, len[i]);
 	LG_ADD(&lc->stats, tx_pkts, sent);
 	if (unlikely(sent < n)) {
 		LG_ADD(&lc->stats, tx_drop_full, n - sent);

@@ -57,6 +57,15 @@ tfo_tx_push(struct tfo_tx *tx, uint8_t port_idx, struct rte_mbuf *m)
 }
 
 /**
+ * Send @p n (at most TFO_TX_BUF) frames of @p pkts on (@p port_id,
+ * @p queue): those the port takes are counted in @p s as tx_pkts/tx_bytes
+ * and are the device's; the rest stay the caller's.
+ * @return how many the port took (the first ones).
+ */
+uint16_t tfo_tx_burst(uint16_t port_id, uint16_t queue, struct rte_mbuf **pkts,
+		      uint16_t n, struct tfo_stats *s);
+
+/**
  * Send @p q on (@p port_id, @p queue) and empty it: what the port takes is
  * counted in @p s as tx_pkts/tx_bytes, the rest freed as tx_drop_full.
  */

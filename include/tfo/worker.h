@@ -97,9 +97,10 @@ struct tfo_worker {
 	 *  workers]), nb_relays of them; NULL on other ports. */
 	struct rte_ring *relay[TFO_MAX_PORTS][TFO_MAX_CONTROLS];
 	unsigned int nb_relays;
-	/** Sends relayed frames on port index @p pi, returns how many the
-	 *  queue took (the rest stay in the relay ring): rte_eth_tx_burst on
-	 *  this worker's queue, set by tfo_worker_init; tests replace it. */
+	/** Sends relayed frames on port index @p pi and counts those the
+	 *  queue took as tx_pkts/tx_bytes; returns how many (the rest stay in
+	 *  the relay ring): tfo_tx_burst on this worker's queue, set by
+	 *  tfo_worker_init; tests replace it. */
 	uint16_t (*relay_send)(struct tfo_worker *w, uint8_t pi, struct rte_mbuf **pkts,
 			       uint16_t n);
 	/** The control core's hand-overs: SYNs from the ports' SYN queues

@@ -303,12 +303,13 @@ fz_relay_send(struct tfo_worker *w, uint8_t pi, struct rte_mbuf **pkts, uint16_t
 	unsigned int refuse = RTE_MIN(G.reject, (unsigned int)n);
 	uint16_t sent = (uint16_t)(n - refuse);
 
-	RTE_SET_USED(w);
 	G.reject -= refuse;
 	for (uint16_t i = 0; i < sent; i++) {
 		check_out(pkts[i], pi);
+		w->stats.c[TFO_STAT_tx_bytes] += pkts[i]->pkt_len;
 		rte_pktmbuf_free(pkts[i]);
 	}
+	w->stats.c[TFO_STAT_tx_pkts] += sent;
 	return sent;
 }
 
