@@ -33,19 +33,6 @@ trap 'exit 130' INT TERM
 MP_SRV_LCORES="--lcores 0@1,1@1"
 MP_LG_LCORES="--lcores 0@0,1@0"
 
-# jget CASE KEY: a top-level figure, a counter or a latency figure of the
-# loadgen's JSON
-jget() {
-	/usr/bin/python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-k = sys.argv[2]
-v = d.get(k, d["counters"].get(k, d.get("latency_us", {}).get(k, "")))
-print(int(v) if isinstance(v, float) else v)' "$TMP/$1.json" "$2"
-}
-eq() { [ "$1" = "$2" ] || { echo "     ($1 != $2)"; return 1; }; }
-lt() { [ -n "$1" ] && [ "$1" -lt "$2" ] || { echo "     ($1 >= $2)"; return 1; }; }
-gt() { [ -n "$1" ] && [ "$1" -gt "$2" ] || { echo "     ($1 <= $2)"; return 1; }; }
 # srvsum NAME: the server's counter summed over its lcores (exit summary)
 srvsum() { awk -v n="$1" '/\(lcore [0-9]+\)/ && $3 == n { s += $4 } END { print s + 0 }' "$TMP/server.log"; }
 
@@ -59,7 +46,7 @@ run() {
 		--concurrency 64 --stats-period 0 "$@"
 	LGRC=$MP_LGRC
 }
-retx() { echo $(( $(jget "$1" syn_retransmits) + $(jget "$1" data_retransmits) + $(jget "$1" fin_retransmits) )); }
+retx() { echo $(( $(mp_jget "$1" syn_retransmits) + $(mp_jget "$1" data_retransmits) + $(mp_jget "$1" fin_retransmits) )); }
 
 for policy in adaptive busy; do
 	echo "# idle_policy $policy, control and worker on CPU 1"
@@ -68,29 +55,29 @@ for policy in adaptive busy; do
 	run "$policy" plain --no-tfo 100
 	for load in tfo plain; do
 		c=$policy-$load
-		check "$c: loadgen exit code 0, no error" eq "$LGRC/$(jget "$c" errors)" 0/0
+		check "$c: loadgen exit code 0, no error" eq "$LGRC/$(mp_jget "$c" errors)" 0/0
 		# (a generator whose CPU is taken skips starts more than 10 ms
 		# late: on a busy host fewer than 3,000 start)
 		check "$c: every transaction started completed (3,000 at most)" \
 			bash -c '[ "$1" = "$2" ] && [ "$1" -ge 1500 ] ||
 				{ echo "     (completed $1, started $2)"; false; }' _ \
-			"$(jget "$c" txn_completed)" "$(jget "$c" txn_started)"
+			"$(mp_jget "$c" txn_completed)" "$(mp_jget "$c" txn_started)"
 		check "$c: no retransmission" eq "$(retx "$c")" 0
-		echo "     $c: p50 $(jget "$c" p50) us, p99 $(jget "$c" p99) us"
+		echo "     $c: p50 $(mp_jget "$c" p50) us, p99 $(mp_jget "$c" p99) us"
 	done
 	mp_server_stop
 	check "$policy: tfo-server exit code 0" eq "$?" 0
 	check "$policy: accounting: ok" grep -q "^accounting: ok" "$TMP/server.log"
 	if [ "$policy" = adaptive ]; then
-		check "adaptive: TFO answered within 1 ms (p50)" lt "$(jget adaptive-tfo p50)" 1000
-		check "adaptive: plain answered within 1 ms (p50)" lt "$(jget adaptive-plain p50)" 1000
+		check "adaptive: TFO answered within 1 ms (p50)" lt "$(mp_jget adaptive-tfo p50)" 1000
+		check "adaptive: plain answered within 1 ms (p50)" lt "$(mp_jget adaptive-plain p50)" 1000
 		check "adaptive: the lcores know they share a CPU (they yield it)" \
 			bash -c '[ "$(grep -c "its CPU is another lcore.s too" "$1")" = 2 ]' _ \
 			"$TMP/server.log"
 		check "adaptive: the lcores slept when idle" gt "$(srvsum idle_waits)" 0
 	else
 		check "busy: plain waits for the scheduler: p50 over 10x adaptive's" \
-			gt "$(jget busy-plain p50)" $(( 10 * $(jget adaptive-plain p50) ))
+			gt "$(mp_jget busy-plain p50)" $(( 10 * $(mp_jget adaptive-plain p50) ))
 		check "busy: the lcores never slept" eq "$(srvsum idle_waits)" 0
 	fi
 	mv "$TMP/server.log" "$TMP/server-$policy.log"

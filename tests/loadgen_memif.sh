@@ -29,17 +29,6 @@ import json, sys
 a, b = (json.load(open(f))["/tfo/stats"] for f in sys.argv[1:3])
 print(b[sys.argv[3]] - a[sys.argv[3]])' "$TMP/before.json" "$TMP/after.json" "$1"
 }
-# jget CASE KEY: a top-level figure or a counter of the loadgen's JSON
-jget() {
-	/usr/bin/python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-print(d.get(sys.argv[2], d["counters"].get(sys.argv[2], "")))' "$TMP/$1.json" "$2"
-}
-eq() { [ "$1" = "$2" ] || { echo "     ($1 != $2)"; return 1; }; }
-le() { [ -n "$1" ] && [ "$1" -le "$2" ] || { echo "     ($1 > $2)"; return 1; }; }
-ge() { [ -n "$1" ] && [ "$1" -ge "$2" ] || { echo "     ($1 < $2)"; return 1; }; }
-gt() { [ -n "$1" ] && [ "$1" -gt "$2" ] || { echo "     ($1 <= $2)"; return 1; }; }
 
 # lg CASE ARGS...: one bounded loadgen run between two snapshots
 lg() {
@@ -56,11 +45,11 @@ echo "# 1. IPv4 echo: 3000 TFO transactions from 16 client addresses"
 lg echo --server 198.18.0.2 --server-port 7 --client 198.18.1.1 --clients 16 \
 	--request-size 100 --expect-echo --count 3000
 check "echo: loadgen exit code 0" eq "$LGRC" 0
-check "echo: no error" eq "$(jget echo errors)" 0
-check "echo: 3000 transactions, all TFO" eq "$(jget echo transactions)/$(jget echo tfo)" 3000/3000
-check "echo: 3016 responses validated (16 in the warm-up)" eq "$(jget echo responses_validated)" 3016
-check "echo: no fallback, no retransmission" eq "$(jget echo fallbacks)/$(jget echo retransmissions)" 0/0
-check "echo: 16 cookies learned" eq "$(jget echo cookies_learned)" 16
+check "echo: no error" eq "$(mp_jget echo errors)" 0
+check "echo: 3000 transactions, all TFO" eq "$(mp_jget echo transactions)/$(mp_jget echo tfo)" 3000/3000
+check "echo: 3016 responses validated (16 in the warm-up)" eq "$(mp_jget echo responses_validated)" 3016
+check "echo: no fallback, no retransmission" eq "$(mp_jget echo fallbacks)/$(mp_jget echo retransmissions)" 0/0
+check "echo: 16 cookies learned" eq "$(mp_jget echo cookies_learned)" 16
 check "server: TCPFastOpenPassive +3000" eq "$(delta TCPFastOpenPassive)" 3000
 check "server: conns_opened_tfo +3000" eq "$(delta conns_opened_tfo)" 3000
 check "server: TCPFastOpenCookieReqd +16" eq "$(delta TCPFastOpenCookieReqd)" 16
@@ -68,28 +57,28 @@ check "server: TCPFastOpenPassiveFail, ListenOverflow +0" \
 	eq "$(delta TCPFastOpenPassiveFail)/$(delta TCPFastOpenListenOverflow)" 0/0
 check "server: 3016 responses (svc_responses)" eq "$(delta svc_responses)" 3016
 check "server: every frame received was sent by the loadgen" \
-	eq "$(delta rx_pkts)" "$(jget echo tx_pkts)"
-check "server: every frame sent reached the loadgen" eq "$(delta tx_pkts)" "$(jget echo rx_pkts)"
+	eq "$(delta rx_pkts)" "$(mp_jget echo tx_pkts)"
+check "server: every frame sent reached the loadgen" eq "$(delta tx_pkts)" "$(mp_jget echo rx_pkts)"
 
 echo "# 2. HTTP over IPv4 and IPv6, 10% bad cookies, 10% without TFO"
 lg http4 --server 198.18.0.2 --server-port 80 --client 198.18.1.1 --clients 16 \
 	--expect-prefix 'HTTP/1.1 200 OK\r\n' --count 1000 --bad-cookie 10 --no-tfo 10
 check "http4: loadgen exit code 0" eq "$LGRC" 0
-check "http4: no error" eq "$(jget http4 errors)" 0
+check "http4: no error" eq "$(mp_jget http4 errors)" 0
 check "http4: 1000 transactions = TFO + bad cookie + plain" \
-	eq $(( $(jget http4 tfo) + $(jget http4 txn_bad_cookie) + $(jget http4 txn_plain) )) 1000
+	eq $(( $(mp_jget http4 tfo) + $(mp_jget http4 txn_bad_cookie) + $(mp_jget http4 txn_plain) )) 1000
 check "http4: some bad cookies and plain connections" \
-	gt $(( $(jget http4 txn_bad_cookie) * $(jget http4 txn_plain) )) 0
+	gt $(( $(mp_jget http4 txn_bad_cookie) * $(mp_jget http4 txn_plain) )) 0
 check "http4: every bad cookie fell back, nothing else" \
-	eq "$(jget http4 fallbacks_bad_cookie)/$(jget http4 fallbacks)" "$(jget http4 txn_bad_cookie)/0"
-check "server: TCPFastOpenPassive == the loadgen's TFO" eq "$(delta TCPFastOpenPassive)" "$(jget http4 tfo)"
+	eq "$(mp_jget http4 fallbacks_bad_cookie)/$(mp_jget http4 fallbacks)" "$(mp_jget http4 txn_bad_cookie)/0"
+check "server: TCPFastOpenPassive == the loadgen's TFO" eq "$(delta TCPFastOpenPassive)" "$(mp_jget http4 tfo)"
 check "server: TCPFastOpenPassiveFail == the loadgen's bad cookies" \
-	eq "$(delta TCPFastOpenPassiveFail)" "$(jget http4 txn_bad_cookie)"
+	eq "$(delta TCPFastOpenPassiveFail)" "$(mp_jget http4 txn_bad_cookie)"
 check "server: HTTP 200 for every response (1016)" eq "$(delta http_200)" 1016
 lg http6 --server fd00:7f0::2 --server-port 80 --client fd00:7f0::1:1 --clients 8 \
 	--expect-prefix 'HTTP/1.1 200 OK\r\n' --count 1000
-check "http6: loadgen exit code 0, no error" eq "$LGRC/$(jget http6 errors)" 0/0
-check "http6: 1000 TFO transactions" eq "$(jget http6 tfo)" 1000
+check "http6: loadgen exit code 0, no error" eq "$LGRC/$(mp_jget http6 errors)" 0/0
+check "http6: 1000 TFO transactions" eq "$(mp_jget http6 tfo)" 1000
 check "server: TCPFastOpenPassive +1000 (IPv6)" eq "$(delta TCPFastOpenPassive)" 1000
 check "server: ND answered" gt "$(delta nd_na_tx)" 0
 
@@ -97,23 +86,23 @@ echo "# 3. the slow path beside a spoofed-SYN flood: cookie requests and plain c
 lg slow --server 198.18.0.2 --server-port 7 --client 198.18.1.1 --clients 16 \
 	--request-size 100 --expect-echo --count 2000 --cookie-req 40 --no-tfo 60 \
 	--spoof-flood 20000 --spoof-src 198.19.0.0/16 --spoof-ports 1024-65535
-check "slow: loadgen exit code 0, no error" eq "$LGRC/$(jget slow errors)" 0/0
-check "slow: no warm-up (nobody needs a cookie)" eq "$(jget slow warmup_started)" 0
+check "slow: loadgen exit code 0, no error" eq "$LGRC/$(mp_jget slow errors)" 0/0
+check "slow: no warm-up (nobody needs a cookie)" eq "$(mp_jget slow warmup_started)" 0
 check "slow: 2000 transactions = cookie requests + plain (started)" \
-	eq $(( $(jget slow txn_cookie_req) + $(jget slow txn_plain) )) 2000
+	eq $(( $(mp_jget slow txn_cookie_req) + $(mp_jget slow txn_plain) )) 2000
 check "slow: 2000 transactions = cookie requests + plain (completed)" \
-	eq $(( $(jget slow done_cookie_req) + $(jget slow done_plain) ))/$(jget slow transactions) 2000/2000
-check "slow: no TFO, no fallback" eq "$(jget slow tfo)/$(jget slow fallbacks)" 0/0
-check "slow: spoofed SYNs sent" gt "$(jget slow spoof_syn_tx)" 0
-check "slow: SYN-ACKs to spoofed sources counted" gt "$(jget slow spoof_synack_rx)" 0
+	eq $(( $(mp_jget slow done_cookie_req) + $(mp_jget slow done_plain) ))/$(mp_jget slow transactions) 2000/2000
+check "slow: no TFO, no fallback" eq "$(mp_jget slow tfo)/$(mp_jget slow fallbacks)" 0/0
+check "slow: spoofed SYNs sent" gt "$(mp_jget slow spoof_syn_tx)" 0
+check "slow: SYN-ACKs to spoofed sources counted" gt "$(mp_jget slow spoof_synack_rx)" 0
 check "server: a cookie for every cookie request" \
-	eq "$(delta TCPFastOpenCookieReqd)" "$(jget slow txn_cookie_req)"
+	eq "$(delta TCPFastOpenCookieReqd)" "$(mp_jget slow txn_cookie_req)"
 check "server: every frame received was sent by the loadgen" \
-	eq "$(delta rx_pkts)" "$(jget slow tx_pkts)"
+	eq "$(delta rx_pkts)" "$(mp_jget slow tx_pkts)"
 check "server: every frame sent reached the loadgen (spoofed sources' too)" \
-	eq "$(delta tx_pkts)" "$(jget slow rx_pkts)"
+	eq "$(delta tx_pkts)" "$(mp_jget slow rx_pkts)"
 check "slow: every spoofed SYN answered (retransmissions count too)" \
-	ge "$(jget slow spoof_synack_rx)" "$(jget slow spoof_syn_tx)"
+	ge "$(mp_jget slow spoof_synack_rx)" "$(mp_jget slow spoof_syn_tx)"
 
 echo "# 4. tfo-server stops cleanly, every frame accounted for"
 mp_server_stop

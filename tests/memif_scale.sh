@@ -22,14 +22,6 @@ trap 'exit 130' INT TERM
 ncpu=$(nproc)
 cpu() { echo $(( $1 % ncpu )); }
 
-eq() { [ "$1" = "$2" ] || { echo "     ($1 != $2)"; return 1; }; }
-gt() { [ -n "$1" ] && [ "$1" -gt "$2" ] || { echo "     ($1 <= $2)"; return 1; }; }
-jget() {
-	/usr/bin/python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-print(d.get(sys.argv[2], d["counters"].get(sys.argv[2], "")))' "$TMP/$1.json" "$2"
-}
 # lcore ROLE COUNTER: a counter of one lcore (e.g. worker1, control1)
 lcore() {
 	echo /tfo/stats | timeout 10 dpdk-telemetry.py -f "$MP_TAG-srv" 2>/dev/null |
@@ -66,9 +58,9 @@ export MP_LG_LCORES
 mp_loadgen tfo --stats-period 0 --rss-peer 2 --server 198.18.0.2 --server-port 7 \
 	--client 198.18.1.1 --clients 16 --client-ports 10000-10511 \
 	--request-size 100 --expect-echo --count 3000
-check "tfo: loadgen exit code 0, no error" eq "$MP_LGRC/$(jget tfo errors)" 0/0
-check "tfo: 3000 TFO transactions, byte-exact echo" eq "$(jget tfo tfo)" 3000
-check "tfo: no fallback, no retransmission" eq "$(jget tfo fallbacks)/$(jget tfo retransmissions)" 0/0
+check "tfo: loadgen exit code 0, no error" eq "$MP_LGRC/$(mp_jget tfo errors)" 0/0
+check "tfo: 3000 TFO transactions, byte-exact echo" eq "$(mp_jget tfo tfo)" 3000
+check "tfo: no fallback, no retransmission" eq "$(mp_jget tfo fallbacks)/$(mp_jget tfo retransmissions)" 0/0
 w0=$(lcore worker0 TCPFastOpenPassive)
 w1=$(lcore worker1 TCPFastOpenPassive)
 check "tfo: both workers opened TFO connections ($w0 + $w1)" gt $(( w0 < w1 ? w0 : w1 )) 0
@@ -77,17 +69,17 @@ check "tfo: the workers' opens add up to the loadgen's TFO" eq $(( w0 + w1 )) 30
 mp_loadgen mix --stats-period 0 --rss-peer 2 --server 198.18.0.2 --server-port 80 \
 	--client 198.18.1.1 --clients 16 --client-ports 10000-10511 \
 	--expect-prefix 'HTTP/1.1 200 OK\r\n' --count 2000 --no-tfo 40 --bad-cookie 15 --cookie-req 15
-check "mix: loadgen exit code 0, no error" eq "$MP_LGRC/$(jget mix errors)" 0/0
-check "mix: 2000 completed" eq "$(jget mix transactions)" 2000
+check "mix: loadgen exit code 0, no error" eq "$MP_LGRC/$(mp_jget mix errors)" 0/0
+check "mix: 2000 completed" eq "$(mp_jget mix transactions)" 2000
 check "mix: plain, bad cookies and cookie requests all there" \
-	gt $(( $(jget mix txn_plain) * $(jget mix txn_bad_cookie) * $(jget mix txn_cookie_req) )) 0
+	gt $(( $(mp_jget mix txn_plain) * $(mp_jget mix txn_bad_cookie) * $(mp_jget mix txn_cookie_req) )) 0
 check "mix: every bad cookie fell back, nothing else" \
-	eq "$(jget mix fallbacks_bad_cookie)/$(jget mix fallbacks)" "$(jget mix txn_bad_cookie)/0"
+	eq "$(mp_jget mix fallbacks_bad_cookie)/$(mp_jget mix fallbacks)" "$(mp_jget mix txn_bad_cookie)/0"
 mp_loadgen mix6 --stats-period 0 --rss-peer 2 --server fd00:7f0::2 --server-port 7 \
 	--client fd00:7f0::1:1 --clients 16 --client-ports 10000-10511 \
 	--request-size 300 --expect-echo --count 1000 --no-tfo 50
-check "mix6: loadgen exit code 0, no error (IPv6)" eq "$MP_LGRC/$(jget mix6 errors)" 0/0
-check "mix6: 1000 completed" eq "$(jget mix6 transactions)" 1000
+check "mix6: loadgen exit code 0, no error (IPv6)" eq "$MP_LGRC/$(mp_jget mix6 errors)" 0/0
+check "mix6: 1000 completed" eq "$(mp_jget mix6 transactions)" 1000
 for c in control control1; do
 	check "$c: handled slow-path frames" gt "$(lcore $c ctrl_rx)" 100
 	check "$c: sent on its own TX queue" gt "$(lcore $c tx_pkts)" 100

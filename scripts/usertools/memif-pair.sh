@@ -8,6 +8,7 @@
 #   mp_init TAG                    temporary directory, socket, prefixes
 #   mp_server_start SERVER [INI]   tfo-server; INI lines go to [server]
 #   mp_snap FILE                   /tfo/stats (totals) as JSON
+#   mp_jget NAME KEY               a figure or counter of run NAME's JSON
 #   mp_loadgen NAME ARGS...        one tfo-loadgen run (NAME.json, NAME.log)
 #   mp_loadgen_bg NAME ARGS...     the same in the background (MP_LGPID)
 #   mp_server_stop                 SIGINT, wait; its exit code
@@ -79,6 +80,17 @@ EOF
 		sleep 0.2
 	done
 	grep -q "tfo-server: running" "$MP_TMP/server.log" || { echo "FAIL: tfo-server did not start"; exit 1; }
+}
+
+# mp_jget NAME KEY: a top-level figure, a counter or a latency figure of
+# run NAME's JSON (tfo-loadgen --json)
+mp_jget() {
+	/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = sys.argv[2]
+v = d.get(k, d["counters"].get(k, d.get("latency_us", {}).get(k, "")))
+print(int(v) if isinstance(v, float) else v)' "$MP_TMP/$1.json" "$2"
 }
 
 mp_snap() {

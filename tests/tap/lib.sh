@@ -106,7 +106,12 @@ check() {
 	fi
 }
 
-ge() { [ -n "$1" ] && [ "$1" -ge "$2" ]; }
+# comparisons for check: each says what it saw when it fails
+eq() { [ "$1" = "$2" ] || { echo "     ($1 != $2)"; return 1; }; }
+lt() { [ -n "$1" ] && [ "$1" -lt "$2" ] || { echo "     ($1 >= $2)"; return 1; }; }
+le() { [ -n "$1" ] && [ "$1" -le "$2" ] || { echo "     ($1 > $2)"; return 1; }; }
+ge() { [ -n "$1" ] && [ "$1" -ge "$2" ] || { echo "     ($1 < $2)"; return 1; }; }
+gt() { [ -n "$1" ] && [ "$1" -gt "$2" ] || { echo "     ($1 <= $2)"; return 1; }; }
 
 # tfo_stop: SIGINT, wait, and check the exit code and the summary.
 tfo_stop() {
