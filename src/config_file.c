@@ -19,6 +19,7 @@
 #include "tfo/idle.h"
 #include "tfo/keyring.h"
 #include "tfo/log.h"
+#include "tfo/port_flow.h"
 #include "tfo/service.h"
 
 /*
@@ -174,6 +175,8 @@ tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
 				       "[port %s]: no ipv4/ipv6 address configured",
 				       p->device);
 		nb_addrs += p->nb_addrs;
+		if (tfo_port_flow_check(p, err, errlen) < 0)
+			return -EINVAL;
 		if (c->mss != 0 && c->mss > p->mtu - 40)
 			return tfo_errmsg(err, errlen,
 				       "[tcp] mss = %u: larger than [port %s] mtu %u - 40",

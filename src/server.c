@@ -23,6 +23,7 @@
 #include "tfo/log.h"
 #include "tfo/pool_plan.h"
 #include "tfo/port.h"
+#include "tfo/port_flow.h"
 #include "tfo/server.h"
 #include "tfo/service.h"
 #include "tfo/service_reload.h"
@@ -56,6 +57,7 @@ struct tfo_server {
 	unsigned int ctl_lcore[TFO_MAX_CONTROLS];
 	struct rte_ring *ctl_inbox[TFO_MAX_CONTROLS];	/* control 0 -> k: PTB */
 	struct tfo_exc exc[TFO_MAX_PORTS];	/* exception paths (control 0's) */
+	struct tfo_port_flow_set *flows[TFO_MAX_PORTS];	/* isolate = on: its rules */
 	struct tfo_keyring *keys;
 	struct tfo_cookie_ctx *ctl_cookies[TFO_MAX_CONTROLS];
 	char key_path[PATH_MAX * 2];	/* resolved [tfo] key_file, or "" */
@@ -378,6 +380,7 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 {
 	struct tfo_pool_plan_in in = srv_plan_in(s, NULL);
 	struct rte_mempool *rxq_pool[RTE_MAX_LCORE + 1];
+	uint16_t svc_ports[TFO_MAX_SERVICES];
 	char desc[256];
 	uint8_t addr_base = 0;
 
@@ -385,6 +388,8 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 		memcpy(s->ports, s->p.ports, sizeof(s->ports[0]) * s->nb_ports);
 		return 0;
 	}
+	for (unsigned int k = 0; k < s->cfg.nb_services; k++)
+		svc_ports[k] = s->cfg.services[k].port;
 	/* RX queue q: worker q's socket's pool; the SYN queue, control 0's */
 	for (unsigned int q = 0; q <= s->nb_workers; q++)
 		rxq_pool[q] = s->pools[tfo_pool_plan_rxq_socket(&in, q)];
@@ -396,6 +401,13 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 				   errlen) < 0)
 			return -EINVAL;
 		s->nb_ports_up++;
+		if (s->cfg.ports[i].isolate) {
+			s->flows[i] = tfo_port_flow_setup(&s->cfg.ports[i], &s->ports[i],
+							  (uint16_t)s->nb_workers, svc_ports,
+							  s->cfg.nb_services, err, errlen);
+			if (s->flows[i] == NULL)
+				return -EINVAL;
+		}
 		/* the kernel's frames are control 0's to handle */
 		if (tfo_exc_setup(&s->cfg.ports[i], (uint8_t)i, &s->ports[i],
 				  s->pools[s->ctl_socket[0]], &s->exc[i], err, errlen) < 0)
@@ -852,6 +864,8 @@ tfo_server_free(struct tfo_server *s)
 		return;
 	for (unsigned int i = 0; i < s->nb_ports_up; i++) {
 		tfo_exc_close(&s->exc[i]);
+		tfo_port_flow_free(s->flows[i]);	/* before the port stops */
+		s->flows[i] = NULL;
 		tfo_port_close(&s->ports[i]);
 	}
 	if (s->p.telemetry)

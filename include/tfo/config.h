@@ -76,6 +76,9 @@ struct tfo_cfg_port {
 	bool exception;
 	char exception_iface[16];	/**< its name, "" = tfoexc<port index> */
 	uint32_t exception_pps;		/**< frames/s each way, beyond: dropped */
+	/** Flow isolation (isolate = on, port_flow.h): the device gives us
+	 *  only what our rte_flow rules match, the kernel keeps the rest. */
+	bool isolate;
 	uint8_t nb_addrs;
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
 };
