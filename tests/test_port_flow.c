@@ -225,6 +225,27 @@ TFO_TEST(config_refuses_exception_and_syn_steering)
 	CHECK_EQ(tfo_port_flow_check(&p, err, sizeof(err)), 0);
 }
 
+/* The key as a file says it, through the start's own checks. */
+TFO_TEST(config_file_key)
+{
+	static struct tfo_config c;	/* large: not on the stack */
+	char err[512] = "";
+
+	tfo_config_defaults(&c);
+	CHECK_EQ(tfo_config_parse_string(&c, "[port net_null0]\nipv4 = 198.18.0.2/24\n"
+					 "isolate = on\n[service echo]\nport = 7\n", "t.ini",
+					 err, sizeof(err)), 0);
+	CHECK(c.nb_ports == 1 && c.ports[0].isolate);
+	CHECK_MSG(tfo_config_validate(&c, err, sizeof(err)) == 0, "%s", err);
+	CHECK(tfo_config_set(&c, "port net_null0", "isolate", "maybe", err, sizeof(err)) < 0);
+	CHECK(tfo_config_set(&c, "port net_null0", "exception", "on", err, sizeof(err)) == 0);
+	CHECK(tfo_config_validate(&c, err, sizeof(err)) < 0);
+	CHECK_MSG(strstr(err, "[port net_null0] isolate = on with exception = on") != NULL,
+		  "%s", err);
+	CHECK(tfo_config_set(&c, "port net_null0", "isolate", "off", err, sizeof(err)) == 0);
+	CHECK_MSG(tfo_config_validate(&c, err, sizeof(err)) == 0, "%s", err);
+}
+
 /* net_null has no rte_flow: isolated mode and the first TCP rule are
  * refused, each with a line naming the device, the rule and why. */
 TFO_TEST(device_without_rte_flow_refuses_by_name)
@@ -251,6 +272,16 @@ TFO_TEST(device_without_rte_flow_refuses_by_name)
 	CHECK_EQ(set.nb_installed, 0);
 	tfo_port_flow_remove(&set);	/* nothing to destroy: no crash */
 	CHECK_EQ(set.nb_installed, 0);
+
+	/* the server's one call: the same refusal, and no set to free */
+	{
+		struct tfo_port_info info = { .port_id = port_id };
+
+		err[0] = '\0';
+		CHECK(tfo_port_flow_setup(&p, &info, 1, svc, 2, err, sizeof(err)) == NULL);
+		CHECK_MSG(strstr(err, "rule \"TCP to 198.18.0.2 port 7\"") != NULL, "%s", err);
+		tfo_port_flow_free(NULL);
+	}
 }
 
 int
