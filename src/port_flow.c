@@ -256,6 +256,32 @@ tfo_port_flow_remove(struct tfo_port_flow_set *set)
 	}
 }
 
+/*
+ * net_tap takes isolation set before its queues exist (as port.c sets
+ * it) as a mere flag: its TC isolation rule, which drops what no rule
+ * matches, is only installed when the mode changes once the queues exist
+ * (DPDK 22.11; with strace, no TC message at rte_flow_isolate or start).
+ * So on net_tap the mode is left and entered again once the port runs;
+ * net_tap allows that on a started port. Not for other PMDs: mlx5
+ * refuses mode changes on a started port and needs none.
+ */
+static int
+tfo_port_flow_tap_isolate(uint16_t port_id, const char *device, char *err, size_t errlen)
+{
+	struct rte_flow_error fe = { .message = NULL };
+	int rc;
+
+	if (strcmp(tfo_port_flow_driver(port_id), "net_tap") != 0)
+		return 0;
+	rc = rte_flow_isolate(port_id, 0, &fe);
+	if (rc == 0)
+		return tfo_port_flow_isolate(port_id, device, err, errlen);
+	tfo_errmsg(err, errlen, "[port %s] isolate = on: the device (net_tap) refuses "
+		   "isolated mode once started: %s (%s)", device, tfo_port_flow_why(&fe, rc),
+		   rte_strerror(rc < 0 ? -rc : rte_errno));
+	return rc < 0 ? rc : -EIO;
+}
+
 struct tfo_port_flow_set *
 tfo_port_flow_setup(const struct tfo_cfg_port *cfg, const struct tfo_port_info *info,
 		    uint16_t nb_workers, const uint16_t *svc_ports, unsigned int nb_svc_ports,
@@ -292,6 +318,10 @@ tfo_port_flow_setup(const struct tfo_cfg_port *cfg, const struct tfo_port_info *
 	n = tfo_port_flow_install(set, cfg->device, err, errlen);
 	if (n < 0)
 		goto fail;
+	if (tfo_port_flow_tap_isolate(info->port_id, cfg->device, err, errlen) < 0) {
+		tfo_port_flow_remove(set);
+		goto fail;
+	}
 	for (unsigned int i = 0; i < set->nb_rules; i++) {
 		ptb += set->rules[i].kind == TFO_PORT_FLOW_PTB && !set->rules[i].skipped;
 		skipped += set->rules[i].skipped;
