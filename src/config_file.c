@@ -20,6 +20,7 @@
 #include "tfo/keyring.h"
 #include "tfo/log.h"
 #include "tfo/service.h"
+#include "tfo/xdp.h"
 
 /*
  * Open @p path for reading only if it is a regular file: a FIFO without a
@@ -174,6 +175,8 @@ tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
 				       "[port %s]: no ipv4/ipv6 address configured",
 				       p->device);
 		nb_addrs += p->nb_addrs;
+		if (tfo_xdp_check(p, err, errlen) < 0)
+			return -EINVAL;
 		if (c->mss != 0 && c->mss > p->mtu - 40)
 			return tfo_errmsg(err, errlen,
 				       "[tcp] mss = %u: larger than [port %s] mtu %u - 40",

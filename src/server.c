@@ -26,6 +26,7 @@
 #include "tfo/server.h"
 #include "tfo/service.h"
 #include "tfo/service_reload.h"
+#include "tfo/xdp.h"
 
 struct tfo_server {
 	struct tfo_config cfg;		/* the control core keeps a pointer */
@@ -56,6 +57,7 @@ struct tfo_server {
 	unsigned int ctl_lcore[TFO_MAX_CONTROLS];
 	struct rte_ring *ctl_inbox[TFO_MAX_CONTROLS];	/* control 0 -> k: PTB */
 	struct tfo_exc exc[TFO_MAX_PORTS];	/* exception paths (control 0's) */
+	struct tfo_xdp xdp[TFO_MAX_PORTS];	/* our XDP programs (xdp = own) */
 	struct tfo_keyring *keys;
 	struct tfo_cookie_ctx *ctl_cookies[TFO_MAX_CONTROLS];
 	char key_path[PATH_MAX * 2];	/* resolved [tfo] key_file, or "" */
@@ -389,13 +391,25 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 	for (unsigned int q = 0; q <= s->nb_workers; q++)
 		rxq_pool[q] = s->pools[tfo_pool_plan_rxq_socket(&in, q)];
 	for (unsigned int i = 0; i < s->nb_ports; i++) {
+		bool xdp_own = tfo_xdp_own(&s->cfg.ports[i]);
+
 		s->cfg.ports[i].rx_intr = s->cfg.idle_policy == TFO_IDLE_ADAPTIVE;
+		/* the kernel's NIC driver spreads flows over the interface's
+		 * queues (its RSS), one AF_XDP socket per queue */
+		s->cfg.ports[i].rss_optional |= xdp_own;
 		if (tfo_port_setup(&s->cfg.ports[i], (uint16_t)s->nb_workers,
 				   (uint16_t)(s->nb_workers + s->nb_controls), rxq_pool,
 				   (uint16_t)(s->nb_workers + 1), addr_base, &s->ports[i], err,
 				   errlen) < 0)
 			return -EINVAL;
 		s->nb_ports_up++;
+		if (xdp_own) {
+			if (tfo_xdp_attach(&s->cfg, &s->cfg.ports[i], s->nb_workers,
+					   &s->xdp[i], err, errlen) < 0)
+				return -EINVAL;
+			/* the kernel answers ARP, ND and echo (tfo_control_handle) */
+			s->ports[i].kernel_neigh = true;
+		}
 		/* the kernel's frames are control 0's to handle */
 		if (tfo_exc_setup(&s->cfg.ports[i], (uint8_t)i, &s->ports[i],
 				  s->pools[s->ctl_socket[0]], &s->exc[i], err, errlen) < 0)
@@ -853,6 +867,7 @@ tfo_server_free(struct tfo_server *s)
 	for (unsigned int i = 0; i < s->nb_ports_up; i++) {
 		tfo_exc_close(&s->exc[i]);
 		tfo_port_close(&s->ports[i]);
+		tfo_xdp_detach(&s->xdp[i]);
 	}
 	if (s->p.telemetry)
 		return;	/* the telemetry thread may still read it all (server.h) */
