@@ -397,6 +397,9 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 		/* the kernel's NIC driver spreads flows over the interface's
 		 * queues (its RSS), one AF_XDP socket per queue */
 		s->cfg.ports[i].rss_optional |= xdp_own;
+		if (xdp_own && tfo_xdp_check_workers(&s->cfg.ports[i], s->nb_workers, err,
+						      errlen) < 0)
+			return -EINVAL;
 		if (tfo_port_setup(&s->cfg.ports[i], (uint16_t)s->nb_workers,
 				   (uint16_t)(s->nb_workers + s->nb_controls), rxq_pool,
 				   (uint16_t)(s->nb_workers + 1), addr_base, &s->ports[i], err,

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -241,25 +242,84 @@ xdp_fill(const struct tfo_config *c, const struct tfo_cfg_port *p, int map_fd,
 	return 0;
 }
 
+/* RX queues of @p iface (sysfs of this network namespace), or < 0. */
+static int
+xdp_iface_rx_queues(const char *iface)
+{
+	char path[64 + IF_NAMESIZE];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", iface);
+	dir = opendir(path);
+	if (dir == NULL)
+		return -errno;
+	while ((d = readdir(dir)) != NULL)
+		n += strncmp(d->d_name, "rx-", 3) == 0;
+	closedir(dir);
+	return n;
+}
+
+/* Served TCP that RSS puts on a queue without one of our sockets goes to
+ * the kernel, which has no listener there and resets the connection. */
+static void
+xdp_check_queues(const struct tfo_cfg_port *p, const char *iface, unsigned long first,
+		 unsigned long count)
+{
+	int n = xdp_iface_rx_queues(iface);
+
+	if (n < 0 || (first == 0 && (unsigned long)n <= count))
+		return;
+	TFO_LOG(WARNING, "[port %s] %s has %d RX queues, tfo-server serves %lu..%lu: "
+		"served TCP that RSS puts on another queue reaches the kernel, which "
+		"resets it; make RSS use exactly these (ethtool -L %s combined %lu with "
+		"start_queue=0, or ethtool -X %s start %lu equal %lu)", p->device, iface,
+		n, first, first + count - 1, iface, count, iface, first, count);
+}
+
+/* The vdev's queues: start_queue, queue_count (net_af_xdp's defaults). */
+static void
+xdp_queues(const struct tfo_cfg_port *p, unsigned long *first, unsigned long *count)
+{
+	char v[16];
+
+	*first = 0;
+	*count = 1;
+	if (tfo_xdp_devarg(p->vdev, "start_queue", v, sizeof(v)) > 0)
+		*first = strtoul(v, NULL, 0);
+	if (tfo_xdp_devarg(p->vdev, "queue_count", v, sizeof(v)) > 0)
+		*count = strtoul(v, NULL, 0);
+}
+
+int
+tfo_xdp_check_workers(const struct tfo_cfg_port *p, unsigned int nb_workers, char *err,
+		      size_t errlen)
+{
+	unsigned long first, queues;
+
+	xdp_queues(p, &first, &queues);
+	if (queues == nb_workers)
+		return 0;
+	return tfo_errmsg(err, errlen, "[port %s] queue_count = %lu, but %u worker%s: "
+			  "AF_XDP mode wants one interface queue per worker (vdev "
+			  "start_queue=S,queue_count=%u, and ethtool -L IF combined N so "
+			  "that RSS spreads flows over exactly those queues)", p->device,
+			  queues, nb_workers, nb_workers == 1 ? "" : "s", nb_workers);
+}
+
 int
 tfo_xdp_attach(const struct tfo_config *c, const struct tfo_cfg_port *p,
 	       unsigned int nb_workers, struct tfo_xdp *x, char *err, size_t errlen)
 {
-	char iface[IF_NAMESIZE], name[BPF_OBJ_NAME_LEN], qc[16];
+	char iface[IF_NAMESIZE], name[BPF_OBJ_NAME_LEN];
 	uint32_t maps[8], nb_maps = RTE_DIM(maps), id = 0, flags = 0;
 	int ifindex, fd, served_fd = -1, rc;
-	unsigned long queues = 1;
+	unsigned long queues, first;
 
 	memset(x, 0, sizeof(*x));
 	x->stats_fd = -1;
-	if (tfo_xdp_devarg(p->vdev, "queue_count", qc, sizeof(qc)) > 0)
-		queues = strtoul(qc, NULL, 0);
-	if (queues != nb_workers)
-		return tfo_errmsg(err, errlen, "[port %s] queue_count = %lu, but %u worker%s: "
-				  "AF_XDP mode wants one interface queue per worker (vdev "
-				  "start_queue=S,queue_count=%u; ethtool -L IF combined N so "
-				  "that RSS spreads flows over exactly those queues)", p->device,
-				  queues, nb_workers, nb_workers == 1 ? "" : "s", nb_workers);
+	xdp_queues(p, &first, &queues);
 	tfo_xdp_devarg(p->vdev, "iface", iface, sizeof(iface));
 	ifindex = (int)if_nametoindex(iface);
 	rc = ifindex == 0 ? -ENODEV : xdp_query(ifindex, &id, &flags);
@@ -299,6 +359,7 @@ tfo_xdp_attach(const struct tfo_config *c, const struct tfo_cfg_port *p,
 	if (served_fd < 0)
 		return tfo_errmsg(err, errlen, "[port %s] the XDP program on %s has no "
 				  "tfo_served map", p->device, iface);
+	xdp_check_queues(p, iface, first, queues);
 	rc = xdp_fill(c, p, served_fd, &x->nb_served);
 	close(served_fd);
 	if (rc < 0)
@@ -366,6 +427,13 @@ tfo_xdp_detach(struct tfo_xdp *x)
 }
 
 #else	/* built without the program: tfo_xdp_check refuses xdp = own */
+
+int
+tfo_xdp_check_workers(const struct tfo_cfg_port *p, unsigned int nb_workers, char *err,
+		      size_t errlen)
+{
+	return tfo_xdp_check(p, err, errlen) < 0 ? -EINVAL : -ENOTSUP;
+}
 
 int
 tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,

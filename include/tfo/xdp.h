@@ -56,6 +56,14 @@ int tfo_xdp_check(const struct tfo_cfg_port *p, char *err, size_t errlen);
 int tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,
 		    size_t errlen);
 
+/**
+ * One interface queue per worker: the vdev's queue_count (1 by default)
+ * must equal @p nb_workers, before the port's set-up. @return 0, or
+ * -EINVAL with the reason in @p err.
+ */
+int tfo_xdp_check_workers(const struct tfo_cfg_port *p, unsigned int nb_workers, char *err,
+			  size_t errlen);
+
 /** What tfo_xdp_attach found, for tfo_xdp_detach and the counters. */
 struct tfo_xdp {
 	int ifindex;		/**< 0: nothing attached by us */
@@ -68,8 +76,9 @@ struct tfo_xdp {
 /**
  * After the port's set-up: finds our program on the interface (net_af_xdp
  * attached it), refuses one that is not ours, and fills its tfo_served map
- * with every (address of port @p p, port of a service of @p c).
- * @p nb_workers must equal the vdev's queue_count (one queue per worker).
+ * with every (address of port @p p, port of a service of @p c); warns
+ * when the interface has RX queues beyond the vdev's (their served TCP
+ * reaches the kernel). @p nb_workers: for the log line.
  * @return 0, or a negative errno with the reason in @p err.
  */
 int tfo_xdp_attach(const struct tfo_config *c, const struct tfo_cfg_port *p,
