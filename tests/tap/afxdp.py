@@ -59,6 +59,38 @@ while True:
     c, _ = t.accept(); c.sendall(b'SSH-2.0-kernel\r\n'); c.close()
 '''
 
+# Path-MTU errors from the client's side (raw sockets: the kernel adds the
+# IP header): IPv4 "fragmentation needed" / ICMPv6 "packet too big", each
+# quoting a TCP segment from SERVER:SPORT to the client. argv: family, the
+# server's address, the client's, SPORT.
+FORGE_PTB = r'''
+import socket, struct, sys
+fam, srv, cli, sport = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+tcp8 = struct.pack('!HHI', sport, 40000, 12345)
+def csum(b):
+    if len(b) % 2:
+        b += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
+    s = (s >> 16) + (s & 0xffff)
+    s += s >> 16
+    return ~s & 0xffff
+if fam == '4':
+    ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + 1400, 1, 0x4000, 64, 6, 0,
+                     socket.inet_aton(srv), socket.inet_aton(cli))
+    ip = ip[:10] + struct.pack('!H', csum(ip)) + ip[12:]
+    body = struct.pack('!BBHHH', 3, 4, 0, 0, 1200) + ip + tcp8
+    body = body[:2] + struct.pack('!H', csum(body)) + body[4:]
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    s.sendto(body, (srv, 0))
+else:
+    ip6 = struct.pack('!IHBB16s16s', 6 << 28, 1400, 6, 64,
+                      socket.inet_pton(socket.AF_INET6, srv),
+                      socket.inet_pton(socket.AF_INET6, cli))
+    body = struct.pack('!BBHI', 2, 0, 0, 1280) + ip6 + tcp8
+    s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+    s.sendto(body, (srv, 0))
+'''
+
 CONFIG = '''
 [port net_af_xdp0]
 vdev = net_af_xdp0,iface={iface}{extra_vdev}
@@ -150,6 +182,26 @@ def kernel_checks(cli, tag):
                      host], check=False)
         T.check('%s UDP %s:7 echoed by the kernel' % (tag, host),
                 r.returncode == 0 and 'udp hello' in r.stdout, r.stdout + r.stderr[-200:])
+
+
+def ptb_checks(srv):
+    """The XDP program's ICMP branch: a path-MTU error quoting a segment of
+    a served port reaches tfo-server, one quoting port 22 stays in the
+    kernel."""
+    for fam, host, client in (('4', SERVER_V4, CLIENT_V4), ('6', SERVER_V6, CLIENT_V6)):
+        for sport, want in ((ECHO, 1), (22, 0)):
+            before = srv.stats()
+            r = ns(CNS, ['/usr/bin/python3', '-c', FORGE_PTB, fam, host, client, str(sport)],
+                   check=False)
+            time.sleep(0.3)
+            after = srv.stats()
+            got = after.get('rx_pkts', 0) - before.get('rx_pkts', 0)
+            # no such connection: handled as a path-MTU error all the same
+            nc = after.get('pmtu_no_conn', 0) - before.get('pmtu_no_conn', 0)
+            T.check('IPv%s path-MTU error quoting port %d: %s' %
+                    (fam, sport, 'to tfo-server' if want else 'kept by the kernel'),
+                    r.returncode == 0 and got == want and nc == want,
+                    (r.stderr[-200:], got, nc))
 
 
 def tfo_checks(cli, srv, host, tag):
@@ -247,6 +299,7 @@ def main():
 
         tfo_checks(cli, srv, SERVER_V4, '[v4]')
         tfo_checks(cli, srv, SERVER_V6, '[v6]')
+        ptb_checks(srv)
         end = srv.stats()
         T.check('tfo-server saw the TFO connections', end.get('rx_pkts', 0) > 0)
         kernel_checks(cli, '[kernel, after TFO]')
