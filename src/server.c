@@ -868,6 +868,14 @@ tfo_server_free(struct tfo_server *s)
 	if (s == NULL)
 		return;
 	for (unsigned int i = 0; i < s->nb_ports_up; i++) {
+		uint64_t to_us, to_kernel;
+
+		/* what the program decided, beside the summary's port lines */
+		if (s->xdp[i].ifindex != 0 &&
+		    tfo_xdp_counters(&s->xdp[i], &to_us, &to_kernel) == 0)
+			TFO_LOG(INFO, "[port %s] XDP program: %" PRIu64 " frames to tfo-server, "
+				"%" PRIu64 " left to the kernel", s->cfg.ports[i].device, to_us,
+				to_kernel);
 		tfo_exc_close(&s->exc[i]);
 		tfo_port_close(&s->ports[i]);
 		tfo_xdp_detach(&s->xdp[i]);

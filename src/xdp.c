@@ -98,7 +98,8 @@ tfo_xdp_check(const struct tfo_cfg_port *p, char *err, size_t errlen)
 		return 0;
 	if (!tfo_xdp_built(&why))
 		return tfo_errmsg(err, errlen, "[port %s] xdp = own: this tfo-server was built "
-				  "without its XDP program (%s); rebuild with them, or set "
+				  "without its XDP program: %s; rebuild with clang and "
+				  "libbpf-dev (scripts/setup.sh installs them), or set "
 				  "xdp = off (every frame of the queues to tfo-server, which "
 				  "then answers ARP/ND itself)", p->device, why);
 	if (tfo_xdp_devarg(p->vdev, "iface", v, sizeof(v)) <= 0)
@@ -120,6 +121,36 @@ tfo_xdp_check(const struct tfo_cfg_port *p, char *err, size_t errlen)
 				  "RSS spreads flows over the interface's queues (ethtool -L); "
 				  "remove rss", p->device);
 	return 0;
+}
+
+/* The vdev's queues: start_queue, queue_count (net_af_xdp's defaults). */
+static void
+xdp_queues(const struct tfo_cfg_port *p, unsigned long *first, unsigned long *count)
+{
+	char v[16];
+
+	*first = 0;
+	*count = 1;
+	if (tfo_xdp_devarg(p->vdev, "start_queue", v, sizeof(v)) > 0)
+		*first = strtoul(v, NULL, 0);
+	if (tfo_xdp_devarg(p->vdev, "queue_count", v, sizeof(v)) > 0)
+		*count = strtoul(v, NULL, 0);
+}
+
+int
+tfo_xdp_check_workers(const struct tfo_cfg_port *p, unsigned int nb_workers, char *err,
+		      size_t errlen)
+{
+	unsigned long first, queues;
+
+	xdp_queues(p, &first, &queues);
+	if (queues == nb_workers)
+		return 0;
+	return tfo_errmsg(err, errlen, "[port %s] queue_count = %lu, but %u worker%s: "
+			  "AF_XDP mode wants one interface queue per worker (vdev "
+			  "start_queue=S,queue_count=%u, and ethtool -L IF combined N so "
+			  "that RSS spreads flows over exactly those queues)", p->device,
+			  queues, nb_workers, nb_workers == 1 ? "" : "s", nb_workers);
 }
 
 #ifdef TFO_HAVE_XDP
@@ -278,36 +309,6 @@ xdp_check_queues(const struct tfo_cfg_port *p, const char *iface, unsigned long 
 		n, first, first + count - 1, iface, count, iface, first, count);
 }
 
-/* The vdev's queues: start_queue, queue_count (net_af_xdp's defaults). */
-static void
-xdp_queues(const struct tfo_cfg_port *p, unsigned long *first, unsigned long *count)
-{
-	char v[16];
-
-	*first = 0;
-	*count = 1;
-	if (tfo_xdp_devarg(p->vdev, "start_queue", v, sizeof(v)) > 0)
-		*first = strtoul(v, NULL, 0);
-	if (tfo_xdp_devarg(p->vdev, "queue_count", v, sizeof(v)) > 0)
-		*count = strtoul(v, NULL, 0);
-}
-
-int
-tfo_xdp_check_workers(const struct tfo_cfg_port *p, unsigned int nb_workers, char *err,
-		      size_t errlen)
-{
-	unsigned long first, queues;
-
-	xdp_queues(p, &first, &queues);
-	if (queues == nb_workers)
-		return 0;
-	return tfo_errmsg(err, errlen, "[port %s] queue_count = %lu, but %u worker%s: "
-			  "AF_XDP mode wants one interface queue per worker (vdev "
-			  "start_queue=S,queue_count=%u, and ethtool -L IF combined N so "
-			  "that RSS spreads flows over exactly those queues)", p->device,
-			  queues, nb_workers, nb_workers == 1 ? "" : "s", nb_workers);
-}
-
 int
 tfo_xdp_attach(const struct tfo_config *c, const struct tfo_cfg_port *p,
 	       unsigned int nb_workers, struct tfo_xdp *x, char *err, size_t errlen)
@@ -380,7 +381,7 @@ tfo_xdp_counters(const struct tfo_xdp *x, uint64_t *redirected, uint64_t *passed
 	uint64_t *v;
 	int rc = 0;
 
-	if (x->stats_fd < 0 || ncpu <= 0)
+	if (x->ifindex == 0 || x->stats_fd < 0 || ncpu <= 0)
 		return -ENOENT;
 	v = calloc((size_t)ncpu, sizeof(*v));	/* one value per possible CPU */
 	if (v == NULL)
@@ -403,11 +404,12 @@ tfo_xdp_detach(struct tfo_xdp *x)
 {
 	uint32_t id = 0, flags = 0;
 
+	/* a zeroed struct (a port without the program) holds nothing */
+	if (x->ifindex == 0)
+		return;
 	if (x->stats_fd >= 0)
 		close(x->stats_fd);
 	x->stats_fd = -1;
-	if (x->ifindex == 0)
-		return;
 	/* only ours: another program may have replaced it meanwhile */
 	if (xdp_query(x->ifindex, &id, &flags) == 0 && id == x->prog_id) {
 		LIBBPF_OPTS(bpf_xdp_attach_opts, o);
@@ -427,13 +429,6 @@ tfo_xdp_detach(struct tfo_xdp *x)
 }
 
 #else	/* built without the program: tfo_xdp_check refuses xdp = own */
-
-int
-tfo_xdp_check_workers(const struct tfo_cfg_port *p, unsigned int nb_workers, char *err,
-		      size_t errlen)
-{
-	return tfo_xdp_check(p, err, errlen) < 0 ? -EINVAL : -ENOTSUP;
-}
 
 int
 tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,

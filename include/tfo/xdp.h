@@ -64,7 +64,8 @@ int tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *
 int tfo_xdp_check_workers(const struct tfo_cfg_port *p, unsigned int nb_workers, char *err,
 			  size_t errlen);
 
-/** What tfo_xdp_attach found, for tfo_xdp_detach and the counters. */
+/** What tfo_xdp_attach found, for tfo_xdp_detach and the counters; all
+ *  zero for a port without the program. */
 struct tfo_xdp {
 	int ifindex;		/**< 0: nothing attached by us */
 	uint32_t prog_id;
@@ -89,7 +90,8 @@ int tfo_xdp_attach(const struct tfo_config *c, const struct tfo_cfg_port *p,
 int tfo_xdp_counters(const struct tfo_xdp *x, uint64_t *redirected, uint64_t *passed);
 
 /** After the port's close: removes the program if it is still attached
- *  (net_af_xdp 22.11 removes it itself on close; this covers the rest). */
+ *  (net_af_xdp 22.11 removes it itself on close; this covers the rest).
+ *  A zeroed @p x (no program) is left alone. */
 void tfo_xdp_detach(struct tfo_xdp *x);
 
 #endif

@@ -19,6 +19,7 @@ Skips (77) with the reason when the build has no XDP program or a tool is
 missing.
 """
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -319,13 +320,16 @@ def main():
                 'tfo-server: running' in text and 'that a previous tfo-server left' in text,
                 text[-600:])
         tfo_checks(cli, srv, SERVER_V4, '[v4, restarted]')
+        r = ns(CNS, ['ping', '-c', '1', '-W', '2', SERVER_V4], check=False)
+        T.check('restarted: the kernel answers ping', r.returncode == 0)
         rc = stop_process(proc)
         with open(log.name) as f:
             text = f.read()
         T.check('tfo-server stops with exit code 0', rc == 0, rc)
-        for line in text.splitlines():
-            if 'XDP program' in line:
-                print('# ' + line)
+        m = re.search(r'XDP program: (\d+) frames to tfo-server, (\d+) left to the kernel', text)
+        T.check('its program sent frames both ways (the kernel\'s ones passed)',
+                m is not None and int(m.group(1)) > 0 and int(m.group(2)) > 0,
+                m and m.group(0))
         T.check('the program is removed from the interface', not xdp_on_iface())
         r = ns(CNS, ['ping', '-c', '1', '-W', '2', SERVER_V4], check=False)
         T.check('the kernel still answers after tfo-server left', r.returncode == 0)
