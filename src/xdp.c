@@ -104,7 +104,8 @@ tfo_xdp_check(const struct tfo_cfg_port *p, char *err, size_t errlen)
 				  "then answers ARP/ND itself)", p->device, why);
 	if (tfo_xdp_devarg(p->vdev, "iface", v, sizeof(v)) <= 0)
 		return tfo_errmsg(err, errlen, "[port %s] vdev = %s: no iface=IF (the kernel "
-				  "interface to share)", p->device, p->vdev);
+				  "interface to share, at most %d characters)", p->device,
+				  p->vdev, IF_NAMESIZE - 1);
 	if (tfo_xdp_devarg(p->vdev, "xdp_prog", v, sizeof(v)) != -ENOENT)
 		return tfo_errmsg(err, errlen, "[port %s] vdev has xdp_prog=: with xdp = own "
 				  "tfo-server loads its own program; set xdp = off to run "
