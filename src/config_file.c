@@ -175,8 +175,6 @@ tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
 				       "[port %s]: no ipv4/ipv6 address configured",
 				       p->device);
 		nb_addrs += p->nb_addrs;
-		if (tfo_xdp_check(p, err, errlen) < 0)
-			return -EINVAL;
 		if (c->mss != 0 && c->mss > p->mtu - 40)
 			return tfo_errmsg(err, errlen,
 				       "[tcp] mss = %u: larger than [port %s] mtu %u - 40",
@@ -184,6 +182,8 @@ tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
 	}
 	if (nb_addrs > 255)
 		return tfo_errmsg(err, errlen, "more than 255 local addresses in all");
+	if (tfo_xdp_check_ports(c, err, errlen) < 0)
+		return -EINVAL;
 	/* before idle_policy, "idle_sleep_us = 0" meant busy polling: a
 	 * configuration that still says so must not silently mean adaptive */
 	if (c->idle_policy == TFO_IDLE_ADAPTIVE && c->idle_sleep_us != TFO_IDLE_SLEEP_US_DEFAULT)

@@ -154,6 +154,29 @@ tfo_xdp_check_workers(const struct tfo_cfg_port *p, unsigned int nb_workers, cha
 			  queues, nb_workers, nb_workers == 1 ? "" : "s", nb_workers);
 }
 
+int
+tfo_xdp_check_ports(const struct tfo_config *c, char *err, size_t errlen)
+{
+	char a[IF_NAMESIZE], b[IF_NAMESIZE];
+
+	for (unsigned int i = 0; i < c->nb_ports; i++) {
+		if (tfo_xdp_check(&c->ports[i], err, errlen) < 0)
+			return -EINVAL;
+		if (!tfo_xdp_own(&c->ports[i]))
+			continue;
+		tfo_xdp_devarg(c->ports[i].vdev, "iface", a, sizeof(a));
+		for (unsigned int j = 0; j < i; j++)
+			if (tfo_xdp_own(&c->ports[j]) &&
+			    tfo_xdp_devarg(c->ports[j].vdev, "iface", b, sizeof(b)) > 0 &&
+			    strcmp(a, b) == 0)
+				return tfo_errmsg(err, errlen, "[port %s] and [port %s] share "
+						  "interface %s: one XDP program per interface, "
+						  "one port (give it queue_count = workers)",
+						  c->ports[j].device, c->ports[i].device, a);
+	}
+	return 0;
+}
+
 #ifdef TFO_HAVE_XDP
 
 /* The program attached to @p ifindex: its id and attach mode flag. */
@@ -195,6 +218,70 @@ xdp_prog_info(uint32_t id, char *name, size_t len, uint32_t *maps, uint32_t *nb_
 	return fd;
 }
 
+/* Does the fdinfo of /proc/@p pid/fd/@p fd say "prog_id: @p id"? */
+static bool
+xdp_fd_holds(int pid, int fd, uint32_t id)
+{
+	char path[64], line[64];
+	bool yes = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	while (!yes && fgets(line, sizeof(line), f) != NULL)
+		yes = strncmp(line, "prog_id:", 8) == 0 && strtoul(line + 8, NULL, 10) == id;
+	fclose(f);
+	return yes;
+}
+
+/*
+ * A process that holds program @p id open (net_af_xdp keeps its fd for as
+ * long as the port lives): the pid of the first one found in /proc (this
+ * PID namespace), 0 if none, or a negative errno. It tells a running
+ * tfo-server's program from one a dead one left. Start-up only.
+ */
+static int
+xdp_prog_holder(uint32_t id)
+{
+	char path[64], link[32];
+	struct dirent *p, *d;
+	DIR *procs, *fds;
+	int holder = 0;
+
+	procs = opendir("/proc");
+	if (procs == NULL)
+		return -errno;
+	while (holder == 0 && (p = readdir(procs)) != NULL) {
+		int pid = atoi(p->d_name);
+
+		if (pid <= 0 || pid == (int)getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+		fds = opendir(path);
+		if (fds == NULL)
+			continue;	/* gone, or not ours to read */
+		while (holder == 0 && (d = readdir(fds)) != NULL) {
+			int fd = atoi(d->d_name);
+			ssize_t n;
+
+			if (d->d_name[0] < '0' || d->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n <= 0)
+				continue;
+			link[n] = '\0';
+			if (strcmp(link, "anon_inode:bpf-prog") == 0 && xdp_fd_holds(pid, fd, id))
+				holder = pid;
+		}
+		closedir(fds);
+	}
+	closedir(procs);
+	return holder;
+}
+
 int
 tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,
 		size_t errlen)
@@ -222,8 +309,21 @@ tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,
 					  "(ip link set dev %s xdp off) or use another "
 					  "interface", p->device, iface, id,
 					  fd < 0 ? strerror(-fd) : name, iface);
-		/* a tfo-server that died left it: its sockets are gone, so it
-		 * passes everything to the kernel; ours replaces it */
+		/* a tfo-server that died left it (its sockets are gone, so it
+		 * passes everything to the kernel), or one runs: never take
+		 * its interface away */
+		rc = xdp_prog_holder(id);
+		if (rc > 0)
+			return tfo_errmsg(err, errlen, "[port %s] %s runs XDP program %u (%s), "
+					  "held by process %d: another tfo-server serves this "
+					  "interface (stop it first)", p->device, iface, id,
+					  name, rc);
+		if (rc < 0)
+			return tfo_errmsg(err, errlen, "[port %s] %s runs XDP program %u (%s), "
+					  "and /proc cannot tell whether a tfo-server still "
+					  "holds it (%s): if none runs, remove it (ip link set "
+					  "dev %s xdp off)", p->device, iface, id, name,
+					  strerror(-rc), iface);
 		rc = bpf_xdp_detach(ifindex, flags, NULL);
 		if (rc < 0)
 			return tfo_errmsg(err, errlen, "[port %s] cannot remove the XDP program "

@@ -305,6 +305,14 @@ TFO_TEST(xdp_mode_keys)
 		CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
 		CHECK(strstr(err, "no iface=IF") != NULL);
 	}
+	if (tfo_xdp_built(NULL)) {
+		REQUIRE(parse("[port net_af_xdp0]\nvdev = net_af_xdp0,iface=eth0\n"
+			      "ipv4 = 198.18.0.2\n[port net_af_xdp1]\n"
+			      "vdev = net_af_xdp1,iface=eth0,start_queue=1\n"
+			      "ipv4 = 198.18.0.3\n") == 0);
+		CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+		CHECK(strstr(err, "share interface eth0") != NULL);
+	}
 	CHECK(parse("[port a]\nxdp = maybe\n") < 0);
 	CHECK(strstr(err, "expected own, off or auto") != NULL);
 }

@@ -46,9 +46,14 @@ int tfo_xdp_devarg(const char *vdev, const char *key, char *buf, size_t len);
  */
 int tfo_xdp_check(const struct tfo_cfg_port *p, char *err, size_t errlen);
 
+/** tfo_xdp_check for every port of @p c, and no two xdp = own ports on one
+ *  interface. @return 0, or -EINVAL with the reason in @p err. */
+int tfo_xdp_check_ports(const struct tfo_config *c, char *err, size_t errlen);
+
 /**
  * Before the EAL: checks the interface (exists here; an XDP program of a
- * tfo-server that died is removed, anybody else's refused), puts the
+ * tfo-server that died is removed; one a live process holds, or anybody
+ * else's, is refused), puts the
  * program in a memfd and writes into @p vdev (@p len bytes) the port's
  * vdev with xdp_prog= naming it. The memfd stays open for the process.
  * @return 0, or a negative errno with the reason in @p err.

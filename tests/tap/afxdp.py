@@ -305,6 +305,26 @@ def main():
         T.check('tfo-server saw the TFO connections', end.get('rx_pkts', 0) > 0)
         kernel_checks(cli, '[kernel, after TFO]')
 
+        # a second tfo-server on the same interface is refused, and the
+        # first one's program stays and serves
+        log2 = open(os.path.join(tmp, 'server2.log'), 'w+')
+        eal2 = list(EAL)
+        eal2[eal2.index('--file-prefix') + 1] = PREFIX + 'b'
+        p2 = subprocess.Popen(['ip', 'netns', 'exec', SNS, server] + eal2 +
+                              ['--', '--config', cfg], stdout=log2, stderr=subprocess.STDOUT)
+        procs.append(p2)
+        try:
+            rc2 = p2.wait(20)
+        except subprocess.TimeoutExpired:
+            rc2 = None
+        log2.seek(0)
+        text2 = log2.read()
+        log2.close()
+        T.check('a second tfo-server on the interface is refused',
+                rc2 not in (0, None) and 'held by process %d: another tfo-server' % proc.pid in text2,
+                text2[-600:])
+        tfo_checks(cli, srv, SERVER_V4, '[v4, after the refused second server]')
+
         # a tfo-server that dies leaves its program: the kernel gets
         # everything (no socket), and the next tfo-server replaces it
         proc.kill()
