@@ -300,8 +300,10 @@ tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,
 		return tfo_errmsg(err, errlen, "[port %s] cannot query %s's XDP program: %s",
 				  p->device, iface, strerror(-rc));
 	if (id != 0) {
+		LIBBPF_OPTS(bpf_xdp_attach_opts, o);
+
 		fd = xdp_prog_info(id, name, sizeof(name), NULL, &nb_maps);
-		if (fd >= 0)
+		if (fd >= 0 && strcmp(name, XDP_PROG_NAME) != 0)
 			close(fd);
 		if (fd < 0 || strcmp(name, XDP_PROG_NAME) != 0)
 			return tfo_errmsg(err, errlen, "[port %s] %s already runs XDP program "
@@ -313,6 +315,8 @@ tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,
 		 * passes everything to the kernel), or one runs: never take
 		 * its interface away */
 		rc = xdp_prog_holder(id);
+		if (rc != 0)
+			close(fd);
 		if (rc > 0)
 			return tfo_errmsg(err, errlen, "[port %s] %s runs XDP program %u (%s), "
 					  "held by process %d: another tfo-server serves this "
@@ -324,7 +328,10 @@ tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,
 					  "holds it (%s): if none runs, remove it (ip link set "
 					  "dev %s xdp off)", p->device, iface, id, name,
 					  strerror(-rc), iface);
-		rc = bpf_xdp_detach(ifindex, flags, NULL);
+		/* only that program: not one attached meanwhile */
+		o.old_prog_fd = fd;
+		rc = bpf_xdp_detach(ifindex, flags, &o);
+		close(fd);
 		if (rc < 0)
 			return tfo_errmsg(err, errlen, "[port %s] cannot remove the XDP program "
 					  "%u a previous tfo-server left on %s: %s", p->device,
