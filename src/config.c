@@ -188,6 +188,9 @@ static const struct {
 	{ "exception_pps", "10000", "frames/s to and from the kernel, each way (1..10000000)" },
 	{ "isolate", "off", "rte_flow isolation (mlx5): only TCP to our addresses and "
 	  "services reaches us, the kernel keeps the rest: on | off" },
+	{ "xdp", "auto", "a net_af_xdp port's XDP program: own (only our TCP to the sockets, "
+	  "the rest to the kernel) | off (the PMD's: every frame to us) | auto (own on "
+	  "net_af_xdp)" },
 };
 
 /*
@@ -532,6 +535,17 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 		if (tfo_parse_u64(value, 1, 10000000, &v) < 0)
 			return tfo_errmsg(why, whylen, "expected an integer in 1..10000000");
 		p->exception_pps = (uint32_t)v;
+		return 0;
+	}
+	if (strcmp(key, "xdp") == 0) {
+		if (strcmp(value, "auto") == 0)
+			p->xdp = TFO_XDP_AUTO;
+		else if (strcmp(value, "own") == 0)
+			p->xdp = TFO_XDP_OWN;
+		else if (strcmp(value, "off") == 0)
+			p->xdp = TFO_XDP_OFF;
+		else
+			return tfo_errmsg(why, whylen, "expected own, off or auto");
 		return 0;
 	}
 	if (strcmp(key, "rss") == 0) {
@@ -931,6 +945,8 @@ tfo_config_dump(FILE *f, const struct tfo_config *c)
 		fprintf(f, "exception = %s\nexception_iface = %s\nexception_pps = %u\n"
 			"isolate = %s\n", p->exception ? "on" : "off", p->exception_iface,
 			p->exception_pps, p->isolate ? "on" : "off");
+		fprintf(f, "xdp = %s\n", p->xdp == TFO_XDP_OWN ? "own" :
+			p->xdp == TFO_XDP_OFF ? "off" : "auto");
 	}
 	for (unsigned int i = 0; i < c->nb_services; i++) {
 		const struct tfo_cfg_service *s = &c->services[i];
