@@ -42,9 +42,12 @@ tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 	if (unlikely(sent < n)) {
 		/* the worker leaves what its TX queue refuses in the ring */
 		c->stats.c[TFO_STAT_relay_drop_full] += n - sent;
+		c->stats.c[TFO_STAT_tx_drop_resend] +=
+			tfo_tx_q_low_dropped(q, (uint16_t)(n - sent));
 		rte_pktmbuf_free_bulk(&q->pkts[sent], n - sent);
 	}
 	q->n = 0;
+	q->nlow = 0;
 }
 
 int
@@ -70,6 +73,8 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	c->nb_workers = p->nb_workers;
 	c->tx_queue = (uint16_t)(p->nb_workers + p->idx);
 	c->burst = cfg->burst;
+	/* full; its first refill is bounded by the cap whatever the clock */
+	tfo_tbucket_init(&c->echo_tb, cfg->icmp_echo_per_s, TFO_ICMP_BURST, 0);
 	c->stats_period_s = p->idx == 0 ? cfg->stats_period : 0;
 	c->quit = p->quit;
 	c->out = stdout;
@@ -99,8 +104,11 @@ tfo_control_idle_watch(struct tfo_control *c)
 {
 	int rc = tfo_idle_watch_ring(&c->idle, c->inbox);
 
-	for (unsigned int wi = 0; wi < c->nb_workers && rc == 0; wi++)
+	for (unsigned int wi = 0; wi < c->nb_workers && rc == 0; wi++) {
 		rc = tfo_idle_watch_ring(&c->idle, c->workers[wi]->to_ctl[c->idx]);
+		if (rc == 0 && c->idx == 0)
+			rc = tfo_idle_watch_ring(&c->idle, c->workers[wi]->to_neigh);
+	}
 	for (uint16_t pi = 0; pi < c->nb_ports && c->idx == 0 && rc >= 0; pi++) {
 		if (c->ports[pi].syn_steering)
 			rc = tfo_idle_watch_rxq(&c->idle, c->ports[pi].port_id,
@@ -484,7 +492,7 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 		/* fall through */
 	case TFO_PKT_ARP:
 		return tfo_neigh_input(&c->tx, &c->stats, &c->ports[pi], (uint8_t)pi,
-				       m, &p);
+				       m, &p, &c->echo_tb, now_us);
 	case TFO_PKT_TCP:
 		return tfo_control_tcp(c, m, &p, (uint8_t)pi, tfo_ctrl_reason_get(m),
 				       now_us);
@@ -550,6 +558,18 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 	struct rte_mbuf *pkts[TFO_TX_BUF];
 	unsigned int total = 0;
 
+	/* ARP and ND first, whatever waits in the other rings: answered
+	 * within one poll under any flood of pings or stray segments */
+	for (unsigned int wi = 0; wi < c->nb_workers && c->idx == 0; wi++) {
+		struct rte_ring *r = c->workers[wi]->to_neigh;
+		unsigned int n;
+
+		if (r == NULL)
+			continue;
+		n = rte_ring_sc_dequeue_burst(r, (void **)pkts, c->burst, NULL);
+		total += n;
+		tfo_control_burst(c, pkts, n, now_us);
+	}
 	for (unsigned int wi = 0; wi < c->nb_workers; wi++) {
 		unsigned int n = rte_ring_sc_dequeue_burst(c->workers[wi]->to_ctl[c->idx],
 							   (void **)pkts, c->burst, NULL);
