@@ -32,6 +32,13 @@ tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 		tfo_tx_q_send(q, c->ports[port_idx].port_id, c->tx_queue, &c->stats);
 		return;
 	}
+	/* A relay ring three quarters full (its worker's TX queue refusing
+	 * for a while): the re-sent SYN-ACKs at the tail stay out, so that
+	 * the room left is for fresh answers (SYN-ACKs of new clients, ARP,
+	 * ND); they count as relay_drop_full and tx_drop_resend below. */
+	if (q->nlow != 0 && q->nlow <= n &&
+	    rte_ring_free_count(c->relay[port_idx]) < rte_ring_get_capacity(c->relay[port_idx]) / 4)
+		n = (uint16_t)(n - q->nlow);
 	/* the worker counts them as its tx_pkts when the port takes them */
 	sent = (uint16_t)rte_ring_sp_enqueue_burst(c->relay[port_idx], (void **)q->pkts, n,
 						   NULL);
@@ -39,12 +46,12 @@ tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 	/* a relayed SYN-ACK must not wait for its worker's nap */
 	if (sent != 0 && c->nb_workers != 0)
 		tfo_doorbell_ring(&c->workers[c->relay_worker]->idle.bell, &c->stats);
-	if (unlikely(sent < n)) {
+	if (unlikely(sent < q->n)) {
 		/* the worker leaves what its TX queue refuses in the ring */
-		c->stats.c[TFO_STAT_relay_drop_full] += n - sent;
+		c->stats.c[TFO_STAT_relay_drop_full] += q->n - sent;
 		c->stats.c[TFO_STAT_tx_drop_resend] +=
-			tfo_tx_q_low_dropped(q, (uint16_t)(n - sent));
-		rte_pktmbuf_free_bulk(&q->pkts[sent], n - sent);
+			tfo_tx_q_low_dropped(q, (uint16_t)(q->n - sent));
+		rte_pktmbuf_free_bulk(&q->pkts[sent], q->n - sent);
 	}
 	q->n = 0;
 	q->nlow = 0;

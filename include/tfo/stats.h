@@ -33,7 +33,7 @@ extern "C" {
 	X(tx_pkts,		C, "frames handed to the port and accepted") \
 	X(tx_bytes,		C, "bytes accepted by the port") \
 	X(tx_drop_full,		C, "frames the port's TX queue did not accept (freed)") \
-	X(tx_drop_resend,	C, "of tx_drop_full and relay_drop_full, re-sent answers (duplicate SYNs' SYN-ACKs), queued behind fresh frames so that they are dropped first") \
+	X(tx_drop_resend,	C, "of tx_drop_full and relay_drop_full, re-sent SYN-ACKs (answers to duplicate SYNs, the timer's retransmissions), queued behind fresh frames so that they are dropped first; a relay ring 3/4 full takes none of them") \
 	X(mbuf_alloc_fail,	C, "mbuf allocations that failed (reply not sent)") \
 	X(to_control,		C, "frames a worker passed to the control core") \
 	X(ring_drop_full,	C, "frames dropped because the control ring was full") \
