@@ -345,7 +345,7 @@ dup_syn(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	if ((c->flags & TFO_CF_OOW_STAMP) &&
 	    (uint16_t)(ms - c->oow_ms) < TFO_DUP_SYN_INTERVAL_MS) {
 		cnt(e, TFO_STAT_TCPACKSkippedSynRecv);
-		rte_pktmbuf_free(m);
+		release_input(e, m);
 		return;
 	}
 	c->flags |= TFO_CF_OOW_STAMP;

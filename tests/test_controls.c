@@ -386,6 +386,8 @@ TFO_TEST(server_neighbours_pass_a_full_control_ring)
 	tfo_worker_burst(w, 0, m, 2, now);
 	CHECK_EQ(w->stats.c[TFO_STAT_to_control_neigh], 2);
 	CHECK_EQ(rte_ring_count(w->to_neigh), 2);
+	/* what waits in the neighbour ring is to_control not yet ctrl_rx */
+	CHECK(tfo_control_accounting(c, NULL));
 	/* one poll of control 0: both answered, whatever waits in the other */
 	tfo_control_poll(c, now);
 	CHECK_EQ(c->stats.c[TFO_STAT_arp_reply_tx], 1);
