@@ -7,7 +7,8 @@
  * counter has a stable, greppable name: the same name in the stats line,
  * the exit summary, /tfo/stats and the source.
  *
- * Names follow Linux's where the meaning is the same (TCPFastOpen*).
+ * Names follow Linux's where the meaning is the same (TCPFastOpen*, and
+ * TCPACKSkippedSynRecv among the engine's).
  * Kinds: C = counter (only grows), G = gauge (goes up and down).
  */
 #ifndef TFO_STATS_H
