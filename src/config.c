@@ -82,6 +82,11 @@ static const struct tfo_key_desc tfo_keys[] = {
 	K_U32("server", "burst", burst, 1, 64, "32", "RX burst size"),
 	K_U32("server", "ring_size", ring_size, 64, 1u << 20, "1024",
 	      "slots of each worker's ring to the control core"),
+	/* Linux's icmp_msgs_per_sec and icmp_msgs_burst (which Linux does
+	 * not apply to echo replies by default): a ping flood must not
+	 * crowd ARP, ND and the slow path out of the control lcore's TX */
+	K_U32("server", "icmp_echo_per_s", icmp_echo_per_s, 0, 10000000, "1000",
+	      "ICMP and ICMPv6 echo replies per second per control lcore (burst 50), 0 = no limit"),
 	K_U32("server", "mbufs", mbufs, 0, 1u << 24, "0",
 	      "mbufs in all, 0 = computed; with lcores on several NUMA sockets, split over "
 	      "their pools (one per socket) in proportion to what each one's lcores hold"),

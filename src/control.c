@@ -32,6 +32,13 @@ tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 		tfo_tx_q_send(q, c->ports[port_idx].port_id, c->tx_queue, &c->stats);
 		return;
 	}
+	/* A relay ring three quarters full (its worker's TX queue refusing
+	 * for a while): the re-sent SYN-ACKs at the tail stay out, so that
+	 * the room left is for fresh answers (SYN-ACKs of new clients, ARP,
+	 * ND); they count as relay_drop_full and tx_drop_resend below. */
+	if (q->nlow != 0 && q->nlow <= n &&
+	    rte_ring_free_count(c->relay[port_idx]) < rte_ring_get_capacity(c->relay[port_idx]) / 4)
+		n = (uint16_t)(n - q->nlow);
 	/* the worker counts them as its tx_pkts when the port takes them */
 	sent = (uint16_t)rte_ring_sp_enqueue_burst(c->relay[port_idx], (void **)q->pkts, n,
 						   NULL);
@@ -39,12 +46,15 @@ tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
 	/* a relayed SYN-ACK must not wait for its worker's nap */
 	if (sent != 0 && c->nb_workers != 0)
 		tfo_doorbell_ring(&c->workers[c->relay_worker]->idle.bell, &c->stats);
-	if (unlikely(sent < n)) {
+	if (unlikely(sent < q->n)) {
 		/* the worker leaves what its TX queue refuses in the ring */
-		c->stats.c[TFO_STAT_relay_drop_full] += n - sent;
-		rte_pktmbuf_free_bulk(&q->pkts[sent], n - sent);
+		c->stats.c[TFO_STAT_relay_drop_full] += q->n - sent;
+		c->stats.c[TFO_STAT_tx_drop_resend] +=
+			tfo_tx_q_low_dropped(q, (uint16_t)(q->n - sent));
+		rte_pktmbuf_free_bulk(&q->pkts[sent], q->n - sent);
 	}
 	q->n = 0;
+	q->nlow = 0;
 }
 
 int
@@ -70,6 +80,8 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	c->nb_workers = p->nb_workers;
 	c->tx_queue = (uint16_t)(p->nb_workers + p->idx);
 	c->burst = cfg->burst;
+	/* full; its first refill is bounded by the cap whatever the clock */
+	tfo_tbucket_init(&c->echo_tb, cfg->icmp_echo_per_s, TFO_ICMP_BURST, 0);
 	c->stats_period_s = p->idx == 0 ? cfg->stats_period : 0;
 	c->quit = p->quit;
 	c->out = stdout;
@@ -99,8 +111,11 @@ tfo_control_idle_watch(struct tfo_control *c)
 {
 	int rc = tfo_idle_watch_ring(&c->idle, c->inbox);
 
-	for (unsigned int wi = 0; wi < c->nb_workers && rc == 0; wi++)
+	for (unsigned int wi = 0; wi < c->nb_workers && rc == 0; wi++) {
 		rc = tfo_idle_watch_ring(&c->idle, c->workers[wi]->to_ctl[c->idx]);
+		if (rc == 0 && c->idx == 0)
+			rc = tfo_idle_watch_ring(&c->idle, c->workers[wi]->to_neigh);
+	}
 	for (uint16_t pi = 0; pi < c->nb_ports && c->idx == 0 && rc >= 0; pi++) {
 		if (c->ports[pi].syn_steering)
 			rc = tfo_idle_watch_rxq(&c->idle, c->ports[pi].port_id,
@@ -490,7 +505,7 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 			return false;
 		}
 		return tfo_neigh_input(&c->tx, &c->stats, &c->ports[pi], (uint8_t)pi,
-				       m, &p);
+				       m, &p, &c->echo_tb, now_us);
 	case TFO_PKT_TCP:
 		return tfo_control_tcp(c, m, &p, (uint8_t)pi, tfo_ctrl_reason_get(m),
 				       now_us);
@@ -556,6 +571,18 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 	struct rte_mbuf *pkts[TFO_TX_BUF];
 	unsigned int total = 0;
 
+	/* ARP and ND first, whatever waits in the other rings: answered
+	 * within one poll under any flood of pings or stray segments */
+	for (unsigned int wi = 0; wi < c->nb_workers && c->idx == 0; wi++) {
+		struct rte_ring *r = c->workers[wi]->to_neigh;
+		unsigned int n;
+
+		if (r == NULL)
+			continue;
+		n = rte_ring_sc_dequeue_burst(r, (void **)pkts, c->burst, NULL);
+		total += n;
+		tfo_control_burst(c, pkts, n, now_us);
+	}
 	for (unsigned int wi = 0; wi < c->nb_workers; wi++) {
 		unsigned int n = rte_ring_sc_dequeue_burst(c->workers[wi]->to_ctl[c->idx],
 							   (void **)pkts, c->burst, NULL);

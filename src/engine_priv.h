@@ -56,6 +56,7 @@
 #define TFO_BUF_HDR 64			/* struct tfo_sndq, one cache line */
 #define TFO_EXT_MIN 256			/* smaller body slices are copied */
 #define TFO_CHALLENGE_PER_S 1000	/* RFC 5961 section 7 */
+#define TFO_DUP_SYN_INTERVAL_MS 500	/* Linux's tcp_invalid_ratelimit */
 #define TFO_TICK_SHIFT 10		/* timer tick 1.024 ms */
 #define TFO_WHEEL_SLOTS 16384		/* 16.8 s per rotation */
 #define TFO_CWND_MAX (1u << 30)
@@ -118,6 +119,8 @@ struct tfo_engine {
 	bool clock_started;		/* the wheel runs on the caller's clock */
 	struct rte_mbuf *spare;		/* consumed input mbuf, reusable */
 	unsigned int nxmit;		/* segments built so far (any kind) */
+	bool tx_low;			/* frames built now are re-sent answers:
+					 * queued last (tfo_tx_push_low) */
 
 	/* request/response buffers */
 	uint8_t *bufs;

@@ -305,8 +305,19 @@ neigh_arp(struct tfo_tx *tx, struct tfo_stats *st, const struct tfo_port_info *p
 
 static bool
 neigh_icmp(struct tfo_tx *tx, struct tfo_stats *st, const struct tfo_port_info *port,
-	   uint8_t port_idx, struct rte_mbuf *m, const struct tfo_pkt *p)
+	   uint8_t port_idx, struct rte_mbuf *m, const struct tfo_pkt *p,
+	   struct tfo_tbucket *tb, uint64_t now_us)
 {
+	const struct rte_icmp_hdr *ic = rte_pktmbuf_mtod_offset(m, const struct rte_icmp_hdr *,
+								p->payload_off);
+
+	/* a flood of pings must not take the TX queue (or relay ring) that
+	 * ARP, ND and the slow path's answers share */
+	if (ic->icmp_type == RTE_IP_ICMP_ECHO_REQUEST && tb != NULL &&
+	    !tfo_tbucket_take(tb, now_us)) {
+		st->c[TFO_STAT_drop_icmp_echo_rate]++;
+		return false;
+	}
 	switch (icmp_echo_reply(m, p, &port->mac)) {
 	case 0:
 		break;
@@ -354,7 +365,8 @@ neigh_ns(struct tfo_tx *tx, struct tfo_stats *st, const struct tfo_port_info *po
 
 static bool
 neigh_icmp6(struct tfo_tx *tx, struct tfo_stats *st, const struct tfo_port_info *port,
-	    uint8_t port_idx, struct rte_mbuf *m, const struct tfo_pkt *p)
+	    uint8_t port_idx, struct rte_mbuf *m, const struct tfo_pkt *p,
+	    struct tfo_tbucket *tb, uint64_t now_us)
 {
 	const uint8_t *icmp = rte_pktmbuf_mtod_offset(m, const uint8_t *, p->payload_off);
 
@@ -363,6 +375,10 @@ neigh_icmp6(struct tfo_tx *tx, struct tfo_stats *st, const struct tfo_port_info 
 	if (icmp[0] != TFO_ICMP6_ECHO_REQUEST || icmp[1] != 0 || p->l4_len < 8 ||
 	    tfo_port_addr_lookup(port, AF_INET6, &p->dst) < 0 || m->next != NULL) {
 		st->c[TFO_STAT_drop_icmp6_other]++;
+		return false;
+	}
+	if (tb != NULL && !tfo_tbucket_take(tb, now_us)) {
+		st->c[TFO_STAT_drop_icmp_echo_rate]++;
 		return false;
 	}
 	st->c[TFO_STAT_icmp6_echo_rx]++;
@@ -376,15 +392,16 @@ neigh_icmp6(struct tfo_tx *tx, struct tfo_stats *st, const struct tfo_port_info 
 bool
 tfo_neigh_input(struct tfo_tx *tx, struct tfo_stats *stats,
 		const struct tfo_port_info *port, uint8_t port_idx,
-		struct rte_mbuf *m, const struct tfo_pkt *p)
+		struct rte_mbuf *m, const struct tfo_pkt *p,
+		struct tfo_tbucket *echo_tb, uint64_t now_us)
 {
 	switch (p->cls) {
 	case TFO_PKT_ARP:
 		return neigh_arp(tx, stats, port, port_idx, m, p);
 	case TFO_PKT_ICMP:
-		return neigh_icmp(tx, stats, port, port_idx, m, p);
+		return neigh_icmp(tx, stats, port, port_idx, m, p, echo_tb, now_us);
 	case TFO_PKT_ICMP6:
-		return neigh_icmp6(tx, stats, port, port_idx, m, p);
+		return neigh_icmp6(tx, stats, port, port_idx, m, p, echo_tb, now_us);
 	default:
 		return false;
 	}

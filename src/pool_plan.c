@@ -26,7 +26,8 @@ plan_socket_ok(int socket, const char *what, unsigned int i, char *err, size_t e
  * What each socket's pool must hold at once: the terms of the one pool
  * the whole server had before (one socket: the same count), each on the socket
  * whose pool the frames were taken from: a worker's RX descriptors and
- * its rings to the control lcores (what it received waits there) on the
+ * its rings to the control lcores, the neighbour ring included (what it
+ * received waits there), on the
  * worker's; the SYN queue and the inboxes (what control 0 steered or
  * handed on) on control 0's; each lcore's TX descriptors, cache, burst and
  * TX buffers, and a control lcore's relay rings, on its own.
@@ -49,7 +50,8 @@ plan_need(const struct tfo_pool_plan_in *in, uint64_t need[TFO_PLAN_SOCKETS])
 
 		for (unsigned int i = 0; i < c->nb_ports; i++)
 			need[s] += c->ports[i].rx_desc;
-		need[s] += tx_desc + per_lcore + (uint64_t)in->nb_controls * c->ring_size;
+		need[s] += tx_desc + per_lcore + (uint64_t)in->nb_controls * c->ring_size +
+			   TFO_POOL_PLAN_NEIGH;
 		need[ctl0] += in->inbox_size;
 	}
 	for (unsigned int k = 0; k < in->nb_controls; k++) {

@@ -104,7 +104,7 @@ tfo_summary_lcore(FILE *f, const char *who, const struct tfo_stats *s)
 
 /*
  * Frames waiting in the rings between the lcores: to the control core
- * (sum of the workers' to_control - ctrl_rx) and on the relay (ctrl_relayed
+ * (sum of the workers' to_control - ctrl_rx; the neighbour rings included) and on the relay (ctrl_relayed
  * - tx_relay_in). From the counters and from the rings themselves: the two
  * agree when every lcore is stopped (at exit).
  */
@@ -115,10 +115,14 @@ tfo_ring_backlog(const struct tfo_control *c, const struct tfo_stats *total,
 	*counted = (int64_t)(total->c[TFO_STAT_to_control] - total->c[TFO_STAT_ctrl_rx]) +
 		   (int64_t)(total->c[TFO_STAT_ctrl_relayed] - total->c[TFO_STAT_tx_relay_in]);
 	*in_rings = 0;
-	for (unsigned int i = 0; i < c->nb_workers; i++)
+	for (unsigned int i = 0; i < c->nb_workers; i++) {
 		for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
 			if (c->workers[i]->to_ctl[k] != NULL)
 				*in_rings += rte_ring_count(c->workers[i]->to_ctl[k]);
+		/* ARP and ND: to_control too */
+		if (c->workers[i]->to_neigh != NULL)
+			*in_rings += rte_ring_count(c->workers[i]->to_neigh);
+	}
 	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
 		for (uint16_t i = 0; i < c->nb_ports; i++)
 			if (tfo_control_peer(c, k)->relay[i] != NULL)

@@ -49,6 +49,7 @@ struct tfo_server {
 	struct tfo_worker **workers;
 	/* worker i -> control k: rings[k * nb_workers + i] */
 	struct rte_ring **rings;
+	struct rte_ring **neigh;	/* worker i -> control 0: ARP and ND */
 	struct rte_ring **syn_inbox;	/* control -> worker i: SYNs, path-MTU errors */
 	/* control k -> worker k % nb_workers, per port (ctrl_tx_relay) */
 	struct rte_ring *relay[TFO_MAX_PORTS][TFO_MAX_CONTROLS];
@@ -507,6 +508,12 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 	}
 	wp.to_control = wp.to_controls[0];
 	wp.nb_controls = s->nb_controls;
+	/* apart from the rest, small: ARP and ND are a few frames a second */
+	s->neigh[wi] = srv_ring(s, "nbr", wi, TFO_POOL_PLAN_NEIGH, s->ctl_socket[0], 0,
+				err, errlen);
+	if (s->neigh[wi] == NULL)
+		return -ENOMEM;
+	wp.to_neigh = s->neigh[wi];
 	s->syn_inbox[wi] = srv_ring(s, "syn", wi, srv_inbox_size(s), wsock,
 				    RING_F_EXACT_SZ, err, errlen);
 	if (s->syn_inbox[wi] == NULL)
@@ -542,7 +549,9 @@ srv_workers(struct tfo_server *s, char *err, size_t errlen)
 	s->rings = rte_zmalloc("tfo_rings",
 			       sizeof(*s->rings) * s->nb_workers * s->nb_controls, 0);
 	s->syn_inbox = rte_zmalloc("tfo_syn", sizeof(*s->syn_inbox) * s->nb_workers, 0);
-	if (s->workers == NULL || s->rings == NULL || s->syn_inbox == NULL)
+	s->neigh = rte_zmalloc("tfo_nbr", sizeof(*s->neigh) * s->nb_workers, 0);
+	if (s->workers == NULL || s->rings == NULL || s->syn_inbox == NULL ||
+	    s->neigh == NULL)
 		return tfo_errmsg(err, errlen, "out of memory for %u workers", s->nb_workers);
 	for (unsigned int wi = 0; wi < s->nb_workers; wi++) {
 		rc = srv_worker(s, wi, s->wrk_lcore[wi], err, errlen);
@@ -872,6 +881,8 @@ srv_worker_free(struct tfo_server *s, unsigned int wi)
 		srv_ring_free(s->rings[k * s->nb_workers + wi]);
 	if (s->syn_inbox != NULL)
 		srv_ring_free(s->syn_inbox[wi]);
+	if (s->neigh != NULL)
+		srv_ring_free(s->neigh[wi]);
 }
 
 void
@@ -914,6 +925,7 @@ tfo_server_free(struct tfo_server *s)
 	rte_free(s->workers);
 	rte_free(s->rings);
 	rte_free(s->syn_inbox);
+	rte_free(s->neigh);
 	tfo_keyring_free(s->keys);
 	tfo_svc_reloader_free(s->svc_reload);	/* before what it reloads */
 	for (unsigned int i = 0; i < s->nb_services; i++)

@@ -329,15 +329,39 @@ dup_syn(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	struct tfo_tcpopts o;
 	unsigned int olen = p->l4_len - TFO_TCP_HDR_LEN;
 
-	tfo_tcpopt_parse(tfo_pkt_tcp_hdr(m, p) + TFO_TCP_HDR_LEN, olen, &o);
+	uint16_t ms = (uint16_t)now_ms(e);
+
 	cnt(e, TFO_STAT_dup_syn);
+	/*
+	 * Linux's tcp_oow_rate_limited() for a request socket: at most one
+	 * answer per TFO_DUP_SYN_INTERVAL_MS per entry (the first duplicate
+	 * is answered). A replayed flood of a few thousand spoofed SYNs
+	 * otherwise has each of them answered again, filling the TX queue
+	 * that good clients' answers need; a real client retransmits its
+	 * SYN after 1 s, well past the interval. The timer's retransmission
+	 * is not limited. 16 bits of ms: a handshake lives far less than
+	 * the 65 s wrap, and a wrong skip at worst leaves it to the timer.
+	 */
+	if ((c->flags & TFO_CF_OOW_STAMP) &&
+	    (uint16_t)(ms - c->oow_ms) < TFO_DUP_SYN_INTERVAL_MS) {
+		cnt(e, TFO_STAT_TCPACKSkippedSynRecv);
+		release_input(e, m);
+		return;
+	}
+	c->flags |= TFO_CF_OOW_STAMP;
+	c->oow_ms = ms;
+	tfo_tcpopt_parse(tfo_pkt_tcp_hdr(m, p) + TFO_TCP_HDR_LEN, olen, &o);
 	if ((c->flags & TFO_CF_PEER_TS) && o.has_ts)
 		c->ts_recent = o.tsval;
 	release_input(e, m);
-	/* the same first flight; data in the SYN-ACK only for a TFO SYN */
+	/* the same first flight; data in the SYN-ACK only for a TFO SYN.
+	 * Queued behind the fresh answers of the burst, so that a full TX
+	 * queue drops these first (tx_drop_resend). */
+	e->tx_low = true;
 	tfo_tcp_send_synack(e, c, (c->flags & TFO_CF_SYNACK_DATA) &&
 			    o.form != TFO_FORM_NONE, TFO_FORM_NONE, 0, NULL);
 	tfo_tcp_output(e, c);
+	e->tx_low = false;
 }
 
 /* A SYN on an existing connection: a duplicate, a reopen of a TIME-WAIT

@@ -173,7 +173,10 @@ push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
 		cnt(e, TFO_STAT_mbuf_alloc_fail);
 		return -ENOSPC;
 	}
-	tfo_tx_push(e->tx, port_idx, m);
+	if (unlikely(e->tx_low))
+		tfo_tx_push_low(e->tx, port_idx, m);
+	else
+		tfo_tx_push(e->tx, port_idx, m);
 	e->nxmit++;
 	return 0;
 }

@@ -73,8 +73,12 @@ on_rto(struct tfo_engine *e, struct tfo_conn *c)
 		cnt(e, TFO_STAT_synack_retransmits);
 		c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
 		/* RFC 7413 / Linux: no data, no TFO option; the data goes
-		 * after the handshake ACK */
+		 * after the handshake ACK. A re-sent answer: behind fresh
+		 * frames (under a spoofed SYN flood nearly all of these go
+		 * to no one) */
+		e->tx_low = true;
 		tfo_tcp_send_synack(e, c, false, TFO_FORM_NONE, 0, NULL);
+		e->tx_low = false;
 		arm(e, c, TFO_CT_RTO, (uint64_t)rto_ms(e, c) * 1000);
 		return;
 	}

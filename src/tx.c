@@ -34,7 +34,9 @@ tfo_tx_q_send(struct tfo_tx_q *q, uint16_t port_id, uint16_t queue,
 	sent = tfo_tx_burst(port_id, queue, q->pkts, n, s);
 	if (unlikely(sent < n)) {
 		s->c[TFO_STAT_tx_drop_full] += n - sent;
+		s->c[TFO_STAT_tx_drop_resend] += tfo_tx_q_low_dropped(q, (uint16_t)(n - sent));
 		rte_pktmbuf_free_bulk(&q->pkts[sent], n - sent);
 	}
 	q->n = 0;
+	q->nlow = 0;
 }

@@ -13,6 +13,7 @@
 
 #include "tfo/exception.h"
 #include "tfo/log.h"
+#include "tfo/neigh.h"
 #include "tfo/worker.h"
 
 int tfo_ctrl_reason_offset = -1;
@@ -73,6 +74,7 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	}
 	w->to_ctl[0] = w->to_control;
 	w->syn_inbox = p->syn_inbox;
+	w->to_neigh = p->to_neigh;
 	w->burst = p->burst;
 	w->quit = p->quit;
 	w->cookies = p->cookies;
@@ -105,16 +107,17 @@ tfo_worker_close(struct tfo_worker *w)
 	tfo_idle_close(&w->idle);
 }
 
-/* Hand @n frames to control lcore @ci; a full ring is a counted drop. */
-static void
-tfo_worker_ring_put(struct tfo_worker *w, unsigned int ci, struct rte_mbuf **pkts,
-		    unsigned int n)
+/* Hand @n frames to control lcore @ci by ring @r; a full ring is a
+ * counted drop. */
+static unsigned int
+tfo_worker_ring_put_r(struct tfo_worker *w, struct rte_ring *r, unsigned int ci,
+		      struct rte_mbuf **pkts, unsigned int n)
 {
 	unsigned int done;
 
 	if (n == 0)
-		return;
-	done = rte_ring_sp_enqueue_burst(w->to_ctl[ci], (void **)pkts, n, NULL);
+		return 0;
+	done = rte_ring_sp_enqueue_burst(r, (void **)pkts, n, NULL);
 	w->stats.c[TFO_STAT_to_control] += done;
 	if (done != 0)
 		tfo_doorbell_ring(w->ctl_bell[ci], &w->stats);
@@ -122,6 +125,14 @@ tfo_worker_ring_put(struct tfo_worker *w, unsigned int ci, struct rte_mbuf **pkt
 		w->stats.c[TFO_STAT_ring_drop_full] += n - done;
 		rte_pktmbuf_free_bulk(&pkts[done], n - done);
 	}
+	return done;
+}
+
+static void
+tfo_worker_ring_put(struct tfo_worker *w, unsigned int ci, struct rte_mbuf **pkts,
+		    unsigned int n)
+{
+	tfo_worker_ring_put_r(w, w->to_ctl[ci], ci, pkts, n);
 }
 
 /*
@@ -157,6 +168,8 @@ tfo_worker_to_control(struct tfo_worker *w, struct rte_mbuf **pkts, const uint8_
 struct tfo_burst {
 	unsigned int n;			/* TCP segments */
 	unsigned int nc;		/* frames for the control lcores */
+	unsigned int nn;		/* ARP and ND for control 0's neighbour ring */
+	struct rte_mbuf *neigh[TFO_TX_BUF];
 	unsigned int ncook;		/* SYNs whose cookie is checked */
 	unsigned int nb_controls;	/* the worker's */
 	/* the engine when the port has an exception path: TCP for a port no
@@ -423,6 +436,7 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 
 	b.n = 0;
 	b.nc = 0;
+	b.nn = 0;
 	b.nb_controls = w->nb_controls;
 	b.exc_engine = port->exception && w->nb_controls > 1 ? w->engine : NULL;
 	for (unsigned int i = 0; i < n; i++) {
@@ -441,13 +455,18 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 			b.p[b.n++] = p;
 			break;
 		case TFO_PKT_ARP:
-			tfo_to_ctrl(&b, m, NULL, TFO_CTRL_ARP);
+		case TFO_PKT_ICMP6:
+			if (w->to_neigh != NULL && tfo_neigh_is_nd(m, p)) {
+				tfo_ctrl_reason_set(m, p->cls == TFO_PKT_ARP ? TFO_CTRL_ARP :
+						    TFO_CTRL_ICMP6);
+				b.neigh[b.nn++] = m;
+				break;
+			}
+			tfo_to_ctrl(&b, m, NULL, p->cls == TFO_PKT_ARP ? TFO_CTRL_ARP :
+				    TFO_CTRL_ICMP6);
 			break;
 		case TFO_PKT_ICMP:
 			tfo_to_ctrl(&b, m, NULL, TFO_CTRL_ICMP);
-			break;
-		case TFO_PKT_ICMP6:
-			tfo_to_ctrl(&b, m, NULL, TFO_CTRL_ICMP6);
 			break;
 		case TFO_PKT_MLD:
 			/* listeners' chatter on the link: seen, not a drop
@@ -469,6 +488,9 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 	}
 	if (b.n > 0)
 		tfo_worker_tcp(w, &b, port_idx, now_us);
+	if (b.nn != 0)
+		w->stats.c[TFO_STAT_to_control_neigh] +=
+			tfo_worker_ring_put_r(w, w->to_neigh, 0, b.neigh, b.nn);
 	tfo_worker_to_control(w, b.ctrl, b.ctl, b.nc);
 	if (nd)
 		rte_pktmbuf_free_bulk(drop, nd);

@@ -16,6 +16,7 @@
 
 #include "tfo/config.h"
 #include "tfo/ctrl_pick.h"
+#include "tfo/neigh.h"
 #include "tfo/server.h"
 
 #include "engine_harness.h"
@@ -197,18 +198,33 @@ mk_ptb4(struct harness *h, const struct tfo_pkt *flow, uint32_t seq, uint16_t mt
 	return m;
 }
 
+/* The device-free server of @p cfg with an echo service on port 7, on the
+ * harness's server port; NULL (a failed check) when it cannot be made. */
+static struct tfo_server *
+echo_server(struct harness *h, struct tfo_config *cfg, const char *name,
+	    unsigned int workers, unsigned int controls)
+{
+	struct tfo_server_params sp = {
+		.name = name,
+		.ports = &h->srv_port,
+		.nb_ports = 1,
+		.nb_workers = workers,
+		.nb_controls = controls,
+		.nb_mbufs = 8192,
+	};
+	char err[TFO_CFG_ERR];
+	struct tfo_server *s;
+
+	CHECK_EQ(tfo_config_set(cfg, "service echo", "port", "7", err, sizeof(err)), 0);
+	s = tfo_server_create(cfg, &sp, err, sizeof(err));
+	CHECK_MSG(s != NULL, "%s", err);
+	return s;
+}
+
 TFO_TEST(server_two_controls_two_workers)
 {
 	static struct tfo_config cfg;
-	struct tfo_server_params sp = {
-		.name = "mc",
-		.nb_ports = 1,
-		.nb_workers = 2,
-		.nb_controls = 2,
-		.nb_mbufs = 8192,
-	};
 	struct tfo_stats total;
-	char err[TFO_CFG_ERR];
 	struct tfo_server *s;
 	struct tfo_worker *w[2];
 	struct tfo_control *c[2];
@@ -219,12 +235,9 @@ TFO_TEST(server_two_controls_two_workers)
 	uint64_t now = 1000000;
 
 	h_init(&h, 64);
-	sp.ports = &h.srv_port;
 	tfo_config_defaults(&cfg);
 	cfg.tfo_enabled = false;	/* every SYN a plain one, to the control lcores */
-	CHECK_EQ(tfo_config_set(&cfg, "service echo", "port", "7", err, sizeof(err)), 0);
-	s = tfo_server_create(&cfg, &sp, err, sizeof(err));
-	CHECK_MSG(s != NULL, "%s", err);
+	s = echo_server(&h, &cfg, "mc", 2, 2);
 	if (s == NULL)
 		return;
 	CHECK_EQ(tfo_server_nb_controls(s), 2);
@@ -316,6 +329,74 @@ TFO_TEST(server_two_controls_two_workers)
 	}
 	for (unsigned int i = 0; i < NCONN; i++)
 		cl_free(&cl[i]);
+	tfo_server_free(s);
+}
+
+/*
+ * ARP and ND from the router get through a worker -> control ring that a
+ * flood of stray segments keeps full: they take the neighbour ring, which
+ * control 0 drains first, and are answered in its next poll.
+ */
+TFO_TEST(server_neighbours_pass_a_full_control_ring)
+{
+	static struct tfo_config cfg;
+	static const struct rte_ether_addr router = {
+		.addr_bytes = { 0x02, 0, 0, 0xcc, 0, 1 } };
+	struct tfo_server *s;
+	struct tfo_worker *w;
+	struct tfo_control *c;
+	struct harness h;
+	struct cl cl;
+	struct tfo_addr sip, sip6;
+	struct rte_mbuf *m[2];
+	uint64_t now = 1000000;
+
+	h_init(&h, 64);
+	tfo_config_defaults(&cfg);
+	cfg.ring_size = 64;
+	s = echo_server(&h, &cfg, "nb", 1, 1);
+	if (s == NULL)
+		return;
+	w = tfo_server_worker(s, 0);
+	c = tfo_server_control(s);
+	c->tx.flush = sink_flush;
+	REQUIRE(w->to_neigh != NULL);
+	/* ACKs that match nothing: more than the control ring holds */
+	cl_init(&cl, &h, AF_INET, 30000, 7);
+	for (unsigned int b = 0; b < 4; b++) {
+		struct rte_mbuf *acks[32];
+
+		for (unsigned int i = 0; i < 32; i++) {
+			acks[i] = cl_frame(&cl, 0x10, cl.iss + 1 + 1000 * (b * 32 + i), 12345,
+					   NULL, 0);
+			acks[i]->port = h.srv_port.port_id;
+		}
+		tfo_worker_burst(w, 0, acks, 32, now);
+	}
+	CHECK(w->stats.c[TFO_STAT_ring_drop_full] > 0);
+	CHECK_EQ(rte_ring_count(w->to_control), rte_ring_get_capacity(w->to_control));
+	/* the router asks for our MAC on both families */
+	memset(&sip, 0, sizeof(sip));
+	sip.b[0] = 198, sip.b[1] = 18, sip.b[3] = 254;
+	memset(&sip6, 0, sizeof(sip6));
+	sip6.b[0] = 0xfd, sip6.b[15] = 0xfe;
+	m[0] = tfo_arp_request(h.pool, &router, &sip, &h.srv_port.addrs[0].addr);
+	m[1] = tfo_nd_ns_request(h.pool, &router, &sip6, &h.srv_port.addrs[1].addr);
+	REQUIRE(m[0] != NULL && m[1] != NULL);
+	m[0]->port = m[1]->port = h.srv_port.port_id;
+	tfo_worker_burst(w, 0, m, 2, now);
+	CHECK_EQ(w->stats.c[TFO_STAT_to_control_neigh], 2);
+	CHECK_EQ(rte_ring_count(w->to_neigh), 2);
+	/* what waits in the neighbour ring is to_control not yet ctrl_rx */
+	CHECK(tfo_control_accounting(c, NULL));
+	/* one poll of control 0: both answered, whatever waits in the other */
+	tfo_control_poll(c, now);
+	CHECK_EQ(c->stats.c[TFO_STAT_arp_reply_tx], 1);
+	CHECK_EQ(c->stats.c[TFO_STAT_nd_na_tx], 1);
+	while (tfo_control_poll(c, now) != 0)
+		;
+	CHECK(tfo_control_accounting(c, stdout));
+	cl_free(&cl);
 	tfo_server_free(s);
 }
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #include "tfo/conn.h"
+#include "tfo/neigh.h"
+#include "tfo/tx.h"
 #include "engine_harness.h"
 #include "test.h"
 
@@ -584,8 +586,10 @@ TFO_TEST(dup_syn_resends_first_flight_service_once)
 	CHECK_EQ(s->o.tsecr, c.tsval - 1);	/* the duplicate's TSval */
 	CHECK_EQ(h_gen_calls - calls, 1);
 	CHECK_EQ(h_stat(&h, "dup_syn"), 1);
-	/* a duplicate without TFO option: SYN-ACK without data, data behind */
+	/* a duplicate without TFO option: SYN-ACK without data, data behind
+	 * (past the 500 ms of the duplicate-SYN rate limit) */
 	h_clear(&h);
+	h_advance(&h, 500 * 1000);
 	c.tfo = CL_NO_TFO;
 	cl_syn(&c, NULL, 0);
 	REQUIRE(cl_nsegs(&c) == 2);
@@ -599,6 +603,149 @@ TFO_TEST(dup_syn_resends_first_flight_service_once)
 	client_close(&c);
 	CHECK(h_finish(&h, 5) == 0);
 	cl_free(&c);
+}
+
+/*
+ * Linux's tcp_invalid_ratelimit for a request socket: the first duplicate
+ * SYN of a half-open entry is answered, the next ones within 500 ms of
+ * that answer are not (TCPACKSkippedSynRecv); after 500 ms one is again.
+ * The timer's own retransmission is not limited, the handshake completes.
+ */
+TFO_TEST(dup_syn_answered_once_per_500ms)
+{
+	struct harness h;
+	struct cl c;
+
+	h_init(&h, 16);
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&c, &h, AF_INET, 40017, 80);
+	cl_syn(&c, NULL, 0);
+	REQUIRE(cl_nsegs(&c) == 1);
+	h_clear(&h);
+	cl_syn(&c, NULL, 0);		/* first duplicate: answered */
+	CHECK_EQ(cl_nsegs(&c), 1);
+	h_clear(&h);
+	for (unsigned int i = 0; i < 10; i++) {	/* a replayed flood of it */
+		h_advance(&h, 40 * MS);
+		cl_syn(&c, NULL, 0);
+	}
+	CHECK_EQ(cl_nsegs(&c), 0);
+	CHECK_EQ(h_stat(&h, "dup_syn"), 11);
+	CHECK_EQ(h_stat(&h, "TCPACKSkippedSynRecv"), 10);
+	h_advance(&h, 100 * MS);	/* 500 ms after the answer */
+	cl_syn(&c, NULL, 0);
+	REQUIRE(cl_nsegs(&c) == 1);
+	CHECK_EQ(seg(&c, 0)->p.tcp_flags, TFO_TCP_SYN | TFO_TCP_ACK);
+	CHECK_EQ(seg(&c, 0)->p.ack, c.iss + 1);
+	CHECK_EQ(h_stat(&h, "TCPACKSkippedSynRecv"), 10);
+	cl_syn(&c, NULL, 0);
+	CHECK_EQ(cl_nsegs(&c), 1);
+	CHECK_EQ(h_stat(&h, "TCPACKSkippedSynRecv"), 11);
+	/* the client's ACK of a SYN-ACK opens it as ever */
+	cl_recv(&c);
+	h_clear(&h);
+	cl_send(&c, TFO_TCP_ACK, NULL, 0);
+	CHECK_EQ(nstate(&h, TFO_CONN_ESTABLISHED), 1);
+	client_close(&c);
+	cl_send(&c, TFO_TCP_ACK, NULL, 0);	/* of our FIN */
+	CHECK(h_finish(&h, 5) == 0);
+	cl_free(&c);
+}
+
+/* The TX buffer: re-sent answers go behind every fresh frame, so that a
+ * port taking part of a burst drops them first. */
+static struct rte_mbuf *tx_seen[TFO_TX_BUF * 2];
+static unsigned int tx_nseen;
+
+static void
+tx_capture(struct tfo_tx *tx, uint8_t port_idx)
+{
+	struct tfo_tx_q *q = &tx->q[port_idx];
+
+	for (unsigned int i = 0; i < q->n; i++)
+		tx_seen[tx_nseen++] = q->pkts[i];
+	q->n = 0;
+}
+
+TFO_TEST(tx_resent_frames_go_last)
+{
+	static struct tfo_tx tx;
+	struct tfo_stats st;
+	/* never dereferenced: the buffer only moves pointers */
+	struct rte_mbuf *f[8];
+
+	memset(&st, 0, sizeof(st));
+	for (unsigned int i = 0; i < 8; i++)
+		f[i] = (struct rte_mbuf *)(uintptr_t)(0x1000 * (i + 1));
+	tx.flush = tx_capture;
+	tx.stats = &st;
+	tx_nseen = 0;
+	tfo_tx_push_low(&tx, 0, f[0]);
+	tfo_tx_push(&tx, 0, f[1]);
+	tfo_tx_push_low(&tx, 0, f[2]);
+	tfo_tx_push(&tx, 0, f[3]);
+	tfo_tx_push(&tx, 0, f[4]);
+	CHECK_EQ(tx.q[0].n, 5);
+	CHECK_EQ(tx.q[0].nlow, 2);
+	/* of the last 3 a port refused, 2 were re-sent answers */
+	CHECK_EQ(tfo_tx_q_low_dropped(&tx.q[0], 3), 2);
+	CHECK_EQ(tfo_tx_q_low_dropped(&tx.q[0], 1), 1);
+	tx.flush(&tx, 0);
+	REQUIRE(tx_nseen == 5);
+	CHECK(tx_seen[0] == f[1] && tx_seen[1] == f[3] && tx_seen[2] == f[4]);
+	CHECK((tx_seen[3] == f[0] && tx_seen[4] == f[2]) ||
+	      (tx_seen[3] == f[2] && tx_seen[4] == f[0]));
+	CHECK_EQ(st.c[TFO_STAT_tx_queued], 5);
+	/* a flush only empties n: the stale nlow counts for nothing */
+	CHECK_EQ(tfo_tx_q_low_dropped(&tx.q[0], 3), 0);
+	tfo_tx_push(&tx, 0, f[5]);
+	tfo_tx_push(&tx, 0, f[6]);
+	CHECK_EQ(tx.q[0].nlow, 0);
+	tx.flush(&tx, 0);
+	CHECK(tx_nseen == 7 && tx_seen[5] == f[5] && tx_seen[6] == f[6]);
+	/* a full buffer flushes before a re-sent answer too */
+	for (unsigned int i = 0; i < TFO_TX_BUF; i++)
+		tfo_tx_push(&tx, 0, f[7]);
+	tfo_tx_push_low(&tx, 0, f[0]);
+	CHECK_EQ(tx_nseen, 7 + TFO_TX_BUF);
+	CHECK(tx.q[0].n == 1 && tx.q[0].nlow == 1 && tx.q[0].pkts[0] == f[0]);
+}
+
+/* The echo replies' token bucket (icmp_echo_per_s, burst 50). */
+TFO_TEST(icmp_echo_token_bucket)
+{
+	struct tfo_tbucket b;
+	unsigned int n = 0;
+
+	tfo_tbucket_init(&b, 1000, TFO_ICMP_BURST, 0);
+	while (n < 1000 && tfo_tbucket_take(&b, 5000000))
+		n++;
+	CHECK_EQ(n, TFO_ICMP_BURST);	/* full at start, capped after a silence */
+	CHECK(!tfo_tbucket_take(&b, 5000000));
+	CHECK(!tfo_tbucket_take(&b, 5000999));	/* 0.999 ms: not yet a token */
+	CHECK(tfo_tbucket_take(&b, 5001000));
+	CHECK(!tfo_tbucket_take(&b, 5001000));
+	/* one second: 1000 more, but the bucket holds 50 */
+	for (n = 0; n < 1000 && tfo_tbucket_take(&b, 6001000); n++)
+		;
+	CHECK_EQ(n, TFO_ICMP_BURST);
+	/* a flood at 10x the rate gets the rate: 100 ms -> 100 answers */
+	n = 0;
+	for (uint64_t t = 7001000; t < 7101000; t += 100)
+		n += tfo_tbucket_take(&b, t);
+	CHECK(n >= 100 + TFO_ICMP_BURST - 1 && n <= 100 + TFO_ICMP_BURST);
+	/* the clock going back takes nothing and adds nothing */
+	CHECK(!tfo_tbucket_take(&b, 7000000) || n < 150);
+	/* 0: no limit */
+	tfo_tbucket_init(&b, 0, TFO_ICMP_BURST, 0);
+	for (n = 0; n < 10000 && tfo_tbucket_take(&b, 0); n++)
+		;
+	CHECK_EQ(n, 10000);
+	/* a very long silence neither overflows nor overfills */
+	tfo_tbucket_init(&b, 10000000, TFO_ICMP_BURST, 0);
+	for (n = 0; n < 1000 && tfo_tbucket_take(&b, UINT64_MAX / 2); n++)
+		;
+	CHECK_EQ(n, TFO_ICMP_BURST);
 }
 
 TFO_TEST(data_loss_fast_retransmit_and_rto)

@@ -40,6 +40,7 @@ one_pool_need(const struct tfo_config *c, unsigned int W, unsigned int C,
 		need += (uint64_t)(W + c->ports[i].syn_steering) * c->ports[i].rx_desc +
 			(uint64_t)(W + C) * c->ports[i].tx_desc;
 	need += (uint64_t)W * C * c->ring_size + (uint64_t)1024 * C * c->nb_ports;
+	need += (uint64_t)W * TFO_POOL_PLAN_NEIGH;	/* ARP and ND rings */
 	need += (uint64_t)W * inbox + (uint64_t)(C - 1) * ctl_inbox;
 	need += (uint64_t)(W + C) * (c->mbuf_cache * 3 / 2 + c->burst +
 				     TFO_TX_BUF * c->nb_ports);
@@ -113,8 +114,9 @@ TFO_TEST(two_sockets_split_by_lcore)
 	/* the single pool's terms, and 1024 in flight for the second pool */
 	CHECK_EQ(p.need_all, one_pool_need(&c, 3, 2, 2048, 256) + 1024);
 	CHECK_EQ((uint64_t)p.need[0] + p.need[1], p.need_all);
-	/* a worker: its RX descriptors and its ring to each control lcore */
-	worker = 512 + 1024 + 2 * c.ring_size + lcore_terms(&c);
+	/* a worker: its RX descriptors, its ring to each control lcore and
+	 * its neighbour ring */
+	worker = 512 + 1024 + 2 * c.ring_size + TFO_POOL_PLAN_NEIGH + lcore_terms(&c);
 	/* control 0: the SYN queue (port 1), its relay rings, every inbox;
 	 * control 1 its own relay rings */
 	s0 = 1024 + worker + lcore_terms(&c) + 1024 + 2 * 1024 + 3 * 2048 + 256;

@@ -119,6 +119,7 @@ struct tfo_config {
 	uint32_t stats_period;		/**< seconds, 0 = no stats line */
 	uint32_t burst;			/**< RX burst size */
 	uint32_t ring_size;		/**< worker -> control ring, per worker */
+	uint32_t icmp_echo_per_s;	/**< echo replies/s per control lcore, 0 = all */
 	uint32_t mbufs;			/**< mbufs in the pool, 0 = computed */
 	uint32_t mbuf_cache;		/**< per-lcore mempool cache */
 	uint8_t idle_policy;		/**< enum tfo_idle_policy (tfo/idle.h) */

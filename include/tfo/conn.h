@@ -99,6 +99,8 @@ tfo_conn_key_eq(const struct tfo_conn_key *a, const struct tfo_conn_key *b)
 #define TFO_CF_SYNACK_DATA	0x1000	/**< our first SYN-ACK carried data */
 #define TFO_CF_SYNCOOKIE	0x2000	/**< created from a SYN-cookie ACK */
 #define TFO_CF_FIN_ACKED	0x4000	/**< our FIN is acknowledged */
+#define TFO_CF_OOW_STAMP	0x8000	/**< oow_ms holds when a duplicate SYN
+					 *   was last answered (SYN_RCVD) */
 
 /** What the entry's single timer is armed for. */
 enum tfo_conn_timer_kind {
@@ -153,7 +155,11 @@ struct tfo_conn {
 	uint16_t adv_wnd;	/**< last window we advertised, unscaled
 				 *   bytes >> our shift, for window updates */
 	uint8_t svc;		/**< index of the service (engine's list) */
-	uint8_t pad[3];
+	uint8_t pad;
+	uint16_t oow_ms;	/**< SYN_RCVD: when a duplicate SYN was last
+				 *   answered, ms (mod 2^16), valid with
+				 *   TFO_CF_OOW_STAMP (the rate limit of
+				 *   Linux's last_oow_ack_time) */
 	uint16_t req_start;	/**< when the held request began, in
 				 *   TFO_REQ_TICK_MS ticks (mod 2^16);
 				 *   while req_len == 0: since when the

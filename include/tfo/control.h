@@ -32,6 +32,7 @@
 #include "tfo/cookie.h"
 #include "tfo/engine.h"
 #include "tfo/exception.h"
+#include "tfo/neigh.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
 #include "tfo/tx.h"
@@ -66,6 +67,8 @@ struct tfo_control {
 	unsigned int nb_workers;
 	struct tfo_worker **workers;
 	uint32_t burst;
+	/** Echo replies (ICMP, ICMPv6) of this lcore: icmp_echo_per_s. */
+	struct tfo_tbucket echo_tb;
 	uint32_t stats_period_s;
 	uint64_t tsc_per_us;
 	const volatile bool *quit;

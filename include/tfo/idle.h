@@ -78,7 +78,7 @@ enum tfo_idle_policy {
 #define TFO_IDLE_YIELD_US 10u
 
 /** Rings an lcore checks before it sleeps: one per worker, inbox, relays. */
-#define TFO_IDLE_MAX_RINGS (RTE_MAX_LCORE + TFO_MAX_PORTS + 1)
+#define TFO_IDLE_MAX_RINGS (2 * RTE_MAX_LCORE + TFO_MAX_PORTS + 1)
 /** RX queues an lcore polls: one per port, SYN queues, exception paths. */
 #define TFO_IDLE_MAX_RXQ (2 * TFO_MAX_PORTS)
 

@@ -42,16 +42,65 @@ extern "C" {
 #define TFO_ND_OPT_TARGET_LLADDR 2
 
 /**
+ * A token bucket of answers per second (ICMP and ICMPv6 echo replies of one
+ * control lcore), in micro-tokens so that the refill is one multiply: one
+ * answer costs 10^6, a microsecond adds @c rate.
+ */
+struct tfo_tbucket {
+	uint64_t tok;		/**< micro-tokens now */
+	uint64_t cap;		/**< burst * 10^6 */
+	uint64_t last_us;	/**< time of the last refill */
+	uint32_t rate;		/**< answers per second, 0 = no limit */
+};
+
+/** Linux's icmp_msgs_burst: answers a full bucket holds. */
+#define TFO_ICMP_BURST 50
+
+/** A full bucket of @p rate answers/s (0: unlimited), @p burst at once. */
+static inline void
+tfo_tbucket_init(struct tfo_tbucket *b, uint32_t rate, uint32_t burst, uint64_t now_us)
+{
+	b->rate = rate;
+	b->cap = (uint64_t)RTE_MAX(burst, 1u) * 1000000;
+	b->tok = b->cap;
+	b->last_us = now_us;
+}
+
+/** Take one token at @p now_us: false when the bucket is empty. */
+static inline bool
+tfo_tbucket_take(struct tfo_tbucket *b, uint64_t now_us)
+{
+	if (b->rate == 0)
+		return true;
+	if (now_us > b->last_us) {
+		/* a long silence: cap the product before it can overflow */
+		uint64_t dt = RTE_MIN(now_us - b->last_us, (uint64_t)1 << 32);
+
+		b->tok = RTE_MIN(b->tok + dt * b->rate, b->cap);
+		b->last_us = now_us;
+	}
+	if (b->tok < 1000000)
+		return false;
+	b->tok -= 1000000;
+	return true;
+}
+
+/**
  * Answer a frame of class TFO_PKT_ARP, TFO_PKT_ICMP or TFO_PKT_ICMP6 (as
  * tfo_pkt_classify() classified it on @p port): ARP requests, ICMP echo
  * requests, neighbor solicitations and ICMPv6 echo requests for an address
  * of @p port get their reply pushed to @p tx on @p port_idx, built in
  * @p m itself (an NA: in a fresh mbuf of m's pool, @p m freed).
  *
+ * Echo requests (ICMP and ICMPv6) are answered while @p echo_tb (NULL: no
+ * limit) has a token at @p now_us; over it they are dropped as
+ * drop_icmp_echo_rate. ARP and ND are never limited.
+ *
  * Counts in @p stats: the *_rx / *_tx counters of each kind, and exactly
  * one frame-drop reason when @p m is not consumed (drop_arp_other,
- * drop_icmp_other, drop_icmp6_other, drop_nd_bad, multiseg); a valid NS
- * for us whose answer finds no mbuf counts mbuf_alloc_fail and is consumed.
+ * drop_icmp_other, drop_icmp6_other, drop_nd_bad, drop_icmp_echo_rate,
+ * multiseg); a valid NS for us whose answer finds no mbuf counts
+ * mbuf_alloc_fail and is consumed.
  *
  * A frame of any other class is not looked at: false, nothing counted.
  *
@@ -59,7 +108,27 @@ extern "C" {
  */
 bool tfo_neigh_input(struct tfo_tx *tx, struct tfo_stats *stats,
 		     const struct tfo_port_info *port, uint8_t port_idx,
-		     struct rte_mbuf *m, const struct tfo_pkt *p);
+		     struct rte_mbuf *m, const struct tfo_pkt *p,
+		     struct tfo_tbucket *echo_tb, uint64_t now_us);
+
+/**
+ * Whether the worker should hand @p m (of class @p cls, parsed as @p p) to
+ * the control lcore's neighbour ring: ARP, and ICMPv6 neighbour discovery
+ * (router/neighbour solicitations and advertisements, redirects; types
+ * 133-137), the frames without which the member is unreachable.
+ */
+static inline bool
+tfo_neigh_is_nd(const struct rte_mbuf *m, const struct tfo_pkt *p)
+{
+	uint8_t t;
+
+	if (p->cls == TFO_PKT_ARP)
+		return true;
+	if (p->cls != TFO_PKT_ICMP6 || p->l4_len < 1)
+		return false;
+	t = *rte_pktmbuf_mtod_offset(m, const uint8_t *, p->payload_off);
+	return t >= 133 && t <= 137;
+}
 
 /* ---- frame builders: no counters, no address policy ------------------- */
 

@@ -29,6 +29,9 @@ extern "C" {
 /** Slots of each relay ring (control lcore k -> worker k % W, per port). */
 #define TFO_POOL_PLAN_RELAY 1024u
 
+/** Slots of each worker's neighbour ring (ARP and ND to control 0). */
+#define TFO_POOL_PLAN_NEIGH 256u
+
 /** Where a server's lcores and ports are, and what it asks for. */
 struct tfo_pool_plan_in {
 	/** rx_desc, tx_desc and syn_steering of cfg->nb_ports ports,

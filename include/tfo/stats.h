@@ -7,7 +7,8 @@
  * counter has a stable, greppable name: the same name in the stats line,
  * the exit summary, /tfo/stats and the source.
  *
- * Names follow Linux's where the meaning is the same (TCPFastOpen*).
+ * Names follow Linux's where the meaning is the same (TCPFastOpen*, and
+ * TCPACKSkippedSynRecv among the engine's).
  * Kinds: C = counter (only grows), G = gauge (goes up and down).
  */
 #ifndef TFO_STATS_H
@@ -33,6 +34,7 @@ extern "C" {
 	X(tx_pkts,		C, "frames handed to the port and accepted") \
 	X(tx_bytes,		C, "bytes accepted by the port") \
 	X(tx_drop_full,		C, "frames the port's TX queue did not accept (freed)") \
+	X(tx_drop_resend,	C, "of tx_drop_full and relay_drop_full, re-sent SYN-ACKs (answers to duplicate SYNs, the timer's retransmissions), queued behind fresh frames so that they are dropped first; a relay ring 3/4 full takes none of them") \
 	X(mbuf_alloc_fail,	C, "mbuf allocations that failed (reply not sent)") \
 	X(to_control,		C, "frames a worker passed to the control core") \
 	X(ring_drop_full,	C, "frames dropped because the control ring was full") \
@@ -61,6 +63,8 @@ extern "C" {
 	X(icmp_echo_rx,		C, "ICMPv4 echo requests") \
 	X(icmp_echo_tx,		C, "ICMPv4 echo replies sent") \
 	X(drop_icmp_other,	C, "ICMPv4 other than echo request") \
+	X(drop_icmp_echo_rate,	C, "ICMP and ICMPv6 echo requests not answered: over icmp_echo_per_s of this control lcore (burst 50)") \
+	X(to_control_neigh,	C, "of to_control, ARP and ND frames a worker handed to control 0's neighbour ring (drained first, apart from slow-path TCP and pings)") \
 	X(icmp6_echo_rx,	C, "ICMPv6 echo requests") \
 	X(icmp6_echo_tx,	C, "ICMPv6 echo replies sent") \
 	X(nd_ns_rx,		C, "IPv6 neighbor solicitations for one of our addresses") \
@@ -128,7 +132,8 @@ extern "C" {
 	X(svc_bad_response,	C, "responses outside the service contract: connection reset") \
 	X(tfo_pending_busy,	C, "TFO opens refused by the pending-TFO limit (-EBUSY)") \
 	X(syn_data_dropped,	C, "SYNs whose payload was not accepted (acked only the SYN)") \
-	X(dup_syn,		C, "retransmitted SYNs of a SYN_RCVD connection: first flight re-sent") \
+	X(dup_syn,		C, "retransmitted SYNs of a SYN_RCVD connection: first flight re-sent, at most once per 500 ms (else TCPACKSkippedSynRecv)") \
+	X(TCPACKSkippedSynRecv,	C, "of dup_syn, those not answered: the entry answered one less than 500 ms before (Linux's tcp_invalid_ratelimit, same name)") \
 	X(synack_retransmits,	C, "SYN-ACKs re-sent by the timer (no data, no TFO option)") \
 	X(synack_data_resend,	C, "handshake ACKs acking only the SYN: SYN-ACK data re-sent at once") \
 	X(rto_expired,		C, "retransmission timeouts of data or FIN") \
@@ -272,6 +277,7 @@ void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
 #define TFO_STATS_FRAME_DROPS(X) \
 	X(ring_drop_full) X(drop_tcp_nohandler) X(drop_ctrl_no_port) \
 	X(drop_arp_other) X(drop_kernel_neigh) X(drop_icmp_other) X(drop_icmp6_other) X(drop_nd_bad) \
+	X(drop_icmp_echo_rate) \
 	X(syn_steer_drop) X(drop_syn_table_full) X(drop_pmtu_bad_quote) \
 	X(drop_pmtu_inbox_full) X(drop_exc_rate) X(drop_exc_full)
 

@@ -91,6 +91,11 @@ struct tfo_worker {
 	/** Rings to each control lcore (SP/SC; to_ctl[0] == to_control). */
 	struct rte_ring *to_ctl[TFO_MAX_CONTROLS];
 	unsigned int nb_controls;	/**< 1..TFO_MAX_CONTROLS */
+	/** SP/SC, this worker -> control 0: ARP and ND only (tfo_neigh_is_nd),
+	 *  which control 0 drains before anything else, so that a flood of
+	 *  pings or stray segments filling to_ctl cannot make the member
+	 *  unreachable; NULL: they share to_control. */
+	struct rte_ring *to_neigh;
 	/** Per port, frames control lcores ask this worker to send (ports
 	 *  whose device gave them no TX queue): the SP/SC ring of each control
 	 *  lcore k with k % workers == this worker's index (relay[pi][k /
@@ -135,6 +140,7 @@ struct tfo_worker_params {
 	unsigned int nb_controls;
 	struct rte_ring *to_controls[TFO_MAX_CONTROLS];
 	struct rte_ring *syn_inbox;	/**< control -> worker; NULL: none */
+	struct rte_ring *to_neigh;	/**< ARP and ND to control 0; NULL: none */
 	uint32_t burst;			/**< 1..TFO_TX_BUF */
 	struct tfo_idle_params idle;	/**< what it does when a poll finds nothing */
 	const volatile bool *quit;

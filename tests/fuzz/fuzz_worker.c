@@ -101,7 +101,7 @@ static struct {
 	struct tfo_key keys[NB_KEYS];
 	unsigned int prim;		/* keys[prim] is the primary */
 	struct tfo_control *c;
-	struct rte_ring *to_ctrl, *relay[NB_PORTS];
+	struct rte_ring *to_ctrl, *to_neigh, *relay[NB_PORTS];
 	uint64_t now;
 	unsigned int reject;
 	uint64_t fed;			/* frames given to the worker */
@@ -395,6 +395,7 @@ fz_server(void)
 	W = tfo_server_worker(G.srv, 0);
 	G.c = tfo_server_control(G.srv);
 	G.to_ctrl = W->to_control;
+	G.to_neigh = W->to_neigh;	/* ARP and ND: their own ring */
 	for (unsigned int i = 0; i < NB_PORTS; i++)
 		G.relay[i] = W->relay[i][0];
 	G.krs[0] = G.c->keys;
@@ -459,7 +460,9 @@ check_accounting(void)
 	FZ_ASSERT(W->stats.c[TFO_STAT_rx_pkts] == G.fed, "rx_pkts %lu, fed %lu",
 		  (unsigned long)W->stats.c[TFO_STAT_rx_pkts], (unsigned long)G.fed);
 	FZ_ASSERT(W->stats.c[TFO_STAT_to_control] - G.c->stats.c[TFO_STAT_ctrl_rx] ==
-		  rte_ring_count(G.to_ctrl), "to_control backlog");
+		  rte_ring_count(G.to_ctrl) + rte_ring_count(G.to_neigh), "to_control backlog");
+	FZ_ASSERT(W->stats.c[TFO_STAT_to_control_neigh] <= W->stats.c[TFO_STAT_to_control],
+		  "to_control_neigh is part of to_control");
 	FZ_ASSERT(relayed == rte_ring_count(G.relay[0]) + rte_ring_count(G.relay[1]),
 		  "relay backlog");
 	FZ_ASSERT(tfo_control_accounting(G.c, NULL), "tfo_control_accounting");
@@ -479,7 +482,7 @@ step(void)
 		/* path-MTU errors the control core handed back */
 		while (tfo_worker_inbox(W, G.now) > 0)
 			;
-	} while (rte_ring_count(G.to_ctrl) > 0);
+	} while (rte_ring_count(G.to_ctrl) + rte_ring_count(G.to_neigh) > 0);
 	do {
 		tfo_worker_housekeeping(W, G.now);
 	} while (rte_ring_count(G.relay[0]) + rte_ring_count(G.relay[1]) > 0);
