@@ -28,6 +28,7 @@
 #include "tfo/log.h"
 #include "tfo/stats.h"
 #include "tfo/server.h"
+#include "tfo/start_plan.h"
 
 #include "app.h"
 
@@ -352,6 +353,32 @@ build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal)
 	return n;
 }
 
+/*
+ * --print-config: the start's checks that need the lcores (from the EAL
+ * arguments, not the EAL), then the configuration and the memory it needs
+ * per socket (start_plan.h).
+ */
+static void
+print_config(struct app *a, int eal_argc, char **eal)
+{
+	struct tfo_eal_layout *l = calloc(1, sizeof(*l));
+	struct tfo_mem_plan plan;
+	char err[TFO_CFG_ERR], msg[256];
+
+	if (l == NULL)
+		app_die("out of memory");
+	if (tfo_eal_layout_parse(eal_argc, eal, l, err, sizeof(err)) < 0)
+		app_die("config: %s", err);
+	tfo_eal_layout_sockets(l, "/sys");
+	if (tfo_mem_plan(&a->cfg, l, &plan, err, sizeof(err)) < 0)
+		app_die("config: %s", err);
+	tfo_config_dump(stdout, &a->cfg);
+	tfo_mem_plan_print(stdout, l, &plan);
+	if (tfo_mem_plan_short(l, &plan, msg, sizeof(msg)))
+		fprintf(stderr, "tfo-server: warning: %s\n", msg);
+	free(l);
+}
+
 static void
 signal_handler(int sig)
 {
@@ -386,12 +413,12 @@ main(int argc, char **argv)
 		parse_app_args(&app, argc - sep, argv + sep, prog);
 		argv[sep] = (char *)(uintptr_t)"--";
 	}
+	eal_argc = build_eal_args(&app, sep, argv, eal);
 	if (app.print_config) {
-		tfo_config_dump(stdout, &app.cfg);
+		print_config(&app, eal_argc, eal);
 		return 0;
 	}
 
-	eal_argc = build_eal_args(&app, sep, argv, eal);
 	if (app_eal_init(eal_argc, eal) < 0)
 		app_die("EAL init failed: %s (EAL arguments:%s)", rte_strerror(rte_errno),
 		    sep > 1 ? " from the command line" : " from [eal] args");
