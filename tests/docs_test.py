@@ -93,6 +93,18 @@ def main():
     unit = os.path.join(ROOT, 'config', 'tfo-server.service')
     with open(unit) as f:
         u = f.read()
+    # one sizing rule: the NIC example, the runbook and the unit all say
+    # what --print-config computes (a one-node layout; -l 1-5 is node 0)
+    total = re.findall(r'^; tfo-plan: hugepages-2M total=(\d+) ', r.stdout, re.M)
+    with open(os.path.join(ROOT, 'config', 'tfo-server-nic.ini')) as f:
+        nic = f.read()
+    check('the NIC example and the runbook carry --print-config\'s hugepages (%s)' % total,
+          total and '%s x 2 MiB' % total[0] in nic and
+          'hugepages-2M total=%s ' % total[0] in doc and '--socket-mem 4096' not in nic,
+          total)
+    check('the unit reserves what the configuration needs (setup-host.sh --config)',
+          'setup-host.sh --config /etc/tfo-server/tfo-server.ini' in u and '--pages' not in
+          u.partition('ExecStartPre=')[2].partition('\n')[0])
     check('the unit restarts on failure, reloads with SIGHUP, stops with SIGTERM',
           'Restart=on-failure' in u and 'ExecReload=/bin/kill -HUP $MAINPID' in u
           and 'KillSignal=SIGTERM' in u and '--config /etc/tfo-server/tfo-server.ini' in u)
