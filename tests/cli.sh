@@ -63,6 +63,27 @@ check "pool too small: exit 1, names mbufs and the need" \
 run -l 0 --no-huge -m 256 --no-shconf --no-pci --file-prefix tfocli$$ -- --config "$cfg" --set server.mbufs=0
 check "one lcore: exit 1, says a worker is needed" \
 	bash -c '[ '"$rc"' = 1 ] && grep -q "need at least 2 lcores" <<<"$0"' "$err"
+# The EAL's log lines reach stderr once, not syslog too (under systemd both
+# are the journal: every line twice); --syslog still adds syslog. Seen as
+# the process's use of /dev/log (a connect per line when no daemon
+# listens, a send per line when one does; openlog's one connect aside).
+if command -v strace >/dev/null; then
+	syslog_uses() {
+		local t
+		t=$(mktemp)
+		strace -f -qq -e trace=connect,sendto,sendmsg -o "$t" timeout 60 "$SERVER" "$@" \
+			>/dev/null 2>&1
+		grep -c 'connect(.*/dev/log\|sendto(.*"<[0-9]*>' "$t"
+		rm -f "$t"
+	}
+	eal=(-l 0 --no-huge -m 256 --no-shconf --no-pci --file-prefix "tfocli$$")
+	n=$(syslog_uses "${eal[@]}" -- --config "$cfg" --set server.mbufs=0)
+	check "EAL log lines not copied to syslog ($n uses of /dev/log)" [ "$n" -le 1 ]
+	n=$(syslog_uses "${eal[@]}" --syslog daemon -- --config "$cfg" --set server.mbufs=0)
+	check "--syslog: the EAL's lines go to syslog too ($n uses of /dev/log)" [ "$n" -ge 2 ]
+else
+	echo "note: strace not installed: the one-copy log check is not run"
+fi
 printf '[port net_null7]\nipv4 = 198.18.0.2/24\n' >"$cfg"
 run -l 0-1 --no-huge -m 256 --no-shconf --no-pci --file-prefix tfocli$$ -- --config "$cfg"
 check "missing device: exit 1, names the port" \

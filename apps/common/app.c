@@ -2,6 +2,7 @@
  * What every tfo application does the same way (see app.h).
  */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <rte_eal.h>
+#include <rte_log.h>
 
 #include "app.h"
 
@@ -62,6 +64,19 @@ app_runtime_dir_remove(void)
 	eal_runtime_dir[0] = '\0';
 }
 
+/* Is --syslog (with or without a facility) among the EAL arguments? */
+static bool
+app_has_syslog(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		else if (strncmp(argv[i], "--syslog", 8) == 0 &&
+			 (argv[i][8] == '\0' || argv[i][8] == '='))
+			return true;
+	return false;
+}
+
 int
 app_eal_init(int argc, char **argv)
 {
@@ -70,6 +85,12 @@ app_eal_init(int argc, char **argv)
 
 	if (!registered && atexit(app_runtime_dir_remove) == 0)
 		registered = true;
+	/* DPDK 22.11's default log stream writes each line to stderr and to
+	 * syslog: under systemd (stderr is the journal) every line would be
+	 * there twice. A stream set before rte_eal_init stays the one used;
+	 * --syslog asks for syslog, so then the EAL's stream is kept. */
+	if (!app_has_syslog(argc, argv))
+		rte_openlog_stream(stderr);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
 		return rc;
