@@ -454,6 +454,10 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 	wp.cookies = srv_cookie_ctx(s, wsock, err, errlen);
 	if (s->keys != NULL && wp.cookies == NULL)
 		return -ENOMEM;
+	/* what the run-time dispatch picked on this CPU (a portable build
+	 * runs the widest units the CPU has) */
+	if (wi == 0 && wp.cookies != NULL && s->devices)
+		TFO_LOG(INFO, "cookie batches: %s", tfo_cookie_ctx_engine(wp.cookies));
 	w = rte_zmalloc_socket("tfo_worker", sizeof(*w), RTE_CACHE_LINE_SIZE, wsock);
 	if (w == NULL) {
 		tfo_cookie_ctx_free(wp.cookies);

@@ -19,11 +19,61 @@ static int app_die_code = 1;
 static bool eal_started;
 static char eal_runtime_dir[PATH_MAX];
 
+/*
+ * The instruction set the build assumed (-march: x86-64-v3 by default,
+ * native on request), checked against this CPU: a binary copied to an
+ * older one stops here with the reason instead of dying of SIGILL in the
+ * middle of the start. Wider units the code uses are dispatched at run
+ * time and not listed (siphash.c, aes128.c, ipsec-mb).
+ */
+static const char *
+app_cpu_missing(void)
+{
+	__builtin_cpu_init();
+#ifdef __AVX512F__
+	if (!__builtin_cpu_supports("avx512f"))
+		return "avx512f";
+#endif
+#ifdef __AVX2__
+	if (!__builtin_cpu_supports("avx2"))
+		return "avx2";
+#endif
+#ifdef __BMI2__
+	if (!__builtin_cpu_supports("bmi2"))
+		return "bmi2";
+#endif
+#ifdef __FMA__
+	if (!__builtin_cpu_supports("fma"))
+		return "fma";
+#endif
+#ifdef __AVX__
+	if (!__builtin_cpu_supports("avx"))
+		return "avx";
+#endif
+#ifdef __AES__
+	if (!__builtin_cpu_supports("aes"))
+		return "aes";
+#endif
+#ifdef __SSE4_2__
+	if (!__builtin_cpu_supports("sse4.2"))
+		return "sse4.2";
+#endif
+	return NULL;
+}
+
 void
 app_init(const char *name, int die_code)
 {
+	const char *missing = app_cpu_missing();
+
 	app_name = name;
 	app_die_code = die_code;
+	if (missing != NULL) {
+		fprintf(stderr, "%s: this CPU lacks %s, which the build assumed (-march=%s): "
+			"rebuild on it, or with -Dcpu_instruction_set=x86-64-v2 for older "
+			"CPUs\n", name, missing, TFO_MARCH);
+		exit(die_code);
+	}
 }
 
 void
