@@ -12,6 +12,8 @@
 #include <dirent.h>
 
 #include <rte_common.h>
+#include <rte_eal.h>
+#include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -28,6 +30,13 @@
 /* Bytes a PMD allocates per descriptor: the descriptor and its software
  * ring entry (ice, i40e, mlx5: 16-64 bytes together); generous. */
 #define PLAN_DESC_BYTES 64u
+
+/* Bytes in MiB, rounded up. */
+static unsigned long long
+mib(uint64_t b)
+{
+	return (unsigned long long)((b + MIB - 1) / MIB);
+}
 
 /* ---- the EAL arguments --------------------------------------------------- */
 
@@ -259,6 +268,41 @@ tfo_eal_layout_parse(int argc, char *const argv[], struct tfo_eal_layout *l,
 }
 
 void
+tfo_eal_layout_from_eal(struct tfo_eal_layout *l)
+{
+	unsigned int lcore;
+
+	memset(l, 0, sizeof(*l));
+	snprintf(l->lcores_arg, sizeof(l->lcores_arg), "the EAL's lcores");
+	l->no_huge = !rte_eal_has_hugepages();
+	l->lcore[0] = rte_get_main_lcore();
+	l->nb_lcores = 1;
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		l->lcore[l->nb_lcores++] = lcore;
+	for (unsigned int i = 0; i < l->nb_lcores; i++) {
+		unsigned int so = rte_lcore_to_socket_id(l->lcore[i]);
+
+		l->cpu[i] = -1;
+		l->socket[i] = so < TFO_PLAN_SOCKETS ? (int)so : 0;
+	}
+}
+
+void
+tfo_mem_plan_log(const struct tfo_eal_layout *l, const struct tfo_mem_plan *p)
+{
+	if (l->no_huge) {
+		TFO_LOG(INFO, "memory needed at start: %llu MiB (-m with --no-huge; "
+			"--print-config has the parts)", mib(p->total));
+		return;
+	}
+	for (int so = 0; so < TFO_PLAN_SOCKETS; so++)
+		if (p->s[so].total != 0)
+			TFO_LOG(INFO, "memory needed at start on socket %d: %llu MiB (%u "
+				"hugepages of 2 MiB; --print-config has the parts)", so,
+				mib(p->s[so].total), p->s[so].pages);
+}
+
+void
 tfo_eal_layout_sockets(struct tfo_eal_layout *l, const char *sysfs)
 {
 	char path[PATH_MAX];
@@ -446,12 +490,6 @@ tfo_mem_plan(const struct tfo_config *c, const struct tfo_eal_layout *l,
 		p->pages += ms->pages;
 	}
 	return 0;
-}
-
-static unsigned long long
-mib(uint64_t b)
-{
-	return (unsigned long long)((b + MIB - 1) / MIB);
 }
 
 void

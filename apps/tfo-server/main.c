@@ -381,6 +381,24 @@ print_config(struct app *a, int eal_argc, char **eal)
 	free(l);
 }
 
+/* What --print-config would say about memory, for the lcores the EAL
+ * gave: in the journal beside a failure to allocate. */
+static void
+log_mem_plan(struct app *a)
+{
+	struct tfo_eal_layout *l = calloc(1, sizeof(*l));
+	struct tfo_mem_plan plan;
+	char err[TFO_CFG_ERR];
+
+	if (l == NULL)
+		return;
+	tfo_eal_layout_from_eal(l);
+	/* a refusal is the start's to report, in its own words */
+	if (tfo_mem_plan(&a->cfg, l, &plan, err, sizeof(err)) == 0)
+		tfo_mem_plan_log(l, &plan);
+	free(l);
+}
+
 static void
 signal_handler(int sig)
 {
@@ -429,6 +447,7 @@ main(int argc, char **argv)
 	signal(SIGHUP, signal_handler);
 
 	TFO_LOG(INFO, "tfo-server %s, configuration %s", TFO_VERSION, app.cfg.source);
+	log_mem_plan(&app);
 	s = tfo_server_create(&app.cfg, &params, err, sizeof(err));
 	if (s == NULL)
 		app_die("%s", err);

@@ -63,6 +63,10 @@ struct tfo_eal_layout {
 int tfo_eal_layout_parse(int argc, char *const argv[], struct tfo_eal_layout *l,
 			 char *err, size_t errlen);
 
+/** The lcores of the running EAL (after rte_eal_init), with their sockets,
+ *  for the plan a start logs. */
+void tfo_eal_layout_from_eal(struct tfo_eal_layout *l);
+
 /** Each lcore's socket from @p sysfs (normally "/sys"):
  *  devices/system/cpu/cpuN/nodeK; 0 where none is found. */
 void tfo_eal_layout_sockets(struct tfo_eal_layout *l, const char *sysfs);
@@ -115,6 +119,10 @@ void tfo_mem_plan_print(FILE *f, const struct tfo_eal_layout *l,
  */
 bool tfo_mem_plan_short(const struct tfo_eal_layout *l, const struct tfo_mem_plan *p,
 			char *msg, size_t len);
+
+/** One INFO line per socket: the memory and hugepages the plan needs
+ *  (with --no-huge: the -m it needs). */
+void tfo_mem_plan_log(const struct tfo_eal_layout *l, const struct tfo_mem_plan *p);
 
 #ifdef __cplusplus
 }
