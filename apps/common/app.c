@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * What every tfo application does the same way (see app.h).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -24,9 +25,18 @@ static char eal_runtime_dir[PATH_MAX];
  * native on request), checked against this CPU: a binary copied to an
  * older one stops here with the reason instead of dying of SIGILL in the
  * middle of the start. Wider units the code uses are dispatched at run
- * time and not listed (siphash.c, aes128.c, ipsec-mb).
+ * time and not listed (siphash.c, aes128.c, ipsec-mb). A constructor
+ * compiled for the x86-64 baseline: main() itself already uses AVX
+ * encodings (-march=x86-64-v3 zeroes its structs with vmovdqa), and so
+ * may the other constructors of the program, which run after this one.
  */
-static const char *
+#if defined(__x86_64__)
+#define APP_BASELINE __attribute__((target("arch=x86-64")))
+#else
+#define APP_BASELINE
+#endif
+
+APP_BASELINE static const char *
 app_cpu_missing(void)
 {
 	__builtin_cpu_init();
@@ -61,19 +71,25 @@ app_cpu_missing(void)
 	return NULL;
 }
 
-void
-app_init(const char *name, int die_code)
+/* 101: the first priority a program may use, before RTE_INIT's (65535) */
+APP_BASELINE __attribute__((constructor(101))) static void
+app_cpu_check(void)
 {
 	const char *missing = app_cpu_missing();
 
+	if (missing == NULL)
+		return;
+	fprintf(stderr, "%s: this CPU lacks %s, which the build assumed (-march=%s): "
+		"rebuild on it, or with -Dcpu_instruction_set=x86-64-v2 for older CPUs\n",
+		program_invocation_short_name, missing, TFO_MARCH);
+	exit(1);
+}
+
+void
+app_init(const char *name, int die_code)
+{
 	app_name = name;
 	app_die_code = die_code;
-	if (missing != NULL) {
-		fprintf(stderr, "%s: this CPU lacks %s, which the build assumed (-march=%s): "
-			"rebuild on it, or with -Dcpu_instruction_set=x86-64-v2 for older "
-			"CPUs\n", name, missing, TFO_MARCH);
-		exit(die_code);
-	}
 }
 
 void
