@@ -72,6 +72,20 @@ tfo_port_tx_queues(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info
 	return 0;
 }
 
+const char *
+tfo_port_no_rss_hint(const char *driver_name)
+{
+	/* ice: safe mode, the DDP package was not found at probe */
+	if (driver_name != NULL && strcmp(driver_name, "net_ice") == 0)
+		return "net_ice without its DDP package runs in safe mode, with no RSS: "
+		       "install ice.pkg in /lib/firmware/intel/ice/ddp/ and start again "
+		       "(docs/runbook.md, section 1, \"Intel E810\"), or start with 2 "
+		       "lcores (-l 0-1: control + one worker)";
+	return "start with 2 lcores (-l 0-1: control + one worker), or set rss = peer "
+	       "when the peer puts each flow on its queue (net_memif with tfo-loadgen "
+	       "--rss-peer)";
+}
+
 /* RSS over @p nb_rxq worker queues, checksum offloads, multi-segment TX:
  * what the device can do, into @p conf and @p info. */
 static int
@@ -95,15 +109,7 @@ tfo_port_offloads(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info 
 					    "worker can be used on it: %u configured; %s",
 					    cfg->device, dev->driver_name,
 					    dev->flow_type_rss_offloads, nb_rxq,
-					    strcmp(dev->driver_name, "net_ice") == 0 ?
-					    "net_ice without its DDP package runs in safe mode, "
-					    "with no RSS: install ice.pkg in "
-					    "/lib/firmware/intel/ice/ddp/ and start again "
-					    "(docs/runbook.md, section 1, \"Intel E810\"), or "
-					    "start with 2 lcores (-l 0-1: control + one worker)" :
-					    "start with 2 lcores (-l 0-1: control + one worker), or "
-					    "set rss = peer when the peer puts each flow on its "
-					    "queue (net_memif with tfo-loadgen --rss-peer)");
+					    tfo_port_no_rss_hint(dev->driver_name));
 		if ((conf->rx_adv_conf.rss_conf.rss_hf & RTE_ETH_RSS_TCP) == 0 &&
 		    conf->rxmode.mq_mode == RTE_ETH_MQ_RX_RSS)
 			TFO_LOG(WARNING, "[port %s]: the device hashes IP addresses only, "

@@ -200,6 +200,19 @@ TFO_TEST(reta_any_size_the_device_reports)
 	CHECK_EQ(tfo_port_reta_fill(2048, 2, reta, 8), -ENOTSUP);
 }
 
+/* The refusal of a second worker without RSS blames the device; on
+ * net_ice the cause is the missing DDP package (safe mode): named. */
+TFO_TEST(no_rss_hint_names_the_ice_ddp_package)
+{
+	const char *ice = tfo_port_no_rss_hint("net_ice");
+	const char *other = tfo_port_no_rss_hint("net_virtio");
+
+	CHECK(strstr(ice, "DDP package") != NULL && strstr(ice, "safe mode") != NULL);
+	CHECK(strstr(ice, "/lib/firmware/intel/ice/ddp/") != NULL);
+	CHECK(strstr(other, "DDP") == NULL && strstr(other, "rss = peer") != NULL);
+	CHECK(strstr(tfo_port_no_rss_hint(NULL), "-l 0-1") != NULL);
+}
+
 TFO_TEST_MAIN()
 
 /* The owner of a flow a path-MTU error quotes: the same Toeplitz mapping

@@ -95,6 +95,13 @@ void tfo_port_close(const struct tfo_port_info *info);
 void tfo_port_describe(const struct tfo_port_info *info, char *buf, size_t len);
 
 /**
+ * What to do when a device cannot spread flows over several workers (no
+ * RSS): for net_ice, the DDP package (without it the E810 runs in safe
+ * mode); otherwise fewer lcores, or rss = peer. Ends the refusal line.
+ */
+const char *tfo_port_no_rss_hint(const char *driver_name);
+
+/**
  * The redirection table tfo_port_setup writes: entry i to worker queue
  * i % @p nb_workers, so that the SYN queue gets nothing by RSS and the
  * worker of a hash is (hash % reta_size) % nb_workers. Any size the
