@@ -473,6 +473,34 @@ TFO_TEST(eal_layout_reads_lcores_as_the_eal)
 	CHECK(l.nb_lcores >= 1);
 }
 
+/* Each lcore's node from sysfs (cpuN/nodeK), 0 where there is none. */
+TFO_TEST(eal_layout_sockets_from_sysfs)
+{
+	static struct tfo_eal_layout l;
+	char root[] = "/tmp/tfo-sysfs.XXXXXX", path[256];
+
+	REQUIRE(mkdtemp(root) != NULL);
+	snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu5/node1", root);
+	for (char *p = path + strlen(root) + 1; *p != '\0'; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(path, 0700);
+			*p = '/';
+		}
+	REQUIRE(mkdir(path, 0700) == 0);
+	REQUIRE(layout(&l, "--lcores 0@4,1@5,2@6") == 0);
+	tfo_eal_layout_sockets(&l, root);
+	CHECK_EQ(l.socket[0], 0);	/* cpu4: no directory */
+	CHECK_EQ(l.socket[1], 1);
+	CHECK_EQ(l.socket[2], 0);
+	rmdir(path);
+	for (int up = 0; up < 4; up++) {
+		*strrchr(path, '/') = '\0';
+		rmdir(path);
+	}
+	CHECK(rmdir(root) == 0);
+}
+
 /* control_lcores = 16 with -l 0-1 passed --print-config and failed at
  * start: now refused before, naming both numbers. */
 TFO_TEST(mem_plan_refuses_more_controls_than_lcores)
