@@ -17,6 +17,9 @@ PKGS=(
 	apache2-utils wrk nghttp2-client httping wget socat netcat-openbsd
 	# BIRD, for the BGP-announced fleet test (tap-bird-fleet)
 	bird2
+	# AF_XDP mode: the XDP program (clang's BPF target, libbpf), and the
+	# veth test bed's checksum setting (tap-afxdp)
+	clang libbpf-dev libxdp-dev linux-libc-dev ethtool
 )
 
 missing=()

@@ -186,6 +186,11 @@ static const struct {
 	{ "exception", "off", "frames we do not serve to a kernel interface (net_tap): on | off" },
 	{ "exception_iface", "", "that interface's name (15 chars), empty = tfoexc<port index>" },
 	{ "exception_pps", "10000", "frames/s to and from the kernel, each way (1..10000000)" },
+	{ "isolate", "off", "rte_flow isolation (mlx5): only TCP to our addresses and "
+	  "services reaches us, the kernel keeps the rest: on | off" },
+	{ "xdp", "auto", "a net_af_xdp port's XDP program: own (only our TCP to the sockets, "
+	  "the rest to the kernel) | off (the PMD's: every frame to us) | auto (own on "
+	  "net_af_xdp)" },
 };
 
 /*
@@ -504,8 +509,10 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 			p->tx_desc = (uint16_t)v;
 		return 0;
 	}
-	if (strcmp(key, "syn_steering") == 0 || strcmp(key, "exception") == 0) {
-		bool *flag = key[0] == 's' ? &p->syn_steering : &p->exception;
+	if (strcmp(key, "syn_steering") == 0 || strcmp(key, "exception") == 0 ||
+	    strcmp(key, "isolate") == 0) {
+		bool *flag = key[0] == 's' ? &p->syn_steering :
+			     key[0] == 'e' ? &p->exception : &p->isolate;
 
 		if (strcmp(value, "on") == 0 || strcmp(value, "yes") == 0)
 			*flag = true;
@@ -528,6 +535,17 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 		if (tfo_parse_u64(value, 1, 10000000, &v) < 0)
 			return tfo_errmsg(why, whylen, "expected an integer in 1..10000000");
 		p->exception_pps = (uint32_t)v;
+		return 0;
+	}
+	if (strcmp(key, "xdp") == 0) {
+		if (strcmp(value, "auto") == 0)
+			p->xdp = TFO_XDP_AUTO;
+		else if (strcmp(value, "own") == 0)
+			p->xdp = TFO_XDP_OWN;
+		else if (strcmp(value, "off") == 0)
+			p->xdp = TFO_XDP_OFF;
+		else
+			return tfo_errmsg(why, whylen, "expected own, off or auto");
 		return 0;
 	}
 	if (strcmp(key, "rss") == 0) {
@@ -924,8 +942,11 @@ tfo_config_dump(FILE *f, const struct tfo_config *c)
 			p->offload == TFO_OFFLOAD_OFF ? "off" : "auto",
 			p->syn_steering ? "on" : "off",
 			p->rss == TFO_RSS_PEER ? "peer" : "device");
-		fprintf(f, "exception = %s\nexception_iface = %s\nexception_pps = %u\n",
-			p->exception ? "on" : "off", p->exception_iface, p->exception_pps);
+		fprintf(f, "exception = %s\nexception_iface = %s\nexception_pps = %u\n"
+			"isolate = %s\n", p->exception ? "on" : "off", p->exception_iface,
+			p->exception_pps, p->isolate ? "on" : "off");
+		fprintf(f, "xdp = %s\n", p->xdp == TFO_XDP_OWN ? "own" :
+			p->xdp == TFO_XDP_OFF ? "off" : "auto");
 	}
 	for (unsigned int i = 0; i < c->nb_services; i++) {
 		const struct tfo_cfg_service *s = &c->services[i];

@@ -19,7 +19,9 @@
 #include "tfo/idle.h"
 #include "tfo/keyring.h"
 #include "tfo/log.h"
+#include "tfo/port_flow.h"
 #include "tfo/service.h"
+#include "tfo/xdp.h"
 
 /*
  * Open @p path for reading only if it is a regular file: a FIFO without a
@@ -174,6 +176,8 @@ tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
 				       "[port %s]: no ipv4/ipv6 address configured",
 				       p->device);
 		nb_addrs += p->nb_addrs;
+		if (tfo_port_flow_check(p, err, errlen) < 0)
+			return -EINVAL;
 		if (c->mss != 0 && c->mss > p->mtu - 40)
 			return tfo_errmsg(err, errlen,
 				       "[tcp] mss = %u: larger than [port %s] mtu %u - 40",
@@ -181,6 +185,8 @@ tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
 	}
 	if (nb_addrs > 255)
 		return tfo_errmsg(err, errlen, "more than 255 local addresses in all");
+	if (tfo_xdp_check_ports(c, err, errlen) < 0)
+		return -EINVAL;
 	/* before idle_policy, "idle_sleep_us = 0" meant busy polling: a
 	 * configuration that still says so must not silently mean adaptive */
 	if (c->idle_policy == TFO_IDLE_ADAPTIVE && c->idle_sleep_us != TFO_IDLE_SLEEP_US_DEFAULT)

@@ -483,6 +483,12 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 	}
 		/* fall through */
 	case TFO_PKT_ARP:
+		/* our XDP program passes these to the kernel: if one gets
+		 * here anyway (xdp.h), the kernel has answered it already */
+		if (c->ports[pi].kernel_neigh) {
+			c->stats.c[TFO_STAT_drop_kernel_neigh]++;
+			return false;
+		}
 		return tfo_neigh_input(&c->tx, &c->stats, &c->ports[pi], (uint8_t)pi,
 				       m, &p);
 	case TFO_PKT_TCP:

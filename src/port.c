@@ -14,6 +14,7 @@
 
 #include "tfo/log.h"
 #include "tfo/port.h"
+#include "tfo/port_flow.h"
 
 /*
  * The first configure attempt with one TX queue more than RX queues fails on
@@ -278,6 +279,13 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	if (rc != 0)
 		return rc;
 
+	/* isolated mode before configure: most PMDs (mlx5) refuse it after;
+	 * the rules come once the port runs (tfo_port_flow_setup) */
+	if (cfg->isolate) {
+		rc = tfo_port_flow_isolate(port_id, cfg->device, err, errlen);
+		if (rc != 0)
+			return rc;
+	}
 	/* RX interrupts wake idle workers (idle_policy adaptive); a device
 	 * that refuses them is started without, and its lcores nap */
 	conf.intr_conf.rxq = cfg->rx_intr;
@@ -530,7 +538,9 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	}
 	rc = tfo_port_bring_up(cfg, nb_rxq, nb_txq, false, pools, nb_pools, addr_base,
 			       info, err, errlen);
-	if (rc == 0)
+	/* isolated, the rules' RSS action has its own table: the mapping
+	 * stays unknown (path-MTU errors go to every worker) */
+	if (rc == 0 && !cfg->isolate)
 		tfo_port_rss_known(cfg, info, nb_rxq);
 	if (rc == 0)
 		tfo_port_log_rss_key(cfg, info);

@@ -23,10 +23,12 @@
 #include "tfo/log.h"
 #include "tfo/pool_plan.h"
 #include "tfo/port.h"
+#include "tfo/port_flow.h"
 #include "tfo/server.h"
 #include "tfo/service.h"
 #include "tfo/service_reload.h"
 #include "tfo/start_plan.h"
+#include "tfo/xdp.h"
 
 struct tfo_server {
 	struct tfo_config cfg;		/* the control core keeps a pointer */
@@ -57,6 +59,8 @@ struct tfo_server {
 	unsigned int ctl_lcore[TFO_MAX_CONTROLS];
 	struct rte_ring *ctl_inbox[TFO_MAX_CONTROLS];	/* control 0 -> k: PTB */
 	struct tfo_exc exc[TFO_MAX_PORTS];	/* exception paths (control 0's) */
+	struct tfo_port_flow_set *flows[TFO_MAX_PORTS];	/* isolate = on: its rules */
+	struct tfo_xdp xdp[TFO_MAX_PORTS];	/* our XDP programs (xdp = own) */
 	struct tfo_keyring *keys;
 	struct tfo_cookie_ctx *ctl_cookies[TFO_MAX_CONTROLS];
 	char key_path[PATH_MAX * 2];	/* resolved [tfo] key_file, or "" */
@@ -346,6 +350,7 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 {
 	struct tfo_pool_plan_in in = srv_plan_in(s, NULL);
 	struct rte_mempool *rxq_pool[RTE_MAX_LCORE + 1];
+	uint16_t svc_ports[TFO_MAX_SERVICES];
 	char desc[256];
 	uint8_t addr_base = 0;
 
@@ -353,17 +358,41 @@ srv_ports(struct tfo_server *s, char *err, size_t errlen)
 		memcpy(s->ports, s->p.ports, sizeof(s->ports[0]) * s->nb_ports);
 		return 0;
 	}
+	for (unsigned int k = 0; k < s->cfg.nb_services; k++)
+		svc_ports[k] = s->cfg.services[k].port;
 	/* RX queue q: worker q's socket's pool; the SYN queue, control 0's */
 	for (unsigned int q = 0; q <= s->nb_workers; q++)
 		rxq_pool[q] = s->pools[tfo_pool_plan_rxq_socket(&in, q)];
 	for (unsigned int i = 0; i < s->nb_ports; i++) {
+		bool xdp_own = tfo_xdp_own(&s->cfg.ports[i]);
+
 		s->cfg.ports[i].rx_intr = s->cfg.idle_policy == TFO_IDLE_ADAPTIVE;
+		/* the kernel's NIC driver spreads flows over the interface's
+		 * queues (its RSS), one AF_XDP socket per queue */
+		s->cfg.ports[i].rss_optional |= xdp_own;
+		if (xdp_own && tfo_xdp_check_workers(&s->cfg.ports[i], s->nb_workers, err,
+						      errlen) < 0)
+			return -EINVAL;
 		if (tfo_port_setup(&s->cfg.ports[i], (uint16_t)s->nb_workers,
 				   (uint16_t)(s->nb_workers + s->nb_controls), rxq_pool,
 				   (uint16_t)(s->nb_workers + 1), addr_base, &s->ports[i], err,
 				   errlen) < 0)
 			return -EINVAL;
 		s->nb_ports_up++;
+		if (s->cfg.ports[i].isolate) {
+			s->flows[i] = tfo_port_flow_setup(&s->cfg.ports[i], &s->ports[i],
+							  (uint16_t)s->nb_workers, svc_ports,
+							  s->cfg.nb_services, err, errlen);
+			if (s->flows[i] == NULL)
+				return -EINVAL;
+		}
+		if (xdp_own) {
+			if (tfo_xdp_attach(&s->cfg, &s->cfg.ports[i], s->nb_workers,
+					   &s->xdp[i], err, errlen) < 0)
+				return -EINVAL;
+			/* the kernel answers ARP, ND and echo (tfo_control_handle) */
+			s->ports[i].kernel_neigh = true;
+		}
 		/* the kernel's frames are control 0's to handle */
 		if (tfo_exc_setup(&s->cfg.ports[i], (uint8_t)i, &s->ports[i],
 				  s->pools[s->ctl_socket[0]], &s->exc[i], err, errlen) < 0)
@@ -823,8 +852,19 @@ tfo_server_free(struct tfo_server *s)
 	if (s == NULL)
 		return;
 	for (unsigned int i = 0; i < s->nb_ports_up; i++) {
+		uint64_t to_us, to_kernel;
+
+		/* what the program decided, beside the summary's port lines */
+		if (s->xdp[i].ifindex != 0 &&
+		    tfo_xdp_counters(&s->xdp[i], &to_us, &to_kernel) == 0)
+			TFO_LOG(INFO, "[port %s] XDP program: %" PRIu64 " frames to tfo-server, "
+				"%" PRIu64 " left to the kernel", s->cfg.ports[i].device, to_us,
+				to_kernel);
 		tfo_exc_close(&s->exc[i]);
+		tfo_port_flow_free(s->flows[i]);	/* before the port stops */
+		s->flows[i] = NULL;
 		tfo_port_close(&s->ports[i]);
+		tfo_xdp_detach(&s->xdp[i]);
 	}
 	if (s->p.telemetry)
 		return;	/* the telemetry thread may still read it all (server.h) */

@@ -15,6 +15,7 @@
 #include "tfo/config.h"
 #include "tfo/idle.h"
 #include "tfo/start_plan.h"
+#include "tfo/xdp.h"
 #include "test.h"
 
 static struct tfo_config cfg;
@@ -247,6 +248,74 @@ TFO_TEST(validate_cross_key_rules)
 
 	REQUIRE(parse("[port a]\nipv4 = 10.0.0.1\n") == 0);
 	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), 0);
+}
+
+/* [port] xdp: auto resolves by the vdev; own is refused where it cannot
+ * work, and beside keys that contradict it (checked without a device). */
+TFO_TEST(xdp_mode_keys)
+{
+	static const struct {
+		const char *extra, *needle;
+	} bad[] = {
+		{ "exception = on\n", "exception = on with xdp = own" },
+		{ "syn_steering = on\n", "syn_steering = on with xdp = own" },
+		{ "rss = peer\n", "rss = peer with xdp = own" },
+	};
+	const char *af = "[port net_af_xdp0]\nvdev = net_af_xdp0,iface=eth0,queue_count=2\n"
+			 "ipv4 = 198.18.0.2/24\n";
+	char text[512], v[32];
+
+	REQUIRE(parse(af) == 0);
+	CHECK_EQ(cfg.ports[0].xdp, TFO_XDP_AUTO);
+	CHECK(tfo_xdp_own(&cfg.ports[0]));
+	CHECK_EQ(tfo_xdp_devarg(cfg.ports[0].vdev, "iface", v, sizeof(v)), 4);
+	CHECK(strcmp(v, "eth0") == 0);
+	CHECK_EQ(tfo_xdp_devarg(cfg.ports[0].vdev, "queue_count", v, sizeof(v)), 1);
+	CHECK(strcmp(v, "2") == 0);
+	CHECK_EQ(tfo_xdp_devarg(cfg.ports[0].vdev, "start_queue", v, sizeof(v)), -ENOENT);
+	CHECK_EQ(tfo_xdp_devarg(cfg.ports[0].vdev, "iface", v, 4), -ENOSPC);
+	CHECK_EQ(tfo_xdp_check_workers(&cfg.ports[0], 1, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "queue_count = 2, but 1 worker") != NULL);
+	if (tfo_xdp_built(NULL)) {
+		CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), 0);
+		CHECK_EQ(tfo_xdp_check_workers(&cfg.ports[0], 2, err, sizeof(err)), 0);
+	} else {
+		CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+		CHECK(strstr(err, "built without its XDP program") != NULL);
+	}
+	for (unsigned int i = 0; i < RTE_DIM(bad) && tfo_xdp_built(NULL); i++) {
+		snprintf(text, sizeof(text), "%s%s", af, bad[i].extra);
+		REQUIRE(parse(text) == 0);
+		CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+		CHECK(strstr(err, bad[i].needle) != NULL);
+	}
+	/* xdp = off: net_af_xdp's own program, the checks do not apply */
+	snprintf(text, sizeof(text), "%sxdp = off\nexception = on\n", af);
+	REQUIRE(parse(text) == 0);
+	CHECK(!tfo_xdp_own(&cfg.ports[0]));
+	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), 0);
+	/* not on another device; auto is off there */
+	REQUIRE(parse("[port net_tap0]\nvdev = net_tap0,iface=t\nipv4 = 198.18.0.2\n"
+		      "xdp = own\n") == 0);
+	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "only for a net_af_xdp vdev") != NULL);
+	REQUIRE(parse("[port net_tap0]\nvdev = net_tap0,iface=t\nipv4 = 198.18.0.2\n") == 0);
+	CHECK(!tfo_xdp_own(&cfg.ports[0]));
+	REQUIRE(parse("[port net_af_xdp0]\nvdev = net_af_xdp0\nipv4 = 198.18.0.2\n") == 0);
+	if (tfo_xdp_built(NULL)) {
+		CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+		CHECK(strstr(err, "no iface=IF") != NULL);
+	}
+	if (tfo_xdp_built(NULL)) {
+		REQUIRE(parse("[port net_af_xdp0]\nvdev = net_af_xdp0,iface=eth0\n"
+			      "ipv4 = 198.18.0.2\n[port net_af_xdp1]\n"
+			      "vdev = net_af_xdp1,iface=eth0,start_queue=1\n"
+			      "ipv4 = 198.18.0.3\n") == 0);
+		CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+		CHECK(strstr(err, "share interface eth0") != NULL);
+	}
+	CHECK(parse("[port a]\nxdp = maybe\n") < 0);
+	CHECK(strstr(err, "expected own, off or auto") != NULL);
 }
 
 TFO_TEST(overrides)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include <rte_arp.h>
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 #include <rte_ring.h>
@@ -315,6 +316,130 @@ TFO_TEST(server_two_controls_two_workers)
 	}
 	for (unsigned int i = 0; i < NCONN; i++)
 		cl_free(&cl[i]);
+	tfo_server_free(s);
+}
+
+/* An Ethernet frame of @p len bytes after the header, to our MAC (or
+ * broadcast), from a neighbour; zeroed. */
+static struct rte_mbuf *
+mk_l2(struct harness *h, uint16_t type, uint16_t len, bool bcast)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(h->pool);
+	struct rte_ether_hdr *eh;
+
+	if (m == NULL || rte_pktmbuf_append(m, 14 + len) == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	memset(eh, 0, 14u + len);
+	if (bcast)
+		memset(&eh->dst_addr, 0xff, sizeof(eh->dst_addr));
+	else
+		eh->dst_addr = h->srv_port.mac;
+	eh->src_addr.addr_bytes[0] = 0x02;
+	eh->src_addr.addr_bytes[5] = 0x42;
+	eh->ether_type = rte_cpu_to_be_16(type);
+	m->port = h->srv_port.port_id;
+	return m;
+}
+
+/*
+ * AF_XDP mode (kernel_neigh): the kernel answers ARP and ping; one that
+ * reaches the control lcore anyway is a counted drop, never answered,
+ * while a path-MTU error about our flows is still ours.
+ */
+TFO_TEST(kernel_neigh_port_answers_no_arp_or_ping)
+{
+	static struct tfo_config cfg;
+	struct tfo_server_params sp = {
+		.name = "kn", .nb_ports = 1, .nb_workers = 1, .nb_controls = 1,
+		.nb_mbufs = 4096,
+	};
+	const uint8_t *ours = NULL;
+	char err[TFO_CFG_ERR];
+	struct tfo_server *s;
+	struct tfo_worker *w;
+	struct tfo_control *c;
+	struct rte_mbuf *m[3];
+	struct tfo_pkt flow;
+	struct harness h;
+	uint64_t now = 1000000;
+
+	h_init(&h, 64);
+	for (unsigned int i = 0; i < h.srv_port.nb_addrs; i++)
+		if (h.srv_port.addrs[i].family == AF_INET)
+			ours = h.srv_port.addrs[i].addr.b;
+	REQUIRE(ours != NULL);
+	h.srv_port.kernel_neigh = true;
+	sp.ports = &h.srv_port;
+	tfo_config_defaults(&cfg);
+	CHECK_EQ(tfo_config_set(&cfg, "service echo", "port", "7", err, sizeof(err)), 0);
+	s = tfo_server_create(&cfg, &sp, err, sizeof(err));
+	CHECK_MSG(s != NULL, "%s", err);
+	if (s == NULL)
+		return;
+	w = tfo_server_worker(s, 0);
+	c = tfo_server_control(s);
+	c->tx.flush = sink_flush;
+
+	/* an ARP request for our address, broadcast */
+	m[0] = mk_l2(&h, RTE_ETHER_TYPE_ARP, sizeof(struct rte_arp_hdr), true);
+	REQUIRE(m[0] != NULL);
+	{
+		struct rte_arp_hdr *ah = rte_pktmbuf_mtod_offset(m[0], struct rte_arp_hdr *, 14);
+
+		ah->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+		ah->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		ah->arp_hlen = 6;
+		ah->arp_plen = 4;
+		ah->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REQUEST);
+		ah->arp_data.arp_sha.addr_bytes[0] = 0x02;
+		ah->arp_data.arp_sha.addr_bytes[5] = 0x42;
+		ah->arp_data.arp_sip = rte_cpu_to_be_32(0xc6120063);	/* 198.18.0.99 */
+		memcpy(&ah->arp_data.arp_tip, ours, 4);
+	}
+	/* an ICMP echo request to our address */
+	m[1] = mk_l2(&h, RTE_ETHER_TYPE_IPV4, 20 + 8 + 8, false);
+	REQUIRE(m[1] != NULL);
+	{
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m[1], struct rte_ipv4_hdr *, 14);
+		uint8_t *ic = (uint8_t *)(ip + 1);
+		uint16_t ck;
+
+		ip->version_ihl = 0x45;
+		ip->total_length = rte_cpu_to_be_16(20 + 16);
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_ICMP;
+		ip->src_addr = rte_cpu_to_be_32(0xc6120063);
+		memcpy(&ip->dst_addr, ours, 4);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		ic[0] = 8;	/* echo request */
+		ic[5] = 1;
+		ck = (uint16_t)~rte_raw_cksum(ic, 16);
+		memcpy(ic + 2, &ck, 2);
+	}
+	/* a path-MTU error quoting a segment of ours */
+	memset(&flow, 0, sizeof(flow));
+	flow.family = AF_INET;
+	memcpy(flow.dst.b, ours, 4);
+	flow.src.b[0] = 198;
+	flow.src.b[1] = 18;
+	flow.src.b[3] = 99;
+	flow.sport = 40000;
+	flow.dport = 7;
+	m[2] = mk_ptb4(&h, &flow, 7, 1280);
+	REQUIRE(m[2] != NULL);
+
+	tfo_worker_burst(w, 0, m, 3, now);
+	tfo_control_poll(c, now);
+	CHECK_EQ(c->stats.c[TFO_STAT_drop_kernel_neigh], 2);
+	CHECK_EQ(c->stats.c[TFO_STAT_arp_reply_tx] + c->stats.c[TFO_STAT_icmp_echo_tx] +
+		 c->stats.c[TFO_STAT_tx_pkts], 0);
+	CHECK_EQ(c->stats.c[TFO_STAT_pmtu_handoff], 1);
+	CHECK_EQ(tfo_worker_inbox(w, now), 1);
+	CHECK_EQ(w->stats.c[TFO_STAT_pmtu_no_conn], 1);
+	CHECK(tfo_control_accounting(c, NULL));
 	tfo_server_free(s);
 }
 

@@ -29,6 +29,7 @@
 #include "tfo/stats.h"
 #include "tfo/server.h"
 #include "tfo/start_plan.h"
+#include "tfo/xdp.h"
 
 #include "app.h"
 
@@ -312,7 +313,8 @@ static int
 build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal)
 {
 	static char words[2048];
-	char pid[16];
+	static char vdevs[TFO_MAX_PORTS][TFO_CFG_STR + 64];
+	char pid[16], err[TFO_CFG_ERR];
 	int n = 0;
 
 	eal[n++] = user_argv[0];
@@ -349,7 +351,15 @@ build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal)
 			app_die("[port %s] vdev = %s: must start with the device name",
 			    p->device, p->vdev);
 		eal[n++] = (char *)(uintptr_t)"--vdev";
-		eal[n++] = (char *)(uintptr_t)p->vdev;
+		if (tfo_xdp_own(p)) {
+			/* net_af_xdp loads our program (xdp_prog=) */
+			if (tfo_xdp_prepare(p, vdevs[i], sizeof(vdevs[i]), err,
+					    sizeof(err)) < 0)
+				app_die("%s", err);
+			eal[n++] = vdevs[i];
+		} else {
+			eal[n++] = (char *)(uintptr_t)p->vdev;
+		}
 	}
 	eal[n] = NULL;
 	return n;

@@ -52,6 +52,19 @@ enum tfo_rss_mode {
 	TFO_RSS_PEER,
 };
 
+/** Who decides what a net_af_xdp port's sockets receive ([port] xdp). */
+enum tfo_xdp_mode {
+	/** own on a net_af_xdp vdev, off elsewhere */
+	TFO_XDP_AUTO = 0,
+	/** tfo-server's XDP program (src/bpf/tfo_xdp.c): only the served
+	 *  addresses and ports reach the sockets, the kernel keeps the rest
+	 *  (its ARP, ND, ping, SSH, UDP) */
+	TFO_XDP_OWN,
+	/** net_af_xdp's own program (or the vdev's xdp_prog=): every frame
+	 *  of the queues to tfo-server, which answers ARP and ND itself */
+	TFO_XDP_OFF,
+};
+
 struct tfo_cfg_port {
 	char device[64];	/**< DPDK device name: net_tap0, 0000:01:00.0 */
 	char vdev[TFO_CFG_STR];	/**< --vdev argument that creates it, or "" */
@@ -76,6 +89,10 @@ struct tfo_cfg_port {
 	bool exception;
 	char exception_iface[16];	/**< its name, "" = tfoexc<port index> */
 	uint32_t exception_pps;		/**< frames/s each way, beyond: dropped */
+	/** Flow isolation (isolate = on, port_flow.h): the device gives us
+	 *  only what our rte_flow rules match, the kernel keeps the rest. */
+	bool isolate;
+	uint8_t xdp;			/**< enum tfo_xdp_mode */
 	uint8_t nb_addrs;
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
 };

@@ -75,6 +75,9 @@ struct tfo_port_info {
 	bool tx_multiseg;
 	/** Frames we do not serve go to a kernel interface (exception.h). */
 	bool exception;
+	/** The kernel owns the interface's ARP, ND and ICMP echo (AF_XDP
+	 *  with our XDP program, xdp.h): never answered here. */
+	bool kernel_neigh;
 	/** Its RX queues have interrupt fds: a frame wakes an idle worker
 	 *  (idle_policy adaptive, tfo/idle.h); else the worker naps. */
 	bool rx_intr;

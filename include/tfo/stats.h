@@ -57,6 +57,7 @@ extern "C" {
 	X(arp_request_rx,	C, "ARP requests for one of our addresses") \
 	X(arp_reply_tx,		C, "ARP replies sent") \
 	X(drop_arp_other,	C, "ARP not asking for us (other target, replies, gratuitous)") \
+	X(drop_kernel_neigh,	C, "ARP, ND or ICMP (not a path-MTU error) on a port whose kernel answers them (xdp = own: its XDP program keeps them in the kernel)") \
 	X(icmp_echo_rx,		C, "ICMPv4 echo requests") \
 	X(icmp_echo_tx,		C, "ICMPv4 echo replies sent") \
 	X(drop_icmp_other,	C, "ICMPv4 other than echo request") \
@@ -270,7 +271,7 @@ void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
  */
 #define TFO_STATS_FRAME_DROPS(X) \
 	X(ring_drop_full) X(drop_tcp_nohandler) X(drop_ctrl_no_port) \
-	X(drop_arp_other) X(drop_icmp_other) X(drop_icmp6_other) X(drop_nd_bad) \
+	X(drop_arp_other) X(drop_kernel_neigh) X(drop_icmp_other) X(drop_icmp6_other) X(drop_nd_bad) \
 	X(syn_steer_drop) X(drop_syn_table_full) X(drop_pmtu_bad_quote) \
 	X(drop_pmtu_inbox_full) X(drop_exc_rate) X(drop_exc_full)
 
