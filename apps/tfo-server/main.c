@@ -308,9 +308,11 @@ eal_has_vdev(char **eal, int n, const char *device)
 	return false;
 }
 
-/* Build the EAL argv: the user's, or the configuration's, plus the vdevs. */
+/* Build the EAL argv: the user's, or the configuration's, plus the vdevs
+ * (not for --print-config, @p vdevs false: an AF_XDP port's program is
+ * prepared only for a start, on an interface that exists by then). */
 static int
-build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal)
+build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal, bool vdevs_too)
 {
 	static char words[2048];
 	static char vdevs[TFO_MAX_PORTS][TFO_CFG_STR + 64];
@@ -342,7 +344,7 @@ build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal)
 		     tok = strtok_r(NULL, " \t", &save))
 			eal[n++] = tok;
 	}
-	for (unsigned int i = 0; i < a->cfg.nb_ports; i++) {
+	for (unsigned int i = 0; i < a->cfg.nb_ports && vdevs_too; i++) {
 		const struct tfo_cfg_port *p = &a->cfg.ports[i];
 
 		if (p->vdev[0] == '\0' || eal_has_vdev(eal, n, p->device))
@@ -443,11 +445,12 @@ main(int argc, char **argv)
 		parse_app_args(&app, argc - sep, argv + sep, prog);
 		argv[sep] = (char *)(uintptr_t)"--";
 	}
-	eal_argc = build_eal_args(&app, sep, argv, eal);
 	if (app.print_config) {
+		eal_argc = build_eal_args(&app, sep, argv, eal, false);
 		print_config(&app, eal_argc, eal);
 		return 0;
 	}
+	eal_argc = build_eal_args(&app, sep, argv, eal, true);
 
 	if (app_eal_init(eal_argc, eal) < 0)
 		app_die("EAL init failed: %s (EAL arguments:%s)", rte_strerror(rte_errno),
