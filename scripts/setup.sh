@@ -43,5 +43,10 @@ fi
 
 if [ ! -f "$BUILD/build.ninja" ]; then
 	meson setup "$BUILD" -Dwerror=true
+elif meson configure "$BUILD" 2>/dev/null | grep -q '^ *cpu_instruction_set *native '; then
+	# made before the portable default (x86-64-v3): a build dir keeps its
+	# options; say so, and leave the choice to its owner
+	echo "setup: $BUILD builds for this CPU only (-march=native); for a binary that runs" \
+		"on other CPUs: meson configure $BUILD -Dcpu_instruction_set=x86-64-v3"
 fi
 ninja -C "$BUILD"

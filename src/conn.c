@@ -122,6 +122,25 @@ tfo_conn_table_create(const char *name, uint32_t max_conns, int socket_id)
 	return tfo_conn_table_create_tw(name, max_conns, 0, socket_id);
 }
 
+/* Buckets of the index: a power of two, TFO_BUCKET_FILL keys each. */
+static uint64_t
+conn_nb_buckets(uint32_t max_conns, uint32_t max_tw)
+{
+	uint64_t n = rte_align64pow2(((uint64_t)max_conns + max_tw +
+				      TFO_BUCKET_FILL - 1) / TFO_BUCKET_FILL);
+
+	return n < 2 ? 2 : n;
+}
+
+size_t
+tfo_conn_table_plan(uint32_t max_conns, uint32_t max_tw)
+{
+	return sizeof(struct tfo_conn_table) + (size_t)max_conns *
+	       (sizeof(struct tfo_conn) + sizeof(uint32_t)) +
+	       (size_t)max_tw * sizeof(struct tfo_tw) +
+	       (size_t)conn_nb_buckets(max_conns, max_tw) * sizeof(struct tfo_bucket);
+}
+
 struct tfo_conn_table *
 tfo_conn_table_create_tw(const char *name, uint32_t max_conns, uint32_t max_tw,
 			 int socket_id)
@@ -143,10 +162,7 @@ tfo_conn_table_create_tw(const char *name, uint32_t max_conns, uint32_t max_tw,
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	nb_buckets = rte_align64pow2(((uint64_t)max_conns + max_tw +
-				      TFO_BUCKET_FILL - 1) / TFO_BUCKET_FILL);
-	if (nb_buckets < 2)
-		nb_buckets = 2;
+	nb_buckets = conn_nb_buckets(max_conns, max_tw);
 
 	t = rte_zmalloc_socket(name, sizeof(*t), RTE_CACHE_LINE_SIZE, socket_id);
 	if (t == NULL)
@@ -543,10 +559,7 @@ tfo_conn_array(const struct tfo_conn_table *t)
 size_t
 tfo_conn_table_memory(const struct tfo_conn_table *t)
 {
-	return sizeof(*t) + (size_t)t->max_conns *
-	       (sizeof(struct tfo_conn) + sizeof(uint32_t)) +
-	       (size_t)t->max_tw * sizeof(struct tfo_tw) +
-	       ((size_t)t->bucket_mask + 1) * sizeof(struct tfo_bucket);
+	return tfo_conn_table_plan(t->max_conns, t->max_tw);
 }
 
 void

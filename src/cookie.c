@@ -141,6 +141,12 @@ ctx_refresh(struct tfo_cookie_ctx *c)
 	explicit_bzero(&ks, sizeof(ks));
 }
 
+size_t
+tfo_cookie_ctx_memory(void)
+{
+	return sizeof(struct tfo_cookie_ctx) + imb_get_mb_mgr_size();
+}
+
 struct tfo_cookie_ctx *
 tfo_cookie_ctx_create(struct tfo_keyring *kr, int socket_id)
 {

@@ -2,6 +2,7 @@
  * tfo-fastpath: the TCP engine's creation, connection life and queries
  * (engine_priv.h has the model and says which file does what).
  */
+#include <stdlib.h>
 #include <sys/random.h>
 
 #include <rte_errno.h>
@@ -76,6 +77,13 @@ tfo_src_release(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key)
 	}
 }
 
+/* Slots of a table for at most @p nkeys sources: half full at most. */
+static uint32_t
+src_tab_slots(uint32_t nkeys)
+{
+	return rte_align32pow2(RTE_MAX(2 * nkeys, 16u));
+}
+
 /* A table of counts for at most @p nkeys sources, half full at most. */
 static int
 src_tab_create(struct tfo_engine *e, struct tfo_src_tab *t, const char *what,
@@ -83,7 +91,7 @@ src_tab_create(struct tfo_engine *e, struct tfo_src_tab *t, const char *what,
 {
 	char mz[64];
 
-	t->mask = rte_align32pow2(RTE_MAX(2 * nkeys, 16u)) - 1;
+	t->mask = src_tab_slots(nkeys) - 1;
 	t->used = 0;
 	snprintf(mz, sizeof(mz), "%s_%s", e->p.name, what);
 	t->ent = rte_zmalloc_socket(mz, (size_t)(t->mask + 1) * sizeof(*t->ent),
@@ -403,6 +411,40 @@ tfo_engine_memory_detail(const struct tfo_engine *e, size_t *table,
 	*other = sizeof(*e) + tfo_timer_wheel_memory(e->tw) +
 		 (size_t)e->hold_cap * 2 * sizeof(uint64_t) +
 		 src_tab_memory(&e->pend_src) + src_tab_memory(&e->conn_src);
+}
+
+static void engine_defaults(struct tfo_engine *e, const struct tfo_engine_params *params,
+			    const char *name);
+
+/*
+ * What engine_setup_memory allocates for @p params, term by term as
+ * tfo_engine_memory_detail counts it, from the sizes engine_defaults
+ * derives (on a scratch engine in ordinary memory: nothing is touched
+ * but its fields).
+ */
+int
+tfo_engine_plan_memory(const struct tfo_engine_params *params, size_t *table,
+		       size_t *bufs, size_t *other)
+{
+	struct tfo_engine *e = calloc(1, sizeof(*e));
+	uint32_t hold_cap;
+
+	if (e == NULL)
+		return -ENOMEM;
+	engine_defaults(e, params, "plan");
+	hold_cap = RTE_MAX(e->p.tfo_pending_limit, 1u);
+	*table = tfo_conn_table_plan(e->p.max_conns,
+				     e->p.time_wait_ms ? e->p.time_wait_max : 0);
+	*bufs = (size_t)e->nb_bufs * (e->buf_size + sizeof(uint32_t));
+	*other = sizeof(*e) + tfo_timer_wheel_plan(TFO_WHEEL_SLOTS) +
+		 (size_t)hold_cap * 2 * sizeof(uint64_t);
+	if (e->p.tfo_pending_per_source > 0 && e->p.tfo_pending_limit > 0)
+		*other += (size_t)src_tab_slots(e->p.tfo_pending_limit) *
+			  sizeof(e->pend_src.ent[0]);
+	if (e->p.conn_per_source > 0)
+		*other += (size_t)src_tab_slots(e->p.max_conns) * sizeof(e->conn_src.ent[0]);
+	free(e);
+	return 0;
 }
 
 size_t

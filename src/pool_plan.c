@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include <rte_common.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
 
 #include "tfo/log.h"
 #include "tfo/pool_plan.h"
@@ -12,6 +14,22 @@
 
 /* Frames in flight besides what the queues and rings hold (per pool). */
 #define PLAN_SLACK 1024u
+
+uint32_t
+tfo_pool_plan_inbox_size(const struct tfo_config *c)
+{
+	for (unsigned int i = 0; i < c->nb_ports; i++)
+		if (c->ports[i].syn_steering)
+			return c->ring_size;
+	return RTE_MIN(c->ring_size, 256u);
+}
+
+uint16_t
+tfo_pool_plan_data_room(uint16_t max_mtu)
+{
+	return (uint16_t)RTE_MAX((uint32_t)RTE_MBUF_DEFAULT_BUF_SIZE,
+				 (uint32_t)max_mtu + RTE_ETHER_HDR_LEN + 4 + RTE_PKTMBUF_HEADROOM);
+}
 
 static int
 plan_socket_ok(int socket, const char *what, unsigned int i, char *err, size_t errlen)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
@@ -72,6 +73,20 @@ tfo_port_tx_queues(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info
 	return 0;
 }
 
+const char *
+tfo_port_no_rss_hint(const char *driver_name)
+{
+	/* ice: safe mode, the DDP package was not found at probe */
+	if (driver_name != NULL && strcmp(driver_name, "net_ice") == 0)
+		return "net_ice without its DDP package runs in safe mode, with no RSS: "
+		       "install ice.pkg in /lib/firmware/intel/ice/ddp/ and start again "
+		       "(docs/runbook.md, section 1, \"Intel E810\"), or start with 2 "
+		       "lcores (-l 0-1: control + one worker)";
+	return "start with 2 lcores (-l 0-1: control + one worker), or set rss = peer "
+	       "when the peer puts each flow on its queue (net_memif with tfo-loadgen "
+	       "--rss-peer)";
+}
+
 /* RSS over @p nb_rxq worker queues, checksum offloads, multi-segment TX:
  * what the device can do, into @p conf and @p info. */
 static int
@@ -92,12 +107,10 @@ tfo_port_offloads(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info 
 			return tfo_errmsg(err, errlen,
 					    "[port %s]: the device (%s) cannot do RSS "
 					    "(flow_type_rss_offloads 0x%" PRIx64 "), so only one "
-					    "worker can be used on it: %u configured; start with "
-					    "2 lcores (-l 0-1: control + one worker), or set "
-					    "rss = peer when the peer puts each flow on its "
-					    "queue (net_memif with tfo-loadgen --rss-peer)",
+					    "worker can be used on it: %u configured; %s",
 					    cfg->device, dev->driver_name,
-					    dev->flow_type_rss_offloads, nb_rxq);
+					    dev->flow_type_rss_offloads, nb_rxq,
+					    tfo_port_no_rss_hint(dev->driver_name));
 		if ((conf->rx_adv_conf.rss_conf.rss_hf & RTE_ETH_RSS_TCP) == 0 &&
 		    conf->rxmode.mq_mode == RTE_ETH_MQ_RX_RSS)
 			TFO_LOG(WARNING, "[port %s]: the device hashes IP addresses only, "
@@ -309,29 +322,49 @@ tfo_port_bring_up(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
  * so that the SYN queue gets nothing by RSS and the control core can tell
  * a steered SYN's worker from its hash.
  */
+int
+tfo_port_reta_fill(uint16_t reta_size, uint16_t nb_workers,
+		   struct rte_eth_rss_reta_entry64 *reta, size_t nb_groups)
+{
+	size_t groups = reta_size / RTE_ETH_RETA_GROUP_SIZE;
+
+	if (reta_size == 0 || reta_size % RTE_ETH_RETA_GROUP_SIZE != 0 ||
+	    nb_workers == 0 || groups > nb_groups)
+		return -ENOTSUP;
+	memset(reta, 0, groups * sizeof(*reta));
+	for (unsigned int i = 0; i < reta_size; i++) {
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask = UINT64_MAX;
+		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+			(uint16_t)(i % nb_workers);
+	}
+	return (int)groups;
+}
+
 static int
 tfo_port_reta_workers(const struct tfo_port_info *info, uint16_t nb_workers,
 		      char *why, size_t whylen)
 {
-	struct rte_eth_rss_reta_entry64 reta[512 / RTE_ETH_RETA_GROUP_SIZE];
+	/* any size the device reports (ice: 2048), at start only */
+	size_t groups = info->reta_size / RTE_ETH_RETA_GROUP_SIZE;
+	struct rte_eth_rss_reta_entry64 *reta = calloc(groups ? groups : 1, sizeof(*reta));
 	struct rte_eth_rss_conf rc = {
 		.rss_key = (uint8_t *)(uintptr_t)info->rss_key,
 		.rss_key_len = sizeof(info->rss_key),
 	};
 	int r;
 
-	if (info->reta_size == 0 || info->reta_size > 512 ||
-	    info->reta_size % RTE_ETH_RETA_GROUP_SIZE != 0) {
+	if (reta == NULL) {
+		snprintf(why, whylen, "no memory for a redirection table of %u entries",
+			 info->reta_size);
+		return -ENOMEM;
+	}
+	if (tfo_port_reta_fill(info->reta_size, nb_workers, reta, groups) < 0) {
+		free(reta);
 		snprintf(why, whylen, "no usable RSS redirection table (size %u)", info->reta_size);
 		return -ENOTSUP;
 	}
-	memset(reta, 0, sizeof(reta));
-	for (unsigned int i = 0; i < info->reta_size; i++) {
-		reta[i / RTE_ETH_RETA_GROUP_SIZE].mask = UINT64_MAX;
-		reta[i / RTE_ETH_RETA_GROUP_SIZE].reta[i % RTE_ETH_RETA_GROUP_SIZE] =
-			(uint16_t)(i % nb_workers);
-	}
 	r = rte_eth_dev_rss_reta_update(info->port_id, reta, info->reta_size);
+	free(reta);
 	if (r != 0) {
 		snprintf(why, whylen, "RSS redirection table update refused: %s", strerror(-r));
 		return r;
@@ -445,6 +478,32 @@ tfo_port_rss_known(const struct tfo_cfg_port *cfg, struct tfo_port_info *info,
 	info->syn_workers = nb_workers;
 }
 
+/*
+ * The RSS key and table size in one line at start, so that an operator
+ * can compute which worker a flow lands on (or compare members of a
+ * fleet); read from the device when the table was not written.
+ */
+static void
+tfo_port_log_rss_key(const struct tfo_cfg_port *cfg, const struct tfo_port_info *info)
+{
+	uint8_t key[sizeof(info->rss_key)];
+	struct rte_eth_rss_conf rc = { .rss_key = key, .rss_key_len = sizeof(key) };
+	char hex[2 * sizeof(key) + 1];
+
+	if (info->rss_key_len != 0) {
+		memcpy(key, info->rss_key, info->rss_key_len);
+		rc.rss_key_len = info->rss_key_len;
+	} else if (info->rss_hf == 0 || cfg->rss == TFO_RSS_PEER ||
+		   rte_eth_dev_rss_hash_conf_get(info->port_id, &rc) != 0 ||
+		   rc.rss_key_len == 0 || rc.rss_key_len > sizeof(key)) {
+		return;	/* no RSS, or the device will not say */
+	}
+	for (unsigned int i = 0; i < rc.rss_key_len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", key[i]);
+	TFO_LOG(INFO, "[port %s] RSS key (%u bytes, redirection table of %u entries): %s",
+		cfg->device, (unsigned int)rc.rss_key_len, info->reta_size, hex);
+}
+
 int
 tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	       uint16_t nb_txq, struct rte_mempool *const pools[], uint16_t nb_pools,
@@ -466,6 +525,7 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 			TFO_LOG(INFO, "[port %s] syn_steering = on: the NIC steers SYNs to RX "
 				"queue %u; the control core hands each to its worker",
 				cfg->device, nb_rxq);
+			tfo_port_log_rss_key(cfg, info);
 			return 0;
 		}
 		TFO_LOG(WARNING, "[port %s] syn_steering = on, but the device cannot: %s; SYNs "
@@ -482,6 +542,8 @@ tfo_port_setup(const struct tfo_cfg_port *cfg, uint16_t nb_rxq,
 	 * stays unknown (path-MTU errors go to every worker) */
 	if (rc == 0 && !cfg->isolate)
 		tfo_port_rss_known(cfg, info, nb_rxq);
+	if (rc == 0)
+		tfo_port_log_rss_key(cfg, info);
 	return rc;
 }
 

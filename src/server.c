@@ -27,6 +27,7 @@
 #include "tfo/server.h"
 #include "tfo/service.h"
 #include "tfo/service_reload.h"
+#include "tfo/start_plan.h"
 #include "tfo/xdp.h"
 
 struct tfo_server {
@@ -149,42 +150,21 @@ srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats 
 	   struct tfo_tx *tx, bool control, char *err, size_t errlen)
 {
 	const struct tfo_config *c = &s->cfg;
-	struct tfo_engine_params p = {
-		.name = name,
-		.socket_id = socket,
-		.max_conns = c->max_conns,
-		.max_request = c->max_request,
-		.mss = srv_mss(s),
-		.wscale = c->wscale,
-		.rcv_wnd = c->rcv_wnd,
-		.rto_init_ms = c->rto_init_ms,
-		.rto_min_ms = c->rto_min_ms,
-		.rto_max_ms = c->rto_max_ms,
-		.max_retries = (uint8_t)c->retries,
-		.synack_retries = (uint8_t)c->synack_retries,
-		.idle_timeout_ms = c->idle_timeout_ms,
-		.request_timeout_ms = c->request_timeout_ms,
-		.time_wait_ms = c->time_wait_ms,
-		/* the slow path's rate is far lower: as many as its entries */
-		.time_wait_max = control ? RTE_MIN(c->time_wait_max, c->max_conns) :
-			c->time_wait_max,
-		.tfo_pending_limit = control ? 0 : c->pending_limit,
-		.tfo_pending_hold_ms = c->pending_hold_ms,
-		.tfo_pending_per_source = c->pending_per_source,
-		/* the slow path's table is the one a single address can hold:
-		 * a worker's entries are TFO opens, capped per source already */
-		.conn_per_source = control ? c->max_conns_per_source : 0,
-		.evict = control,
-		.syncookies = control && c->syncookies,
-		.pool = s->pools[socket],	/* what it sends: from its own socket */
-		.ports = s->ports,
-		.nb_ports = (uint16_t)s->nb_ports,
-		.services = s->services,
-		.nb_services = s->nb_services,
-		.stats = stats,
-		.tx = tx,
-	};
+	struct tfo_engine_params p;
 	struct tfo_engine *e;
+
+	/* the sizes as --print-config's memory plan counts them */
+	tfo_engine_params_from_config(c, control, &p);
+	p.name = name;
+	p.socket_id = socket;
+	p.mss = srv_mss(s);
+	p.pool = s->pools[socket];	/* what it sends: from its own socket */
+	p.ports = s->ports;
+	p.nb_ports = (uint16_t)s->nb_ports;
+	p.services = s->services;
+	p.nb_services = s->nb_services;
+	p.stats = stats;
+	p.tx = tx;
 
 	if (s->p.engine_tune != NULL)
 		s->p.engine_tune(&p, control, s->p.arg);
@@ -269,33 +249,21 @@ srv_ring(struct tfo_server *s, const char *kind, unsigned int i, uint32_t size,
 	return r;
 }
 
-/* Slots of the inbox of a control lcore > 0: path-MTU errors only. */
-#define SRV_CTL_INBOX 256u
-
-/* A worker's inbox: the SYNs of hardware steering need the ring size;
- * without, it carries only path-MTU errors. */
 static unsigned int
 srv_inbox_size(const struct tfo_server *s)
 {
-	for (unsigned int i = 0; i < s->cfg.nb_ports; i++)
-		if (s->cfg.ports[i].syn_steering)
-			return s->cfg.ring_size;
-	return RTE_MIN(s->cfg.ring_size, 256u);
+	return tfo_pool_plan_inbox_size(&s->cfg);
 }
 
 /* Room for the largest frame of any port. */
 static uint16_t
 srv_data_room(const struct tfo_server *s)
 {
-	uint16_t data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+	uint16_t mtu = 0;
 
-	for (unsigned int i = 0; i < s->nb_ports; i++) {
-		uint16_t mtu = s->devices ? s->cfg.ports[i].mtu : s->p.ports[i].mtu;
-
-		data_room = (uint16_t)RTE_MAX(data_room, mtu + RTE_ETHER_HDR_LEN + 4 +
-					      RTE_PKTMBUF_HEADROOM);
-	}
-	return data_room;
+	for (unsigned int i = 0; i < s->nb_ports; i++)
+		mtu = RTE_MAX(mtu, s->devices ? s->cfg.ports[i].mtu : s->p.ports[i].mtu);
+	return tfo_pool_plan_data_room(mtu);
 }
 
 /* Port @p i's socket for the pool plan; -1 (control 0's) when unknown,
@@ -322,7 +290,7 @@ srv_plan_in(const struct tfo_server *s, const int *port_socket)
 		.control_socket = s->ctl_socket,
 		.port_socket = port_socket,
 		.inbox_size = srv_inbox_size(s),
-		.ctl_inbox_size = SRV_CTL_INBOX,
+		.ctl_inbox_size = TFO_POOL_PLAN_CTL_INBOX,
 		.mbufs = s->p.nb_mbufs ? s->p.nb_mbufs : s->cfg.mbufs,
 		.exact = s->p.nb_mbufs != 0,
 	};
@@ -522,6 +490,10 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 	wp.cookies = srv_cookie_ctx(s, wsock, err, errlen);
 	if (s->keys != NULL && wp.cookies == NULL)
 		return -ENOMEM;
+	/* what the run-time dispatch picked on this CPU (a portable build
+	 * runs the widest units the CPU has) */
+	if (wi == 0 && wp.cookies != NULL && s->devices)
+		TFO_LOG(INFO, "cookie batches: %s", tfo_cookie_ctx_engine(wp.cookies));
 	w = rte_zmalloc_socket("tfo_worker", sizeof(*w), RTE_CACHE_LINE_SIZE, wsock);
 	if (w == NULL) {
 		tfo_cookie_ctx_free(wp.cookies);
@@ -614,7 +586,7 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 		cp.cookies = s->ctl_cookies[k];
 	}
 	if (k > 0) {
-		s->ctl_inbox[k] = srv_ring(s, "cin", k, SRV_CTL_INBOX, socket, RING_F_EXACT_SZ,
+		s->ctl_inbox[k] = srv_ring(s, "cin", k, TFO_POOL_PLAN_CTL_INBOX, socket, RING_F_EXACT_SZ,
 					   err, errlen);
 		if (s->ctl_inbox[k] == NULL)
 			goto fail;

@@ -132,5 +132,11 @@ tfo_timer_count(const struct tfo_timer_wheel *w)
 size_t
 tfo_timer_wheel_memory(const struct tfo_timer_wheel *w)
 {
-	return sizeof(*w) + (w->mask + 2) * sizeof(uint32_t);
+	return tfo_timer_wheel_plan(w->mask + 1);
+}
+
+size_t
+tfo_timer_wheel_plan(uint32_t nb_slots)
+{
+	return sizeof(struct tfo_timer_wheel) + ((size_t)nb_slots + 1) * sizeof(uint32_t);
 }

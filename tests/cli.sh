@@ -63,6 +63,27 @@ check "pool too small: exit 1, names mbufs and the need" \
 run -l 0 --no-huge -m 256 --no-shconf --no-pci --file-prefix tfocli$$ -- --config "$cfg" --set server.mbufs=0
 check "one lcore: exit 1, says a worker is needed" \
 	bash -c '[ '"$rc"' = 1 ] && grep -q "need at least 2 lcores" <<<"$0"' "$err"
+# The EAL's log lines reach stderr once, not syslog too (under systemd both
+# are the journal: every line twice); --syslog still adds syslog. Seen as
+# the process's use of /dev/log (a connect per line when no daemon
+# listens, a send per line when one does; openlog's one connect aside).
+if command -v strace >/dev/null; then
+	syslog_uses() {
+		local t
+		t=$(mktemp)
+		strace -f -qq -e trace=connect,sendto,sendmsg -o "$t" timeout 60 "$SERVER" "$@" \
+			>/dev/null 2>&1
+		grep -c 'connect(.*/dev/log\|sendto(.*"<[0-9]*>' "$t"
+		rm -f "$t"
+	}
+	eal=(-l 0 --no-huge -m 256 --no-shconf --no-pci --file-prefix "tfocli$$")
+	n=$(syslog_uses "${eal[@]}" -- --config "$cfg" --set server.mbufs=0)
+	check "EAL log lines not copied to syslog ($n uses of /dev/log)" [ "$n" -le 1 ]
+	n=$(syslog_uses "${eal[@]}" --syslog daemon -- --config "$cfg" --set server.mbufs=0)
+	check "--syslog: the EAL's lines go to syslog too ($n uses of /dev/log)" [ "$n" -ge 2 ]
+else
+	echo "note: strace not installed: the one-copy log check is not run"
+fi
 printf '[port net_null7]\nipv4 = 198.18.0.2/24\n' >"$cfg"
 run -l 0-1 --no-huge -m 256 --no-shconf --no-pci --file-prefix tfocli$$ -- --config "$cfg"
 check "missing device: exit 1, names the port" \
@@ -92,6 +113,31 @@ check "--idle-sleep-us 50 is idle_policy sleep, 50 us" \
 run -- --idle-policy spin --print-config
 check "--idle-policy spin: exit 1, the values named" \
 	bash -c '[ '"$rc"' = 1 ] && grep -q "idle_policy = \"spin\": expected adaptive, busy or sleep" <<<"$0"' "$err"
+# The lcores a start needs, from the EAL arguments (no EAL): refused with
+# both numbers; the memory per socket and the hugepages it makes.
+run -- --set server.control_lcores=16 --print-config
+check "--print-config refuses control_lcores = 16 with -l 0-1, naming 17 and 2" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "control_lcores = 16 needs at least 17 lcores.*-l 0-1 gives 2" <<<"$0"' "$err"
+check "the lcore refusal: one line" one_line
+check "the lcore refusal: before the EAL" no_eal
+run -l 0-2 -- --set server.control_lcores=2 --print-config
+check "command-line EAL lcores count: control_lcores = 2 with -l 0-2 passes" [ "$rc" = 0 ]
+run -- --print-config
+check "--print-config prints the memory per socket" \
+	grep -q "^;   socket 0: [0-9]* MiB = mbuf pool [0-9]* ([0-9]* mbufs) + connection tables" <<<"$out"
+check "--print-config: --no-huge names the -m it needs" grep -q "^; --no-huge: -m [0-9]* at least" <<<"$out"
+mem=$(sed -n 's/^; tfo-plan: hugepages-2M total=\([0-9]*\) node0=[0-9]* mib=\([0-9]*\)$/\1 \2/p' <<<"$out")
+check "--print-config: the tfo-plan line, pages = MiB / 2 rounded up ($mem)" \
+	bash -c 'set -- $0; [ -n "$1" ] && [ "$1" = $((($2 + 1) / 2)) ]' "$mem"
+run -- --set tcp.max_conns=262144 --print-config
+mem2=$(sed -n 's/^; tfo-plan: hugepages-2M total=\([0-9]*\) .*/\1/p' <<<"$out")
+check "--print-config: more connections, more hugepages ($mem2 > ${mem%% *})" \
+	[ "${mem2:-0}" -gt "${mem%% *}" ]
+run -- --set tcp.max_conns=1048576 --print-config
+check "--print-config: -m 512 below the need is said on stderr, still exit 0" \
+	[ "$rc" = 0 ]
+check "--print-config: -m 512 below the need is said on stderr" \
+	grep -q "warning: -m 512 is below the [0-9]* MiB" <<<"$err"
 run -- --set "service http.root=/nonexistent" --print-config
 check "--print-config refuses a missing http root" \
 	bash -c '[ '"$rc"' = 1 ] && grep -q "\[service http\] root = /nonexistent: No such file" <<<"$0"' "$err"

@@ -11,7 +11,8 @@
 - every configuration key the runbook's key table names exists
   (--help-config);
 - config/tfo-server-nic.ini (the example the runbook points to) is a valid
-  configuration (--print-config);
+  configuration (--print-config), and the hugepages it needs are the figure
+  the runbook and the example carry (--update rewrites them);
 - config/tfo-server.service passes systemd-analyze verify (but for the
   binaries, which are not installed here), restarts on failure and maps
   reload to SIGHUP;
@@ -40,6 +41,54 @@ T = Checks()
 check = T.check
 
 
+def nic_plan(server):
+    """--print-config of config/tfo-server-nic.ini: it reads the key file and
+    the document root as a start would, so stand-ins for the fleet's
+    /etc/tfo-server/tfo.key and /srv/www."""
+    with tempfile.TemporaryDirectory() as tmp:
+        key = os.path.join(tmp, 'tfo.key')
+        with open(key, 'w') as f:
+            f.write('00000001-00000002-00000003-00000004\n')
+        os.chmod(key, 0o600)
+        return subprocess.run([server, '--', '--config', os.path.join(ROOT, 'config',
+                                                                       'tfo-server-nic.ini'),
+                               '--key-file', key, '--www', tmp, '--print-config'],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def update_plan(out):
+    """The runbook's printed plan (the six lines after `--print-config |
+    tail -6`) and every figure of it in the runbook and the NIC example: from
+    the old tfo-plan line's total and MiB to the new ones."""
+    new = [l for l in out.splitlines() if l.startswith(';')][-6:]
+    want = re.search(r'total=(\d+) .*mib=(\d+)$', new[-1])
+    with open(RUNBOOK) as f:
+        doc = f.read()
+    have = re.search(r'^  ; tfo-plan: hugepages-2M total=(\d+) .*mib=(\d+)$', doc, re.M)
+    if not want or not have:
+        print('no plan to update (%s / %s)' % (bool(want), bool(have)))
+        return
+    lines = doc.split('\n')
+    at = next(i for i, l in enumerate(lines) if '--print-config | tail -6' in l) + 1
+    lines[at:at + 6] = ['  ' + l for l in new]
+    doc = '\n'.join(lines)
+    nic_path = os.path.join(ROOT, 'config', 'tfo-server-nic.ini')
+    with open(nic_path) as f:
+        nic = f.read()
+    # section 1 only: a number of another section is not the plan's
+    sec1, mark, rest = doc.partition('\n## 2. ')
+    for old, cur in zip(have.groups(), want.groups()):
+        sec1 = re.sub(r'\b%s\b' % old, cur, sec1)
+        nic = re.sub(r'\b%s\b' % old, cur, nic)
+    doc = sec1 + mark + rest
+    with open(RUNBOOK, 'w') as f:
+        f.write(doc)
+    with open(nic_path, 'w') as f:
+        f.write(nic)
+    print('plan figures: total %s -> %s pages, %s -> %s MiB' % (
+        have.group(1), want.group(1), have.group(2), want.group(2)))
+
+
 def main():
     server = os.path.abspath(sys.argv[1])
     table = subprocess.run([server, '--', '--help-counters'], stdout=subprocess.PIPE,
@@ -52,6 +101,7 @@ def main():
         with open(RUNBOOK, 'w') as f:
             f.write(head + BEGIN + '\n' + table + END + tail)
         print('runbook counter table rewritten')
+        update_plan(nic_plan(server).stdout)
         return 0
     inside = doc.partition(BEGIN)[2].partition(END)[0].strip('\n')
     check('runbook counter table = tfo-server --help-counters', inside == table.strip('\n'),
@@ -77,22 +127,24 @@ def main():
     missing = [k for t in table_keys for k in t.split('/') if k not in cfg_keys]
     check('every configuration key in the runbook\'s table exists (%d keys)' % len(table_keys),
           table_keys and not missing, missing)
-    # --print-config reads the key file and the document root as a start
-    # would: stand-ins for the fleet's /etc/tfo-server/tfo.key and /srv/www
-    with tempfile.TemporaryDirectory() as tmp:
-        key = os.path.join(tmp, 'tfo.key')
-        with open(key, 'w') as f:
-            f.write('00000001-00000002-00000003-00000004\n')
-        os.chmod(key, 0o600)
-        r = subprocess.run([server, '--', '--config', os.path.join(ROOT, 'config',
-                                                                    'tfo-server-nic.ini'),
-                            '--key-file', key, '--www', tmp, '--print-config'],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    r = nic_plan(server)
     check('config/tfo-server-nic.ini is a valid configuration',
           r.returncode == 0 and 'syn_steering = off' in r.stdout, r.stdout[-300:])
     unit = os.path.join(ROOT, 'config', 'tfo-server.service')
     with open(unit) as f:
         u = f.read()
+    # one sizing rule: the NIC example, the runbook and the unit all say
+    # what --print-config computes (a one-node layout; -l 1-5 is node 0)
+    total = re.findall(r'^; tfo-plan: hugepages-2M total=(\d+) ', r.stdout, re.M)
+    with open(os.path.join(ROOT, 'config', 'tfo-server-nic.ini')) as f:
+        nic = f.read()
+    check('the NIC example and the runbook carry --print-config\'s hugepages (%s)' % total,
+          total and '%s x 2 MiB' % total[0] in nic and
+          'hugepages-2M total=%s ' % total[0] in doc and '--socket-mem 4096' not in nic,
+          'run: tests/docs_test.py BUILD/apps/tfo-server --update (%s)' % total)
+    check('the unit reserves what the configuration needs (setup-host.sh --config)',
+          'setup-host.sh --config /etc/tfo-server/tfo-server.ini' in u and '--pages' not in
+          u.partition('ExecStartPre=')[2].partition('\n')[0])
     check('the unit restarts on failure, reloads with SIGHUP, stops with SIGTERM',
           'Restart=on-failure' in u and 'ExecReload=/bin/kill -HUP $MAINPID' in u
           and 'KillSignal=SIGTERM' in u and '--config /etc/tfo-server/tfo-server.ini' in u)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """scripts/usertools/setup-host.sh in dry-run mode, against a fake /sys and /proc.
 
-    setup_host_test.py PATH/TO/setup-host.sh
+    setup_host_test.py PATH/TO/setup-host.sh [PATH/TO/tfo-server]
 
 Each case builds a small sysfs/procfs tree (hugepage counts, NUMA nodes,
 IOMMU groups, PCI devices with their driver and kernel interface, mounts), runs the
@@ -20,6 +20,8 @@ from tfotap import Checks  # noqa: E402
 
 SCRIPT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(
     os.path.dirname(__file__), '..', 'scripts', 'usertools', 'setup-host.sh')
+SERVER = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
+CONFIG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'config')
 T = Checks()
 check = T.check
 
@@ -50,11 +52,12 @@ def tree(iommu=True, mounted=False, pages=64, nodes=()):
     os.makedirs(os.path.join(sysfs, 'module/vfio/parameters'))
     with open(os.path.join(sysfs, 'module/vfio/parameters/enable_unsafe_noiommu_mode'), 'w') as f:
         f.write('N\n')
-    for drv in ('ixgbe', 'vfio-pci', 'virtio-pci'):
+    for drv in ('ixgbe', 'vfio-pci', 'virtio-pci', 'mlx5_core'):
         os.makedirs(os.path.join(sysfs, 'bus/pci/drivers', drv))
     for addr, drv, ifc, state in (('0000:01:00.0', 'ixgbe', 'enp1s0f0', 'down'),
                                   ('0000:02:00.0', 'virtio-pci', 'eth0', 'up'),
-                                  ('0000:03:00.0', 'vfio-pci', None, None)):
+                                  ('0000:03:00.0', 'vfio-pci', None, None),
+                                  ('0000:04:00.0', 'mlx5_core', 'enp4s0f0np0', 'up')):
         d = os.path.join(sysfs, 'bus/pci/devices', addr)
         os.makedirs(d)
         os.symlink(os.path.join('..', '..', 'drivers', drv), os.path.join(d, 'driver'))
@@ -70,9 +73,9 @@ def tree(iommu=True, mounted=False, pages=64, nodes=()):
     return root, sysfs, proc
 
 
-def run(args, **kw):
+def run(args, env_extra=None, **kw):
     root, sysfs, proc = tree(**kw)
-    env = dict(os.environ, TFO_SYSFS=sysfs, TFO_PROC=proc)
+    env = dict(os.environ, TFO_SYSFS=sysfs, TFO_PROC=proc, **(env_extra or {}))
     before = snapshot(root)
     r = subprocess.run(['bash', SCRIPT] + args, env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, timeout=30)
@@ -156,6 +159,8 @@ def main():
     check('--help: exit 0, describes --dry-run', rc == 0 and '--dry-run prints' in out, out[:300])
     check('--help: the header only', 'set -uo' not in out and 'SYSFS=' not in out, out[-300:])
     numa()
+    bifurcated()
+    config_plan()
     return T.done()
 
 
@@ -201,6 +206,76 @@ def numa():
     check('--page-size 1G on 2 nodes: 2 each, the boot hint per node',
           rc == 0 and '+ echo 2 > ' + NODE % (1, 1048576) in out.splitlines()
           and 'hugepages=0:2,1:2' in out, out)
+
+
+def bifurcated():
+    """mlx5 stays on its kernel driver; rdma-core is what it needs."""
+    libs = tempfile.mkdtemp(prefix='tfo-libs.')
+    try:
+        rc, out, same = run(['--dry-run', '--bind', '0000:04:00.0'],
+                            env_extra={'TFO_LIBDIRS': libs})
+        check('mlx5 without rdma-core: exit 1, says what to install',
+              rc == 1 and same and 'libibverbs1 ibverbs-providers' in out, (rc, out))
+        open(os.path.join(libs, 'libibverbs.so.1'), 'w').close()
+        rc, out, same = run(['--dry-run', '--bind', '0000:04:00.0'],
+                            env_extra={'TFO_LIBDIRS': libs})
+        check('mlx5 with libibverbs but no provider: exit 1, names libmlx5.so.1',
+              rc == 1 and same and 'no libmlx5.so.1' in out, (rc, out))
+        open(os.path.join(libs, 'libmlx5.so.1'), 'w').close()
+        rc, out, same = run(['--dry-run', '--bind', '0000:04:00.0', '--bind', '0000:01:00.0'],
+                            env_extra={'TFO_LIBDIRS': libs})
+        check('mlx5 (its interface up): not bound, no refusal; the ixgbe one is',
+              rc == 0 and same and '0000:04:00.0: on mlx5_core, a bifurcated driver: not bound' in out
+              and '+ dpdk-devbind.py -b vfio-pci 0000:01:00.0' in out
+              and '-b vfio-pci 0000:04:00.0' not in out, (rc, out))
+        rc, out, _ = run(['--dry-run', '--bind', '0000:04:00.0'], iommu=False,
+                         env_extra={'TFO_LIBDIRS': libs})
+        check('mlx5 alone: no vfio-pci, no IOMMU needed',
+              rc == 0 and 'modprobe' not in out and 'IOMMU' not in out, (rc, out))
+    finally:
+        shutil.rmtree(libs)
+
+
+def config_plan():
+    """--config: the pages tfo-server --print-config says, per node."""
+    d = tempfile.mkdtemp(prefix='tfo-plan.')
+    try:
+        fake = os.path.join(d, 'tfo-server')
+        with open(fake, 'w') as f:
+            f.write('#!/bin/sh\necho "[server]"\n'
+                    'echo "; tfo-plan: hugepages-2M total=930 node0=600 node1=330 mib=1860"\n')
+        os.chmod(fake, 0o755)
+        rc, out, same = run(['--dry-run', '--config', 'x.ini', '--server', fake], nodes=TWO)
+        check('--config: each node gets what the plan says',
+              rc == 0 and same and '+ echo 600 > ' + NODE % (0, 2048) in out.splitlines()
+              and '+ echo 330 > ' + NODE % (1, 2048) in out.splitlines(), out)
+        rc, out, _ = run(['--dry-run', '--config', 'x.ini', '--server', fake, '--page-size', '1G'],
+                         nodes=TWO)
+        check('--config, 1G pages: whole gigabytes per node (2 and 1)',
+              rc == 0 and '+ echo 2 > ' + NODE % (0, 1048576) in out.splitlines()
+              and '+ echo 1 > ' + NODE % (1, 1048576) in out.splitlines(), out)
+        with open(fake, 'w') as f:
+            f.write('#!/bin/sh\necho "tfo-server: config: [server] control_lcores = 16 needs '
+                    'at least 17 lcores" >&2\nexit 1\n')
+        rc, out, same = run(['--dry-run', '--config', 'x.ini', '--server', fake])
+        check('--config refused by tfo-server: exit 1 with its reason',
+              rc == 1 and same and 'control_lcores = 16' in out, (rc, out))
+        rc, out, same = run(['--dry-run', '--config', 'x.ini', '--nodes', '1', '--server', fake])
+        check('--config with --nodes: usage error', rc == 2 and same, (rc, out))
+        if SERVER is None:
+            return
+        # the real binary on the shipped default configuration, no NUMA tree
+        rc, out, _ = run(['--dry-run', '--config', os.path.join(CONFIG_DIR, 'tfo-server.ini'),
+                          '--server', SERVER])
+        plan = subprocess.run([SERVER, '--', '--config',
+                               os.path.join(CONFIG_DIR, 'tfo-server.ini'), '--print-config'],
+                              stdout=subprocess.PIPE, text=True, timeout=30).stdout
+        total = [w for w in plan.split() if w.startswith('total=')]
+        check('--config with tfo-server: the global count is its plan (%s)' % total,
+              rc == 0 and total and '+ echo %s > %s' % (total[0][6:], GLOBAL) in out.splitlines(),
+              (rc, out))
+    finally:
+        shutil.rmtree(d)
 
 
 if __name__ == '__main__':

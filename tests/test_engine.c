@@ -10,6 +10,7 @@
 #include "tfo/neigh.h"
 #include "tfo/tx.h"
 #include "engine_harness.h"
+#include "tfo/start_plan.h"
 #include "test.h"
 
 #define SEC 1000000ull
@@ -2298,6 +2299,47 @@ TFO_TEST(buffer_exhaustion_falls_back)
 	CHECK(h_finish(&h, 5) == 0);
 	cl_free(&a);
 	cl_free(&b);
+}
+
+/*
+ * --print-config's memory plan (start_plan.c) counts an engine with
+ * tfo_engine_plan_memory, before the EAL: it must be what the engine then
+ * allocates, part by part, for a worker's and a control lcore's engine
+ * with TIME-WAIT, per-source tables and without.
+ */
+TFO_TEST(engine_plan_memory_matches_create)
+{
+	struct tfo_config c;
+
+	tfo_config_defaults(&c);
+	c.max_conns = 1000;
+	c.time_wait_max = 5000;
+	for (unsigned int v = 0; v < 4; v++) {
+		bool control = v & 1;
+		struct tfo_engine_params ep;
+		struct harness h;
+		size_t pt, pb, po, t, b, o;
+
+		c.time_wait_ms = v & 2 ? 0 : 1000;
+		c.pending_per_source = v & 2 ? 0 : 512;
+		h_init(&h, 16);
+		tfo_engine_params_from_config(&c, control, &ep);
+		h.prm.max_conns = ep.max_conns;
+		h.prm.max_request = ep.max_request;
+		h.prm.time_wait_ms = ep.time_wait_ms;
+		h.prm.time_wait_max = ep.time_wait_max;
+		h.prm.tfo_pending_limit = ep.tfo_pending_limit;
+		h.prm.tfo_pending_per_source = ep.tfo_pending_per_source;
+		h.prm.conn_per_source = ep.conn_per_source;
+		REQUIRE(tfo_engine_plan_memory(&h.prm, &pt, &pb, &po) == 0);
+		REQUIRE(h_start(&h) == 0);
+		tfo_engine_memory_detail(h.e, &t, &b, &o);
+		CHECK_EQ(pt, t);
+		CHECK_EQ(pb, b);
+		CHECK_EQ(po, o);
+		CHECK(t > (size_t)ep.max_conns * 128);	/* the entries at least */
+		CHECK(h_finish(&h, 1) == 0);
+	}
 }
 
 TFO_TEST_MAIN()

@@ -6,6 +6,7 @@
  * (Microsoft's "Verifying the RSS Hash Calculation", the key every NIC
  * ships as its default).
  */
+#include <errno.h>
 #include <string.h>
 #include <arpa/inet.h>
 
@@ -151,6 +152,65 @@ TFO_TEST(one_worker_or_nothing_to_hash)
 	CHECK_EQ(tfo_port_syn_worker(&info, &m, &p), 0);
 	port_with(&info, 4, RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP);
 	CHECK_EQ(tfo_port_syn_worker(&info, &m, NULL), 0);	/* unparsable: worker 0 drops it */
+}
+
+/*
+ * Redirection tables of every size a device reports, 2048 (ice) and more
+ * included: each entry to worker i % W, and the worker tfo_port_syn_worker
+ * picks for a NIC hash is the table's entry for that hash. Sizes the
+ * table cannot take are refused, not truncated.
+ */
+TFO_TEST(reta_any_size_the_device_reports)
+{
+	static struct rte_eth_rss_reta_entry64 reta[8192 / RTE_ETH_RETA_GROUP_SIZE];
+	static const uint16_t sizes[] = { 64, 128, 512, 1024, 2048, 4096, 8192 };
+	struct tfo_port_info info;
+	struct rte_mbuf m;
+
+	memset(&m, 0, sizeof(m));
+	m.ol_flags = RTE_MBUF_F_RX_RSS_HASH;
+	for (unsigned int k = 0; k < RTE_DIM(sizes); k++) {
+		uint16_t n = sizes[k], w = (uint16_t)(3 + k);
+		unsigned int wrong = 0, unmasked = 0, mismatch = 0;
+
+		CHECK_EQ(tfo_port_reta_fill(n, w, reta, RTE_DIM(reta)),
+			 n / RTE_ETH_RETA_GROUP_SIZE);
+		for (unsigned int e = 0; e < n; e++) {
+			wrong += reta[e / 64].reta[e % 64] != e % w;
+			unmasked += reta[e / 64].mask != UINT64_MAX;
+		}
+		CHECK_EQ(wrong, 0);
+		CHECK_EQ(unmasked, 0);
+		port_with(&info, w, RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP);
+		info.reta_size = n;
+		for (uint32_t h = 0; h < 20000; h++) {
+			uint32_t e;
+
+			m.hash.rss = h * 2654435761u;
+			e = m.hash.rss & (n - 1u);	/* the NIC: the hash's low bits */
+			mismatch += tfo_port_syn_worker(&info, &m, NULL) !=
+				    reta[e / 64].reta[e % 64];
+		}
+		CHECK_EQ(mismatch, 0);
+	}
+	/* no table, not whole groups, no worker, too small an array */
+	CHECK_EQ(tfo_port_reta_fill(0, 2, reta, RTE_DIM(reta)), -ENOTSUP);
+	CHECK_EQ(tfo_port_reta_fill(100, 2, reta, RTE_DIM(reta)), -ENOTSUP);
+	CHECK_EQ(tfo_port_reta_fill(512, 0, reta, RTE_DIM(reta)), -ENOTSUP);
+	CHECK_EQ(tfo_port_reta_fill(2048, 2, reta, 8), -ENOTSUP);
+}
+
+/* The refusal of a second worker without RSS blames the device; on
+ * net_ice the cause is the missing DDP package (safe mode): named. */
+TFO_TEST(no_rss_hint_names_the_ice_ddp_package)
+{
+	const char *ice = tfo_port_no_rss_hint("net_ice");
+	const char *other = tfo_port_no_rss_hint("net_virtio");
+
+	CHECK(strstr(ice, "DDP package") != NULL && strstr(ice, "safe mode") != NULL);
+	CHECK(strstr(ice, "/lib/firmware/intel/ice/ddp/") != NULL);
+	CHECK(strstr(other, "DDP") == NULL && strstr(other, "rss = peer") != NULL);
+	CHECK(strstr(tfo_port_no_rss_hint(NULL), "-l 0-1") != NULL);
 }
 
 TFO_TEST_MAIN()

@@ -19,6 +19,8 @@ int app_find_sep(int argc, char **argv);
 
 /** rte_eal_init(); on success app_die and app_eal_stop stop it, and the
  *  (empty) runtime directory of a primary process is removed at exit.
+ *  Log lines go to stderr only (one copy in the journal), unless the
+ *  arguments ask for --syslog (then stderr and syslog, as the EAL does).
  *  @return rte_eal_init's result. */
 int app_eal_init(int argc, char **argv);
 

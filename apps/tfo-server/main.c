@@ -28,6 +28,7 @@
 #include "tfo/log.h"
 #include "tfo/stats.h"
 #include "tfo/server.h"
+#include "tfo/start_plan.h"
 #include "tfo/xdp.h"
 
 #include "app.h"
@@ -72,7 +73,9 @@ usage(FILE *f, const char *prog)
 		"  --idle-sleep-us N     nap N us after every empty poll: idle_policy sleep\n"
 		"                        (N = 0: busy), as before idle_policy existed\n"
 		"  --www DIR             document root of the http service (service http.root)\n"
-		"  --print-config        print the effective configuration and exit\n"
+		"  --print-config        check the configuration as a start would (lcores from\n"
+		"                        the EAL arguments included), print it and the memory\n"
+		"                        (hugepages) it needs per socket, and exit\n"
 		"  --help-config         list every configuration key and exit\n"
 		"  --help-counters       list every counter and what it counts (a Markdown\n"
 		"                        table, as in docs/runbook.md) and exit\n"
@@ -305,9 +308,11 @@ eal_has_vdev(char **eal, int n, const char *device)
 	return false;
 }
 
-/* Build the EAL argv: the user's, or the configuration's, plus the vdevs. */
+/* Build the EAL argv: the user's, or the configuration's, plus the vdevs
+ * (not for --print-config, @p vdevs false: an AF_XDP port's program is
+ * prepared only for a start, on an interface that exists by then). */
 static int
-build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal)
+build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal, bool vdevs_too)
 {
 	static char words[2048];
 	static char vdevs[TFO_MAX_PORTS][TFO_CFG_STR + 64];
@@ -339,7 +344,7 @@ build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal)
 		     tok = strtok_r(NULL, " \t", &save))
 			eal[n++] = tok;
 	}
-	for (unsigned int i = 0; i < a->cfg.nb_ports; i++) {
+	for (unsigned int i = 0; i < a->cfg.nb_ports && vdevs_too; i++) {
 		const struct tfo_cfg_port *p = &a->cfg.ports[i];
 
 		if (p->vdev[0] == '\0' || eal_has_vdev(eal, n, p->device))
@@ -360,6 +365,50 @@ build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal)
 	}
 	eal[n] = NULL;
 	return n;
+}
+
+/*
+ * --print-config: the start's checks that need the lcores (from the EAL
+ * arguments, not the EAL), then the configuration and the memory it needs
+ * per socket (start_plan.h).
+ */
+static void
+print_config(struct app *a, int eal_argc, char **eal)
+{
+	struct tfo_eal_layout *l = calloc(1, sizeof(*l));
+	struct tfo_mem_plan plan;
+	char err[TFO_CFG_ERR], msg[256];
+
+	if (l == NULL)
+		app_die("out of memory");
+	if (tfo_eal_layout_parse(eal_argc, eal, l, err, sizeof(err)) < 0)
+		app_die("config: %s", err);
+	tfo_eal_layout_sockets(l, "/sys");
+	if (tfo_mem_plan(&a->cfg, l, &plan, err, sizeof(err)) < 0)
+		app_die("config: %s", err);
+	tfo_config_dump(stdout, &a->cfg);
+	tfo_mem_plan_print(stdout, l, &plan);
+	if (tfo_mem_plan_short(l, &plan, msg, sizeof(msg)))
+		fprintf(stderr, "tfo-server: warning: %s\n", msg);
+	free(l);
+}
+
+/* What --print-config would say about memory, for the lcores the EAL
+ * gave: in the journal beside a failure to allocate. */
+static void
+log_mem_plan(struct app *a)
+{
+	struct tfo_eal_layout *l = calloc(1, sizeof(*l));
+	struct tfo_mem_plan plan;
+	char err[TFO_CFG_ERR];
+
+	if (l == NULL)
+		return;
+	tfo_eal_layout_from_eal(l);
+	/* a refusal is the start's to report, in its own words */
+	if (tfo_mem_plan(&a->cfg, l, &plan, err, sizeof(err)) == 0)
+		tfo_mem_plan_log(l, &plan);
+	free(l);
 }
 
 static void
@@ -397,11 +446,12 @@ main(int argc, char **argv)
 		argv[sep] = (char *)(uintptr_t)"--";
 	}
 	if (app.print_config) {
-		tfo_config_dump(stdout, &app.cfg);
+		eal_argc = build_eal_args(&app, sep, argv, eal, false);
+		print_config(&app, eal_argc, eal);
 		return 0;
 	}
+	eal_argc = build_eal_args(&app, sep, argv, eal, true);
 
-	eal_argc = build_eal_args(&app, sep, argv, eal);
 	if (app_eal_init(eal_argc, eal) < 0)
 		app_die("EAL init failed: %s (EAL arguments:%s)", rte_strerror(rte_errno),
 		    sep > 1 ? " from the command line" : " from [eal] args");
@@ -410,6 +460,7 @@ main(int argc, char **argv)
 	signal(SIGHUP, signal_handler);
 
 	TFO_LOG(INFO, "tfo-server %s, configuration %s", TFO_VERSION, app.cfg.source);
+	log_mem_plan(&app);
 	s = tfo_server_create(&app.cfg, &params, err, sizeof(err));
 	if (s == NULL)
 		app_die("%s", err);

@@ -303,6 +303,10 @@ struct tfo_conn *tfo_conn_array(const struct tfo_conn_table *t);
  *  TIME-WAIT records). */
 size_t tfo_conn_table_memory(const struct tfo_conn_table *t);
 
+/** Bytes tfo_conn_table_create_tw(@p max_conns, @p max_tw) allocates
+ *  (what tfo_conn_table_memory then reports), without allocating. */
+size_t tfo_conn_table_plan(uint32_t max_conns, uint32_t max_tw);
+
 /** Call @p fn on every entry in use (teardown, tests). */
 void tfo_conn_foreach(struct tfo_conn_table *t,
 		      void (*fn)(struct tfo_conn *c, void *arg), void *arg);

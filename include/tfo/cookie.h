@@ -28,6 +28,10 @@ extern "C" {
 
 struct tfo_cookie_ctx;
 
+/** Bytes one checker (tfo_cookie_ctx_create) allocates: the checker and
+ *  its ipsec-mb manager. */
+size_t tfo_cookie_ctx_memory(void);
+
 /**
  * A checker for one lcore: its own ipsec-mb manager and expanded keys on
  * @p socket_id. Not thread-safe: one lcore uses it.

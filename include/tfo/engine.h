@@ -424,6 +424,16 @@ void tfo_engine_capacity(const struct tfo_engine *e, uint32_t rtt_us,
 /** Bytes of memory the engine allocated at create (table, wheel, buffers). */
 size_t tfo_engine_memory(const struct tfo_engine *e);
 
+/**
+ * Bytes tfo_engine_create(@p params) would allocate, in the three parts
+ * of tfo_engine_memory_detail, without creating it (nor needing the EAL):
+ * the sizing of --print-config. Only the sizing fields of @p params are
+ * read (max_conns, max_request, time_wait_*, tfo_pending_*,
+ * conn_per_source, nb_bufs, resp_buf_size). @return 0 or -ENOMEM.
+ */
+int tfo_engine_plan_memory(const struct tfo_engine_params *params, size_t *table,
+			   size_t *bufs, size_t *other);
+
 /** The same, split: connection entries + index + free list, the
  *  request/response buffers, and the rest (timer wheel, engine, hold). */
 void tfo_engine_memory_detail(const struct tfo_engine *e, size_t *table,

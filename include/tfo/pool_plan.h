@@ -32,6 +32,16 @@ extern "C" {
 /** Slots of each worker's neighbour ring (ARP and ND to control 0). */
 #define TFO_POOL_PLAN_NEIGH 256u
 
+/** Slots of the inbox of a control lcore > 0 (path-MTU errors only). */
+#define TFO_POOL_PLAN_CTL_INBOX 256u
+
+/** Slots of a worker's inbox: the SYNs of hardware steering need
+ *  [server] ring_size; without, it carries only path-MTU errors. */
+uint32_t tfo_pool_plan_inbox_size(const struct tfo_config *c);
+
+/** Data room of the mbufs for frames of @p max_mtu bytes at most. */
+uint16_t tfo_pool_plan_data_room(uint16_t max_mtu);
+
 /** Where a server's lcores and ports are, and what it asks for. */
 struct tfo_pool_plan_in {
 	/** rx_desc, tx_desc and syn_steering of cfg->nb_ports ports,

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include <rte_ethdev.h>
 #include <rte_mempool.h>
 
 #include "tfo/config.h"
@@ -92,6 +93,25 @@ void tfo_port_close(const struct tfo_port_info *info);
 
 /** One line describing the port's set-up (offloads, RSS, queues) for the log. */
 void tfo_port_describe(const struct tfo_port_info *info, char *buf, size_t len);
+
+/**
+ * What to do when a device cannot spread flows over several workers (no
+ * RSS): for net_ice, the DDP package (without it the E810 runs in safe
+ * mode); otherwise fewer lcores, or rss = peer. Ends the refusal line.
+ */
+const char *tfo_port_no_rss_hint(const char *driver_name);
+
+/**
+ * The redirection table tfo_port_setup writes: entry i to worker queue
+ * i % @p nb_workers, so that the SYN queue gets nothing by RSS and the
+ * worker of a hash is (hash % reta_size) % nb_workers. Any size the
+ * device reports that is a multiple of RTE_ETH_RETA_GROUP_SIZE (64..512
+ * on most NICs, 2048 on ice), into @p reta of @p nb_groups groups.
+ * @return the groups used, or -ENOTSUP (size 0 or not a multiple of 64,
+ *   no worker, or more groups than @p nb_groups).
+ */
+int tfo_port_reta_fill(uint16_t reta_size, uint16_t nb_workers,
+		       struct rte_eth_rss_reta_entry64 *reta, size_t nb_groups);
 
 #ifdef __cplusplus
 }

@@ -84,6 +84,9 @@ uint32_t tfo_timer_count(const struct tfo_timer_wheel *w);
 /** Bytes of memory of the wheel itself (slot heads). */
 size_t tfo_timer_wheel_memory(const struct tfo_timer_wheel *w);
 
+/** Bytes a wheel of @p nb_slots slots allocates, without allocating. */
+size_t tfo_timer_wheel_plan(uint32_t nb_slots);
+
 /* ---- internal: the wheel, for the inline arm and cancel ---------------- */
 
 #define TFO_TIMER_NIL UINT32_MAX

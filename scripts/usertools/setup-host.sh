@@ -2,26 +2,35 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Prepare a host to run tfo-server on a real NIC (docs/runbook.md, "Host").
 #
-#   scripts/usertools/setup-host.sh [--dry-run] [--pages N] [--page-size 2M|1G]
-#                         [--nodes N[,N...]] [--persist] [--bind PCI_ADDR]...
-#                         [--driver DRV] [--no-iommu] [--force]
+#   scripts/usertools/setup-host.sh [--dry-run] [--config FILE [--server PATH]]
+#                         [--pages N] [--page-size 2M|1G] [--nodes N[,N...]]
+#                         [--persist] [--bind PCI_ADDR]... [--driver DRV]
+#                         [--no-iommu] [--force]
 #
-# 1. Hugepages: at least N pages of the given size in all (default 1024 x
-#    2M; a count is raised, never lowered) and hugetlbfs mounted
-#    (/dev/hugepages, or /dev/hugepages1G for 1G pages). On a NUMA host
-#    (/sys/devices/system/node/nodeN) they are reserved per node: N split
-#    evenly over the nodes that have CPUs, or over the --nodes given (e.g.
-#    the NIC's node alone when every lcore is there); tfo-server has an mbuf
-#    pool on each socket with lcores. --persist also writes them down so
-#    that a reboot keeps them (2M: /etc/sysctl.d, or per node
-#    /etc/tmpfiles.d; 1G pages are reserved at boot: the kernel command line
-#    hint is printed).
+# 1. Hugepages: with --config, what `tfo-server -- --config FILE
+#    --print-config` says the configuration needs on each node (its lcores,
+#    tables, pools: the one sizing rule, docs/runbook.md "Hugepages";
+#    --server names the binary, default tfo-server on PATH or
+#    /usr/local/bin); else at least N pages of the given size in all
+#    (default 1024 x 2M). A count is raised, never lowered; hugetlbfs is
+#    mounted (/dev/hugepages, or /dev/hugepages1G for 1G pages). On a NUMA
+#    host (/sys/devices/system/node/nodeN) they are reserved per node:
+#    --config's per node, or N split evenly over the nodes that have CPUs
+#    or over the --nodes given (e.g. the NIC's node alone when every lcore
+#    is there). --persist also writes them down so that a reboot keeps
+#    them (2M: /etc/sysctl.d, or per node /etc/tmpfiles.d; 1G pages are
+#    reserved at boot: the kernel command line hint is printed).
 # 2. The vfio-pci module (with --no-iommu, vfio's unsafe no-IOMMU mode, for
 #    VMs without a virtual IOMMU; DMA is then not isolated).
 # 3. Each --bind PCI address is unbound from its kernel driver and bound to
 #    vfio-pci (--driver uio_pci_generic for old setups) with dpdk-devbind.py.
 #    A device whose kernel interface is up (routes, addresses: maybe the one
-#    you are logged in through) is refused unless --force.
+#    you are logged in through) is refused unless --force. A device on a
+#    bifurcated driver (mlx5_core, mlx4_core: Mellanox/NVIDIA ConnectX) is
+#    never bound: DPDK's mlx5 PMD drives it beside the kernel driver,
+#    through rdma-core (libibverbs1 and ibverbs-providers: libibverbs.so.1,
+#    libmlx5.so.1, checked; TFO_LIBDIRS lists where to look); so the
+#    same --bind line serves hosts with either kind of NIC.
 #
 # --dry-run prints what would be done (one "+ ..." line per action) and
 # changes nothing; it needs no root. Exit status: 0 done, 1 an action or a
@@ -40,9 +49,11 @@ DRIVER=vfio-pci
 NOIOMMU=0
 FORCE=0
 BIND=()
+CONFIG=
+SERVER=
 
 usage() {
-	sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'
+	awk 'NR < 3 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"
 	exit "${1:-2}"
 }
 
@@ -66,6 +77,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--dry-run) DRY=1 ;;
 	--pages) PAGES=${2:-}; shift ;;
+	--config) CONFIG=${2:-}; shift ;;
+	--server) SERVER=${2:-}; shift ;;
 	--page-size) PSIZE=${2:-}; shift ;;
 	--nodes) NODES=${2:-}; shift ;;
 	--persist) PERSIST=1 ;;
@@ -95,6 +108,36 @@ for a in "${BIND[@]}"; do
 	[[ $a =~ ^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$ ]] ||
 		{ echo "setup-host: --bind $a: expected a PCI address like 0000:01:00.0" >&2; exit 2; }
 done
+# --config: the pages each node needs, from tfo-server's own plan
+declare -A NODE_WANT=()
+if [ -n "$CONFIG" ]; then
+	[ -n "$NODES" ] && { echo "setup-host: --nodes and --config: the configuration's lcores say the nodes" >&2; exit 2; }
+	if [ -z "$SERVER" ]; then
+		SERVER=$(command -v tfo-server 2>/dev/null || echo /usr/local/bin/tfo-server)
+	fi
+	[ -x "$SERVER" ] || die "--config: no tfo-server at $SERVER (use --server PATH)"
+	plan=$("$SERVER" -- --config "$CONFIG" --print-config 2>&1 >/dev/null |
+		sed -n 's/^tfo-server: //p' | head -1)
+	line=$("$SERVER" -- --config "$CONFIG" --print-config 2>/dev/null |
+		grep '^; tfo-plan: hugepages-2M ')
+	[ -n "$line" ] || die "--config $CONFIG: tfo-server --print-config refused it: ${plan:-no plan printed}"
+	PAGES=0
+	for w in $line; do
+		case $w in
+		node[0-9]*=*)
+			n=${w#node}; n=${n%%=*}; c=${w#*=}
+			# 1G pages: the 2M count rounded up to whole gigabytes
+			[ "$PSIZE" = 1G ] && c=$(((c + 511) / 512))
+			NODE_WANT[$n]=$c
+			PAGES=$((PAGES + c))
+			NODES=${NODES:+$NODES,}$n
+			;;
+		esac
+	done
+	echo "hugepages: $CONFIG needs $PAGES x $PSIZE (${line#; tfo-plan: })"
+	# no node directories (no NUMA): the total, as without --config
+	[ -d "$SYSFS/devices/system/node/node0" ] || NODES=
+fi
 if [ "$DRY" = 0 ] && [ "$(id -u)" != 0 ]; then
 	die "run as root (or with --dry-run to see what it would do)"
 fi
@@ -151,6 +194,7 @@ if [ ${#nodes[@]} -gt 0 ]; then
 		[ -f "$f" ] || die "node $n: no $PSIZE hugepages ($f missing; see --nodes)"
 		want=$share
 		[ "$rest" -gt 0 ] && want=$((want + 1)) && rest=$((rest - 1))
+		[ -n "${NODE_WANT[$n]:-}" ] && want=${NODE_WANT[$n]}
 		reserve "$want" "$f" "node $n: "
 		boot+=("$n:$want")
 		tmpfiles+=("w $f - - - - $want")
@@ -187,7 +231,31 @@ else
 fi
 
 # ---- 2. the driver module ------------------------------------------------
-if [ ${#BIND[@]} -gt 0 ]; then
+# bifurcated NICs stay on their kernel driver: DPDK's PMD works beside it
+# through rdma-core's verbs, and binding them to vfio-pci breaks it
+LIBDIRS=${TFO_LIBDIRS:-/usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib /usr/local/lib}
+TOBIND=()
+for a in "${BIND[@]}"; do
+	dev=$SYSFS/bus/pci/devices/$a
+	cur=""
+	[ -L "$dev/driver" ] && cur=$(basename "$(readlink "$dev/driver")")
+	case $cur in
+	mlx5_core|mlx4_core)
+		echo "$a: on $cur, a bifurcated driver: not bound (DPDK's mlx5 PMD drives" \
+			"it beside the kernel; -a $a in [eal] args is all it needs)"
+		for lib in libibverbs.so.1 libmlx5.so.1; do
+			found=0
+			for d in $LIBDIRS; do
+				[ -e "$d/$lib" ] && found=1
+			done
+			[ "$found" = 1 ] || die "$a: the mlx5 PMD needs rdma-core: apt-get install" \
+				"libibverbs1 ibverbs-providers (no $lib in $LIBDIRS)"
+		done
+		;;
+	*) TOBIND+=("$a") ;;
+	esac
+done
+if [ ${#TOBIND[@]} -gt 0 ]; then
 	if [ "$DRIVER" = vfio-pci ]; then
 		groups=$(ls "$SYSFS/kernel/iommu_groups" 2>/dev/null | wc -l)
 		if [ "$groups" = 0 ] && [ "$NOIOMMU" = 0 ]; then
@@ -205,7 +273,7 @@ if [ ${#BIND[@]} -gt 0 ]; then
 fi
 
 # ---- 3. bind the NICs ----------------------------------------------------
-for a in "${BIND[@]}"; do
+for a in "${TOBIND[@]}"; do
 	dev=$SYSFS/bus/pci/devices/$a
 	[ -d "$dev" ] || die "$a: no such PCI device (see: dpdk-devbind.py --status-dev net)"
 	cur=""
@@ -229,5 +297,5 @@ done
 [ "$DRY" = 1 ] && { echo "setup-host: dry run done"; exit 0; }
 echo "setup-host: done; hugepages: $(cat "$HP/nr_hugepages") x $PSIZE," \
 	"$(cat "$HP/free_hugepages") free"
-[ ${#BIND[@]} -gt 0 ] && dpdk-devbind.py --status-dev net
+[ ${#TOBIND[@]} -gt 0 ] && dpdk-devbind.py --status-dev net
 exit 0
