@@ -107,6 +107,10 @@ static const struct tfo_key_desc tfo_keys[] = {
 	      "idle_policy sleep: the nap after an empty poll, 0 = spin"),
 	K_U32("server", "control_lcores", control_lcores, 1, TFO_MAX_CONTROLS, "1",
 	      "the first N lcores run the slow path (connections spread by 4-tuple); the rest are workers"),
+	K_U32("server", "drain_timeout", drain_timeout, 0, 86400, "30",
+	      "seconds a drain (SIGTERM, /tfo/drain) waits for the connections in flight "
+	      "before it cuts them and exits; 0 = no wait. New SYNs get a RST meanwhile "
+	      "(drain_syn_refused). Keep the unit's TimeoutStopSec above it"),
 
 	K_U32("tcp", "max_conns", max_conns, 1, 1u << 24, "16384",
 	      "connection table size per lcore"),

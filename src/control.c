@@ -84,6 +84,9 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	tfo_tbucket_init(&c->echo_tb, cfg->icmp_echo_per_s, TFO_ICMP_BURST, 0);
 	c->stats_period_s = p->idx == 0 ? cfg->stats_period : 0;
 	c->quit = p->quit;
+	c->drain = p->drain;
+	c->life.notify = p->idx == 0 ? p->notify : NULL;
+	c->life.drain_timeout_s = cfg->drain_timeout;
 	c->out = stdout;
 	c->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
 	c->tx.flush = tfo_control_tx_flush;
@@ -234,6 +237,12 @@ tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	}
 	if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN &&
 	    reason != TFO_CTRL_TCP_NO_SERVICE) {
+		if (unlikely(c->draining) && tfo_engine_serves(c->engine, p->dport)) {
+			/* draining: refused as by a closed listener (drain.h) */
+			c->stats.c[TFO_STAT_drain_syn_refused]++;
+			tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
+			return true;
+		}
 		return tfo_control_syn(c, m, p, port_idx, reason, now_us);
 	}
 	/* RST for what belongs to nothing (never for a RST), or a SYN-cookie ACK */
@@ -643,12 +652,18 @@ tfo_control_main(struct tfo_control *c)
 	c->last_stats_us = now_us;
 	snprintf(what, sizeof(what), "control %u", c->idx);
 	tfo_idle_enter(&c->idle, what);
+	c->polling = true;
 	while (!*c->quit) {
 		uint64_t t0 = rte_rdtsc();
 		unsigned int n;
 
 		now_us = t0 / c->tsc_per_us;
+		/* the drain flag shares the quit flag's cache line */
+		if (unlikely(c->drain != NULL && *c->drain))
+			c->draining = true;
 		n = tfo_control_poll(c, now_us);
+		if (c->idx == 0 && tfo_drain_tick(c, now_us))
+			break;
 		/* busy share, as the workers': sizes control_lcores */
 		if (n != 0) {
 			c->stats.c[TFO_STAT_busy_tsc] += rte_rdtsc() - t0;

@@ -20,10 +20,12 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
+#include "tfo/drain.h"
 #include "tfo/log.h"
 #include "tfo/pool_plan.h"
 #include "tfo/port.h"
 #include "tfo/port_flow.h"
+#include "tfo/sdnotify.h"
 #include "tfo/server.h"
 #include "tfo/service.h"
 #include "tfo/service_reload.h"
@@ -35,6 +37,8 @@ struct tfo_server {
 	struct tfo_server_params p;
 	char name[16];			/* prefix of pool and ring names */
 	volatile bool quit;
+	volatile bool drain;		/* next to quit: one line every lcore reads */
+	struct tfo_sdnotify notify;	/* the service manager's socket, or fd -1 */
 	bool devices;			/* ports are rte_eth devices we set up */
 	bool numa;			/* lcores on their own sockets (srv_lcores) */
 	unsigned int nb_controls;	/* control lcores: the first ones */
@@ -456,6 +460,7 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 		.burst = s->cfg.burst,
 		.idle = srv_idle_params(s, lcore),
 		.quit = &s->quit,
+		.drain = &s->drain,
 		.cookie_not_required = s->keys != NULL && s->cfg.cookie_not_required,
 		.syncookies = s->cfg.syncookies,
 	};
@@ -553,6 +558,8 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 		.workers = s->workers,
 		.nb_workers = s->nb_workers,
 		.quit = &s->quit,
+		.drain = &s->drain,
+		.notify = k == 0 ? &s->notify : NULL,
 		.idx = k,
 		.nb_controls = s->nb_controls,
 		.peers = s->controls,
@@ -779,6 +786,15 @@ srv_build(struct tfo_server *s, char *err, size_t errlen)
 
 	if (tfo_ctrl_reason_register() < 0)
 		return tfo_errmsg(err, errlen, "cannot register the mbuf dynamic field");
+	/* READY=1, STOPPING=1 and WATCHDOG=1 go there (drain.h) */
+	if (s->devices) {
+		rc = tfo_sdnotify_open_env(&s->notify);
+		if (rc < 0)
+			return tfo_errmsg(err, errlen, "NOTIFY_SOCKET: %s", strerror(-rc));
+		if (rc > 0)
+			TFO_LOG(INFO, "service manager: notify socket %s%s", getenv("NOTIFY_SOCKET"),
+				s->notify.watchdog_us != 0 ? ", watchdog on" : "");
+	}
 	srv_lcores(s);
 	socket = s->ctl_socket[0];
 	rc = srv_pools(s, err, errlen);
@@ -813,6 +829,7 @@ tfo_server_create(const struct tfo_config *cfg, const struct tfo_server_params *
 	}
 	s->cfg = *cfg;
 	s->p = *p;
+	s->notify.fd = -1;
 	snprintf(s->name, sizeof(s->name), "%s", p->name != NULL ? p->name : "tfo");
 	if (srv_check(s, p, err, errlen) < 0 || srv_build(s, err, errlen) < 0) {
 		s->p.telemetry = false;	/* nothing registered yet: free it all */
@@ -877,6 +894,7 @@ tfo_server_free(struct tfo_server *s)
 		tfo_port_close(&s->ports[i]);
 		tfo_xdp_detach(&s->xdp[i]);
 	}
+	tfo_sdnotify_close(&s->notify);
 	if (s->p.telemetry)
 		return;	/* the telemetry thread may still read it all (server.h) */
 	for (unsigned int k = 0; k < s->nb_controls; k++) {
@@ -933,8 +951,22 @@ tfo_server_launch(struct tfo_server *s)
 void
 tfo_server_run(struct tfo_server *s)
 {
+	/* returns at quit, or when control 0 ends a drain: stop the rest */
 	tfo_control_main(&s->control);
+	tfo_server_stop(s);
 	rte_eal_mp_wait_lcore();
+}
+
+void
+tfo_server_drain(struct tfo_server *s)
+{
+	tfo_drain_request(&s->control);
+}
+
+bool
+tfo_server_draining(const struct tfo_server *s)
+{
+	return s->drain;
 }
 
 void

@@ -287,6 +287,30 @@ tfo_tel_rotate(const char *cmd, const char *params, struct rte_tel_data *d)
 	return tfo_tel_keys(cmd, params, d);
 }
 
+/*
+ * Start a drain, as SIGTERM (drain.h): the answer is the state now; a
+ * second call changes nothing (stop at once with SIGINT). The tfo-drain
+ * script reads `in_flight` and `drain_syn_refused` to follow it.
+ */
+static int
+tfo_tel_drain(const char *cmd __rte_unused, const char *params __rte_unused,
+	      struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	uint64_t w, k;
+
+	if (c == NULL || c->drain == NULL)
+		return -ENODEV;
+	tfo_drain_request(c);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "draining", 1);
+	rte_tel_data_add_dict_u64(d, "drain_timeout", c->life.drain_timeout_s);
+	rte_tel_data_add_dict_u64(d, "in_flight", tfo_drain_in_flight(c, &w, &k));
+	rte_tel_data_add_dict_u64(d, "in_flight_workers", w);
+	rte_tel_data_add_dict_u64(d, "in_flight_controls", k);
+	return 0;
+}
+
 /* Key file reload, done by the control core; the answer says what happened. */
 static int
 tfo_tel_reload(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -424,6 +448,9 @@ tfo_control_telemetry_register(struct tfo_control *c)
 		{ "/tfo/reload", tfo_tel_reload,
 		  "re-read the TFO key file, as SIGHUP (a bad file changes nothing)" },
 		{ "/tfo/conns", tfo_tel_conns, "connections by state, per lcore" },
+		{ "/tfo/drain", tfo_tel_drain,
+		  "start a drain, as SIGTERM: new SYNs get a RST, the connections in flight "
+		  "are served, then exit (server.drain_timeout)" },
 		{ "/tfo/config", tfo_tel_config,
 		  "the effective configuration, as section.key = value lines" },
 	};

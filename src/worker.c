@@ -77,6 +77,7 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	w->to_neigh = p->to_neigh;
 	w->burst = p->burst;
 	w->quit = p->quit;
+	w->drain = p->drain;
 	w->cookies = p->cookies;
 	w->cookie_not_required = p->cookie_not_required;
 	tfo_syn_defence_init(&w->syn_def, p->syncookies, p->to_control);
@@ -389,6 +390,24 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 	}
 }
 
+/*
+ * Draining (drain.h): a new SYN to a served port is answered with a RST,
+ * as by a listener that closed: the client's connect() fails at once and
+ * it tries its next address. Other ports go on as usual (the exception
+ * path's SSH keeps working). @return true if @p m was consumed.
+ */
+static inline bool
+tfo_worker_drain_refuse(struct tfo_worker *w, struct rte_mbuf *m, const struct tfo_pkt *p,
+			uint8_t port_idx, uint64_t now_us)
+{
+	if (likely(!w->draining) || !tfo_engine_serves(w->engine, p->dport))
+		return false;
+	w->stats.c[TFO_STAT_drain_syn_refused]++;
+	w->stats.c[TFO_STAT_rx_delivered]++;
+	tfo_engine_input_nomatch(w->engine, m, p, port_idx, now_us);
+	return true;
+}
+
 /* The TCP segments of one burst from port @port_idx. */
 static void
 tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
@@ -407,13 +426,15 @@ tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
 			continue;
 		}
 		/* a miss, a TIME-WAIT entry a new SYN replaced, or a stale entry */
-		if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN)
-			tfo_worker_syn(w, b, j, m, port_idx, now_us);
-		else if (tfo_syn_defence_armed(&w->syn_def, now_us) &&
-			 tfo_syn_defence_ack(w, m, p, now_us))
+		if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN) {
+			if (!tfo_worker_drain_refuse(w, m, p, port_idx, now_us))
+				tfo_worker_syn(w, b, j, m, port_idx, now_us);
+		} else if (tfo_syn_defence_armed(&w->syn_def, now_us) &&
+			   tfo_syn_defence_ack(w, m, p, now_us)) {
 			tfo_to_ctrl(b, m, p, TFO_CTRL_TCP_SYNCOOKIE_ACK);
-		else
+		} else {
 			tfo_to_ctrl(b, m, p, TFO_CTRL_TCP_MISS);
+		}
 	}
 	if (b->ncook > 0)
 		tfo_worker_cookie_batch(w, b, port_idx, now_us);
@@ -636,8 +657,13 @@ tfo_worker_main(void *arg)
 		w->queue, w->nb_ports);
 	snprintf(what, sizeof(what), "worker %u", w->queue);
 	tfo_idle_enter(&w->idle, what);
+	w->polling = true;
 	while (!*w->quit) {
 		uint64_t t0 = rte_rdtsc();
+
+		/* the drain flag shares the quit flag's cache line */
+		if (unlikely(w->drain != NULL && *w->drain))
+			w->draining = true;
 
 		/* busy time, as testpmd's --record-core-cycles: what a core
 		 * can do is what it did over the share it was busy */

@@ -35,7 +35,8 @@
 
 #define TFO_MAX_EAL_ARGS 128
 
-/* SIGINT/SIGTERM stop it, SIGHUP re-reads its key file. */
+/* SIGTERM drains it (a second one stops it), SIGINT stops it at once,
+ * SIGHUP re-reads its key file. */
 static struct tfo_server *volatile server;
 static volatile sig_atomic_t stop_early;	/* one came before the server */
 
@@ -84,7 +85,12 @@ usage(FILE *f, const char *prog)
 		"\n"
 		"Counters: a stats line every --stats-period, a summary at exit, and the\n"
 		"telemetry command /tfo/stats (dpdk-telemetry.py -f PREFIX).\n"
-		"SIGINT/SIGTERM stop the server cleanly (exit code 0). SIGHUP (or\n"
+		"SIGTERM (or /tfo/drain) drains the server: new SYNs are refused with a\n"
+		"RST (clients try their next address), the connections in flight are\n"
+		"served to their end or until server.drain_timeout (30 s), then it\n"
+		"exits 0; a second SIGTERM, or SIGINT, stops it at once (exit code 0).\n"
+		"Under systemd (Type=notify) it sends READY=1 once every lcore polls,\n"
+		"STOPPING=1 when a drain starts, WATCHDOG=1 with WatchdogSec. SIGHUP (or\n"
 		"/tfo/reload) re-reads the key file: KEY promotes KEY to primary (the\n"
 		"old primary becomes the backup), PRIMARY,BACKUP installs both; a bad\n"
 		"file is refused and the running keys stay.\n",
@@ -416,7 +422,10 @@ signal_handler(int sig)
 {
 	struct tfo_server *s = server;
 
-	if (sig == SIGINT || sig == SIGTERM) {
+	if (sig == SIGTERM && s != NULL && !tfo_server_draining(s)) {
+		tfo_server_drain(s);	/* control 0 logs and ends it */
+	} else if (sig == SIGINT || sig == SIGTERM) {
+		/* Ctrl-C, a second SIGTERM, or one before the server exists */
 		stop_early = 1;
 		if (s != NULL)
 			tfo_server_stop(s);

@@ -126,6 +126,7 @@ struct tfo_config {
 	uint32_t idle_poll_us;		/**< adaptive: polling after the last work */
 	uint32_t idle_sleep_us;		/**< sleep: the nap after an empty poll */
 	uint32_t control_lcores;	/**< the first N lcores: control lcores */
+	uint32_t drain_timeout;		/**< seconds a drain waits, 0 = no wait */
 
 	/* [tcp] */
 	uint32_t max_conns;		/**< per worker, and for the control core */

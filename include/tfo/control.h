@@ -30,6 +30,7 @@
 
 #include "tfo/config.h"
 #include "tfo/cookie.h"
+#include "tfo/drain.h"
 #include "tfo/engine.h"
 #include "tfo/exception.h"
 #include "tfo/neigh.h"
@@ -72,6 +73,14 @@ struct tfo_control {
 	uint32_t stats_period_s;
 	uint64_t tsc_per_us;
 	const volatile bool *quit;
+	/** The server's drain flag (tfo/drain.h), read with quit; control 0
+	 *  sets it for /tfo/drain. NULL: no drain (stops at quit only). */
+	volatile bool *drain;
+	bool draining;			/**< this lcore's copy, refreshed per poll */
+	/** Set once its loop runs: control 0 sends READY=1 when all are. */
+	volatile bool polling;
+	/** Control 0: readiness, watchdog, the drain (tfo/drain.h). */
+	struct tfo_lifecycle life;
 	const struct tfo_config *cfg;
 	struct tfo_engine *engine;	/**< slow-path TCP; NULL: TCP dropped */
 	struct tfo_cookie_ctx *cookies;	/**< issues cookies; NULL: TFO off */
@@ -130,6 +139,10 @@ struct tfo_control_params {
 	struct tfo_worker **workers;
 	unsigned int nb_workers;
 	const volatile bool *quit;
+	volatile bool *drain;		/**< the server's drain flag; NULL: none */
+	/** Control 0: the service manager's socket (tfo/sdnotify.h); NULL:
+	 *  none. */
+	struct tfo_sdnotify *notify;
 	/** Slow-path TCP, NULL: TCP dropped. Created before tfo_control_init
 	 *  on c->stats and c->tx: init zeroes them in place, so the engine's
 	 *  pointers stay good. */
@@ -206,7 +219,9 @@ void tfo_control_burst(struct tfo_control *c, struct rte_mbuf **pkts,
  */
 unsigned int tfo_control_inbox(struct tfo_control *c, uint64_t now_us);
 
-/** Poll until *quit; prints the stats line every stats_period_s (control 0). */
+/** Poll until *quit; prints the stats line every stats_period_s (control 0),
+ *  and (control 0) returns when a drain is over (tfo_drain_tick): the
+ *  caller then stops the other lcores. */
 int tfo_control_main(struct tfo_control *c);
 
 /** lcore entry point of controls 1..N-1 (rte_eal_remote_launch): @p arg

@@ -88,9 +88,20 @@ void tfo_server_free(struct tfo_server *s);
  *  @return 0 or a negative errno. */
 int tfo_server_launch(struct tfo_server *s);
 
-/** Run control 0 on the calling lcore until tfo_server_stop(), then wait
- *  for the other lcores. */
+/** Run control 0 on the calling lcore until tfo_server_stop() or the end
+ *  of a drain (tfo_server_drain), then stop and wait for the other lcores. */
 void tfo_server_run(struct tfo_server *s);
+
+/**
+ * Start a drain (async-signal-safe: one store and a doorbell): new SYNs
+ * are refused with a RST, the connections in flight are served, and
+ * tfo_server_run returns once none is left or [server] drain_timeout is
+ * over (tfo/drain.h). tfo_server_stop still stops at once.
+ */
+void tfo_server_drain(struct tfo_server *s);
+
+/** A drain was asked for (async-signal-safe: one load). */
+bool tfo_server_draining(const struct tfo_server *s);
 
 /** Ask every lcore to stop (async-signal-safe: one store). */
 void tfo_server_stop(struct tfo_server *s);

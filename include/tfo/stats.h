@@ -150,6 +150,7 @@ extern "C" {
 	X(challenge_acks_limited, C, "challenge ACKs suppressed by the rate limit (1000/s)") \
 	X(rst_tx,		C, "RSTs sent (connections and unknown segments)") \
 	X(rst_tx_nomatch,	C, "RSTs sent to segments of unknown connections") \
+	X(drain_syn_refused,	C, "new SYNs answered with a RST during a drain (the client gets ECONNREFUSED at once and tries its next address; also in rst_tx_nomatch)") \
 	X(syncookies_sent,	C, "SYN-ACKs with a SYN cookie sent") \
 	X(syncookies_ok,	C, "ACKs with a valid SYN cookie") \
 	X(syncookies_bad,	C, "ACKs for unknown connections whose SYN cookie failed (RST)") \

@@ -115,6 +115,13 @@ struct tfo_worker {
 	uint32_t burst;
 	uint64_t tsc_per_us;
 	const volatile bool *quit;
+	/** The server's drain flag (tfo/drain.h; NULL: none), read with quit
+	 *  once per poll into @p draining: new SYNs to a served port then get
+	 *  a RST (drain_syn_refused). */
+	const volatile bool *drain;
+	bool draining;
+	/** Set once its loop runs (control 0 sends READY=1 when all are). */
+	volatile bool polling;
 	/** The doorbell of each control lcore, rung after frames go on its
 	 *  ring (set with the control lcores; NULL: none sleeps). */
 	struct tfo_doorbell *ctl_bell[TFO_MAX_CONTROLS];
@@ -144,6 +151,7 @@ struct tfo_worker_params {
 	uint32_t burst;			/**< 1..TFO_TX_BUF */
 	struct tfo_idle_params idle;	/**< what it does when a poll finds nothing */
 	const volatile bool *quit;
+	const volatile bool *drain;	/**< NULL: no drain */
 	struct tfo_cookie_ctx *cookies;	/**< NULL: TFO off */
 	bool cookie_not_required;
 	uint8_t syncookies;		/**< enum tfo_syncookies_mode (0: no) */

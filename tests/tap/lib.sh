@@ -29,7 +29,7 @@ tfo_need_root() {
 tfo_cleanup() {
 	local rc=$?
 	if [ -n "$TFO_PID" ] && kill -0 "$TFO_PID" 2>/dev/null; then
-		kill -TERM "$TFO_PID" 2>/dev/null
+		kill -INT "$TFO_PID" 2>/dev/null	# at once: SIGTERM would drain
 		for _ in $(seq 1 50); do
 			kill -0 "$TFO_PID" 2>/dev/null || break
 			sleep 0.1

@@ -138,7 +138,7 @@ class Bed:
     def __exit__(self, et, ev, tb):
         for c in self.captures:
             c.stop()
-        self.stop(signal.SIGTERM)
+        self.stop(signal.SIGINT)  # at once: SIGTERM would drain
         if self.own_ns:
             subprocess.run(['ip', 'netns', 'del', self.ns], stderr=subprocess.DEVNULL)
         if et is not None or os.environ.get('TFO_KEEP_LOG'):
