@@ -96,70 +96,111 @@ def served(beds, cnss, n, tag):
     return [x['TCPFastOpenPassive'] for x in d]
 
 
+def member_bed(server, kfile, rns, i, pid, shared=None, mac=None, extra=()):
+    """Member @i (A, B) of the fleet in the router namespace @rns; @mac: a
+    fixed port MAC (the router's neighbour entry survives a restart);
+    @extra: more options."""
+    eal = ['-l', '0-1', '--no-huge', '-m', '256', '--no-shconf', '--no-pci',
+           '--file-prefix', 'tfobf%s%d' % (ecmp.MEMBERS[i], pid)]
+    vdev = 'net_tap0,iface=%s' % ecmp.MEMBERS[i] + (',mac=%s' % mac if mac else '')
+    return Bed(server, ['--key-file', kfile,
+                        '--set', 'port net_tap0.vdev=%s' % vdev,
+                        '--set', 'port net_tap0.exception=on',
+                        '--set', 'port net_tap0.exception_iface=%s' % EXC[i]] + list(extra),
+               name=rns, iface=ecmp.MEMBERS[i], eal=eal, shared_ns=shared)
+
+
+def start_bird(ns, conf, name, tmp, birds):
+    p = subprocess.Popen(['ip', 'netns', 'exec', ns, 'bird', '-f', '-c', conf,
+                          '-s', os.path.join(tmp, name + '.ctl'),
+                          '-P', os.path.join(tmp, name + '.pid')],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    birds[name] = p
+
+
+def attach_member(rns, hns, i):
+    """Member @i's port tap on the router's bridge, its exception interface
+    in its host namespace @hns with the host's address (after every start:
+    tfo-server creates both in @rns)."""
+    m = ecmp.MEMBERS[i]
+    run(rns, 'ip', 'addr', 'flush', 'dev', m)
+    run(rns, 'ip', 'link', 'set', m, 'master', 'br0')
+    run(rns, 'ip', 'link', 'set', EXC[i], 'netns', hns)
+    run(hns, 'sysctl', '-qw', 'net.ipv6.conf.%s.disable_ipv6=1' % EXC[i])
+    run(hns, 'ip', 'addr', 'add', HOSTS[i] + '/24', 'dev', EXC[i])
+    run(hns, 'ip', 'link', 'set', EXC[i], 'up')
+
+
+def bring_up(rns, hns, cnss, tmp, birds):
+    """The router (ECMP sysctls, clients, bridge, BIRD) and each member's
+    host namespace with its BIRD, on members already started."""
+    ecmp.setup_net(rns, cnss)
+    # the members' links: one segment (br0) instead of the static route
+    run(rns, 'ip', 'route', 'del', SERVER_V4 + '/32')
+    run(rns, 'ip', 'link', 'add', 'br0', 'type', 'bridge')
+    run(rns, 'ip', 'addr', 'add', ROUTER + '/24', 'dev', 'br0')
+    run(rns, 'ip', 'link', 'set', 'br0', 'up')
+    site(os.path.join(CONFIG, 'bird-router.conf'), os.path.join(tmp, 'router.conf'),
+         {'LOCAL': ROUTER, 'MEMBERS_NET': '198.18.6.0/24',
+          'SERVICE_NET': '198.18.0.0/24'})
+    start_bird(rns, os.path.join(tmp, 'router.conf'), 'router', tmp, birds)
+    for i, ns in enumerate(hns):
+        subprocess.run(['ip', 'netns', 'add', ns], check=True)
+        run(ns, 'ip', 'link', 'set', 'lo', 'up')
+        attach_member(rns, ns, i)
+        conf = os.path.join(tmp, 'member%d.conf' % i)
+        site(os.path.join(CONFIG, 'bird-member.conf'), conf,
+             {'SERVICE': SERVER_V4 + '/32', 'LOCAL': HOSTS[i], 'ROUTER': ROUTER})
+        start_bird(ns, conf, 'member%d' % i, tmp, birds)
+
+
+class Fleet:
+    """What a fleet test makes: a directory with the shared key file, the
+    namespace names (router, members' hosts, clients; @tag and the pid make
+    them unique) and the BIRD processes. Skips (77) without root or BIRD.
+    close() removes it all."""
+
+    def __init__(self, server, tag):
+        need_root()
+        for tool in ('bird', 'birdc'):
+            if not shutil.which(tool):
+                print('SKIP: %s missing (Debian package bird2; scripts/setup.sh installs it)'
+                      % tool)
+                sys.exit(77)
+        self.tmp = tempfile.mkdtemp(prefix='tfo-%s.' % tag)
+        self.kfile = os.path.join(self.tmp, 'tfo.key')
+        write_keys(self.kfile, keytool(server, 'gen')[0])
+        self.pid = os.getpid()
+        self.rns = 'tfo%sr%d' % (tag, self.pid)
+        self.hns = ['tfo%sh%d_%d' % (tag, self.pid, i) for i in range(2)]
+        self.cnss = ['tfo%sc%d_%d' % (tag, self.pid, k) for k in range(ecmp.NNS)]
+        self.birds = {}
+
+    def close(self):
+        for p in self.birds.values():
+            stop_process(p, signal.SIGTERM, 10)
+        for ns in self.cnss + self.hns + [self.rns]:
+            subprocess.run(['ip', 'netns', 'del', ns], stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
 def main():
-    need_root()
-    for tool in ('bird', 'birdc'):
-        if not shutil.which(tool):
-            print('SKIP: %s missing (Debian package bird2; scripts/setup.sh installs it)' % tool)
-            return 77
     server = os.path.abspath(sys.argv[1])
+    fl = Fleet(server, 'bf')
+    tmp, kfile, pid, rns, hns, cnss, birds = (fl.tmp, fl.kfile, fl.pid, fl.rns, fl.hns,
+                                              fl.cnss, fl.birds)
     for c in ('bird-member.conf', 'bird-router.conf'):
         r = subprocess.run(['bird', '-p', '-c', os.path.join(CONFIG, c)],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         T.check('config/%s parses as shipped (bird -p)' % c, r.returncode == 0, r.stdout)
-    tmp = tempfile.mkdtemp(prefix='tfo-birdfleet.')
-    kfile = os.path.join(tmp, 'tfo.key')
-    write_keys(kfile, keytool(server, 'gen')[0])
-    pid = os.getpid()
-    rns = 'tfobfr%d' % pid
-    hns = ['tfobfh%d_%d' % (pid, i) for i in range(2)]
-    cnss = ['tfobfc%d_%d' % (pid, k) for k in range(ecmp.NNS)]
-    birds = {}
 
     def member(i, shared=None):
-        eal = ['-l', '0-1', '--no-huge', '-m', '256', '--no-shconf', '--no-pci',
-               '--file-prefix', 'tfobf%s%d' % (ecmp.MEMBERS[i], pid)]
-        return Bed(server, ['--key-file', kfile,
-                            '--set', 'port net_tap0.vdev=net_tap0,iface=%s' % ecmp.MEMBERS[i],
-                            '--set', 'port net_tap0.exception=on',
-                            '--set', 'port net_tap0.exception_iface=%s' % EXC[i]],
-                   name=rns, iface=ecmp.MEMBERS[i], eal=eal, shared_ns=shared)
-
-    def start_bird(ns, conf, name):
-        p = subprocess.Popen(['ip', 'netns', 'exec', ns, 'bird', '-f', '-c', conf,
-                              '-s', os.path.join(tmp, name + '.ctl'),
-                              '-P', os.path.join(tmp, name + '.pid')],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        birds[name] = p
+        return member_bed(server, kfile, rns, i, pid, shared)
 
     try:
         with member(0) as a, member(1, shared=rns) as b:
             beds = (a, b)
-            ecmp.setup_net(rns, cnss)
-            # the members' links: one segment (br0) instead of the static route
-            run(rns, 'ip', 'route', 'del', SERVER_V4 + '/32')
-            run(rns, 'ip', 'link', 'add', 'br0', 'type', 'bridge')
-            run(rns, 'ip', 'addr', 'add', ROUTER + '/24', 'dev', 'br0')
-            for m in ecmp.MEMBERS:
-                run(rns, 'ip', 'addr', 'flush', 'dev', m)
-                run(rns, 'ip', 'link', 'set', m, 'master', 'br0')
-            run(rns, 'ip', 'link', 'set', 'br0', 'up')
-            site(os.path.join(CONFIG, 'bird-router.conf'), os.path.join(tmp, 'router.conf'),
-                 {'LOCAL': ROUTER, 'MEMBERS_NET': '198.18.6.0/24',
-                  'SERVICE_NET': '198.18.0.0/24'})
-            start_bird(rns, os.path.join(tmp, 'router.conf'), 'router')
-            for i, ns in enumerate(hns):
-                subprocess.run(['ip', 'netns', 'add', ns], check=True)
-                run(rns, 'ip', 'link', 'set', EXC[i], 'netns', ns)
-                run(ns, 'ip', 'link', 'set', 'lo', 'up')
-                run(ns, 'sysctl', '-qw', 'net.ipv6.conf.%s.disable_ipv6=1' % EXC[i])
-                run(ns, 'ip', 'addr', 'add', HOSTS[i] + '/24', 'dev', EXC[i])
-                run(ns, 'ip', 'link', 'set', EXC[i], 'up')
-                conf = os.path.join(tmp, 'member%d.conf' % i)
-                site(os.path.join(CONFIG, 'bird-member.conf'), conf,
-                     {'SERVICE': SERVER_V4 + '/32', 'LOCAL': HOSTS[i], 'ROUTER': ROUTER})
-                start_bird(ns, conf, 'member%d' % i)
-
+            bring_up(rns, hns, cnss, tmp, birds)
             ok, t = wait_paths(rns, HOSTS, limit=40)
             T.check('router: BIRD installed a 2-path route to %s via both members\' hosts '
                     '(BGP over the exception path)' % SERVER_V4, ok, t)
@@ -200,11 +241,7 @@ def main():
     except Exception as e:
         T.check('BIRD fleet test ran without exception', False, repr(e))
     finally:
-        for p in birds.values():
-            stop_process(p, signal.SIGTERM, 10)
-        for ns in cnss + hns + [rns]:
-            subprocess.run(['ip', 'netns', 'del', ns], stderr=subprocess.DEVNULL)
-        shutil.rmtree(tmp, ignore_errors=True)
+        fl.close()
     return T.done()
 
 
