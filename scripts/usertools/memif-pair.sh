@@ -39,7 +39,7 @@ mp_cleanup() {
 	local rc=$1
 
 	if [ -n "$MP_SPID" ]; then
-		kill -TERM "$MP_SPID" 2>/dev/null
+		kill -INT "$MP_SPID" 2>/dev/null	# at once: SIGTERM drains
 		wait "$MP_SPID" 2>/dev/null
 		MP_SPID=""
 	fi

@@ -28,9 +28,10 @@ cleanup() {
 	for p in "${KPIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null
 	done
-	# whatever else still runs in the namespace was started here
+	# whatever else still runs in the namespace was started here (SIGINT:
+	# tfo-server would drain on SIGTERM)
 	for p in $(ip netns pids "$NS" 2>/dev/null); do
-		kill -TERM "$p" 2>/dev/null
+		kill -INT "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
