@@ -524,4 +524,156 @@ TFO_TEST(kernel_neigh_port_answers_no_arp_or_ping)
 	tfo_server_free(s);
 }
 
+/* ---- the drain ------------------------------------------------------------ */
+
+/* A device-free server of one worker and one control lcore, TFO off (every
+ * SYN a plain one), echo on port 7, what they send parsed into @p h->out. */
+static struct tfo_server *
+drain_server(struct harness *h, const char *name, struct tfo_config *cfg)
+{
+	struct tfo_server_params sp = {
+		.name = name, .nb_ports = 1, .nb_workers = 1, .nb_controls = 1,
+		.nb_mbufs = 4096, .ports = &h->srv_port,
+	};
+	char err[TFO_CFG_ERR];
+	struct tfo_server *s;
+
+	tfo_config_defaults(cfg);
+	cfg->tfo_enabled = false;
+	cfg->drain_timeout = 1;
+	CHECK_EQ(tfo_config_set(cfg, "service echo", "port", "7", err, sizeof(err)), 0);
+	s = tfo_server_create(cfg, &sp, err, sizeof(err));
+	CHECK_MSG(s != NULL, "%s", err);
+	if (s == NULL)
+		return NULL;
+	tfo_server_worker(s, 0)->tx.flush = h->tx.flush;
+	tfo_server_worker(s, 0)->tx.arg = h;
+	tfo_server_control(s)->tx.flush = h->tx.flush;
+	tfo_server_control(s)->tx.arg = h;
+	return s;
+}
+
+/* A SYN (with @p len bytes of data) from @p c through worker @p w. */
+static void
+drain_syn(struct harness *h, struct tfo_worker *w, struct cl *c, uint32_t len,
+	  uint64_t now)
+{
+	struct rte_mbuf *m = cl_frame(c, 0x02, c->iss, 0, "hello", len);
+
+	m->port = h->srv_port.port_id;
+	tfo_worker_burst(w, 0, &m, 1, now);
+	w->tx.flush(&w->tx, 0);
+}
+
+/* The one frame sent since h_clear() is a RST|ACK to @p c's SYN of @p len. */
+static void
+check_refusal(const struct harness *h, const struct cl *c, uint32_t len)
+{
+	CHECK_EQ(h->n_out, 1);
+	if (h->n_out != 1)
+		return;
+	CHECK_EQ(h->out[0].p.tcp_flags, TFO_TCP_RST | TFO_TCP_ACK);
+	CHECK_EQ(h->out[0].p.ack, c->iss + 1 + len);
+	CHECK_EQ(h->out[0].p.dport, c->sport);
+	CHECK_EQ(h->out[0].p.sport, c->dport);
+}
+
+TFO_TEST(server_drain_refuses_new_syns_keeps_the_rest)
+{
+	static struct tfo_config cfg;
+	struct tfo_server *s;
+	struct tfo_worker *w;
+	struct tfo_control *c;
+	struct tfo_acct acct;
+	struct harness h;
+	struct cl held, fresh, closed, queued;
+	uint64_t now = 1000000, wk, ck;
+
+	h_init(&h, 64);
+	s = drain_server(&h, "dr", &cfg);
+	if (s == NULL)
+		return;
+	w = tfo_server_worker(s, 0);
+	c = tfo_server_control(s);
+	/* a plain handshake in flight on the control lcore */
+	cl_init(&held, &h, AF_INET, 20001, 7);
+	drain_syn(&h, w, &held, 0, now);
+	tfo_control_poll(c, now);
+	CHECK_EQ(c->stats.c[TFO_STAT_conns_opened_plain], 1);
+	CHECK(!tfo_server_draining(s) && !tfo_drain_tick(c, now));
+
+	tfo_server_drain(s);
+	CHECK(tfo_server_draining(s) && w->drain != NULL && *w->drain && *c->drain);
+	/* what their loops do at their next poll */
+	w->draining = true;
+	c->draining = true;
+	CHECK(!tfo_drain_tick(c, now));		/* started: one in flight */
+	CHECK(c->life.draining);
+	CHECK_EQ(tfo_drain_in_flight(c, &wk, &ck), 1);
+	CHECK(wk == 0 && ck == 1);
+
+	/* a new SYN with data: a RST from the worker itself, acking it all */
+	h_clear(&h);
+	cl_init(&fresh, &h, AF_INET, 20002, 7);
+	drain_syn(&h, w, &fresh, 5, now);
+	check_refusal(&h, &fresh, 5);
+	CHECK_EQ(rte_ring_count(w->to_ctl[0]), 0);
+	CHECK_EQ(w->stats.c[TFO_STAT_drain_syn_refused], 1);
+	CHECK_EQ(w->stats.c[TFO_STAT_rst_tx_nomatch], 1);
+	tfo_stats_account(&w->stats, &acct);
+	CHECK_EQ(acct.rx_unaccounted, 0);
+
+	/* a port no service serves is not the drain's business */
+	h_clear(&h);
+	cl_init(&closed, &h, AF_INET, 20003, 9);
+	drain_syn(&h, w, &closed, 0, now);
+	CHECK_EQ(rte_ring_count(w->to_ctl[0]), 1);
+	tfo_control_poll(c, now);
+	CHECK_EQ(c->stats.c[TFO_STAT_drain_syn_refused], 0);
+
+	/* a SYN already on the control ring when the drain began */
+	h_clear(&h);
+	w->draining = false;
+	cl_init(&queued, &h, AF_INET, 20004, 7);
+	drain_syn(&h, w, &queued, 0, now);
+	w->draining = true;
+	tfo_control_poll(c, now);
+	check_refusal(&h, &queued, 0);
+	CHECK_EQ(c->stats.c[TFO_STAT_drain_syn_refused], 1);
+	CHECK_EQ(c->stats.c[TFO_STAT_conns_opened_plain], 1);
+
+	/* the held connection keeps the drain going until drain_timeout */
+	CHECK(!tfo_drain_tick(c, now + 2 * TFO_DRAIN_CHECK_US));
+	CHECK(tfo_drain_tick(c, now + 1000000 + TFO_DRAIN_CHECK_US));
+	cl_free(&held);
+	cl_free(&fresh);
+	cl_free(&closed);
+	cl_free(&queued);
+	tfo_server_free(s);
+}
+
+TFO_TEST(server_drain_ends_when_nothing_is_in_flight)
+{
+	static struct tfo_config cfg;
+	struct tfo_server *s;
+	struct tfo_control *c;
+	struct harness h;
+
+	h_init(&h, 64);
+	s = drain_server(&h, "de", &cfg);
+	if (s == NULL)
+		return;
+	c = tfo_server_control(s);
+	CHECK(!tfo_drain_tick(c, 1000000));
+	/* no lcore loop ran here: not ready until every one polls */
+	CHECK(!c->life.ready);
+	tfo_server_worker(s, 0)->polling = true;
+	c->polling = true;
+	CHECK(!tfo_drain_tick(c, 1000000));
+	CHECK(c->life.ready);
+	tfo_server_drain(s);
+	CHECK(tfo_drain_tick(c, 1000000));
+	tfo_server_free(s);
+}
+
 TFO_TEST_MAIN()
