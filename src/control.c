@@ -639,6 +639,12 @@ tfo_control_wait_max(const struct tfo_control *c, uint64_t now_us)
 	}
 	if (c->next_rotate_us != 0)
 		max = RTE_MIN(max, c->next_rotate_us > now_us ? c->next_rotate_us - now_us : 0);
+	/* control 0: the next WATCHDOG=1, the drain's next look */
+	if (c->life.notify != NULL && c->life.notify->watchdog_us != 0)
+		max = RTE_MIN(max, c->life.next_watchdog_us > now_us ?
+			      c->life.next_watchdog_us - now_us : 0);
+	if (c->life.draining)
+		max = RTE_MIN(max, (uint64_t)TFO_DRAIN_CHECK_US);
 	return (uint32_t)RTE_MAX(max, (uint64_t)TFO_IDLE_WAIT_MAX_US);
 }
 

@@ -15,10 +15,15 @@ middle of its request (half an HTTP header), then:
 - timeout: /tfo/drain (telemetry) with drain_timeout = 1 and the
   connection never finished: exit 0 after about a second, with a log line
   that names the connection it cut.
+- notify: with $NOTIFY_SOCKET (a socket of this test) and WATCHDOG_USEC =
+  200 ms, as systemd's Type=notify and WatchdogSec: READY=1 at start,
+  WATCHDOG=1 every 100 ms or so, STOPPING=1 at SIGTERM.
 """
 import os
 import signal
+import socket
 import subprocess
+import tempfile
 import sys
 import time
 
@@ -149,12 +154,54 @@ def case_timeout(server):
         finish(bed, h)
 
 
+def case_notify(server):
+    tmp = tempfile.mkdtemp(prefix='tfo-notify.')
+    path = os.path.join(tmp, 'notify.sock')
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(0.5)
+    seen = []
+
+    def receive(secs):
+        end = time.time() + secs
+        while time.time() < end:
+            try:
+                seen.extend(sock.recv(4096).decode().split('\n'))
+            except socket.timeout:
+                pass
+
+    os.environ.update(NOTIFY_SOCKET=path, WATCHDOG_USEC='200000')
+    try:
+        with Bed(server) as bed:
+            os.environ.pop('NOTIFY_SOCKET')
+            os.environ.pop('WATCHDOG_USEC')
+            end = time.time() + 10
+            while 'READY=1' not in seen and time.time() < end:
+                receive(0.2)
+            T.check('notify: READY=1 once it serves', 'READY=1' in seen, seen)
+            del seen[:]
+            receive(1.0)
+            n = seen.count('WATCHDOG=1')
+            T.check('notify: WATCHDOG=1 at half of WATCHDOG_USEC (%d in 1 s)' % n, 5 <= n <= 12)
+            bed.proc.send_signal(signal.SIGTERM)
+            rc = wait_exit(bed, 5)
+            receive(0.3)
+            T.check('notify: STOPPING=1 at SIGTERM, exit 0', 'STOPPING=1' in seen and rc == 0,
+                    (rc, seen[-5:]))
+    finally:
+        os.environ.pop('NOTIFY_SOCKET', None)
+        os.environ.pop('WATCHDOG_USEC', None)
+        sock.close()
+        os.unlink(path)
+        os.rmdir(tmp)
+
+
 def main():
     need_root()
     if len(sys.argv) < 2:
         print('usage: drain.py TFO_SERVER')
         return 2
-    for case in (case_term, case_twice, case_timeout):
+    for case in (case_term, case_twice, case_timeout, case_notify):
         case(sys.argv[1])
     return T.done()
 
