@@ -135,6 +135,14 @@ tfo_control_close(struct tfo_control *c)
 	tfo_idle_close(&c->idle);
 }
 
+void
+tfo_control_drain_begin(struct tfo_control *c, uint64_t now_us)
+{
+	c->draining = true;
+	if (c->engine != NULL)
+		tfo_engine_drain(c->engine, now_us);	/* its FINs: at this poll's flush */
+}
+
 static int
 tfo_control_port_idx(const struct tfo_control *c, uint16_t port_id)
 {
@@ -665,8 +673,8 @@ tfo_control_main(struct tfo_control *c)
 
 		now_us = t0 / c->tsc_per_us;
 		/* the drain flag shares the quit flag's cache line */
-		if (unlikely(c->drain != NULL && *c->drain))
-			c->draining = true;
+		if (unlikely(c->drain != NULL && *c->drain) && !c->draining)
+			tfo_control_drain_begin(c, now_us);
 		n = tfo_control_poll(c, now_us);
 		if (c->idx == 0 && tfo_drain_tick(c, now_us))
 			break;

@@ -371,6 +371,28 @@ tfo_engine_free_bufs(const struct tfo_engine *e)
 	return e->nb_buf_free;
 }
 
+void
+tfo_engine_drain(struct tfo_engine *e, uint64_t now_us)
+{
+	struct tfo_conn *conns = tfo_conn_array(e->ct);
+
+	engine_clock(e, now_us);
+	e->draining = true;
+	for (uint32_t i = 0; i < e->p.max_conns; i++) {
+		struct tfo_conn *c = &conns[i];
+
+		if (c->state != TFO_CONN_ESTABLISHED || !(c->flags2 & TFO_CF2_KEEPALIVE) ||
+		    (c->flags & TFO_CF_FIN_QUEUED) || c->req_len != 0 ||
+		    c->sbuf != TFO_CONN_NONE)
+			continue;
+		cnt(e, TFO_STAT_drain_keepalive_closed);
+		tfo_tcp_queue_fin(e, c);
+		tfo_tcp_output(e, c);
+		tfo_tcp_update_timer(e, c);
+	}
+	finish(e);
+}
+
 bool
 tfo_engine_quiet(const struct tfo_engine *e)
 {

@@ -117,6 +117,7 @@ struct tfo_engine {
 	struct rte_mempool *pool;
 	uint64_t now_us;
 	bool clock_started;		/* the wheel runs on the caller's clock */
+	bool draining;			/* tfo_engine_drain: no keep-alive any more */
 	struct rte_mbuf *spare;		/* consumed input mbuf, reusable */
 	unsigned int nxmit;		/* segments built so far (any kind) */
 	bool tx_low;			/* frames built now are re-sent answers:

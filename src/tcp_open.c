@@ -68,6 +68,7 @@ conn_init(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf *m,
 	tfo_stats_inc(e->st, TFO_STAT_conns_active);
 	c->tkind = TFO_CT_NONE;
 	c->flags = p->has_vlan ? TFO_CF_VLAN : 0;
+	c->flags2 = 0;
 	c->mss = RTE_MAX(RTE_MIN(peer_mss, ours), (uint16_t)TFO_MIN_MSS);
 	c->req_len = 0;
 	req_begin(e, c);

@@ -181,7 +181,13 @@ tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c)
 	}
 	buf_put(e, &c->sbuf);
 	req_begin(e, c);	/* idle from now (eviction's age) */
-	if (c->flags & TFO_CF_PEER_FIN)
+	c->flags2 |= TFO_CF2_KEEPALIVE;
+	if (c->flags & TFO_CF_PEER_FIN) {
 		tfo_tcp_queue_fin(e, c);
+	} else if (unlikely(e->draining)) {
+		/* the server is going away: no next request here */
+		cnt(e, TFO_STAT_drain_keepalive_closed);
+		tfo_tcp_queue_fin(e, c);
+	}
 	return 0;
 }

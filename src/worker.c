@@ -108,6 +108,14 @@ tfo_worker_close(struct tfo_worker *w)
 	tfo_idle_close(&w->idle);
 }
 
+void
+tfo_worker_drain_begin(struct tfo_worker *w, uint64_t now_us)
+{
+	w->draining = true;
+	if (w->engine != NULL)
+		tfo_engine_drain(w->engine, now_us);	/* its FINs: at this poll's flush */
+}
+
 /* Hand @n frames to control lcore @ci by ring @r; a full ring is a
  * counted drop. */
 static unsigned int
@@ -662,8 +670,8 @@ tfo_worker_main(void *arg)
 		uint64_t t0 = rte_rdtsc();
 
 		/* the drain flag shares the quit flag's cache line */
-		if (unlikely(w->drain != NULL && *w->drain))
-			w->draining = true;
+		if (unlikely(w->drain != NULL && *w->drain) && !w->draining)
+			tfo_worker_drain_begin(w, t0 / w->tsc_per_us);
 
 		/* busy time, as testpmd's --record-core-cycles: what a core
 		 * can do is what it did over the share it was busy */

@@ -527,9 +527,10 @@ TFO_TEST(kernel_neigh_port_answers_no_arp_or_ping)
 /* ---- the drain ------------------------------------------------------------ */
 
 /* A device-free server of one worker and one control lcore, TFO off (every
- * SYN a plain one), echo on port 7, what they send parsed into @p h->out. */
+ * SYN a plain one), echo on port 7 (@p keepalive: close = no), what they
+ * send parsed into @p h->out. */
 static struct tfo_server *
-drain_server(struct harness *h, const char *name, struct tfo_config *cfg)
+drain_server(struct harness *h, const char *name, struct tfo_config *cfg, bool keepalive)
 {
 	struct tfo_server_params sp = {
 		.name = name, .nb_ports = 1, .nb_workers = 1, .nb_controls = 1,
@@ -542,6 +543,8 @@ drain_server(struct harness *h, const char *name, struct tfo_config *cfg)
 	cfg->tfo_enabled = false;
 	cfg->drain_timeout = 1;
 	CHECK_EQ(tfo_config_set(cfg, "service echo", "port", "7", err, sizeof(err)), 0);
+	if (keepalive)
+		CHECK_EQ(tfo_config_set(cfg, "service echo", "close", "no", err, sizeof(err)), 0);
 	s = tfo_server_create(cfg, &sp, err, sizeof(err));
 	CHECK_MSG(s != NULL, "%s", err);
 	if (s == NULL)
@@ -590,7 +593,7 @@ TFO_TEST(server_drain_refuses_new_syns_keeps_the_rest)
 	uint64_t now = 1000000, wk, ck;
 
 	h_init(&h, 64);
-	s = drain_server(&h, "dr", &cfg);
+	s = drain_server(&h, "dr", &cfg, false);
 	if (s == NULL)
 		return;
 	w = tfo_server_worker(s, 0);
@@ -605,8 +608,11 @@ TFO_TEST(server_drain_refuses_new_syns_keeps_the_rest)
 	tfo_server_drain(s);
 	CHECK(tfo_server_draining(s) && w->drain != NULL && *w->drain && *c->drain);
 	/* what their loops do at their next poll */
-	w->draining = true;
-	c->draining = true;
+	tfo_worker_drain_begin(w, now);
+	tfo_control_drain_begin(c, now);
+	CHECK(w->draining && c->draining);
+	/* the held connection has not sent its request yet: not closed */
+	CHECK_EQ(c->stats.c[TFO_STAT_drain_keepalive_closed], 0);
 	CHECK(!tfo_drain_tick(c, now));		/* started: one in flight */
 	CHECK(c->life.draining);
 	CHECK_EQ(tfo_drain_in_flight(c, &wk, &ck), 1);
@@ -652,6 +658,101 @@ TFO_TEST(server_drain_refuses_new_syns_keeps_the_rest)
 	tfo_server_free(s);
 }
 
+/* @p m from a client, through worker @p w to control lcore @p c. */
+static void
+drain_via(struct harness *h, struct tfo_worker *w, struct tfo_control *c, struct rte_mbuf *m,
+	  uint64_t now)
+{
+	m->port = h->srv_port.port_id;
+	tfo_worker_burst(w, 0, &m, 1, now);
+	tfo_control_poll(c, now);
+}
+
+/* The last frame sent since h_clear() to @p cl (NULL if none). */
+static const struct h_seg *
+drain_last_to(const struct harness *h, const struct cl *cl)
+{
+	for (unsigned int i = h->n_out; i-- > 0;)
+		if (h->out[i].p.dport == cl->sport)
+			return &h->out[i];
+	return NULL;
+}
+
+TFO_TEST(server_drain_closes_idle_keepalive_only)
+{
+	static struct tfo_config cfg;
+	struct tfo_server *s;
+	struct tfo_worker *w;
+	struct tfo_control *c;
+	const struct h_seg *g;
+	struct harness h;
+	struct cl ka, fresh, late;
+	uint32_t ka_iss = 0, late_iss = 0, fresh_iss = 0;
+	uint64_t now = 1000000;
+
+	h_init(&h, 64);
+	s = drain_server(&h, "dk", &cfg, true);
+	if (s == NULL)
+		return;
+	w = tfo_server_worker(s, 0);
+	c = tfo_server_control(s);
+
+	/* ka: one request answered and acked, kept alive; late: one
+	 * answered, not yet acked; fresh: a handshake, no request yet */
+	cl_init(&ka, &h, AF_INET, 21001, 7);
+	cl_init(&late, &h, AF_INET, 21002, 7);
+	cl_init(&fresh, &h, AF_INET, 21003, 7);
+	h_clear(&h);
+	drain_via(&h, w, c, cl_frame(&ka, 0x02, ka.iss, 0, NULL, 0), now);
+	drain_via(&h, w, c, cl_frame(&late, 0x02, late.iss, 0, NULL, 0), now);
+	drain_via(&h, w, c, cl_frame(&fresh, 0x02, fresh.iss, 0, NULL, 0), now);
+	if ((g = drain_last_to(&h, &ka)) != NULL)
+		ka_iss = g->p.seq;
+	if ((g = drain_last_to(&h, &late)) != NULL)
+		late_iss = g->p.seq;
+	if ((g = drain_last_to(&h, &fresh)) != NULL)
+		fresh_iss = g->p.seq;
+	CHECK(ka_iss != 0 && late_iss != 0 && fresh_iss != 0);
+	drain_via(&h, w, c, cl_frame(&ka, 0x18, ka.iss + 1, ka_iss + 1, "hi\n", 3), now);
+	drain_via(&h, w, c, cl_frame(&ka, 0x10, ka.iss + 4, ka_iss + 4, NULL, 0), now);
+	drain_via(&h, w, c, cl_frame(&late, 0x18, late.iss + 1, late_iss + 1, "yo\n", 3), now);
+	drain_via(&h, w, c, cl_frame(&fresh, 0x10, fresh.iss + 1, fresh_iss + 1, NULL, 0), now);
+	CHECK_EQ(c->stats.c[TFO_STAT_svc_responses], 2);
+	CHECK_EQ(tfo_drain_in_flight(c, NULL, NULL), 3);
+
+	h_clear(&h);
+	tfo_server_drain(s);
+	tfo_worker_drain_begin(w, now);
+	tfo_control_drain_begin(c, now);
+	tfo_control_poll(c, now);	/* flushes what the drain sent */
+	/* ka gets a FIN at once; the others nothing */
+	g = drain_last_to(&h, &ka);
+	CHECK(g != NULL && (g->p.tcp_flags & TFO_TCP_FIN) && g->p.seq == ka_iss + 4);
+	CHECK(drain_last_to(&h, &late) == NULL && drain_last_to(&h, &fresh) == NULL);
+	CHECK_EQ(c->stats.c[TFO_STAT_drain_keepalive_closed], 1);
+	/* late's response is acked during the drain: closed then */
+	h_clear(&h);
+	drain_via(&h, w, c, cl_frame(&late, 0x10, late.iss + 4, late_iss + 4, NULL, 0), now);
+	g = drain_last_to(&h, &late);
+	CHECK(g != NULL && (g->p.tcp_flags & TFO_TCP_FIN));
+	CHECK_EQ(c->stats.c[TFO_STAT_drain_keepalive_closed], 2);
+	/* fresh sends its first request during the drain: answered, and
+	 * closed once the answer is acked */
+	h_clear(&h);
+	drain_via(&h, w, c, cl_frame(&fresh, 0x18, fresh.iss + 1, fresh_iss + 1, "ok\n", 3),
+		  now);
+	g = drain_last_to(&h, &fresh);
+	CHECK(g != NULL && g->len == 3 && memcmp(g->data, "ok\n", 3) == 0);
+	drain_via(&h, w, c, cl_frame(&fresh, 0x10, fresh.iss + 4, fresh_iss + 4, NULL, 0), now);
+	g = drain_last_to(&h, &fresh);
+	CHECK(g != NULL && (g->p.tcp_flags & TFO_TCP_FIN));
+	CHECK_EQ(c->stats.c[TFO_STAT_drain_keepalive_closed], 3);
+	cl_free(&ka);
+	cl_free(&late);
+	cl_free(&fresh);
+	tfo_server_free(s);
+}
+
 TFO_TEST(server_drain_ends_when_nothing_is_in_flight)
 {
 	static struct tfo_config cfg;
@@ -660,7 +761,7 @@ TFO_TEST(server_drain_ends_when_nothing_is_in_flight)
 	struct harness h;
 
 	h_init(&h, 64);
-	s = drain_server(&h, "de", &cfg);
+	s = drain_server(&h, "de", &cfg, false);
 	if (s == NULL)
 		return;
 	c = tfo_server_control(s);

@@ -102,6 +102,10 @@ tfo_conn_key_eq(const struct tfo_conn_key *a, const struct tfo_conn_key *b)
 #define TFO_CF_OOW_STAMP	0x8000	/**< oow_ms holds when a duplicate SYN
 					 *   was last answered (SYN_RCVD) */
 
+/* tfo_conn.flags2 */
+#define TFO_CF2_KEEPALIVE	0x01	/**< answered a request, kept for the next
+					 *   (a drain closes it while it waits) */
+
 /** What the entry's single timer is armed for. */
 enum tfo_conn_timer_kind {
 	TFO_CT_NONE = 0,
@@ -155,7 +159,7 @@ struct tfo_conn {
 	uint16_t adv_wnd;	/**< last window we advertised, unscaled
 				 *   bytes >> our shift, for window updates */
 	uint8_t svc;		/**< index of the service (engine's list) */
-	uint8_t pad;
+	uint8_t flags2;		/**< TFO_CF2_* (flags is full) */
 	uint16_t oow_ms;	/**< SYN_RCVD: when a duplicate SYN was last
 				 *   answered, ms (mod 2^16), valid with
 				 *   TFO_CF_OOW_STAMP (the rate limit of

@@ -194,6 +194,11 @@ int tfo_control_idle_watch(struct tfo_control *c);
 /** Close the doorbell. */
 void tfo_control_close(struct tfo_control *c);
 
+/** The drain has begun (its loop saw the flag): new SYNs to a served port
+ *  get a RST from now on, and its engine closes its idle keep-alive
+ *  connections (tfo_engine_drain). Once. */
+void tfo_control_drain_begin(struct tfo_control *c, uint64_t now_us);
+
 /**
  * One round: drain this control lcore's ring of every worker, its inbox
  * and (control 0) the SYN queues, run the engine's timers, rotate or

@@ -393,6 +393,16 @@ enum tfo_conn_state {
 
 const char *tfo_conn_state_name(enum tfo_conn_state s);
 
+/**
+ * The server drains (tfo/drain.h): close with a FIN every keep-alive
+ * connection that waits for its next request, now and whenever one
+ * finishes a response from now on (drain_keepalive_closed). A connection
+ * that has not sent its first request, or is in the middle of one, is
+ * served as before. One pass over the table: call it once, on the
+ * engine's lcore, when the drain starts.
+ */
+void tfo_engine_drain(struct tfo_engine *e, uint64_t now_us);
+
 /** Connections per state now; @p out has TFO_CONN_NB_STATES entries. */
 void tfo_engine_conn_counts(const struct tfo_engine *e, uint32_t *out);
 

@@ -150,6 +150,7 @@ extern "C" {
 	X(challenge_acks_limited, C, "challenge ACKs suppressed by the rate limit (1000/s)") \
 	X(rst_tx,		C, "RSTs sent (connections and unknown segments)") \
 	X(rst_tx_nomatch,	C, "RSTs sent to segments of unknown connections") \
+	X(drain_keepalive_closed, C, "keep-alive connections a drain closed with a FIN while they waited for their next request (as nginx's graceful shutdown)") \
 	X(drain_syn_refused,	C, "new SYNs answered with a RST during a drain (the client gets ECONNREFUSED at once and tries its next address; also in rst_tx_nomatch)") \
 	X(syncookies_sent,	C, "SYN-ACKs with a SYN cookie sent") \
 	X(syncookies_ok,	C, "ACKs with a valid SYN cookie") \

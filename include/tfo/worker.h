@@ -206,6 +206,11 @@ int tfo_worker_idle_watch(struct tfo_worker *w);
 /** Close the doorbell. */
 void tfo_worker_close(struct tfo_worker *w);
 
+/** The drain has begun (its loop saw the flag): new SYNs to a served port
+ *  get a RST from now on, and the engine closes its idle keep-alive
+ *  connections (tfo_engine_drain). Once. */
+void tfo_worker_drain_begin(struct tfo_worker *w, uint64_t now_us);
+
 /** lcore entry point (rte_eal_remote_launch): poll until *quit; between
  *  empty polls, what its idle policy says. */
 int tfo_worker_main(void *arg);

@@ -15,11 +15,15 @@ middle of its request (half an HTTP header), then:
 - timeout: /tfo/drain (telemetry) with drain_timeout = 1 and the
   connection never finished: exit 0 after about a second, with a log line
   that names the connection it cut.
+- keepalive: a client that got its answer on an HTTP/1.1 keep-alive
+  connection and waits: SIGTERM closes it with a FIN at once (EOF for the
+  client; drain_keepalive_closed), and the drain ends at once, exit 0.
 - notify: with $NOTIFY_SOCKET (a socket of this test) and WATCHDOG_USEC =
   200 ms, as systemd's Type=notify and WatchdogSec: READY=1 at start,
   WATCHDOG=1 every 100 ms or so, STOPPING=1 at SIGTERM.
 """
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -49,6 +53,24 @@ while True:
         break
     data += b
 print(data.split(b'\r\n', 1)[0].decode(), len(data), flush=True)
+'''
+
+# One keep-alive request, its response read (Content-Length), then wait
+# for the server's FIN: prints the seconds from "answered" to EOF.
+KEEPALIVE = r'''
+import socket, sys, time
+s = socket.create_connection((sys.argv[1], 80), timeout=10)
+s.sendall(b'GET / HTTP/1.1\r\nHost: drain\r\n\r\n')
+data = b''
+while b'\r\n\r\n' not in data:
+    data += s.recv(65536)
+head, body = data.split(b'\r\n\r\n', 1)
+n = int([l.split(b':')[1] for l in head.split(b'\r\n') if l.lower().startswith(b'content-length')][0])
+while len(body) < n:
+    body += s.recv(65536)
+print('answered', flush=True)
+t = time.time()
+print('eof %.3f' % (time.time() - t) if s.recv(1) == b'' else 'data', flush=True)
 '''
 
 # One connect during the drain: prints "refused SECONDS" or what happened.
@@ -154,6 +176,29 @@ def case_timeout(server):
         finish(bed, h)
 
 
+def case_keepalive(server):
+    with Bed(server) as bed:
+        p = subprocess.Popen(['ip', 'netns', 'exec', bed.ns, '/usr/bin/python3', '-c',
+                              KEEPALIVE, SERVER_V4], stdout=subprocess.PIPE, text=True)
+        line = p.stdout.readline().strip()
+        T.check('keepalive: a client waits on a keep-alive connection', line == 'answered',
+                line)
+        time.sleep(0.3)
+        t = time.time()
+        bed.proc.send_signal(signal.SIGTERM)
+        out = p.stdout.readline().split()
+        T.check('keepalive: SIGTERM closes it with a FIN at once (EOF)',
+                out[:1] == ['eof'] and time.time() - t < 2, out)
+        rc = wait_exit(bed, 5)
+        T.check('keepalive: the drain ends at once, exit 0', rc == 0 and time.time() - t < 3,
+                'rc %s after %.1f s' % (rc, time.time() - t))
+        log = bed.log_text()
+        T.check('keepalive: counted (drain_keepalive_closed 1)',
+                re.search(r'total drain_keepalive_closed 1$', log, re.M) is not None,
+                [ln for ln in log.splitlines() if 'drain' in ln])
+        finish(bed, p)
+
+
 def case_notify(server):
     tmp = tempfile.mkdtemp(prefix='tfo-notify.')
     path = os.path.join(tmp, 'notify.sock')
@@ -201,7 +246,7 @@ def main():
     if len(sys.argv) < 2:
         print('usage: drain.py TFO_SERVER')
         return 2
-    for case in (case_term, case_twice, case_timeout, case_notify):
+    for case in (case_term, case_twice, case_timeout, case_keepalive, case_notify):
         case(sys.argv[1])
     return T.done()
 
