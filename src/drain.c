@@ -130,7 +130,8 @@ tfo_drain_tick(struct tfo_control *c, uint64_t now_us)
 {
 	struct tfo_lifecycle *l = &c->life;
 
-	if (!l->ready && drain_all_polling(c)) {
+	/* a drain asked for during the start-up: never READY=1 after STOPPING=1 */
+	if (!l->ready && !l->draining && drain_all_polling(c)) {
 		l->ready = true;
 		TFO_LOG(INFO, "ready: every port started, %u worker(s) and %u control lcore(s) "
 			"polling", c->nb_workers, tfo_control_nb_peers(c));
