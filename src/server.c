@@ -36,8 +36,10 @@ struct tfo_server {
 	struct tfo_config cfg;		/* the control core keeps a pointer */
 	struct tfo_server_params p;
 	char name[16];			/* prefix of pool and ring names */
-	volatile bool quit;
-	volatile bool drain;		/* next to quit: one line every lcore reads */
+	/* every lcore reads both once per poll: one cache line, which only a
+	 * signal handler or a telemetry command writes */
+	volatile bool quit __rte_cache_aligned;
+	volatile bool drain;
 	struct tfo_sdnotify notify;	/* the service manager's socket, or fd -1 */
 	bool devices;			/* ports are rte_eth devices we set up */
 	bool numa;			/* lcores on their own sockets (srv_lcores) */
