@@ -116,6 +116,13 @@ drain_step(struct tfo_control *c, uint64_t now_us)
 	}
 	if (now_us >= l->next_log_us) {
 		l->next_log_us = now_us + TFO_DRAIN_LOG_US;
+		if (l->notify != NULL) {	/* what `systemctl status` shows */
+			char st[80];
+
+			snprintf(st, sizeof(st), "STATUS=draining: %" PRIu64
+				 " connection(s) in flight", n);
+			tfo_sdnotify_send(l->notify, st);
+		}
 		TFO_LOG(NOTICE, "drain: %" PRIu64 " connection(s) in flight (workers %" PRIu64
 			", control lcores %" PRIu64 ") after %" PRIu64 " of %u s, %" PRIu64
 			" new SYN(s) refused", n, w, k,
