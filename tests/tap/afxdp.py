@@ -383,7 +383,7 @@ def main():
         T.check('... and it still runs', stop_process(proc) == 0)
     finally:
         for p in procs:
-            stop_process(p, signal.SIGTERM, 10)
+            stop_process(p, signal.SIGINT, 10)
         if T.failed:
             log.seek(0)
             print('---- tfo-server log (tail) ----')
