@@ -179,11 +179,13 @@ def main():
             # Linux's ECMP (hash-threshold) moves the flows in flight when a
             # next hop goes or comes: one whose next segment lands on the
             # other member is reset there (rst_tx_nomatch). Nothing else may
-            # fail: no refusal, no timeout, and a handful at most.
+            # fail: no refusal, no timeout, and at most 2 per route change
+            # (4 changes: A out and in, B out and in); ~1 ms transactions
+            # at ~400/s leave about one in flight at each.
             T.check('%d client connections (TFO and plain, ~%d/s) over the rolling restart: '
                     '%d failed, each a reset of a flow the router moved (members\' '
                     'rst_tx_nomatch %d)' % (r['n'], 4 * RATE, failed, nomatch),
-                    r['n'] > 0 and failed <= min(nomatch, r['n'] // 200) and
+                    r['n'] > 0 and failed <= min(nomatch, 8) and
                     all('reset by peer' in str(f[1]) for f in r['fails']),
                     r['fails'])
             T.check('... about the rate asked (at least half)',
