@@ -122,7 +122,7 @@ static const struct tfo_key_desc tfo_keys[] = {
 	K_U32("tcp", "max_conns_per_source", max_conns_per_source, 0, 1u << 24, "1024",
 	      "control core's connection entries per source address (IPv6: /64), 0 = no limit"),
 	K_U32("tcp", "max_request", max_request, 64, 65535, "8192",
-	      "bytes of one request, at most"),
+	      "bytes of one request, at most (not below the http service's max_header)"),
 	K_U16("tcp", "mss", mss, 536, 9000, "0",
 	      "advertised MSS, 0 = from the MTU"),
 	/* "_max": the window we advertise is the request buffer's free room,
@@ -173,7 +173,8 @@ static const struct tfo_key_desc tfo_keys[] = {
 	K_U32("tfo", "pending_hold_ms", pending_hold_ms, 0, 600000, "60000",
 	      "reset pending TFO connections stay counted this long"),
 	K_U32("tfo", "pending_per_source", pending_per_source, 0, 1u << 24, "512",
-	      "pending TFO connections per worker from one address (IPv6: /64), 0 = no cap"),
+	      "pending TFO connections per worker from one address (IPv6: /64), 0 = no cap; "
+	      "at most pending_limit"),
 	K_BOOL("tfo", "cookie_not_required", cookie_not_required, "no",
 	       "accept SYN data without a cookie (trusted networks only)"),
 };
@@ -183,21 +184,22 @@ static const struct {
 	const char *key, *def, *help;
 } tfo_port_keys[] = {
 	{ "vdev", "", "--vdev argument creating the device, empty for PCI" },
-	{ "ipv4", "", "an IPv4 address/prefix of ours (repeatable)" },
-	{ "ipv6", "", "an IPv6 address/prefix of ours (repeatable)" },
+	{ "ipv4", "", "an IPv4 host address/prefix of ours (repeatable; one port each)" },
+	{ "ipv6", "", "an IPv6 host address/prefix of ours (repeatable; one port each; "
+	  "mtu >= 1280)" },
 	{ "mtu", "1500", "MTU (68..9198)" },
 	{ "rx_desc", "1024", "RX descriptors per queue (32..32768)" },
 	{ "tx_desc", "1024", "TX descriptors per queue (32..32768)" },
 	{ "offload", "auto", "checksum offloads: auto | off" },
-	{ "syn_steering", "off", "SYNs to the control core by an rte_flow rule: on | off" },
+	{ "syn_steering", "off", "SYNs to the control core by an rte_flow rule: a boolean" },
 	{ "rss", "device", "who spreads flows over the workers' queues: device | peer "
 	  "(net_memif: the peer sends each flow on the queue our hash names, "
 	  "tfo-loadgen --rss-peer)" },
-	{ "exception", "off", "frames we do not serve to a kernel interface (net_tap): on | off" },
+	{ "exception", "off", "frames we do not serve to a kernel interface (net_tap): a boolean" },
 	{ "exception_iface", "", "that interface's name (15 chars), empty = tfoexc<port index>" },
 	{ "exception_pps", "10000", "frames/s to and from the kernel, each way (1..10000000)" },
 	{ "isolate", "off", "rte_flow isolation (mlx5): only TCP to our addresses and "
-	  "services reaches us, the kernel keeps the rest: on | off" },
+	  "services reaches us, the kernel keeps the rest: a boolean" },
 	{ "xdp", "auto", "a net_af_xdp port's XDP program: own (only our TCP to the sockets, "
 	  "the rest to the kernel) | off (the PMD's: every frame to us) | auto (own on "
 	  "net_af_xdp)" },
@@ -1125,7 +1127,13 @@ tfo_config_help(FILE *f)
 {
 	const char *sec = "";
 
-	fprintf(f, "Configuration keys (default, description):\n");
+	fprintf(f, "Configuration keys (default, description):\n"
+		"  Grammar: [section], then key = value; ';' or '#' at the start of a line\n"
+		"  or after white space starts a comment (inside a word: part of the value).\n"
+		"  Integers are decimal (no sign, 0x or leading zero); booleans: yes/no,\n"
+		"  on/off, true/false, 1/0, and values from a list, in any case.\n"
+		"  --set SECTION.KEY=VALUE: a [port]/[service] the configuration lacks is\n"
+		"  refused unless the key starts one (port: vdev; service: port, plugin).\n");
 	for (unsigned int i = 0; i < RTE_DIM(tfo_keys); i++) {
 		const struct tfo_key_desc *k = &tfo_keys[i];
 
