@@ -251,9 +251,10 @@ tfo_key_check_str(const struct tfo_key_desc *k, const char *value, char *why,
 }
 
 /*
- * A decimal integer in [min, max]: digits only, no sign, no leading zero
- * ("010" was 8 and "0x10" 16 under C's base detection, and "08" refused:
- * refused, not read otherwise than it used to be).
+ * A decimal integer in [min, max]: digits only, no sign, no leading zero.
+ * C's base detection read "010" as 8 and "0x10" as 16; both are refused
+ * rather than read as decimal, so that a file written for the old reading
+ * cannot change meaning without a word.
  */
 static int
 tfo_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -274,7 +275,7 @@ tfo_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* " (decimal, no leading zero)" when @p s looks like C's octal or hex. */
+/* Why @p s was refused when it looks like C's octal or hex, else "". */
 static const char *
 tfo_int_hint(const char *s)
 {
