@@ -41,7 +41,8 @@ tfo_report_snap_take(const struct tfo_control *c, struct tfo_report_snap *s)
 	 * The ports' own counters: a control-path call, made here on control
 	 * 0 only, once a line. The PMDs used here (net_tap, net_memif,
 	 * net_af_xdp, virtio, net_ring/null/pcap) sum per-queue counters the
-	 * workers write, or ask the kernel: safe beside the workers' bursts.
+	 * workers write, or ask the kernel: safe beside the workers' bursts,
+	 * as DPDK's own /ethdev/stats is, from the telemetry thread.
 	 */
 	s->nb_ports = RTE_MIN(c->nb_ports, (uint16_t)TFO_MAX_PORTS);
 	s->ports_ok = 0;
