@@ -62,7 +62,7 @@ usage(FILE *f, const char *prog)
 		"  --config FILE         configuration file (default: the embedded one)\n"
 		"  --set SEC.KEY=VALUE   override one key, e.g. --set tfo.pending_limit=64,\n"
 		"                        --set \"port net_tap0.mtu=9000\" (repeatable)\n"
-		"  --stats-period SEC    print a stats line every SEC seconds (server.stats_period)\n"
+		"  --stats-period SEC    print a stats line of rates every SEC seconds (server.stats_period)\n"
 		"  --pending-limit N     pending TFO connections per worker (tfo.pending_limit)\n"
 		"  --cookie-algo ALGO    aes128 | siphash-linux (tfo.cookie_algo)\n"
 		"  --key-file FILE       TFO key file, Linux format (tfo.key_file)\n"
