@@ -664,6 +664,8 @@ tfo_control_main(struct tfo_control *c)
 
 	c->lcore_id = rte_lcore_id();
 	c->last_stats_us = now_us;
+	if (c->stats_period_s != 0)	/* the first line's start */
+		tfo_report_snap_take(c, &c->last_snap);
 	snprintf(what, sizeof(what), "control %u", c->idx);
 	tfo_idle_enter(&c->idle, what);
 	c->polling = true;

@@ -2,10 +2,14 @@
  * tfo-fastpath: the control core's reports: the periodic stats line, the
  * exit summary and the accounting check (tfo/report.h).
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
@@ -22,34 +26,218 @@ tfo_control_aggregate(const struct tfo_control *c, struct tfo_stats *total)
 		tfo_stats_accumulate(total, &c->workers[i]->stats);
 }
 
-static uint64_t
-tfo_drops(const struct tfo_stats *s)
+void
+tfo_report_snap_take(const struct tfo_control *c, struct tfo_report_snap *s)
 {
-	/* frames, not the engine's segment-level drop_* (those were answered) */
-	uint64_t d = s->c[TFO_STAT_tx_drop_full];
+	s->tsc = rte_rdtsc();
+	tfo_control_aggregate(c, &s->total);
+	s->nb_workers = RTE_MIN(c->nb_workers, (unsigned int)TFO_REPORT_MAX_WORKERS);
+	for (unsigned int i = 0; i < s->nb_workers; i++)
+		s->worker_busy[i] = c->workers[i]->stats.c[TFO_STAT_busy_tsc];
+	s->nb_controls = RTE_MIN(tfo_control_nb_peers(c), (unsigned int)TFO_MAX_CONTROLS);
+	for (unsigned int k = 0; k < s->nb_controls; k++)
+		s->control_busy[k] = tfo_control_peer(c, k)->stats.c[TFO_STAT_busy_tsc];
+	/*
+	 * The ports' own counters: a control-path call, made here on control
+	 * 0 only, once a line. The PMDs used here (net_tap, net_memif,
+	 * net_af_xdp, virtio, net_ring/null/pcap) sum per-queue counters the
+	 * workers write, or ask the kernel: safe beside the workers' bursts,
+	 * as DPDK's own /ethdev/stats is, from the telemetry thread.
+	 */
+	s->nb_ports = RTE_MIN(c->nb_ports, (uint16_t)TFO_MAX_PORTS);
+	s->ports_ok = 0;
+	for (uint16_t i = 0; i < s->nb_ports; i++) {
+		struct rte_eth_stats es;
 
-	for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
-		if (tfo_stats_is_frame_drop(i))
-			d += s->c[i];
-	return d;
+		s->imissed[i] = 0;
+		if (rte_eth_stats_get(c->ports[i].port_id, &es) != 0)
+			continue;
+		s->imissed[i] = es.imissed;
+		s->ports_ok |= UINT32_C(1) << i;
+	}
 }
 
-/* With several control lcores, one more line: what each one took and holds
- * (cumulative), so that an uneven or saturated one shows. */
-static void
-tfo_control_stats_line_peers(const struct tfo_control *c)
+/* cur - prev of a counter; 0 if it went down (a port's reset) */
+static uint64_t
+tfo_delta(uint64_t prev, uint64_t cur)
 {
-	if (tfo_control_nb_peers(c) <= 1)
-		return;
-	fprintf(c->out, "stats: controls");
-	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++) {
-		const struct tfo_control *p = tfo_control_peer(c, k);
+	return cur >= prev ? cur - prev : 0;
+}
 
-		fprintf(c->out, " | %u(lcore %u) ctrl_rx %" PRIu64 " conns %" PRIu64
-			" busy_tsc %" PRIu64, k, p->lcore_id, p->stats.c[TFO_STAT_ctrl_rx],
-			p->stats.c[TFO_STAT_conns_active], p->stats.c[TFO_STAT_busy_tsc]);
+static uint64_t
+tfo_stat_delta(const struct tfo_report_snap *prev, const struct tfo_report_snap *cur,
+	       enum tfo_stat_id id)
+{
+	return tfo_delta(prev->total.c[id], cur->total.c[id]);
+}
+
+/* Frames dropped: the accounting's frame-drop reasons and the TX side's
+ * (tx_drop_full, relay_drop_full); not the engine's segment-level drop_*
+ * (those segments were answered). */
+static int
+tfo_report_is_drop(unsigned int id)
+{
+	return tfo_stats_is_frame_drop(id) || id == TFO_STAT_tx_drop_full ||
+	       id == TFO_STAT_relay_drop_full;
+}
+
+/* Append to @p out (@p len) at *o, snprintf's way: *o grows by what it
+ * would write, so that the total tells a truncation. */
+static void __rte_format_printf(4, 5)
+tfo_report_put(char *out, size_t len, size_t *o, const char *fmt, ...)
+{
+	size_t at = RTE_MIN(*o, len);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out + at, len - at, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*o += (size_t)n;
+}
+
+/* " key=R": 0, two significant digits below 10, whole above (a rate) */
+static void
+tfo_report_rate(char *out, size_t len, size_t *o, const char *key, uint64_t n,
+		double secs)
+{
+	double r = (double)n / secs;
+
+	if (n == 0)
+		tfo_report_put(out, len, o, " %s=0", key);
+	else if (r < 10.0)
+		tfo_report_put(out, len, o, " %s=%.2g", key, r);
+	else
+		tfo_report_put(out, len, o, " %s=%.0f", key, r);
+}
+
+/* The busiest of @p n lcores: its share of @p elapsed in percent and its
+ * index into @p idx ("-" with none). */
+static double
+tfo_report_busiest(const uint64_t *prev, const uint64_t *cur, unsigned int n,
+		   uint64_t elapsed, char *idx, size_t len)
+{
+	uint64_t max = 0;
+	unsigned int at = 0;
+
+	snprintf(idx, len, "-");
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t d = tfo_delta(prev[i], cur[i]);
+
+		if (i == 0 || d > max) {
+			max = d;
+			at = i;
+		}
 	}
-	fprintf(c->out, "\n");
+	if (n == 0)
+		return 0.0;
+	snprintf(idx, len, "%u", at);
+	/* a poll that straddles two snapshots can count past the interval */
+	return RTE_MIN((double)max * 100.0 / (double)elapsed, 100.0);
+}
+
+int
+tfo_report_rates_line(const struct tfo_report_snap *prev,
+		      const struct tfo_report_snap *cur, uint64_t tsc_hz,
+		      char *out, size_t len)
+{
+	uint64_t elapsed, drops = 0, top = 0, imissed = 0, req, bad, over;
+	uint64_t http[4] = { 0 };
+	unsigned int top_id = 0, nw, nc;
+	char wk[16], ck[16];
+	double secs, wbusy, cbusy;
+	size_t o = 0;
+
+	if (prev == NULL || cur == NULL || out == NULL || tsc_hz == 0 ||
+	    cur->tsc <= prev->tsc)
+		return -EINVAL;
+	elapsed = cur->tsc - prev->tsc;
+	secs = (double)elapsed / (double)tsc_hz;
+	for (unsigned int i = 0; i < TFO_STAT_MAX; i++) {
+		uint64_t d;
+
+		if (!tfo_report_is_drop(i))
+			continue;
+		d = tfo_stat_delta(prev, cur, (enum tfo_stat_id)i);
+		drops += d;
+		if (d > top) {
+			top = d;
+			top_id = i;
+		}
+	}
+	for (uint16_t i = 0; i < RTE_MIN(prev->nb_ports, cur->nb_ports); i++)
+		if ((prev->ports_ok & cur->ports_ok) & (UINT32_C(1) << i))
+			imissed += tfo_delta(prev->imissed[i], cur->imissed[i]);
+	/* by status class: 2xx, 3xx, 4xx, 5xx */
+#define TFO_HTTP_CLASS(id, cls) http[cls] += tfo_stat_delta(prev, cur, TFO_STAT_##id)
+	TFO_HTTP_CLASS(http_200, 0);
+	TFO_HTTP_CLASS(http_301, 1);
+	TFO_HTTP_CLASS(http_304, 1);
+	TFO_HTTP_CLASS(http_404, 2);
+	TFO_HTTP_CLASS(http_405, 2);
+	TFO_HTTP_CLASS(http_414, 2);
+	TFO_HTTP_CLASS(http_400_syntax, 2);
+	TFO_HTTP_CLASS(http_400_too_big, 2);
+	TFO_HTTP_CLASS(http_400_host, 2);
+	TFO_HTTP_CLASS(http_400_body, 2);
+	TFO_HTTP_CLASS(http_400_path, 2);
+	TFO_HTTP_CLASS(http_505, 3);
+#undef TFO_HTTP_CLASS
+	nw = RTE_MIN(RTE_MIN(prev->nb_workers, cur->nb_workers),
+		     (unsigned int)TFO_REPORT_MAX_WORKERS);
+	nc = RTE_MIN(RTE_MIN(prev->nb_controls, cur->nb_controls),
+		     (unsigned int)TFO_MAX_CONTROLS);
+	wbusy = tfo_report_busiest(prev->worker_busy, cur->worker_busy, nw, elapsed,
+				   wk, sizeof(wk));
+	cbusy = tfo_report_busiest(prev->control_busy, cur->control_busy, nc, elapsed,
+				   ck, sizeof(ck));
+	req = tfo_stat_delta(prev, cur, TFO_STAT_TCPFastOpenCookieReqd);
+	bad = tfo_stat_delta(prev, cur, TFO_STAT_TCPFastOpenPassiveFail);
+	over = tfo_stat_delta(prev, cur, TFO_STAT_TCPFastOpenListenOverflow) +
+	       tfo_stat_delta(prev, cur, TFO_STAT_tfo_pending_source_overflow);
+
+	/* the order documented in report.h and the runbook: keep it */
+	tfo_report_put(out, len, &o, "stats:");
+	tfo_report_rate(out, len, &o, "txn",
+			tfo_stat_delta(prev, cur, TFO_STAT_svc_responses), secs);
+	tfo_report_rate(out, len, &o, "tfo",
+			tfo_stat_delta(prev, cur, TFO_STAT_TCPFastOpenPassive), secs);
+	tfo_report_rate(out, len, &o, "fallback", req + bad + over, secs);
+	tfo_report_rate(out, len, &o, "cookie_req", req, secs);
+	tfo_report_rate(out, len, &o, "bad_cookie", bad, secs);
+	tfo_report_rate(out, len, &o, "over_limit", over, secs);
+	tfo_report_rate(out, len, &o, "drops", drops, secs);
+	tfo_report_put(out, len, &o, " drop_top=%s", top != 0 ? tfo_stats_name(top_id) : "-");
+	tfo_report_rate(out, len, &o, "imissed", imissed, secs);
+	tfo_report_rate(out, len, &o, "rx", tfo_stat_delta(prev, cur, TFO_STAT_rx_pkts), secs);
+	tfo_report_rate(out, len, &o, "tx", tfo_stat_delta(prev, cur, TFO_STAT_tx_pkts), secs);
+	tfo_report_put(out, len, &o, " worker_busy_pct=%.1f worker_busiest=%s"
+		       " control_busy_pct=%.1f control_busiest=%s", wbusy, wk, cbusy, ck);
+	tfo_report_rate(out, len, &o, "http_2xx", http[0], secs);
+	tfo_report_rate(out, len, &o, "http_3xx", http[1], secs);
+	tfo_report_rate(out, len, &o, "http_4xx", http[2], secs);
+	tfo_report_rate(out, len, &o, "http_5xx", http[3], secs);
+	tfo_report_put(out, len, &o, " conns=%" PRIu64 " pending=%" PRIu64 "\n",
+		       cur->total.c[TFO_STAT_conns_active], cur->total.c[TFO_STAT_tfo_pending]);
+	return o > INT_MAX ? INT_MAX : (int)o;
+}
+
+void
+tfo_control_stats_line(struct tfo_control *c, uint64_t now_us)
+{
+	struct tfo_report_snap *cur;
+	char line[512];
+
+	/* the snapshot (~3 KiB) lives with the control lcore, not the stack */
+	cur = &c->next_snap;
+	tfo_report_snap_take(c, cur);
+	if (tfo_report_rates_line(&c->last_snap, cur, rte_get_tsc_hz(), line,
+				  sizeof(line)) > 0)
+		fputs(line, c->out);
+	fflush(c->out);
+	c->last_snap = *cur;
+	c->last_stats_us = now_us;
 }
 
 /* "control(lcore L)" for control 0 (as with one), "controlK(lcore L)". */
@@ -62,35 +250,6 @@ tfo_control_who(const struct tfo_control *c, unsigned int k, char *who, size_t l
 		snprintf(who, len, "control(lcore %u)", rte_get_main_lcore());
 	else
 		snprintf(who, len, "control%u(lcore %u)", k, p->lcore_id);
-}
-
-void
-tfo_control_stats_line(struct tfo_control *c, uint64_t now_us)
-{
-	struct tfo_stats total;
-	double secs = (double)(now_us - c->last_stats_us) / 1e6;
-	const uint64_t *t, *l;
-
-	tfo_control_aggregate(c, &total);
-	t = total.c;
-	l = c->last_total.c;
-	fprintf(c->out,
-		"stats: rx %.0f pps tx %.0f pps | rx %" PRIu64 " tx %" PRIu64
-		" drops %" PRIu64 " to_control %" PRIu64 " | conns %" PRIu64
-		" pending %" PRIu64
-		" | TFO passive %" PRIu64 " fail %" PRIu64 " overflow %" PRIu64
-		" cookiereq %" PRIu64 " altkey %" PRIu64 "\n",
-		(double)(t[TFO_STAT_rx_pkts] - l[TFO_STAT_rx_pkts]) / secs,
-		(double)(t[TFO_STAT_tx_pkts] - l[TFO_STAT_tx_pkts]) / secs,
-		t[TFO_STAT_rx_pkts], t[TFO_STAT_tx_pkts], tfo_drops(&total),
-		t[TFO_STAT_to_control], t[TFO_STAT_conns_active], t[TFO_STAT_tfo_pending],
-		t[TFO_STAT_TCPFastOpenPassive], t[TFO_STAT_TCPFastOpenPassiveFail],
-		t[TFO_STAT_TCPFastOpenListenOverflow], t[TFO_STAT_TCPFastOpenCookieReqd],
-		t[TFO_STAT_TCPFastOpenPassiveAltKey]);
-	tfo_control_stats_line_peers(c);
-	fflush(c->out);
-	c->last_total = total;
-	c->last_stats_us = now_us;
 }
 
 static void

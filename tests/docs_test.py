@@ -119,7 +119,25 @@ def main():
                 'idle_sleep_us', 'rotate_period_s', 'pending_limit', 'pending_hold_ms',
                 'max_conns', 'max_request', 'ring_size', 'stats_period', 'rx_desc',
                 'tx_desc', 'tcp_fastopen_key', 'file_prefix', 'rte_flow_validate',
-                'mbufs_in_use'}
+                'mbufs_in_use', 'rte_eth_stats', 'rte_eth_stats_get'}
+    # the stats line's keys (section 5): the runbook's example line has the
+    # keys tests/test_report.c holds the code to, in that order, each with a
+    # row of the table under it
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           'test_report.c')) as f:
+        tested = re.findall(r'"([a-z0-9_]+)"',
+                            f.read().partition('keys[] = {')[2].partition('};')[0])
+    example = re.search(r'^stats: (.*)$', prose, re.M)
+    line_keys = re.findall(r'([a-z0-9_]+)=', example.group(1)) if example else []
+    check('the runbook\'s stats line has the keys of tests/test_report.c, in order',
+          len(tested) > 10 and line_keys == tested, (line_keys, tested))
+    rows = set(re.findall(r'^\| `([a-z0-9_]+)`', prose, re.M)) | \
+        set(re.findall(r'^\| `[a-z0-9_]+`, `([a-z0-9_]+)`', prose, re.M)) | \
+        set(re.findall(r'^\| `[a-z0-9_]+` \.\.\. `([a-z0-9_]+)`', prose, re.M))
+    missing = [k for k in line_keys if k not in rows and
+               not re.match(r'http_[2-5]xx$', k)]
+    check('every key of the stats line has a row in the runbook', not missing, missing)
+    extra_ok |= set(line_keys)
     unknown = sorted(m for m in mentioned if m not in names and m not in cfg_keys
                      and m not in extra_ok)
     check('every counter the runbook names exists', not unknown, unknown)

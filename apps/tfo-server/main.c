@@ -65,7 +65,7 @@ usage(FILE *f, const char *prog)
 		"                        or service the configuration lacks is refused,\n"
 		"                        unless the key starts one (port: vdev; service:\n"
 		"                        port or plugin)\n"
-		"  --stats-period SEC    print a stats line every SEC seconds (server.stats_period)\n"
+		"  --stats-period SEC    print a stats line of rates every SEC seconds (server.stats_period)\n"
 		"  --pending-limit N     pending TFO connections per worker (tfo.pending_limit;\n"
 		"                        tfo.pending_per_source is lowered to N if above)\n"
 		"  --cookie-algo ALGO    aes128 | siphash-linux (tfo.cookie_algo)\n"

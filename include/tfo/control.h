@@ -35,6 +35,7 @@
 #include "tfo/exception.h"
 #include "tfo/neigh.h"
 #include "tfo/pkt.h"
+#include "tfo/report.h"
 #include "tfo/stats.h"
 #include "tfo/tx.h"
 #include "tfo/worker.h"
@@ -102,9 +103,11 @@ struct tfo_control {
 	 *  control thread; NULL: none can. */
 	struct tfo_svc_reloader *svc_reload;
 	bool svc_reload_wait;		/**< keys done, services still loading */
-	/* stats line state */
+	/* stats line state (control 0): when the last line was due, and the
+	 * snapshot it was computed to (the next one's start) */
 	uint64_t last_stats_us;
-	struct tfo_stats last_total;
+	struct tfo_report_snap last_snap;
+	struct tfo_report_snap next_snap;	/**< the one being taken */
 	FILE *out;			/**< stats line / summary stream */
 	/** Non-zero while the table is down to syn_reserve (SYN cookies due):
 	 *  the workers read it (syncookies = auto) with a plain load; written
@@ -237,8 +240,8 @@ int tfo_control_lcore_main(void *arg);
 }
 #endif
 
-/* what the control core reports, and its telemetry: part of its interface */
-#include "tfo/report.h"
+/* its telemetry: part of its interface (tfo/report.h too, above: the
+ * stats line's snapshot is part of the struct) */
 #include "tfo/telemetry.h"
 
 #endif /* TFO_CONTROL_H */

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Unit tests of the stats line (tfo_report_rates_line): from two counter
+ * snapshots, rates per second over the real elapsed time, in key=value
+ * form, every key present in one stable order; fallbacks summed from their
+ * named parts, drops with their top reason, imissed only from ports read
+ * both times, busy shares of the busiest worker and control lcore.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "tfo/report.h"
+
+#include "test.h"
+
+#define HZ UINT64_C(1000000000)	/* 1 GHz: a tick is a nanosecond */
+
+static struct tfo_report_snap prev, cur;
+
+static void
+snaps(unsigned int workers, unsigned int controls, uint64_t secs_x1000)
+{
+	memset(&prev, 0, sizeof(prev));
+	memset(&cur, 0, sizeof(cur));
+	prev.tsc = 1000;
+	cur.tsc = prev.tsc + HZ / 1000 * secs_x1000;
+	prev.nb_workers = cur.nb_workers = workers;
+	prev.nb_controls = cur.nb_controls = controls;
+}
+
+static void
+add(enum tfo_stat_id id, uint64_t before, uint64_t delta)
+{
+	prev.total.c[id] = before;
+	cur.total.c[id] = before + delta;
+}
+
+/* Every figure from known deltas over 2 s: the whole line, byte for byte. */
+TFO_TEST(rates_line_all_keys_from_two_snapshots)
+{
+	char line[512];
+	int n;
+	static const struct {
+		enum tfo_stat_id id;
+		uint64_t before, delta;
+	} moved[] = {
+		{ TFO_STAT_svc_responses, 5000, 2000 },
+		{ TFO_STAT_TCPFastOpenPassive, 4000, 1800 },
+		{ TFO_STAT_TCPFastOpenCookieReqd, 7, 100 },
+		{ TFO_STAT_TCPFastOpenPassiveFail, 0, 10 },
+		{ TFO_STAT_TCPFastOpenListenOverflow, 1, 6 },
+		{ TFO_STAT_tfo_pending_source_overflow, 0, 4 },
+		{ TFO_STAT_ring_drop_full, 3, 6 },
+		{ TFO_STAT_tx_drop_full, 0, 2 },
+		{ TFO_STAT_drop_paws, 0, 50 },	/* engine segment drop: not a frame */
+		{ TFO_STAT_rx_pkts, 123456, 4000 },
+		{ TFO_STAT_tx_pkts, 123000, 3990 },
+		{ TFO_STAT_http_200, 10, 1900 },
+		{ TFO_STAT_http_301, 0, 10 },
+		{ TFO_STAT_http_304, 0, 10 },
+		{ TFO_STAT_http_404, 0, 3 },
+		{ TFO_STAT_http_400_syntax, 0, 1 },
+	};
+
+	snaps(2, 1, 2000);
+	for (unsigned int i = 0; i < RTE_DIM(moved); i++)
+		add(moved[i].id, moved[i].before, moved[i].delta);
+	cur.total.c[TFO_STAT_conns_active] = 42;
+	prev.total.c[TFO_STAT_conns_active] = 1000;	/* a gauge: its level now */
+	cur.total.c[TFO_STAT_tfo_pending] = 3;
+	/* port 0 read both times, port 1 only now: left out */
+	prev.nb_ports = cur.nb_ports = 2;
+	prev.ports_ok = 1;
+	cur.ports_ok = 3;
+	prev.imissed[0] = 100;
+	cur.imissed[0] = 114;
+	cur.imissed[1] = 1000000;
+	prev.worker_busy[0] = 77;
+	cur.worker_busy[0] = 77 + HZ / 2;		/* 25% of 2 s */
+	cur.worker_busy[1] = HZ / 10 * 12;		/* 60% */
+	prev.control_busy[0] = 5;
+	cur.control_busy[0] = 5 + HZ / 10;		/* 5% */
+
+	n = tfo_report_rates_line(&prev, &cur, HZ, line, sizeof(line));
+	CHECK_EQ(n, (int)strlen(line));
+	CHECK_MSG(strcmp(line,
+		"stats: txn=1000 tfo=900 fallback=60 cookie_req=50 bad_cookie=5"
+		" over_limit=5 drops=4 drop_top=ring_drop_full imissed=7 rx=2000"
+		" tx=1995 worker_busy_pct=60.0 worker_busiest=1 control_busy_pct=5.0"
+		" control_busiest=0 http_2xx=950 http_3xx=10 http_4xx=2 http_5xx=0"
+		" conns=42 pending=3\n") == 0, "%s", line);
+}
+
+/* Nothing happened: every key still there, in the same order, zeros and
+ * "-" where there is no reason or no lcore. */
+TFO_TEST(rates_line_idle_keeps_every_key_in_order)
+{
+	static const char *const keys[] = {
+		"txn", "tfo", "fallback", "cookie_req", "bad_cookie", "over_limit",
+		"drops", "drop_top", "imissed", "rx", "tx", "worker_busy_pct",
+		"worker_busiest", "control_busy_pct", "control_busiest", "http_2xx",
+		"http_3xx", "http_4xx", "http_5xx", "conns", "pending",
+	};
+	char line[512], *tok, *save = NULL;
+	unsigned int k = 0;
+
+	snaps(0, 1, 1000);
+	REQUIRE(tfo_report_rates_line(&prev, &cur, HZ, line, sizeof(line)) > 0);
+	CHECK(strstr(line, " drop_top=- ") != NULL);
+	CHECK(strstr(line, " worker_busy_pct=0.0 worker_busiest=- ") != NULL);
+	CHECK(strstr(line, " control_busy_pct=0.0 control_busiest=0 ") != NULL);
+	CHECK(strncmp(line, "stats:", 6) == 0);
+	CHECK(line[strlen(line) - 1] == '\n' && strchr(line, '\n') == line + strlen(line) - 1);
+	line[strlen(line) - 1] = '\0';
+	for (tok = strtok_r(line + 6, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save)) {
+		size_t kl = k < RTE_DIM(keys) ? strlen(keys[k]) : 0;
+
+		CHECK_MSG(k < RTE_DIM(keys) && strncmp(tok, keys[k], kl) == 0 && tok[kl] == '=',
+			  "key %u: %s", k, tok);
+		k++;
+	}
+	CHECK_EQ(k, RTE_DIM(keys));
+}
+
+/* A rate below 10/s keeps two significant digits: one drop a minute is not
+ * rounded away; above 10 a whole number. */
+TFO_TEST(rates_line_small_and_large_rates)
+{
+	char line[512];
+
+	snaps(1, 1, 60000);
+	add(TFO_STAT_drop_icmp_echo_rate, 0, 1);
+	add(TFO_STAT_svc_responses, 0, 60 * 3 / 2);	/* 1.5/s */
+	add(TFO_STAT_rx_pkts, 0, 60 * 1234);
+	REQUIRE(tfo_report_rates_line(&prev, &cur, HZ, line, sizeof(line)) > 0);
+	CHECK_MSG(strstr(line, " drops=0.017 drop_top=drop_icmp_echo_rate ") != NULL, "%s", line);
+	CHECK_MSG(strstr(line, "stats: txn=1.5 ") != NULL, "%s", line);
+	CHECK_MSG(strstr(line, " rx=1234 ") != NULL, "%s", line);
+}
+
+/* A counter that went down (a port's counters reset) counts 0, not 2^64;
+ * a busy share past the interval (a poll straddling both) stops at 100. */
+TFO_TEST(rates_line_counters_down_and_busy_capped)
+{
+	char line[512];
+
+	snaps(3, 2, 1000);
+	prev.nb_ports = cur.nb_ports = 1;
+	prev.ports_ok = cur.ports_ok = 1;
+	prev.imissed[0] = 500;
+	cur.imissed[0] = 20;
+	prev.total.c[TFO_STAT_tx_pkts] = 10;
+	cur.worker_busy[2] = HZ + HZ / 100;
+	cur.control_busy[1] = HZ / 4;
+	REQUIRE(tfo_report_rates_line(&prev, &cur, HZ, line, sizeof(line)) > 0);
+	CHECK_MSG(strstr(line, " imissed=0 rx=0 tx=0 ") != NULL, "%s", line);
+	CHECK_MSG(strstr(line, " worker_busy_pct=100.0 worker_busiest=2 ") != NULL, "%s", line);
+	CHECK_MSG(strstr(line, " control_busy_pct=25.0 control_busiest=1 ") != NULL, "%s", line);
+}
+
+TFO_TEST(rates_line_refuses_no_time_and_truncates_safely)
+{
+	char line[512], small[24];
+	int n;
+
+	snaps(1, 1, 1000);
+	CHECK_EQ(tfo_report_rates_line(&prev, &cur, 0, line, sizeof(line)), -EINVAL);
+	CHECK_EQ(tfo_report_rates_line(&cur, &prev, HZ, line, sizeof(line)), -EINVAL);
+	CHECK_EQ(tfo_report_rates_line(&prev, &prev, HZ, line, sizeof(line)), -EINVAL);
+	CHECK_EQ(tfo_report_rates_line(NULL, &cur, HZ, line, sizeof(line)), -EINVAL);
+	n = tfo_report_rates_line(&prev, &cur, HZ, line, sizeof(line));
+	memset(small, 'x', sizeof(small));
+	CHECK_EQ(tfo_report_rates_line(&prev, &cur, HZ, small, sizeof(small)), n);
+	CHECK(memchr(small, '\0', sizeof(small)) == small + sizeof(small) - 1);
+	CHECK(strncmp(small, line, sizeof(small) - 1) == 0);
+}
+
+TFO_TEST_MAIN()
