@@ -664,7 +664,15 @@ tfo_http_check(const struct tfo_service_args *a, char *why, size_t whylen)
 	struct http_conf cf;
 	bool date;
 
-	return http_conf_read(a, &cf, &lim, &date, why, whylen) < 0 ? -EINVAL : 0;
+	if (http_conf_read(a, &cf, &lim, &date, why, whylen) < 0)
+		return -EINVAL;
+	/* a head the engine resets before it is whole never gets its 400 */
+	if (a->max_request != 0 && a->max_request < lim.max_header)
+		return tfo_errmsg(why, whylen, "max_header = %u above [tcp] max_request = %u: "
+				  "a request head that long is reset, never answered 400; "
+				  "lower max_header (and max_uri, max_header - 64 at most) "
+				  "or raise max_request", lim.max_header, a->max_request);
+	return 0;
 }
 
 /* Point @p o at the next @p len bytes of the blob zone, from *off on. */

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <rte_common.h>
 #include <rte_debug.h>
@@ -121,7 +122,7 @@ static const struct tfo_key_desc tfo_keys[] = {
 	K_U32("tcp", "max_conns_per_source", max_conns_per_source, 0, 1u << 24, "1024",
 	      "control core's connection entries per source address (IPv6: /64), 0 = no limit"),
 	K_U32("tcp", "max_request", max_request, 64, 65535, "8192",
-	      "bytes of one request, at most"),
+	      "bytes of one request, at most (not below the http service's max_header)"),
 	K_U16("tcp", "mss", mss, 536, 9000, "0",
 	      "advertised MSS, 0 = from the MTU"),
 	/* "_max": the window we advertise is the request buffer's free room,
@@ -172,7 +173,8 @@ static const struct tfo_key_desc tfo_keys[] = {
 	K_U32("tfo", "pending_hold_ms", pending_hold_ms, 0, 600000, "60000",
 	      "reset pending TFO connections stay counted this long"),
 	K_U32("tfo", "pending_per_source", pending_per_source, 0, 1u << 24, "512",
-	      "pending TFO connections per worker from one address (IPv6: /64), 0 = no cap"),
+	      "pending TFO connections per worker from one address (IPv6: /64), 0 = no cap; "
+	      "at most pending_limit"),
 	K_BOOL("tfo", "cookie_not_required", cookie_not_required, "no",
 	       "accept SYN data without a cookie (trusted networks only)"),
 };
@@ -182,21 +184,22 @@ static const struct {
 	const char *key, *def, *help;
 } tfo_port_keys[] = {
 	{ "vdev", "", "--vdev argument creating the device, empty for PCI" },
-	{ "ipv4", "", "an IPv4 address/prefix of ours (repeatable)" },
-	{ "ipv6", "", "an IPv6 address/prefix of ours (repeatable)" },
+	{ "ipv4", "", "an IPv4 host address/prefix of ours (repeatable; one port each)" },
+	{ "ipv6", "", "an IPv6 host address/prefix of ours (repeatable; one port each; "
+	  "mtu >= 1280)" },
 	{ "mtu", "1500", "MTU (68..9198)" },
 	{ "rx_desc", "1024", "RX descriptors per queue (32..32768)" },
 	{ "tx_desc", "1024", "TX descriptors per queue (32..32768)" },
 	{ "offload", "auto", "checksum offloads: auto | off" },
-	{ "syn_steering", "off", "SYNs to the control core by an rte_flow rule: on | off" },
+	{ "syn_steering", "off", "SYNs to the control core by an rte_flow rule: a boolean" },
 	{ "rss", "device", "who spreads flows over the workers' queues: device | peer "
 	  "(net_memif: the peer sends each flow on the queue our hash names, "
 	  "tfo-loadgen --rss-peer)" },
-	{ "exception", "off", "frames we do not serve to a kernel interface (net_tap): on | off" },
+	{ "exception", "off", "frames we do not serve to a kernel interface (net_tap): a boolean" },
 	{ "exception_iface", "", "that interface's name (15 chars), empty = tfoexc<port index>" },
 	{ "exception_pps", "10000", "frames/s to and from the kernel, each way (1..10000000)" },
 	{ "isolate", "off", "rte_flow isolation (mlx5): only TCP to our addresses and "
-	  "services reaches us, the kernel keeps the rest: on | off" },
+	  "services reaches us, the kernel keeps the rest: a boolean" },
 	{ "xdp", "auto", "a net_af_xdp port's XDP program: own (only our TCP to the sockets, "
 	  "the rest to the kernel) | off (the PMD's: every frame to us) | auto (own on "
 	  "net_af_xdp)" },
@@ -242,27 +245,47 @@ tfo_key_check_str(const struct tfo_key_desc *k, const char *value, char *why,
 		  size_t whylen)
 {
 	if (strcmp(k->section, "tfo") == 0 && strcmp(k->key, "cookie_algo") == 0 &&
-	    strcmp(value, "aes128") != 0 && strcmp(value, "siphash-linux") != 0)
+	    strcasecmp(value, "aes128") != 0 && strcasecmp(value, "siphash-linux") != 0)
 		return tfo_errmsg(why, whylen, "expected aes128 or siphash-linux");
 	return 0;
 }
 
+/*
+ * A decimal integer in [min, max]: digits only, no sign, no leading zero.
+ * C's base detection read "010" as 8 and "0x10" as 16; both are refused
+ * rather than read as decimal, so that a file written for the old reading
+ * cannot change meaning without a word.
+ */
 static int
 tfo_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
 
-	if (*s == '\0' || *s == '-' || !isdigit((unsigned char)*s))
+	for (const char *d = s; *d != '\0'; d++)
+		if (!isdigit((unsigned char)*d))
+			return -EINVAL;
+	if (*s == '\0' || (s[0] == '0' && s[1] != '\0'))
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, 10);
 	if (errno != 0 || *end != '\0' || v < min || v > max)
 		return -EINVAL;
 	*out = v;
 	return 0;
 }
 
+/* Why @p s was refused when it looks like C's octal or hex, else "". */
+static const char *
+tfo_int_hint(const char *s)
+{
+	return s[0] == '0' && s[1] != '\0' ? " (decimal, without leading zeros)" : "";
+}
+
+/* The one boolean grammar of every boolean key, for messages. */
+#define TFO_BOOL_EXPECTED "expected yes or no (or on/off, true/false, 1/0; any case)"
+
+/* Every boolean key: yes/no, on/off, true/false, 1/0, in any case. */
 static int
 tfo_parse_bool(const char *s, bool *out)
 {
@@ -314,6 +337,52 @@ tfo_parse_addr(const char *s, struct tfo_local_addr *a)
 		return -EINVAL;
 	a->prefix_len = (uint8_t)prefix;
 	return 0;
+}
+
+/*
+ * Why @p a cannot be one of our addresses, or NULL: the unspecified
+ * address (0.0.0.0/0 would be every address), loopback, multicast, the
+ * limited broadcast, and the network or broadcast address of its own
+ * prefix (IPv6: the subnet-router anycast address, RFC 4291 2.6.1).
+ */
+static const char *
+tfo_addr_not_host(const struct tfo_local_addr *a)
+{
+	static const uint8_t zero[16];
+	static const uint8_t loop6[16] = { [15] = 1 };
+	unsigned int bits = a->family == AF_INET ? 32 : 128;
+	bool host_zero = true, host_ones = true;
+
+	if (memcmp(a->addr.b, zero, bits / 8) == 0)
+		return "the unspecified address, not one of ours";
+	if (a->family == AF_INET) {
+		if (a->addr.b[0] == 127)
+			return "a loopback address";
+		if (a->addr.b[0] >= 224 && a->addr.b[0] <= 239)
+			return "a multicast address";
+		if (memcmp(a->addr.b, "\xff\xff\xff\xff", 4) == 0)
+			return "the broadcast address";
+	} else {
+		if (memcmp(a->addr.b, loop6, 16) == 0)
+			return "a loopback address";
+		if (a->addr.b[0] == 0xff)
+			return "a multicast address";
+	}
+	/* /31 and /32 (IPv6: /127, /128) have no network or broadcast address */
+	if (a->prefix_len + 1u >= bits)
+		return NULL;
+	for (unsigned int i = a->prefix_len; i < bits; i++) {
+		bool one = (a->addr.b[i / 8] >> (7 - i % 8)) & 1;
+
+		host_zero = host_zero && !one;
+		host_ones = host_ones && one;
+	}
+	if (host_zero)
+		return a->family == AF_INET ? "the network address of its prefix, not a host's" :
+		       "the subnet-router anycast address of its prefix, not a host's";
+	if (host_ones && a->family == AF_INET)
+		return "the broadcast address of its prefix, not a host's";
+	return NULL;
 }
 
 const char *
@@ -386,8 +455,9 @@ tfo_key_apply(struct tfo_config *c, const struct tfo_key_desc *k,
 			char range[96];
 
 			tfo_key_range(k, range, sizeof(range));
-			return tfo_errmsg(why, whylen, "expected %s%s",
-					  tfo_key_zero(k) ? "" : "an integer in ", range);
+			return tfo_errmsg(why, whylen, "expected %s%s%s",
+					  tfo_key_zero(k) ? "" : "an integer in ", range,
+					  tfo_int_hint(value));
 		}
 		if (k->type == KT_U32) {
 			uint32_t v32 = (uint32_t)v;
@@ -403,7 +473,7 @@ tfo_key_apply(struct tfo_config *c, const struct tfo_key_desc *k,
 		return 0;
 	case KT_BOOL:
 		if (tfo_parse_bool(value, &b) < 0)
-			return tfo_errmsg(why, whylen, "expected yes or no");
+			return tfo_errmsg(why, whylen, TFO_BOOL_EXPECTED);
 		memcpy(field, &b, sizeof(b));
 		return 0;
 	case KT_ENUM:
@@ -427,6 +497,10 @@ tfo_key_apply(struct tfo_config *c, const struct tfo_key_desc *k,
 		if (tfo_key_check_str(k, value, why, whylen) < 0)
 			return -EINVAL;
 		strcpy((char *)field, value);
+		/* an enum in all but its type: stored as its name is spelt */
+		if (strcmp(k->key, "cookie_algo") == 0)
+			for (char *ch = (char *)field; *ch != '\0'; ch++)
+				*ch = (char)tolower((unsigned char)*ch);
 		return 0;
 	}
 	return tfo_errmsg(why, whylen, "internal: bad key type");
@@ -459,8 +533,10 @@ tfo_port_get(struct tfo_config *c, const char *device, char *why, size_t whylen)
 		tfo_errmsg(why, whylen, "more than %d ports", TFO_MAX_PORTS);
 		return NULL;
 	}
-	if (*device == '\0' || strlen(device) >= sizeof(p->device)) {
-		tfo_errmsg(why, whylen, "bad device name");
+	if (*device == '\0' || strlen(device) >= sizeof(p->device) ||
+	    strpbrk(device, " \t") != NULL) {
+		tfo_errmsg(why, whylen, "bad device name (one word, at most %zu characters)",
+			   sizeof(p->device) - 1);
 		return NULL;
 	}
 	p = &c->ports[c->nb_ports++];
@@ -489,10 +565,14 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 	if (strcmp(key, "ipv4") == 0 || strcmp(key, "ipv6") == 0) {
 		struct tfo_local_addr a;
 		int fam = key[3] == '4' ? AF_INET : AF_INET6;
+		const char *not_host;
 
 		if (tfo_parse_addr(value, &a) < 0 || a.family != fam)
 			return tfo_errmsg(why, whylen, "not an %s address[/prefix]",
 				       fam == AF_INET ? "IPv4" : "IPv6");
+		not_host = tfo_addr_not_host(&a);
+		if (not_host != NULL)
+			return tfo_errmsg(why, whylen, "%s", not_host);
 		if (p->nb_addrs == TFO_MAX_PORT_ADDRS)
 			return tfo_errmsg(why, whylen, "more than %d addresses on a port",
 				       TFO_MAX_PORT_ADDRS);
@@ -505,13 +585,15 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 	}
 	if (strcmp(key, "mtu") == 0) {
 		if (tfo_parse_u64(value, 68, 9198, &v) < 0)
-			return tfo_errmsg(why, whylen, "expected an integer in 68..9198");
+			return tfo_errmsg(why, whylen, "expected an integer in 68..9198%s",
+					  tfo_int_hint(value));
 		p->mtu = (uint16_t)v;
 		return 0;
 	}
 	if (strcmp(key, "rx_desc") == 0 || strcmp(key, "tx_desc") == 0) {
 		if (tfo_parse_u64(value, 32, 32768, &v) < 0)
-			return tfo_errmsg(why, whylen, "expected an integer in 32..32768");
+			return tfo_errmsg(why, whylen, "expected an integer in 32..32768%s",
+					  tfo_int_hint(value));
 		if (key[0] == 'r')
 			p->rx_desc = (uint16_t)v;
 		else
@@ -523,12 +605,8 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 		bool *flag = key[0] == 's' ? &p->syn_steering :
 			     key[0] == 'e' ? &p->exception : &p->isolate;
 
-		if (strcmp(value, "on") == 0 || strcmp(value, "yes") == 0)
-			*flag = true;
-		else if (strcmp(value, "off") == 0 || strcmp(value, "no") == 0)
-			*flag = false;
-		else
-			return tfo_errmsg(why, whylen, "expected on or off");
+		if (tfo_parse_bool(value, flag) < 0)
+			return tfo_errmsg(why, whylen, TFO_BOOL_EXPECTED);
 		return 0;
 	}
 	if (strcmp(key, "exception_iface") == 0) {
@@ -542,34 +620,35 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 	}
 	if (strcmp(key, "exception_pps") == 0) {
 		if (tfo_parse_u64(value, 1, 10000000, &v) < 0)
-			return tfo_errmsg(why, whylen, "expected an integer in 1..10000000");
+			return tfo_errmsg(why, whylen, "expected an integer in 1..10000000%s",
+					  tfo_int_hint(value));
 		p->exception_pps = (uint32_t)v;
 		return 0;
 	}
 	if (strcmp(key, "xdp") == 0) {
-		if (strcmp(value, "auto") == 0)
+		if (strcasecmp(value, "auto") == 0)
 			p->xdp = TFO_XDP_AUTO;
-		else if (strcmp(value, "own") == 0)
+		else if (strcasecmp(value, "own") == 0)
 			p->xdp = TFO_XDP_OWN;
-		else if (strcmp(value, "off") == 0)
+		else if (strcasecmp(value, "off") == 0)
 			p->xdp = TFO_XDP_OFF;
 		else
 			return tfo_errmsg(why, whylen, "expected own, off or auto");
 		return 0;
 	}
 	if (strcmp(key, "rss") == 0) {
-		if (strcmp(value, "device") == 0)
+		if (strcasecmp(value, "device") == 0)
 			p->rss = TFO_RSS_DEVICE;
-		else if (strcmp(value, "peer") == 0)
+		else if (strcasecmp(value, "peer") == 0)
 			p->rss = TFO_RSS_PEER;
 		else
 			return tfo_errmsg(why, whylen, "expected device or peer");
 		return 0;
 	}
 	if (strcmp(key, "offload") == 0) {
-		if (strcmp(value, "auto") == 0)
+		if (strcasecmp(value, "auto") == 0)
 			p->offload = TFO_OFFLOAD_AUTO;
-		else if (strcmp(value, "off") == 0)
+		else if (strcasecmp(value, "off") == 0)
 			p->offload = TFO_OFFLOAD_OFF;
 		else
 			return tfo_errmsg(why, whylen, "expected auto or off");
@@ -622,7 +701,8 @@ tfo_service_set(struct tfo_cfg_service *s, const char *key, const char *value,
 
 	if (strcmp(key, "port") == 0) {
 		if (tfo_parse_u64(value, 1, 65535, &v) < 0)
-			return tfo_errmsg(why, whylen, "expected a TCP port 1..65535");
+			return tfo_errmsg(why, whylen, "expected a TCP port 1..65535%s",
+					  tfo_int_hint(value));
 		s->port = (uint16_t)v;
 		return 0;
 	}
@@ -753,18 +833,6 @@ tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
 	}
 }
 
-int
-tfo_config_set(struct tfo_config *c, const char *section, const char *key,
-	       const char *value, char *err, size_t errlen)
-{
-	char why[160];
-
-	if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0)
-		return tfo_errmsg(err, errlen, "[%s] %s = \"%s\": %s", section, key,
-			       value, why);
-	return 0;
-}
-
 static char *
 tfo_trim(char *s)
 {
@@ -820,6 +888,90 @@ tfo_visible(const char *in, char *out, size_t len)
 	return out;
 }
 
+/*
+ * @p section, @p key and @p value as the file reads them: white space
+ * trimmed, the section's words separated by one space ("port net_tap0 "
+ * is "port net_tap0", not a device named with a trailing space).
+ */
+static int
+tfo_config_words(const char *section, const char *key, const char *value,
+		 char sec[96], char k[64], char v[TFO_CFG_STR * 4])
+{
+	if (strlen(section) >= 96 || strlen(key) >= 64 || strlen(value) >= TFO_CFG_STR * 4)
+		return -EINVAL;
+	strcpy(sec, section);
+	tfo_section_normalize(sec);
+	strcpy(k, key);
+	memmove(k, tfo_trim(k), strlen(tfo_trim(k)) + 1);
+	strcpy(v, value);
+	memmove(v, tfo_trim(v), strlen(tfo_trim(v)) + 1);
+	return 0;
+}
+
+int
+tfo_config_set(struct tfo_config *c, const char *section, const char *key,
+	       const char *value, char *err, size_t errlen)
+{
+	char why[160], sec[96], k[64], v[TFO_CFG_STR * 4];
+
+	if (tfo_config_words(section, key, value, sec, k, v) < 0)
+		return tfo_errmsg(err, errlen, "[%.64s] %.64s: section, key or value too long",
+				  section, key);
+	if (tfo_config_set_why(c, sec, k, v, why, sizeof(why)) < 0)
+		return tfo_errmsg(err, errlen, "[%s] %s = \"%s\": %s", sec, k, v, why);
+	return 0;
+}
+
+/* "net_tap0, 0000:01:00.0" (ports) or "echo, http" (services) into @p buf. */
+static const char *
+tfo_config_names(const struct tfo_config *c, bool ports, char *buf, size_t len)
+{
+	unsigned int n = ports ? c->nb_ports : c->nb_services;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "",
+				      ports ? c->ports[i].device : c->services[i].name);
+	if (n == 0)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+int
+tfo_config_override(struct tfo_config *c, const char *section, const char *key,
+		    const char *value, char *err, size_t errlen)
+{
+	char sec[96], k[64], v[TFO_CFG_STR * 4], kind[16], names[256];
+	const char *name;
+	bool port, found = false;
+
+	if (tfo_config_words(section, key, value, sec, k, v) < 0 ||
+	    tfo_section_split(sec, kind, sizeof(kind), &name) < 0 || name == NULL ||
+	    (strcmp(kind, "port") != 0 && strcmp(kind, "service") != 0))
+		return tfo_config_set(c, section, key, value, err, errlen);
+	port = kind[0] == 'p';
+	for (unsigned int i = 0; i < (port ? c->nb_ports : c->nb_services); i++)
+		if (strcmp(port ? c->ports[i].device : c->services[i].name, name) == 0)
+			found = true;
+	/*
+	 * A section the configuration does not have is a typo unless the key
+	 * is the one that starts a section: a port's vdev (empty for a PCI
+	 * device), a service's port or plugin. A configuration without any
+	 * port gets its first one from any key (tests, --print-config).
+	 */
+	if (!found && !(port && c->nb_ports == 0) &&
+	    !(port ? strcmp(k, "vdev") == 0 :
+	      strcmp(k, "port") == 0 || strcmp(k, "plugin") == 0))
+		return tfo_errmsg(err, errlen, "[%s] %s = \"%s\": the configuration has no "
+				  "[%s]; its %s: %s (a new one starts with %s)", sec, k, v,
+				  sec, port ? "ports" : "services",
+				  tfo_config_names(c, port, names, sizeof(names)),
+				  port ? "its vdev, empty for a PCI device" :
+				  "its port = N, or plugin = PATH.so");
+	return tfo_config_set(c, sec, k, v, err, errlen);
+}
+
 int
 tfo_config_parse_string(struct tfo_config *c, const char *text,
 			const char *source, char *err, size_t errlen)
@@ -844,14 +996,16 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 		line[n] = '\0';
 		p += n + (nl ? 1 : 0);
 
-		/* comments: whole line ';'/'#', or " ;" to the end of a line */
-		for (cmt = line; (cmt = strchr(cmt, ';')) != NULL; cmt++)
+		/* comments: ';' or '#' at the start of a line or after white
+		 * space, to the end of the line; one inside a word ("a;b",
+		 * devargs, paths) is part of the value */
+		for (cmt = line; (cmt = strpbrk(cmt, ";#")) != NULL; cmt++)
 			if (cmt == line || isspace((unsigned char)cmt[-1])) {
 				*cmt = '\0';
 				break;
 			}
 		s = tfo_trim(line);
-		if (*s == '\0' || *s == '#')
+		if (*s == '\0')
 			continue;
 		if (*s == '[') {
 			char *end = strchr(s, ']');
@@ -974,7 +1128,13 @@ tfo_config_help(FILE *f)
 {
 	const char *sec = "";
 
-	fprintf(f, "Configuration keys (default, description):\n");
+	fprintf(f, "Configuration keys (default, description):\n"
+		"  Grammar: [section], then key = value; ';' or '#' at the start of a line\n"
+		"  or after white space starts a comment (inside a word: part of the value).\n"
+		"  Integers are decimal (no sign, 0x or leading zero); booleans: yes/no,\n"
+		"  on/off, true/false, 1/0, and values from a list, in any case.\n"
+		"  --set SECTION.KEY=VALUE: a [port]/[service] the configuration lacks is\n"
+		"  refused unless the key starts one (port: vdev; service: port, plugin).\n");
 	for (unsigned int i = 0; i < RTE_DIM(tfo_keys); i++) {
 		const struct tfo_key_desc *k = &tfo_keys[i];
 

@@ -16,9 +16,11 @@
 #include <rte_common.h>
 
 #include "tfo/config.h"
+#include "tfo/ctrl_pick.h"
 #include "tfo/idle.h"
 #include "tfo/keyring.h"
 #include "tfo/log.h"
+#include "tfo/pool_plan.h"
 #include "tfo/port_flow.h"
 #include "tfo/service.h"
 #include "tfo/xdp.h"
@@ -146,6 +148,7 @@ tfo_config_check_inputs(const struct tfo_config *c, char *err, size_t errlen)
 			.kv = kv,
 			.base_dir = c->base_dir,
 			.socket_id = -1,
+			.max_request = c->max_request,
 		};
 
 		if (svc == NULL || svc->check == NULL)
@@ -157,6 +160,86 @@ tfo_config_check_inputs(const struct tfo_config *c, char *err, size_t errlen)
 		if (svc->check(&args, why, sizeof(why)) < 0)
 			return tfo_errmsg(err, errlen, "[service %s] %s", cs->name, why);
 	}
+	return 0;
+}
+
+/* Is @p a one of the addresses of port @p p? */
+static bool
+tfo_addr_on(const struct tfo_cfg_port *p, const struct tfo_local_addr *a)
+{
+	for (unsigned int k = 0; k < p->nb_addrs; k++)
+		if (p->addrs[k].family == a->family &&
+		    memcmp(&p->addrs[k].addr, &a->addr, sizeof(a->addr)) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The port keys that depend on each other or on another port: one address
+ * on one port only (which port answers its ARP/ND, and its flows, would be
+ * a guess), and IPv6 needs an MTU of 1280 at least (RFC 8200 section 5).
+ */
+static int
+tfo_config_check_ports(const struct tfo_config *c, char *err, size_t errlen)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	for (unsigned int i = 0; i < c->nb_ports; i++) {
+		const struct tfo_cfg_port *p = &c->ports[i];
+
+		for (unsigned int k = 0; k < p->nb_addrs; k++) {
+			const struct tfo_local_addr *a = &p->addrs[k];
+
+			if (a->family == AF_INET6 && p->mtu < 1280)
+				return tfo_errmsg(err, errlen, "[port %s] mtu = %u with ipv6 = %s: "
+						  "IPv6 needs an MTU of 1280 at least", p->device,
+						  p->mtu, tfo_addr_str(AF_INET6, &a->addr, buf,
+								       sizeof(buf)));
+			for (unsigned int j = 0; j < i; j++)
+				if (tfo_addr_on(&c->ports[j], a))
+					return tfo_errmsg(err, errlen, "[port %s] %s = %s: already "
+							  "an address of [port %s]", p->device,
+							  a->family == AF_INET ? "ipv4" : "ipv6",
+							  tfo_addr_str(a->family, &a->addr, buf,
+								       sizeof(buf)),
+							  c->ports[j].device);
+		}
+	}
+	return 0;
+}
+
+/*
+ * [server] mbufs below what the smallest start of this configuration
+ * needs (control_lcores and one worker, one socket) can never start: the
+ * start's own check (pool_plan.c) says so only once the EAL runs, and
+ * --print-config only for the lcores it is given.
+ */
+static int
+tfo_config_check_mbufs(const struct tfo_config *c, char *err, size_t errlen)
+{
+	int sockets[TFO_MAX_CONTROLS] = { 0 };
+	struct tfo_pool_plan_in in = {
+		.cfg = c,
+		.nb_workers = 1,
+		.nb_controls = RTE_MAX(c->control_lcores, 1u),
+		.worker_socket = sockets,
+		.control_socket = sockets,
+		.inbox_size = tfo_pool_plan_inbox_size(c),
+		.ctl_inbox_size = TFO_POOL_PLAN_CTL_INBOX,
+		.mbufs = 0,
+	};
+	struct tfo_pool_plan pp;
+
+	if (c->mbufs == 0 || in.nb_controls > TFO_MAX_CONTROLS)
+		return 0;
+	if (tfo_pool_plan(&in, &pp, err, errlen) < 0)
+		return -EINVAL;
+	if (c->mbufs < pp.need_all)
+		return tfo_errmsg(err, errlen, "[server] mbufs = %u: too small for any start "
+				  "(%u control lcore%s, one worker, %u port%s and their "
+				  "queues/rings); need at least %u (or 0 = computed)",
+				  c->mbufs, in.nb_controls, in.nb_controls > 1 ? "s" : "",
+				  c->nb_ports, c->nb_ports > 1 ? "s" : "", pp.need_all);
 	return 0;
 }
 
@@ -185,6 +268,15 @@ tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
 	}
 	if (nb_addrs > 255)
 		return tfo_errmsg(err, errlen, "more than 255 local addresses in all");
+	if (tfo_config_check_ports(c, err, errlen) < 0)
+		return -EINVAL;
+	if (c->pending_per_source > c->pending_limit)
+		return tfo_errmsg(err, errlen,
+				  "[tfo] pending_per_source = %u above [tfo] pending_limit = %u: "
+				  "a cap that never binds; lower it (0 = no cap)",
+				  c->pending_per_source, c->pending_limit);
+	if (tfo_config_check_mbufs(c, err, errlen) < 0)
+		return -EINVAL;
 	if (tfo_xdp_check_ports(c, err, errlen) < 0)
 		return -EINVAL;
 	/* before idle_policy, "idle_sleep_us = 0" meant busy polling: a

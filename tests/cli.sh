@@ -152,6 +152,86 @@ check "a bad key file: exit 1, before the EAL starts (no EAL line)" \
 	bash -c '[ '"$rc"' = 1 ] && grep -q "not in tcp_fastopen_key format" <<<"$0"' "$err"
 check "a bad key file: one line only" one_line
 check "a bad key file: no EAL output" no_eal
+# Configuration without traps: each of these was accepted with no word.
+# refused PATTERN: exit 1, stderr matches PATTERN
+refused() { [ "$rc" = 1 ] && grep -q -- "$1" <<<"$err"; }
+# refuses WHAT PATTERN ARGS...: --print-config with ARGS is refused so
+refuses() {
+	local what=$1 pat=$2
+	shift 2
+	run -- "$@" --print-config
+	check "$what" refused "$pat"
+}
+# Integers are decimal (C's base detection read 010 as 8, 0x10 as 16).
+refuses "idle_sleep_us = 010 refused: decimal, without leading zeros" \
+	"idle_sleep_us = \"010\": expected an integer in 0..100000 (decimal, without leading zeros)" \
+	--set server.idle_sleep_us=010
+refuses "max_conns = 0x10 refused" \
+	"max_conns = \"0x10\": expected an integer" \
+	--set tcp.max_conns=0x10
+# --set to a port the configuration lacks: a typo, not a second port.
+refuses "--set to an unknown port refused, the known ones named" \
+	"\[port eth0\] ipv4 = \"198.18.0.9/24\": the configuration has no \[port eth0\]; its ports: net_tap0 (a new one starts with its vdev" \
+	--set "port eth0.ipv4=198.18.0.9/24"
+run -- --set "port net_tap0 .ipv4=198.18.0.9/24" --print-config
+check "--set \"port net_tap0 .ipv4\": the section trimmed, one port" \
+	bash -c '[ '"$rc"' = 0 ] && [ "$(grep -c "^\[port " <<<"$0")" = 1 ] && grep -q "^ipv4 = 198.18.0.9/24" <<<"$0"' "$out"
+run -- --set "port net_null1.vdev=net_null1" --set "port net_null1.ipv4=198.18.1.2/24" --print-config
+check "--set of a new port's vdev adds it" \
+	bash -c '[ '"$rc"' = 0 ] && grep -q "^\[port net_null1\]" <<<"$0"' "$out"
+refuses "--set to an unknown service key still names the key" \
+	"max_lin" \
+	--set "service echo.max_lin=5"
+printf '[port net_null0]\nvdev = net_null0\nipv4 = 198.18.0.2/24\n[service http]\nport = 80\nroot = /\n' >"$cfg"
+refuses "--set to a service the file lacks refused, its services named" \
+	"no \[service echo\]; its services: http" \
+	--config "$cfg" --set "service echo.max_line=100"
+# Our addresses are host addresses, each on one port.
+for a in 0.0.0.0/0 198.18.0.0/24 224.0.0.1 127.0.0.1; do
+	run -- --set "port net_tap0.ipv4=$a" --print-config
+	check "ipv4 = $a refused" \
+		refused "ipv4 = \"$a\": .*\(unspecified\|network address\|multicast\|loopback\)"
+done
+run -- --set "port net_tap0.ipv6=::/0" --print-config
+check "ipv6 = ::/0 refused" refused "ipv6 = \"::/0\": the unspecified address"
+printf '[port net_null0]\nvdev = net_null0\nipv4 = 198.18.0.2/24\n[port net_null1]\nvdev = net_null1\nipv4 = 198.18.0.2/24\n' >"$cfg"
+refuses "one address on two ports refused, both named" \
+	"\[port net_null1\] ipv4 = 198.18.0.2: already an address of \[port net_null0\]" \
+	--config "$cfg"
+refuses "mtu = 1000 on a port with IPv6 refused" \
+	"\[port net_tap0\] mtu = 1000 with ipv6 = fd00:7f0::2: IPv6 needs an MTU of 1280" \
+	--set "port net_tap0.mtu=1000"
+refuses "max_request below the http head limit refused, both keys named" \
+	"\[service http\] max_header = 8192 above \[tcp\] max_request = 2048" \
+	--set tcp.max_request=2048
+refuses "pending_per_source above pending_limit refused, both named" \
+	"\[tfo\] pending_per_source = 512 above \[tfo\] pending_limit = 64" \
+	--set tfo.pending_limit=64
+run -- --pending-limit 64 --print-config
+check "--pending-limit 64 lowers pending_per_source with it" \
+	bash -c '[ '"$rc"' = 0 ] && grep -q "^pending_per_source = 64" <<<"$0"' "$out"
+# One boolean grammar, enum values in any case.
+run -- --set tfo.enabled=Off --set "port net_tap0.syn_steering=TRUE" \
+	--set "port net_tap0.exception=1" --set "port net_tap0.offload=OFF" --print-config
+check "booleans and enums in any spelling and case" \
+	bash -c '[ '"$rc"' = 0 ] && grep -q "^enabled = no" <<<"$0" && grep -q "^syn_steering = on" <<<"$0" && grep -q "^exception = on" <<<"$0" && grep -q "^offload = off" <<<"$0"' "$out"
+refuses "a bad boolean names the grammar" \
+	"isolate = \"maybe\": expected yes or no (or on/off, true/false, 1/0; any case)" \
+	--set "port net_tap0.isolate=maybe"
+# Comments: ';' or '#' after white space; inside a word, part of the value.
+printf '[port net_null0] # the port\nvdev = net_null0,x=a#b;c\nipv4 = 198.18.0.2/24 ; ours\nmtu = 9000 # jumbo\n' >"$cfg"
+run -- --config "$cfg" --print-config
+check "comments after white space with ; and #, not inside a word" \
+	bash -c '[ '"$rc"' = 0 ] && grep -q "^mtu = 9000$" <<<"$0" && grep -q "^vdev = net_null0,x=a#b;c$" <<<"$0"' "$out"
+printf '[port net_null0]\nvdev = net_null0\nipv4 = 198.18.0.2/24\nmtu = 9000;jumbo\n' >"$cfg"
+refuses "a ';' inside a value is not a comment: the value is refused whole" \
+	"mtu = \"9000;jumbo\"" \
+	--config "$cfg"
+# mbufs no start can use: refused by the configuration check, before the EAL.
+refuses "--print-config refuses mbufs = 1, names the key and the least" \
+	"\[server\] mbufs = 1: too small for any start.*need at least [0-9]" \
+	--set server.mbufs=1
+check "mbufs = 1: before the EAL" no_eal
 fifo=$(mktemp -u)
 mkfifo "$fifo"
 start=$SECONDS

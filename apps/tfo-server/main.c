@@ -61,9 +61,13 @@ usage(FILE *f, const char *prog)
 		"options:\n"
 		"  --config FILE         configuration file (default: the embedded one)\n"
 		"  --set SEC.KEY=VALUE   override one key, e.g. --set tfo.pending_limit=64,\n"
-		"                        --set \"port net_tap0.mtu=9000\" (repeatable)\n"
+		"                        --set \"port net_tap0.mtu=9000\" (repeatable); a port\n"
+		"                        or service the configuration lacks is refused,\n"
+		"                        unless the key starts one (port: vdev; service:\n"
+		"                        port or plugin)\n"
 		"  --stats-period SEC    print a stats line of rates every SEC seconds (server.stats_period)\n"
-		"  --pending-limit N     pending TFO connections per worker (tfo.pending_limit)\n"
+		"  --pending-limit N     pending TFO connections per worker (tfo.pending_limit;\n"
+		"                        tfo.pending_per_source is lowered to N if above)\n"
 		"  --cookie-algo ALGO    aes128 | siphash-linux (tfo.cookie_algo)\n"
 		"  --key-file FILE       TFO key file, Linux format (tfo.key_file)\n"
 		"  --no-tfo              plain TCP only (tfo.enabled=no)\n"
@@ -116,7 +120,7 @@ apply_set(struct tfo_config *cfg, const char *arg)
 	if (dot == NULL)
 		app_die("--set %s: expected SECTION.KEY=VALUE", arg);
 	*dot = '\0';
-	if (tfo_config_set(cfg, buf, dot + 1, eq + 1, err, sizeof(err)) < 0)
+	if (tfo_config_override(cfg, buf, dot + 1, eq + 1, err, sizeof(err)) < 0)
 		app_die("--set: %s", err);
 }
 
@@ -246,6 +250,10 @@ parse_app_args(struct app *a, int argc, char **argv, const char *prog)
 			break;
 		case OPT_PENDING_LIMIT:
 			apply_key(&a->cfg, "--pending-limit", "tfo", "pending_limit", optarg);
+			/* the per-source cap may not exceed the limit: the short
+			 * option lowers it with the limit (0: no TFO pending) */
+			if (a->cfg.pending_per_source > a->cfg.pending_limit)
+				a->cfg.pending_per_source = a->cfg.pending_limit;
 			break;
 		case OPT_COOKIE_ALGO:
 			apply_key(&a->cfg, "--cookie-algo", "tfo", "cookie_algo", optarg);

@@ -182,10 +182,24 @@ int tfo_config_parse_file(struct tfo_config *c, const char *path, char *err,
 
 /**
  * Set one key as the file would ("tfo", "pending_limit", "64"). Port and
- * service sections are addressed as "port DEVICE" / "service NAME".
+ * service sections are addressed as "port DEVICE" / "service NAME", and
+ * created by their first key. Section, key and value are trimmed as in
+ * the file.
  */
 int tfo_config_set(struct tfo_config *c, const char *section, const char *key,
 		   const char *value, char *err, size_t errlen);
+
+/**
+ * A command-line override (--set): tfo_config_set, but a [port NAME] or
+ * [service NAME] the configuration does not have is refused, with the
+ * ones it has named (a typo must not add a section), unless @p key is the
+ * one that starts such a section: a port's vdev (empty for a PCI device),
+ * a service's port or plugin; a configuration without ports takes its
+ * first one from any key. Section, key and value are trimmed, the
+ * section's words separated by one space, as in the file.
+ */
+int tfo_config_override(struct tfo_config *c, const char *section, const char *key,
+			const char *value, char *err, size_t errlen);
 
 /**
  * Every check a start makes that needs no device and no EAL: cross-key

@@ -101,6 +101,11 @@ struct tfo_service_args {
 	const struct tfo_service_kv *kv;	/**< only keys of tfo_service.keys */
 	const char *base_dir;	/**< directory relative paths are resolved from */
 	int socket_id;		/**< NUMA socket for its memory */
+	/** [tcp] max_request: a request longer is reset by the engine
+	 *  before the service sees it whole (check() compares its own
+	 *  limits with it); 0 = not given. Last: plugins built before it
+	 *  never read it. */
+	uint32_t max_request;
 };
 
 /** Value of @p key in @p a, or @p def when absent. */

@@ -67,6 +67,9 @@ port = 7
 [service http]
 port = 80
 root = $MP_WWW
+; a request head fits in max_request (else it is reset, never answered 400)
+max_header = 2K
+max_uri = 1K
 EOF
 	# the program itself in the background: $! is tfo-server
 	# shellcheck disable=SC2086
