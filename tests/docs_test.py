@@ -128,7 +128,7 @@ def main():
                                text=True, check=True).stdout
     cfg_keys = set(re.findall(r'^  ([a-z_0-9]+)\s', keys_help, re.M))
     extra_ok = {'rx_unaccounted', 'tx_unaccounted', 'accounting_ok', 'cookie_algo',
-                'key_file', 'q_ipackets', 'tfo_pending', 'dpdk_port_rxq_packets',
+                'key_file', 'q_ipackets', 'tfo_pending',
                 'tfo_key_info', 'syn_steering', 'numa_node', 'nr_hugepages',
                 'idle_sleep_us', 'rotate_period_s', 'pending_limit', 'pending_hold_ms',
                 'max_conns', 'max_request', 'ring_size', 'stats_period', 'rx_desc',
