@@ -41,6 +41,21 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
+# promtool, the referee of tfo-prom's output and config/tfo-alerts.yml (tests
+# lint tfo-prom, tap prom): only the binary of Debian's prometheus package,
+# not the service. Without it those checks say SKIP loudly.
+if ! command -v promtool >/dev/null && [ "$(id -u)" = 0 ]; then
+	tmp=$(mktemp -d)
+	if (cd "$tmp" && apt-get download -q prometheus >/dev/null 2>&1 &&
+	    dpkg -x prometheus_*.deb x && install -m 0755 x/usr/bin/promtool /usr/local/bin/); then
+		echo "setup: installed /usr/local/bin/promtool"
+	else
+		echo "setup: WARNING: could not fetch promtool (Debian package prometheus):" \
+			"the promtool checks of tests tfo-prom and prom will SKIP" >&2
+	fi
+	rm -rf "$tmp"
+fi
+
 if [ ! -f "$BUILD/build.ninja" ]; then
 	meson setup "$BUILD" -Dwerror=true
 elif meson configure "$BUILD" 2>/dev/null | grep -q '^ *cpu_instruction_set *native '; then

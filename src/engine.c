@@ -111,8 +111,10 @@ tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t key)
 	uint32_t i;
 
 	hold_expire(e);
-	if (e->pending_live + e->hold_n >= e->p.tfo_pending_limit)
+	if (e->pending_live + e->hold_n >= e->p.tfo_pending_limit) {
+		cnt(e, TFO_STAT_TCPFastOpenListenOverflow);
 		return -EBUSY;
+	}
 	if (e->pend_src.ent == NULL)
 		return 0;
 	i = src_slot(e, &e->pend_src, key);

@@ -168,9 +168,7 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 		/* once: admission and the pending entry count the same source */
 		src = tfo_tcp_src_key(&p->src, p->family);
 		rc = tfo_tcp_pending_admit(e, src);
-		if (rc == -EBUSY)
-			cnt(e, TFO_STAT_tfo_pending_busy);
-		if (rc != 0)
+		if (rc != 0)	/* counted by the admission */
 			return rc;
 	}
 	tfo_conn_key_from_pkt(&key, p);

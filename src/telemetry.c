@@ -182,6 +182,8 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	 * Read racily from the lcore caches: exact only when idle. */
 	rte_mempool_walk(tfo_tel_pool_in_use, &in_use);
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use", in_use);
+	/* busy_tsc's unit: tfo-prom turns it into seconds */
+	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
 	for (unsigned int i = 0; i < tfo_tel_nb_lcores(c) && !total_only; i++) {
 		sub = rte_tel_data_alloc();
 		if (sub == NULL) {

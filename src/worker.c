@@ -245,11 +245,8 @@ tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	case 0:
 		w->stats.c[TFO_STAT_rx_delivered]++;
 		return;
-	case -EBUSY:
-		w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
-		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_OVERFLOW, now_us);
-		return;
-	case -EDQUOT:	/* counted by the engine */
+	case -EBUSY:	/* both counted by the engine */
+	case -EDQUOT:
 		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_OVERFLOW, now_us);
 		return;
 	case -ENOSPC:
@@ -272,10 +269,8 @@ tfo_worker_over_limit(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 {
 	int rc = tfo_engine_tfo_pending_check(w->engine, b->p[j], now_us);
 
-	if (rc == 0)
+	if (rc == 0)	/* -EBUSY and -EDQUOT are counted by the engine */
 		return false;
-	if (rc == -EBUSY)	/* -EDQUOT is counted by the engine */
-		w->stats.c[TFO_STAT_TCPFastOpenListenOverflow]++;
 	tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_OVERFLOW, now_us);
 	return true;
 }

@@ -7,15 +7,18 @@
 - docs/runbook.md's counter reference is exactly `tfo-server --
   --help-counters` (so it cannot go stale when a counter is added; --update
   rewrites it);
-- every counter named in the runbook's prose exists;
+- every counter named in the runbook's prose exists, and every metric
+  (tfo_..._total, ...) is one scripts/usertools/tfo-prom exports;
 - every configuration key the runbook's key table names exists
   (--help-config);
 - config/tfo-server-nic.ini (the example the runbook points to) is a valid
   configuration (--print-config), and the hugepages it needs are the figure
   the runbook and the example carry (--update rewrites them);
-- config/tfo-server.service passes systemd-analyze verify (but for the
-  binaries, which are not installed here), restarts on failure and maps
-  reload to SIGHUP;
+- config/tfo-server.service and config/tfo-prom.service pass
+  systemd-analyze verify (but for the binaries, which are not installed
+  here); tfo-server.service restarts on failure, maps reload to SIGHUP and
+  hands the telemetry socket to group tfo-prom, which tfo-prom.service runs
+  as;
 - README.md links the runbook and docs/architecture.md, and nothing outside
   the repository;
 - every file docs/architecture.md's file map names exists, every .c file of
@@ -89,6 +92,17 @@ def update_plan(out):
         have.group(1), want.group(1), have.group(2), want.group(2)))
 
 
+def tfo_prom():
+    """scripts/usertools/tfo-prom as a module (it has no .py name)."""
+    import importlib.machinery
+    import importlib.util
+    path = os.path.join(os.path.dirname(RUNBOOK), '..', 'scripts', 'usertools', 'tfo-prom')
+    loader = importlib.machinery.SourceFileLoader('tfo_prom', path)
+    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader('tfo_prom', loader))
+    loader.exec_module(mod)
+    return mod
+
+
 def main():
     server = os.path.abspath(sys.argv[1])
     table = subprocess.run([server, '--', '--help-counters'], stdout=subprocess.PIPE,
@@ -114,12 +128,13 @@ def main():
                                text=True, check=True).stdout
     cfg_keys = set(re.findall(r'^  ([a-z_0-9]+)\s', keys_help, re.M))
     extra_ok = {'rx_unaccounted', 'tx_unaccounted', 'accounting_ok', 'cookie_algo',
-                'key_file', 'q_ipackets', 'tfo_pending', 'dpdk_port_rxq_packets',
+                'key_file', 'q_ipackets', 'tfo_pending',
                 'tfo_key_info', 'syn_steering', 'numa_node', 'nr_hugepages',
                 'idle_sleep_us', 'rotate_period_s', 'pending_limit', 'pending_hold_ms',
                 'max_conns', 'max_request', 'ring_size', 'stats_period', 'rx_desc',
                 'tx_desc', 'tcp_fastopen_key', 'file_prefix', 'rte_flow_validate',
-                'mbufs_in_use', 'rte_eth_stats', 'rte_eth_stats_get'}
+                'mbufs_in_use', 'rte_eth_stats', 'rte_eth_stats_get',
+                'rx_dropped', 'tsc_hz', 'rx_nombuf'}
     # the stats line's keys (section 5): the runbook's example line has the
     # keys tests/test_report.c holds the code to, in that order, each with a
     # row of the table under it
@@ -138,8 +153,10 @@ def main():
                not re.match(r'http_[2-5]xx$', k)]
     check('every key of the stats line has a row in the runbook', not missing, missing)
     extra_ok |= set(line_keys)
+    kinds = dict(re.findall(r'^\| `([^`]+)` \| (counter|gauge) \|', table, re.M))
+    metrics = tfo_prom().family_names({n: (k, '') for n, k in kinds.items()})
     unknown = sorted(m for m in mentioned if m not in names and m not in cfg_keys
-                     and m not in extra_ok)
+                     and m not in extra_ok and m not in metrics)
     check('every counter the runbook names exists', not unknown, unknown)
     table_keys = re.findall(r'^\| `\[[a-z]+(?: DEV)?\] ([a-z_/0-9]+)` \|', doc, re.M)
     missing = [k for t in table_keys for k in t.split('/') if k not in cfg_keys]
@@ -163,11 +180,18 @@ def main():
     check('the unit reserves what the configuration needs (setup-host.sh --config)',
           'setup-host.sh --config /etc/tfo-server/tfo-server.ini' in u and '--pages' not in
           u.partition('ExecStartPre=')[2].partition('\n')[0])
+    with open(os.path.join(ROOT, 'config', 'tfo-prom.service')) as f:
+        pu = f.read()
+    check('tfo-prom.service runs as tfo-prom, the group tfo-server.service gives the socket',
+          'User=tfo-prom' in pu and 'Group=tfo-prom' in pu and
+          'chgrp tfo-prom "$d" "$d/dpdk_telemetry.v2"' in u and '--file-prefix tfo ' in pu)
     check('the unit restarts on failure, reloads with SIGHUP, stops with SIGTERM',
           'Restart=on-failure' in u and 'ExecReload=/bin/kill -HUP $MAINPID' in u
           and 'KillSignal=SIGTERM' in u and '--config /etc/tfo-server/tfo-server.ini' in u)
     if shutil.which('systemd-analyze'):
-        r = subprocess.run(['systemd-analyze', 'verify', unit], stdout=subprocess.PIPE,
+        prom_unit = os.path.join(ROOT, 'config', 'tfo-prom.service')
+        r = subprocess.run(['systemd-analyze', 'verify', unit, prom_unit],
+                           stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=60)
         issues = [l for l in r.stdout.splitlines() if l.strip() and
                   'is not executable: No such file or directory' not in l]

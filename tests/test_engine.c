@@ -1709,7 +1709,7 @@ TFO_TEST(pending_tfo_limit_and_hold_after_reset)
 	}
 	CHECK_EQ(tfo_engine_tfo_pending(h.e), 2);
 	CHECK_EQ(h.last_open_rc, -EBUSY);	/* the third: plain */
-	CHECK_EQ(h_stat(&h, "tfo_pending_busy"), 1);
+	CHECK_EQ(h_stat(&h, "TCPFastOpenListenOverflow"), 1);
 	CHECK_EQ(seg(&c[2], 0)->p.ack, c[2].iss + 1);	/* data not acked */
 	CHECK_EQ(seg(&c[2], 0)->len, 0);
 	CHECK(!tfo_engine_tfo_pending_ok(h.e, h.now));
@@ -1754,7 +1754,7 @@ TFO_TEST(pending_tfo_per_source_cap)
 	}
 	CHECK_EQ(tfo_engine_tfo_pending(h.e), 4);
 	CHECK_EQ(h_stat(&h, "tfo_pending_source_overflow"), 2);
-	CHECK_EQ(h_stat(&h, "tfo_pending_busy"), 0);
+	CHECK_EQ(h_stat(&h, "TCPFastOpenListenOverflow"), 0);
 	CHECK_EQ(seg(&f[5], 0)->p.ack, f[5].iss + 1);	/* data not acked */
 	CHECK_EQ(seg(&f[5], 0)->len, 0);
 	/* another address: TFO, the response in the SYN-ACK */

@@ -13,17 +13,15 @@ birdc disable first, SIGTERM only once the rate stayed quiet, exit 0, and
 the route left withdrawn (no enable without --restart); a member whose rate
 never falls is stopped after --max-wait; --dry-run does nothing.
 """
-import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tap'))
+import tfotap  # noqa: E402
 from tfotap import Checks  # noqa: E402
 
 SCRIPT = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(
@@ -47,15 +45,12 @@ time.sleep(60)
 '''
 
 
-class FakeTelemetry(threading.Thread):
+class FakeTelemetry(tfotap.FakeTelemetry):
     """conns_opened_tfo: +rate/s; after @withdrawn() is true, +10/s for
     @settle seconds, then flat (unless @never_quiet)."""
 
     def __init__(self, path, withdrawn, never_quiet=False, settle=1.0):
-        super().__init__(daemon=True)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.sock.bind(path)
-        self.sock.listen(8)
+        super().__init__(path)
         self.withdrawn = withdrawn
         self.never_quiet = never_quiet
         self.settle = settle
@@ -71,18 +66,8 @@ class FakeTelemetry(threading.Thread):
         base = int((self.t_w - self.t0) * 200)
         return base + int(min(t - self.t_w, self.settle) * 10)
 
-    def run(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            c.send(json.dumps({'version': 'fake', 'pid': os.getpid(),
-                               'max_output_len': 16384}).encode())
-            cmd = c.recv(1024).decode()
-            c.send(json.dumps({cmd.split(',')[0]: {'conns_opened_tfo': self.opened(),
-                                                   'conns_opened_plain': 5}}).encode())
-            c.close()
+    def answer(self, command):
+        return {'conns_opened_tfo': self.opened(), 'conns_opened_plain': 5}
 
 
 def case(tmp, name, never_quiet=False, dry=False):
@@ -113,7 +98,7 @@ def case(tmp, name, never_quiet=False, dry=False):
     if member.poll() is None:
         member.kill()
     member.wait()
-    tel.sock.close()
+    tel.close()
     calls = open(blog).read().split('\n') if os.path.exists(blog) else []
     t_term = float(open(term).read()) if os.path.exists(term) else None
     return r, calls, tel, t_term, took

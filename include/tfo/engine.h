@@ -207,7 +207,8 @@ void tfo_engine_conn_hash_burst(const struct tfo_engine *e,
  * @return 0 (@p m consumed), or without consuming @p m:
  *   -ENOSPC  the pool is full (counted; caller drops it or, on the control
  *            core, answers with a SYN cookie),
- *   -EBUSY   accept_data but the pending-TFO limit is reached,
+ *   -EBUSY   accept_data but the pending-TFO limit is reached (counted:
+ *            TCPFastOpenListenOverflow),
  *   -EDQUOT  accept_data but the source's pending-TFO cap is reached
  *            (counted: tfo_pending_source_overflow), or the source holds
  *            conn_per_source entries (counted: conn_source_limit; treat
@@ -367,8 +368,9 @@ void tfo_engine_timers(struct tfo_engine *e, uint64_t now_us);
 int tfo_engine_tfo_pending_ok(struct tfo_engine *e, uint64_t now_us);
 /**
  * Whether a new TFO open (accept_data) from @p p's source would be within
- * the limits. @return 0; -EBUSY at the per-core pending limit; -EDQUOT at
- * the per-source cap (counted: tfo_pending_source_overflow).
+ * the limits. @return 0; -EBUSY at the per-core pending limit (counted:
+ * TCPFastOpenListenOverflow); -EDQUOT at the per-source cap (counted:
+ * tfo_pending_source_overflow).
  */
 int tfo_engine_tfo_pending_check(struct tfo_engine *e, const struct tfo_pkt *p,
 				 uint64_t now_us);

@@ -130,7 +130,6 @@ extern "C" {
 	X(svc_responses,	C, "responses queued") \
 	X(svc_reject,		C, "requests the service rejected: connection reset") \
 	X(svc_bad_response,	C, "responses outside the service contract: connection reset") \
-	X(tfo_pending_busy,	C, "TFO opens refused by the pending-TFO limit (-EBUSY)") \
 	X(syn_data_dropped,	C, "SYNs whose payload was not accepted (acked only the SYN)") \
 	X(dup_syn,		C, "retransmitted SYNs of a SYN_RCVD connection: first flight re-sent, at most once per 500 ms (else TCPACKSkippedSynRecv)") \
 	X(TCPACKSkippedSynRecv,	C, "of dup_syn, those not answered: the entry answered one less than 500 ms before (Linux's tcp_invalid_ratelimit, same name)") \

@@ -10,15 +10,23 @@ tfo-server (2 workers, net_tap) serves some TFO connections; then:
   /tfo/conns (states per core) answer as documented;
 - tfo-prom's output is valid Prometheus text exposition (a strict parser
   here: HELP and TYPE once per family before its samples, names and labels
-  well-formed, no duplicate series), HELP is the server's counter help,
-  TYPE counter or gauge as declared, every counter of every lcore is there
-  with the value telemetry reports, per-lcore values add up to the totals;
+  well-formed, no duplicate series) and `promtool check metrics` reports
+  nothing (SKIP said loudly when promtool is missing: scripts/setup.sh
+  fetches it), with totals and --per-lcore; every counter is exported
+  (HELP carries the server's help and the counter's name), gauges as
+  gauges; totals equal /tfo/stats, --per-lcore has one series per lcore
+  (labels role, lcore) adding up to them; busy seconds = busy_tsc / tsc_hz;
+  the latency histograms when the server has /tfo/latency, none otherwise;
 - with --listen, GET /metrics serves the same over HTTP, other paths 404,
   and once the server is gone a scrape says tfo_up 0;
+- an unprivileged user (nobody) cannot read the socket as DPDK makes it;
+  with the group and modes config/tfo-server.service sets, it can;
 - without a server tfo-prom exits 1 with a clear message.
 """
 import os
 import re
+import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -26,7 +34,8 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tfotap import Bed, Checks, SERVER_V4, need_root, stop_process  # noqa: E402
+from tfotap import (Bed, Checks, SERVER_V4, need_root, promtool_check_metrics,  # noqa: E402
+                    stop_process)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 PROM = os.path.join(ROOT, 'scripts', 'usertools', 'tfo-prom')
@@ -34,7 +43,7 @@ T = Checks()
 
 NAME = r'[a-zA-Z_:][a-zA-Z0-9_:]*'
 LABEL = r'[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\.)*"'
-SAMPLE = re.compile(r'^(%s)(\{(?:%s)(?:,%s)*\})? (-?[0-9.eE+]+|NaN|[+-]Inf)$' % (NAME, LABEL, LABEL))
+SAMPLE = re.compile(r'^(%s)(\{(?:%s)(?:,%s)*\})? (-?[0-9.]+(?:[eE][+-]?[0-9]+)?|NaN|[+-]Inf)$' % (NAME, LABEL, LABEL))
 
 
 def parse_exposition(text):
@@ -64,9 +73,12 @@ def parse_exposition(text):
                 errors.append('line %d: not a sample: %r' % (n, line))
                 continue
             name, labels, value = m.group(1), m.group(2) or '', m.group(3)
-            if name != current:
+            sfx = name[len(current):] if current and name.startswith(current) else None
+            if name != current and not (fams[current]['type'] == 'histogram' and
+                                        sfx in ('_bucket', '_sum', '_count')):
                 errors.append('line %d: sample of %s outside its family' % (n, name))
                 continue
+            labels = (sfx or '') + labels	# histograms: '_bucket{le="..."}'
             if labels in fams[name]['samples']:
                 errors.append('line %d: duplicate series %s%s' % (n, name, labels))
             fams[name]['samples'][labels] = float(value)
@@ -74,6 +86,45 @@ def parse_exposition(text):
         if f['type'] is None:
             errors.append('%s: no TYPE' % name)
     return fams, errors
+
+
+def as_nobody(prefix):
+    """tfo-prom as user and group nobody/nogroup (the script on stdin: the
+    worktree may not be readable to it)."""
+    with open(PROM) as f:
+        return subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
+                               '/usr/bin/python3', '-', '--file-prefix', prefix], stdin=f,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              timeout=30)
+
+
+def unprivileged(prefix):
+    """As DPDK makes the socket, nobody cannot connect; with the group x on
+    the directory and rw on the socket (what tfo-server.service's
+    ExecStartPost does for group tfo-prom; nogroup here), it can.
+    /var/run/dpdk gets o+x for the test if it lacks it (restored after)."""
+    if shutil.which('setpriv') is None:
+        print('SKIP unprivileged tfo-prom: setpriv (util-linux) NOT INSTALLED')
+        return
+    base = '/var/run/dpdk'
+    d = os.path.join(base, prefix)
+    sock = os.path.join(d, 'dpdk_telemetry.v2')
+    mode = stat.S_IMODE(os.stat(base).st_mode)
+    try:
+        os.chmod(base, mode | stat.S_IXOTH)
+        r = as_nobody(prefix)
+        T.check('nobody, socket as DPDK makes it: tfo_up 0, Permission denied',
+                r.returncode == 1 and 'tfo_up 0' in r.stdout and
+                'Permission denied' in r.stderr, (r.returncode, r.stderr[-300:]))
+        os.chown(d, -1, 65534)
+        os.chown(sock, -1, 65534)
+        os.chmod(d, stat.S_IMODE(os.stat(d).st_mode) | stat.S_IXGRP)
+        os.chmod(sock, stat.S_IMODE(os.stat(sock).st_mode) | stat.S_IRGRP | stat.S_IWGRP)
+        r = as_nobody(prefix)
+        T.check('nobody in the socket\'s group (g+x dir, g+rw socket): tfo_up 1',
+                r.returncode == 0 and 'tfo_up 1' in r.stdout, (r.returncode, r.stderr[-300:]))
+    finally:
+        os.chmod(base, mode)
 
 
 def counters_meta(bed):
@@ -144,37 +195,82 @@ def main():
             fams, errors = parse_exposition(r.stdout)
             T.check('valid Prometheus text exposition (%d families)' % len(fams), not errors,
                     errors[:5])
-            missing = [n for n in meta if 'tfo_' + n not in fams]
-            T.check('every counter is a metric family', not missing, missing[:5])
-            bad_help = [n for n in meta if 'tfo_' + n in fams and
-                        fams['tfo_' + n]['help'] != meta[n].split(': ', 1)[1]]
-            T.check('HELP is the server\'s help string', not bad_help, bad_help[:3])
-            bad_type = [n for n in meta if 'tfo_' + n in fams and
-                        fams['tfo_' + n]['type'] != meta[n].split(':')[0]]
-            T.check('TYPE is counter or gauge as declared (conns_active, tfo_pending: gauge)',
-                    not bad_type and fams['tfo_conns_active']['type'] == 'gauge'
-                    and fams['tfo_tfo_pending']['type'] == 'gauge', bad_type[:3])
-            per_lcore = all(len(fams['tfo_' + n]['samples']) == 3 for n in meta)
-            T.check('every counter has one series per lcore', per_lcore)
-            s = fams['tfo_TCPFastOpenCookieReqd']['samples']
-            T.check('values: TCPFastOpenCookieReqd per lcore equals /tfo/stats',
-                    all(s.get('{lcore="%d",core="%s"}' % (lc, name.split('_', 1)[1])) ==
-                        after[name].get('TCPFastOpenCookieReqd', 0) for name, lc in lcores.items()),
-                    s)
-            T.check('values: per-lcore TCPFastOpenPassive add up to the total (5 TFO opens)',
-                    sum(fams['tfo_TCPFastOpenPassive']['samples'].values()) ==
-                    after['TCPFastOpenPassive'] == 5, fams['tfo_TCPFastOpenPassive']['samples'])
-            T.check('tfo_conns by state and core, tfo_conns_free',
+            promtool_check_metrics(T, r.stdout, 'totals')
+            helps = '\n'.join(f['help'] for f in fams.values())
+            labelled = ('busy_tsc',)
+            missing = [n for n in meta if '[%s' % n not in helps and
+                       not re.match(r'http_|drop_|.*_drop', n) and n not in labelled]
+            T.check('every counter is exported, HELP = its help [its name]', not missing,
+                    missing[:5])
+            h = fams.get('tfo_conns_active', {})
+            T.check('HELP carries the server\'s help and the name; gauges are gauges',
+                    h.get('help', '').startswith(meta['conns_active'].split(': ', 1)[1]) and
+                    h.get('type') == 'gauge' and fams['tfo_pending']['type'] == 'gauge', h)
+            bad = [n for n, f in fams.items() if (f['type'] == 'counter') != n.endswith('_total')
+                   or not re.match(r'^tfo_[a-z0-9_]+$', n)]
+            T.check('names tfo_ snake_case; counters and only counters end in _total', not bad,
+                    bad[:5])
+            T.check('totals by default: no lcore label but on busy seconds',
+                    not [n for n, f in fams.items() if n != 'tfo_lcore_busy_seconds_total'
+                         and any('lcore=' in k for k in f['samples'])])
+            T.check('tfo_fastopen_passive_total = the total TCPFastOpenPassive (5 TFO opens), '
+                    'HELP names TcpExtTCPFastOpenPassive',
+                    fams['tfo_fastopen_passive_total']['samples'].get('') ==
+                    after['TCPFastOpenPassive'] == 5 and 'TcpExtTCPFastOpenPassive' in
+                    fams['tfo_fastopen_passive_total']['help'])
+            T.check('frame drops by reason add up to rx_dropped',
+                    sum(fams['tfo_frame_drops_total']['samples'].values()) ==
+                    after['rx_dropped'])
+            busy = fams.get('tfo_lcore_busy_seconds_total', {}).get('samples', {})
+            w0 = bed.telemetry('/tfo/stats,%d' % lcores['lcore1_worker0'])
+            tsc_hz = after.get('tsc_hz', 0)
+            T.check('busy seconds per lcore: busy_tsc / tsc_hz (3 lcores, roles)',
+                    len(busy) == 3 and tsc_hz > 0 and
+                    0 < busy.get('{role="worker",lcore="1"}', 0) <= w0['busy_tsc'] / tsc_hz,
+                    (busy, tsc_hz))
+            lat = bed.telemetry('/tfo/latency')
+            if lat:
+                c = fams.get('tfo_syn_to_response_seconds', {}).get('samples', {})
+                n = sum(sum(h['counts']) for h in lat['syn_to_response'].values())
+                T.check('/tfo/latency: histograms, _count = +Inf bucket = the counts\' sum',
+                        c.get('_count') == c.get('_bucket{le="+Inf"}') == n and
+                        'tfo_request_to_response_seconds' in fams, (n, list(c)[:3]))
+            else:
+                T.check('no /tfo/latency on this server: no histogram, still exit 0',
+                        'tfo_syn_to_response_seconds' not in fams)
+            T.check('tfo_conns by state, tfo_conns_free',
                     any('state="TIME_WAIT"' in k for k in fams.get('tfo_conns', {}).get('samples', {}))
-                    and len(fams.get('tfo_conns_free', {}).get('samples', {})) == 3)
+                    and len(fams.get('tfo_conns_free', {}).get('samples', {})) == 1)
             T.check('tfo_key_info carries the fingerprint',
                     any('primary="%s"' % keys['primary'] in k
                         for k in fams.get('tfo_key_info', {}).get('samples', {})))
             eth = bed.telemetry('/ethdev/stats,0')
-            T.check('dpdk_port_ipackets and per-queue RX (2 queues) from the port',
-                    fams['dpdk_port_ipackets']['samples'].get('{port="0"}', -1) <= eth['ipackets']
-                    and len(fams['dpdk_port_rxq_packets']['samples']) == 2)
+            T.check('tfo_port_rx_packets_total and per-queue RX (2 queues) from the port',
+                    fams['tfo_port_rx_packets_total']['samples'].get('{port="0"}', -1)
+                    <= eth['ipackets'] and len(fams['tfo_port_rxq_packets_total']['samples']) == 2)
+            T.check('mempools: sizes, and the objects in use', len(fams.get(
+                'tfo_mempool_size', {}).get('samples', {})) >= 1 and
+                fams['tfo_mbufs_in_use']['samples'].get('', 0) > 0)
             T.check('tfo_up 1', fams['tfo_up']['samples'].get('') == 1)
+
+            r = subprocess.run([PROM, '--file-prefix', prefix, '--per-lcore'],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               timeout=30)
+            pf, errors = parse_exposition(r.stdout)
+            T.check('--per-lcore: exit 0, valid', r.returncode == 0 and not errors, errors[:3])
+            promtool_check_metrics(T, r.stdout, '--per-lcore')
+            s = pf['tfo_fastopen_cookie_reqd_total']['samples']
+            T.check('--per-lcore: one series per lcore (role, lcore), equal to /tfo/stats',
+                    len(s) == 3 and all(s.get('{role="%s",lcore="%d"}' % (
+                        'control' if 'control' in name else 'worker', lc)) ==
+                        after[name].get('TCPFastOpenCookieReqd', 0)
+                        for name, lc in lcores.items()), s)
+            T.check('--per-lcore: TCPFastOpenPassive adds up to the total',
+                    sum(pf['tfo_fastopen_passive_total']['samples'].values()) ==
+                    after['TCPFastOpenPassive'])
+
+            # -- an unprivileged user: the modes of config/tfo-server.service
+            unprivileged(prefix)
 
             # -- tfo-prom over HTTP --------------------------------------------
             http = subprocess.Popen([PROM, '--file-prefix', prefix, '--listen', '127.0.0.1:0'],

@@ -10,10 +10,13 @@ namespace, the server and the captures go away on every exit path.
 import json
 import os
 import re
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,6 +44,64 @@ class Checks:
     def done(self):
         print('checks: %d, failed: %d' % (self.n, self.failed))
         return 0 if self.n > 0 and self.failed == 0 else 1
+
+
+class FakeTelemetry(threading.Thread):
+    """A DPDK telemetry v2 socket at @path for tests without a server: the
+    hello, then answer(command) for each command of a connection (None is
+    what DPDK answers to a command it does not have). Close with close()."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock.bind(path)
+        self.sock.listen(8)
+
+    def answer(self, command):
+        raise NotImplementedError
+
+    def run(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            c.send(json.dumps({'version': 'fake', 'pid': os.getpid(),
+                               'max_output_len': 65536}).encode())
+            while True:
+                try:
+                    cmd = c.recv(1024).decode()
+                except OSError:
+                    break
+                if not cmd:
+                    break
+                c.send(json.dumps({cmd.split(',')[0]: self.answer(cmd)}).encode())
+            c.close()
+
+    def close(self):
+        self.sock.close()
+
+
+def find_promtool():
+    """promtool ($PROMTOOL, PATH, or where scripts/setup.sh puts it), or None."""
+    p = os.environ.get('PROMTOOL') or shutil.which('promtool')
+    if p is None and os.path.exists('/usr/local/bin/promtool'):
+        p = '/usr/local/bin/promtool'
+    return p
+
+
+def promtool_check_metrics(checks, text, what):
+    """`promtool check metrics` on @text must print nothing; without promtool
+    a loud SKIP line (scripts/setup.sh fetches it)."""
+    promtool = find_promtool()
+    if promtool is None:
+        print('SKIP promtool check metrics (%s): promtool NOT INSTALLED; scripts/setup.sh '
+              'fetches it from Debian\'s prometheus package' % what)
+        return
+    r = subprocess.run([promtool, 'check', 'metrics'], input=text, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=30)
+    checks.check('promtool check metrics (%s) reports nothing' % what,
+                 r.returncode == 0 and not r.stdout.strip(), r.stdout[:2000])
 
 
 def stop_process(proc, sig=signal.SIGINT, timeout=15):
