@@ -175,6 +175,31 @@ tfo_control_accounting(const struct tfo_control *c, FILE *f)
 	return ok;
 }
 
+/* The latency histograms' quantiles (tfo/latency.h): the total, then
+ * each lcore with samples. */
+static void
+tfo_control_latency(const struct tfo_control *c, FILE *f)
+{
+	struct tfo_lat total;
+	char who[40];
+
+	memset(&total, 0, sizeof(total));
+	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
+		tfo_lat_accumulate(&total, &tfo_control_peer(c, k)->lat);
+	for (unsigned int i = 0; i < c->nb_workers; i++)
+		tfo_lat_accumulate(&total, &c->workers[i]->lat);
+	fprintf(f, "summary: server-side latency (bucket bounds, us; /tfo/latency)\n");
+	tfo_lat_summary(f, "total", &total);
+	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++) {
+		tfo_control_who(c, k, who, sizeof(who));
+		tfo_lat_summary(f, who, &tfo_control_peer(c, k)->lat);
+	}
+	for (unsigned int i = 0; i < c->nb_workers; i++) {
+		snprintf(who, sizeof(who), "worker%u(lcore %u)", i, c->workers[i]->lcore_id);
+		tfo_lat_summary(f, who, &c->workers[i]->lat);
+	}
+}
+
 void
 tfo_control_summary(const struct tfo_control *c, FILE *f)
 {
@@ -193,6 +218,7 @@ tfo_control_summary(const struct tfo_control *c, FILE *f)
 			 c->workers[i]->lcore_id);
 		tfo_summary_lcore(f, who, &c->workers[i]->stats);
 	}
+	tfo_control_latency(c, f);
 	tfo_control_accounting(c, f);
 	for (uint16_t i = 0; i < c->nb_ports; i++) {
 		struct rte_eth_stats es;

@@ -2,7 +2,69 @@
  * tfo-fastpath: the engine's service bridge: request bytes to the
  * service, its response into the send queue.
  */
+#include <rte_cycles.h>
+
 #include "engine_priv.h"
+
+/*
+ * The sampled transaction's access-log record: who, how, what was asked
+ * (the request's first line) and answered. Off the common path: 1 in
+ * access_log_sample responses.
+ */
+static __rte_noinline void
+alog_fill(struct tfo_engine *e, const struct tfo_conn *c, struct tfo_alog_rec *r,
+	  const uint8_t *req, uint32_t len, const struct tfo_svc_resp *resp)
+{
+	const uint8_t *eol = memchr(req, '\n', RTE_MIN(len, (uint32_t)TFO_ALOG_REQ_MAX + 1));
+	uint32_t n = eol != NULL ? (uint32_t)(eol - req) : len;
+
+	if (n > 0 && req[n - 1] == '\r')
+		n--;
+	n = RTE_MIN(n, (uint32_t)TFO_ALOG_REQ_MAX);
+	memcpy(r->req, req, n);
+	r->req_len = (uint8_t)n;
+	r->peer = c->key.peer;
+	r->peer_port = c->key.peer_port;
+	r->local_port = c->key.local_port;
+	r->family = c->key.family;
+	r->flags = (c->flags & TFO_CF_TFO) ? TFO_ALOG_F_TFO : 0;
+	r->svc = c->svc;
+	r->status = resp->status;
+	r->bytes = resp->buf_len + resp->body_len;
+	RTE_SET_USED(e);
+}
+
+/*
+ * A response is queued: its latency samples (tfo/latency.h), binned at
+ * the poll's TX flush. request_to_response runs from this poll's start;
+ * syn_to_response, for the connection's first response, from its SYN's
+ * poll (the stamp in recover).
+ */
+static inline void
+lat_push(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req, uint32_t len,
+	 const struct tfo_svc_resp *resp)
+{
+	struct tfo_lat *l = e->lat;
+	struct tfo_lat_pend *pd;
+	struct tfo_alog_rec *r;
+
+	if (l == NULL)
+		return;
+	if (unlikely(l->npend == TFO_LAT_PEND))
+		tfo_lat_flush(l, rte_rdtsc());	/* many in one poll: bin early */
+	pd = &l->pend[l->npend];
+	pd->req = l->t_rx;
+	pd->syn = 0;
+	if (c->flags2 & TFO_CF2_SYN_STAMP) {
+		uint32_t age = (uint32_t)(l->t_rx >> TFO_LAT_STAMP_SHIFT) - c->recover;
+
+		c->flags2 &= (uint8_t)~TFO_CF2_SYN_STAMP;
+		pd->syn = l->t_rx - ((uint64_t)age << TFO_LAT_STAMP_SHIFT);
+	}
+	if (unlikely(l->alog != NULL) && (r = tfo_alog_take(l->alog, l->npend)) != NULL)
+		alog_fill(e, c, r, req, len, resp);
+	l->npend++;
+}
 
 /*
  * After the service answered @p done of the @p len bytes at @p req: keep
@@ -97,6 +159,7 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 			return GONE;
 		}
 		cnt(e, TFO_STAT_svc_responses);
+		lat_push(e, c, req + done, len - done, &resp);
 		done += resp.consumed;
 		q = (struct tfo_sndq *)(void *)buf_ptr(e, sb);
 		q->body = resp.body != NULL && resp.body_len > 0 ? resp.body : NULL;

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the server-side latency histograms of one lcore.
+ *
+ * Two histograms per lcore (worker or control), written only by it:
+ *  - syn_to_response: from the poll that received a connection's SYN to
+ *    the TX flush of the poll that sent its first response;
+ *  - request_to_response: from the poll that received a request's last
+ *    byte to the TX flush that sent its response (a pipelined request's
+ *    clock starts when the response before it is acknowledged and it is
+ *    taken up).
+ * "Received" is the TSC the lcore reads at the start of its poll (before
+ * its RX bursts: tfo_lat.t_rx); "sent" is the TSC read after the poll's TX
+ * bursts returned, which the poll loop reads anyway for its busy time. So
+ * the hot path pays one store per response into a small pending list, and
+ * once per poll a loop over that list (a multiply, a count-leading-zeros
+ * and two increments per sample). A control lcore's clock starts when it
+ * takes the SYN or the request from its ring, not when a worker got it.
+ *
+ * Buckets: log2 of microseconds: bucket b counts samples of less than
+ * 2^b us (b = 0..TFO_LAT_NB_LE-1: 1 us .. 2^23 us, about 8.4 s), the last
+ * one the rest (+Inf). The bounds are whole microseconds, which DPDK 22.11
+ * telemetry (integers only) can show as they are.
+ */
+#ifndef TFO_LATENCY_H
+#define TFO_LATENCY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Finite buckets (upper bounds 1, 2, 4, ... 2^(TFO_LAT_NB_LE-1) us). */
+#define TFO_LAT_NB_LE	24
+/** All buckets: the finite ones and +Inf. */
+#define TFO_LAT_NB	(TFO_LAT_NB_LE + 1)
+/** Responses one poll may queue before the list is binned early. */
+#define TFO_LAT_PEND	64
+/** tfo_lat.mul is microseconds per TSC tick << this. */
+#define TFO_LAT_MUL_SHIFT 24
+/** A connection keeps its SYN's t_rx >> this in 32 bits (wraps after
+ *  2^40 ticks: 7 minutes at 2.5 GHz, longer than any handshake waits). */
+#define TFO_LAT_STAMP_SHIFT 8
+
+enum tfo_lat_kind {
+	TFO_LAT_SYN = 0,	/**< syn_to_response */
+	TFO_LAT_REQ,		/**< request_to_response */
+	TFO_LAT_KINDS
+};
+
+struct tfo_alog_src;	/* tfo/access_log.h */
+
+/** A response queued this poll, binned at its TX flush. */
+struct tfo_lat_pend {
+	uint64_t req;		/**< TSC its request completed (a t_rx) */
+	uint64_t syn;		/**< TSC of its connection's SYN; 0: not the
+				 *   first response (or a SYN-cookie one) */
+};
+
+/** One lcore's histograms and pending list; written by that lcore only
+ *  (plain increments), read racily by telemetry and the exit summary. */
+struct tfo_lat {
+	uint64_t t_rx;		/**< TSC at the start of the current poll */
+	uint64_t mul;		/**< (ticks * mul) >> TFO_LAT_MUL_SHIFT = us */
+	uint32_t npend;
+	/** the lcore's access-log producer, or NULL (tfo/access_log.h) */
+	struct tfo_alog_src *alog;
+	struct tfo_lat_pend pend[TFO_LAT_PEND];
+	uint64_t count[TFO_LAT_KINDS][TFO_LAT_NB];
+	uint64_t sum_tsc[TFO_LAT_KINDS];	/**< TSC ticks of all samples */
+} __rte_cache_aligned;
+
+/** Set @p l up for a TSC of @p tsc_hz (counts zeroed). */
+void tfo_lat_init(struct tfo_lat *l, uint64_t tsc_hz);
+
+/**
+ * The bucket of a delay of @p ticks: 0 below 1 us, b for [2^(b-1), 2^b)
+ * us, TFO_LAT_NB_LE (+Inf) from 2^(TFO_LAT_NB_LE-1) us on. @p mul as
+ * tfo_lat.mul. Branch-free: a multiply, a shift and a count-leading-zeros.
+ */
+static inline unsigned int
+tfo_lat_bucket(uint64_t ticks, uint64_t mul)
+{
+	uint64_t us = (ticks * mul) >> TFO_LAT_MUL_SHIFT;
+	/* 63 - clz(2us + 1) = floor(log2(us)) + 1, and 0 for us = 0 */
+	unsigned int b = 63u - (unsigned int)__builtin_clzll((us << 1) | 1);
+
+	return b < TFO_LAT_NB_LE ? b : TFO_LAT_NB_LE;
+}
+
+/** Upper bound of bucket @p b < TFO_LAT_NB_LE, in microseconds. */
+static inline uint64_t
+tfo_lat_le_us(unsigned int b)
+{
+	return UINT64_C(1) << b;
+}
+
+/**
+ * Bin every pending sample with @p now (the TSC after the poll's TX
+ * flush), complete and hand over the access-log records they carry, and
+ * empty the list. Called by the poll loop once per poll with samples, and
+ * by tfo_lat_push() when the list is full.
+ */
+void tfo_lat_flush(struct tfo_lat *l, uint64_t now);
+
+/** The microseconds of @p ticks at @p l's TSC rate. */
+static inline uint64_t
+tfo_lat_ticks_us(const struct tfo_lat *l, uint64_t ticks)
+{
+	return (ticks * l->mul) >> TFO_LAT_MUL_SHIFT;
+}
+
+/**
+ * The quantile @p q (0..1) of histogram @p counts as the upper bound of
+ * the bucket it falls in, in us (UINT64_MAX: +Inf; 0 with no samples).
+ */
+uint64_t tfo_lat_quantile_us(const uint64_t counts[TFO_LAT_NB], double q);
+
+/** Add @p src's counts and sums to @p dst's (and take its TSC rate). */
+void tfo_lat_accumulate(struct tfo_lat *dst, const struct tfo_lat *src);
+
+/** Samples of histogram @p k. */
+uint64_t tfo_lat_samples(const struct tfo_lat *l, enum tfo_lat_kind k);
+
+/** Name of histogram @p k ("syn_to_response", "request_to_response"). */
+const char *tfo_lat_kind_name(enum tfo_lat_kind k);
+
+/**
+ * The exit summary's lines of @p l, as "  latency WHO KIND: n=N mean=US
+ * p50<=US p90<=US p99<=US max<=US" (bucket bounds; nothing without
+ * samples).
+ */
+void tfo_lat_summary(FILE *f, const char *who, const struct tfo_lat *l);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TFO_LATENCY_H */

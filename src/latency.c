@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the server-side latency histograms (tfo/latency.h).
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "tfo/access_log.h"
+#include "tfo/latency.h"
+
+void
+tfo_lat_init(struct tfo_lat *l, uint64_t tsc_hz)
+{
+	struct tfo_alog_src *alog = l->alog;
+
+	memset(l, 0, sizeof(*l));
+	l->alog = alog;
+	/* us per tick in fixed point, rounded up: a whole number of
+	 * microseconds' ticks gives that number, not one less; at most
+	 * 0.01 % over from 1 GHz on */
+	l->mul = tsc_hz != 0 ? ((UINT64_C(1000000) << TFO_LAT_MUL_SHIFT) + tsc_hz - 1) /
+		 tsc_hz : 0;
+}
+
+void
+tfo_lat_flush(struct tfo_lat *l, uint64_t now)
+{
+	uint64_t mul = l->mul;
+
+	for (uint32_t i = 0; i < l->npend; i++) {
+		const struct tfo_lat_pend *pd = &l->pend[i];
+		uint64_t d = now - pd->req;
+
+		l->count[TFO_LAT_REQ][tfo_lat_bucket(d, mul)]++;
+		l->sum_tsc[TFO_LAT_REQ] += d;
+		if (pd->syn != 0) {
+			d = now - pd->syn;
+			l->count[TFO_LAT_SYN][tfo_lat_bucket(d, mul)]++;
+			l->sum_tsc[TFO_LAT_SYN] += d;
+		}
+	}
+	if (l->alog != NULL && l->alog->nstage != 0)
+		tfo_alog_src_flush(l->alog, l, now);
+	l->npend = 0;
+}
+
+uint64_t
+tfo_lat_quantile_us(const uint64_t counts[TFO_LAT_NB], double q)
+{
+	uint64_t n = 0, acc = 0;
+
+	for (unsigned int b = 0; b < TFO_LAT_NB; b++)
+		n += counts[b];
+	if (n == 0)
+		return 0;
+	for (unsigned int b = 0; b < TFO_LAT_NB_LE; b++) {
+		acc += counts[b];
+		if ((double)acc >= q * (double)n)
+			return tfo_lat_le_us(b);
+	}
+	return UINT64_MAX;
+}
+
+void
+tfo_lat_accumulate(struct tfo_lat *dst, const struct tfo_lat *src)
+{
+	dst->mul = src->mul;
+	for (unsigned int k = 0; k < TFO_LAT_KINDS; k++) {
+		for (unsigned int b = 0; b < TFO_LAT_NB; b++)
+			dst->count[k][b] += src->count[k][b];
+		dst->sum_tsc[k] += src->sum_tsc[k];
+	}
+}
+
+uint64_t
+tfo_lat_samples(const struct tfo_lat *l, enum tfo_lat_kind k)
+{
+	uint64_t n = 0;
+
+	for (unsigned int b = 0; b < TFO_LAT_NB; b++)
+		n += l->count[k][b];
+	return n;
+}
+
+const char *
+tfo_lat_kind_name(enum tfo_lat_kind k)
+{
+	return k == TFO_LAT_SYN ? "syn_to_response" : "request_to_response";
+}
+
+/* A bucket bound for the summary: "+Inf" past the last finite one. */
+static void
+tfo_lat_bound(char *buf, size_t len, uint64_t us)
+{
+	if (us == UINT64_MAX)
+		snprintf(buf, len, "+Inf");
+	else
+		snprintf(buf, len, "%" PRIu64, us);
+}
+
+void
+tfo_lat_summary(FILE *f, const char *who, const struct tfo_lat *l)
+{
+	static const double qs[] = { 0.5, 0.9, 0.99, 1.0 };
+
+	for (unsigned int k = 0; k < TFO_LAT_KINDS; k++) {
+		uint64_t n = tfo_lat_samples(l, (enum tfo_lat_kind)k);
+		char q[RTE_DIM(qs)][24];
+
+		if (n == 0)
+			continue;
+		for (unsigned int i = 0; i < RTE_DIM(qs); i++)
+			tfo_lat_bound(q[i], sizeof(q[i]), tfo_lat_quantile_us(l->count[k], qs[i]));
+		fprintf(f, "  latency %s %s: n=%" PRIu64 " mean=%" PRIu64 "us p50<=%sus "
+			"p90<=%sus p99<=%sus max<=%sus\n", who,
+			tfo_lat_kind_name((enum tfo_lat_kind)k), n,
+			tfo_lat_ticks_us(l, l->sum_tsc[k]) / n, q[0], q[1], q[2], q[3]);
+	}
+}
