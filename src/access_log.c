@@ -3,6 +3,7 @@
  * records, control 0's formatting and file.
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
