@@ -32,13 +32,12 @@ void
 tfo_alog_src_flush(struct tfo_alog_src *a, const struct tfo_lat *l, uint64_t now)
 {
 	unsigned int n = a->nstage, done;
+	uint32_t us = (uint32_t)RTE_MIN(tfo_lat_ticks_us(l, now - l->t_rx),
+					(uint64_t)UINT32_MAX);
 
 	for (unsigned int i = 0; i < n; i++) {
-		struct tfo_alog_rec *r = &a->stage[i];
-
-		r->tsc = now;
-		r->lat_us = (uint32_t)RTE_MIN(tfo_lat_ticks_us(l, now - l->pend[r->pidx].req),
-					      (uint64_t)UINT32_MAX);
+		a->stage[i].tsc = now;
+		a->stage[i].lat_us = us;
 	}
 	done = rte_ring_sp_enqueue_burst_elem(a->ring, a->stage, sizeof(a->stage[0]), n,
 					      NULL);

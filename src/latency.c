@@ -24,23 +24,25 @@ tfo_lat_init(struct tfo_lat *l, uint64_t tsc_hz)
 void
 tfo_lat_flush(struct tfo_lat *l, uint64_t now)
 {
-	uint64_t mul = l->mul;
+	uint64_t mul = l->mul, d = now - l->t_rx;
+	unsigned int b = tfo_lat_bucket(d, mul);
 
-	for (uint32_t i = 0; i < l->npend; i++) {
-		const struct tfo_lat_pend *pd = &l->pend[i];
-		uint64_t d = now - pd->req;
+	/* every request of the poll completed at t_rx: one delay for all */
+	l->count[TFO_LAT_REQ][b] += l->npend;
+	l->sum_tsc[TFO_LAT_REQ] += d * l->npend;
+	l->count[TFO_LAT_SYN][b] += l->nsyn_now;
+	l->sum_tsc[TFO_LAT_SYN] += d * l->nsyn_now;
+	for (uint32_t i = 0; i < l->nold; i++) {
+		uint64_t ds = d + l->old_age[i];
 
-		l->count[TFO_LAT_REQ][tfo_lat_bucket(d, mul)]++;
-		l->sum_tsc[TFO_LAT_REQ] += d;
-		if (pd->syn != 0) {
-			d = now - pd->syn;
-			l->count[TFO_LAT_SYN][tfo_lat_bucket(d, mul)]++;
-			l->sum_tsc[TFO_LAT_SYN] += d;
-		}
+		l->count[TFO_LAT_SYN][tfo_lat_bucket(ds, mul)]++;
+		l->sum_tsc[TFO_LAT_SYN] += ds;
 	}
 	if (l->alog != NULL && l->alog->nstage != 0)
 		tfo_alog_src_flush(l->alog, l, now);
 	l->npend = 0;
+	l->nsyn_now = 0;
+	l->nold = 0;
 }
 
 uint64_t

@@ -34,36 +34,51 @@ alog_fill(struct tfo_engine *e, const struct tfo_conn *c, struct tfo_alog_rec *r
 	RTE_SET_USED(e);
 }
 
+/* A first response whose SYN came in an earlier poll (plain handshake),
+ * or a sampled transaction: off the TFO path. */
+static __rte_noinline void
+lat_push_slow(struct tfo_engine *e, struct tfo_conn *c, uint32_t age, const uint8_t *req,
+	      uint32_t len, const struct tfo_svc_resp *resp)
+{
+	struct tfo_lat *l = e->lat;
+	struct tfo_alog_src *a = l->alog;
+
+	if (age != 0) {
+		if (unlikely(l->nold == TFO_LAT_PEND))
+			tfo_lat_flush(l, rte_rdtsc());	/* bin early */
+		l->old_age[l->nold++] = (uint64_t)age << TFO_LAT_STAMP_SHIFT;
+	}
+	if (a != NULL && tfo_alog_sampled(a)) {
+		if (unlikely(a->nstage == TFO_LAT_PEND))
+			tfo_lat_flush(l, rte_rdtsc());
+		alog_fill(e, c, &a->stage[a->nstage++], req, len, resp);
+	}
+}
+
 /*
  * A response is queued: its latency samples (tfo/latency.h), binned at
  * the poll's TX flush. request_to_response runs from this poll's start;
  * syn_to_response, for the connection's first response, from its SYN's
- * poll (the stamp in recover).
+ * poll (the stamp in recover): the same poll for TFO (counted), an
+ * earlier one for a plain handshake (its age kept).
  */
 static inline void
 lat_push(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req, uint32_t len,
 	 const struct tfo_svc_resp *resp)
 {
 	struct tfo_lat *l = e->lat;
-	struct tfo_lat_pend *pd;
-	struct tfo_alog_rec *r;
+	uint32_t age = 0;
 
 	if (l == NULL)
 		return;
-	if (unlikely(l->npend == TFO_LAT_PEND))
-		tfo_lat_flush(l, rte_rdtsc());	/* many in one poll: bin early */
-	pd = &l->pend[l->npend];
-	pd->req = l->t_rx;
-	pd->syn = 0;
-	if (c->flags2 & TFO_CF2_SYN_STAMP) {
-		uint32_t age = (uint32_t)(l->t_rx >> TFO_LAT_STAMP_SHIFT) - c->recover;
-
-		c->flags2 &= (uint8_t)~TFO_CF2_SYN_STAMP;
-		pd->syn = l->t_rx - ((uint64_t)age << TFO_LAT_STAMP_SHIFT);
-	}
-	if (unlikely(l->alog != NULL) && (r = tfo_alog_take(l->alog, l->npend)) != NULL)
-		alog_fill(e, c, r, req, len, resp);
 	l->npend++;
+	if (c->flags2 & TFO_CF2_SYN_STAMP) {
+		c->flags2 &= (uint8_t)~TFO_CF2_SYN_STAMP;
+		age = (uint32_t)(l->t_rx >> TFO_LAT_STAMP_SHIFT) - c->recover;
+		l->nsyn_now += age == 0;
+	}
+	if (unlikely(age != 0 || l->alog != NULL))
+		lat_push_slow(e, c, age, req, len, resp);
 }
 
 /*

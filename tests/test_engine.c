@@ -2482,19 +2482,21 @@ TFO_TEST(access_log_ring_full_and_sampling)
 	cap = rte_ring_get_capacity(src->ring);
 	lat.alog = src;
 	tfo_lat_init(&lat, LAT_HZ);
+	lat.t_rx = 100;
+	/* as the engine does: a record per sampled response, the poll's
+	 * flush when the stage is full */
 	for (unsigned int i = 0; i < 3 * (cap + 40); i++) {
-		struct tfo_alog_rec *rp = tfo_alog_take(src, lat.npend);
-
-		lat.pend[lat.npend].req = 100;
-		lat.pend[lat.npend].syn = 0;
 		lat.npend++;
-		if (rp != NULL) {
+		if (tfo_alog_sampled(src)) {
+			struct tfo_alog_rec *rp;
+
+			if (src->nstage == TFO_LAT_PEND)
+				tfo_lat_flush(&lat, 2100);
+			rp = &src->stage[src->nstage++];
 			memset(rp->req, 'x', sizeof(rp->req));
 			rp->req_len = 1;
 			taken++;
 		}
-		if (lat.npend == TFO_LAT_PEND)
-			tfo_lat_flush(&lat, 2100);
 	}
 	tfo_lat_flush(&lat, 2100);
 	CHECK_EQ(taken, cap + 40);	/* 1 in 3 */

@@ -60,8 +60,7 @@ struct tfo_alog_rec {
 	uint8_t flags;		/**< TFO_ALOG_F_* */
 	uint8_t svc;		/**< the engine's service index */
 	uint8_t req_len;	/**< bytes in req */
-	uint8_t pidx;		/**< its sample in tfo_lat.pend (while staged) */
-	uint8_t pad;
+	uint8_t pad[2];
 	char req[TFO_ALOG_REQ_MAX];	/**< the request line, not terminated */
 };
 
@@ -76,26 +75,23 @@ struct tfo_alog_src {
 } __rte_cache_aligned;
 
 /**
- * The record of this transaction, or NULL when it is not sampled (one
- * decrement). The caller fills it but tsc and lat_us and pidx.
+ * Whether this transaction is sampled (one decrement); if so the caller
+ * fills stage[nstage++] but tsc and lat_us, after flushing first when
+ * nstage == TFO_LAT_PEND.
  */
-static inline struct tfo_alog_rec *
-tfo_alog_take(struct tfo_alog_src *a, uint32_t pidx)
+static inline bool
+tfo_alog_sampled(struct tfo_alog_src *a)
 {
-	struct tfo_alog_rec *r;
-
 	if (--a->skip != 0)
-		return NULL;
+		return false;
 	a->skip = a->sample;
-	r = &a->stage[a->nstage++];
-	r->pidx = (uint8_t)pidx;
-	return r;
+	return true;
 }
 
 /**
- * Stamp the staged records with @p now and their latency from @p l's
- * pending list, and put them on the ring (the rest: access_log_drop_full).
- * Called by tfo_lat_flush.
+ * Stamp the staged records with @p now and the poll's latency (from
+ * @p l's t_rx), and put them on the ring (the rest:
+ * access_log_drop_full). Called by tfo_lat_flush.
  */
 void tfo_alog_src_flush(struct tfo_alog_src *a, const struct tfo_lat *l, uint64_t now);
 

@@ -10,11 +10,16 @@
  *    taken up).
  * "Received" is the TSC the lcore reads at the start of its poll (before
  * its RX bursts: tfo_lat.t_rx); "sent" is the TSC read after the poll's TX
- * bursts returned, which the poll loop reads anyway for its busy time. So
- * the hot path pays one store per response into a small pending list, and
- * once per poll a loop over that list (a multiply, a count-leading-zeros
- * and two increments per sample). A control lcore's clock starts when it
- * takes the SYN or the request from its ring, not when a worker got it.
+ * bursts returned, which the poll loop reads anyway for its busy time.
+ * Every response queued in a poll has the same request_to_response (its
+ * request completed at the poll's start), and so has every first response
+ * whose SYN came in the same poll (TFO): the hot path counts them (two
+ * increments per response), and once per poll the flush bins the counts
+ * with one multiply and one count-leading-zeros. Only a first response
+ * whose SYN came in an earlier poll (a plain handshake) leaves its SYN's
+ * age in a short list, binned one by one. A control lcore's clock starts
+ * when it takes the SYN or the request from its ring, not when a worker
+ * got it.
  *
  * Buckets: log2 of microseconds: bucket b counts samples of less than
  * 2^b us (b = 0..TFO_LAT_NB_LE-1: 1 us .. 2^23 us, about 8.4 s), the last
@@ -37,7 +42,8 @@ extern "C" {
 #define TFO_LAT_NB_LE	24
 /** All buckets: the finite ones and +Inf. */
 #define TFO_LAT_NB	(TFO_LAT_NB_LE + 1)
-/** Responses one poll may queue before the list is binned early. */
+/** First responses with an older SYN one poll may queue before the
+ *  flush runs early; also the access-log records one poll stages. */
 #define TFO_LAT_PEND	64
 /** tfo_lat.mul is microseconds per TSC tick << this. */
 #define TFO_LAT_MUL_SHIFT 24
@@ -53,22 +59,19 @@ enum tfo_lat_kind {
 
 struct tfo_alog_src;	/* tfo/access_log.h */
 
-/** A response queued this poll, binned at its TX flush. */
-struct tfo_lat_pend {
-	uint64_t req;		/**< TSC its request completed (a t_rx) */
-	uint64_t syn;		/**< TSC of its connection's SYN; 0: not the
-				 *   first response (or a SYN-cookie one) */
-};
-
-/** One lcore's histograms and pending list; written by that lcore only
- *  (plain increments), read racily by telemetry and the exit summary. */
+/** One lcore's histograms and this poll's pending samples; written by
+ *  that lcore only (plain increments), read racily by telemetry and the
+ *  exit summary. */
 struct tfo_lat {
 	uint64_t t_rx;		/**< TSC at the start of the current poll */
 	uint64_t mul;		/**< (ticks * mul) >> TFO_LAT_MUL_SHIFT = us */
-	uint32_t npend;
+	uint32_t npend;		/**< responses queued this poll */
+	uint32_t nsyn_now;	/**< of them, first responses of a SYN of
+				 *   this poll */
+	uint32_t nold;		/**< first responses of an older SYN */
 	/** the lcore's access-log producer, or NULL (tfo/access_log.h) */
 	struct tfo_alog_src *alog;
-	struct tfo_lat_pend pend[TFO_LAT_PEND];
+	uint64_t old_age[TFO_LAT_PEND];	/**< their SYN's age at t_rx, ticks */
 	uint64_t count[TFO_LAT_KINDS][TFO_LAT_NB];
 	uint64_t sum_tsc[TFO_LAT_KINDS];	/**< TSC ticks of all samples */
 } __rte_cache_aligned;
@@ -99,10 +102,10 @@ tfo_lat_le_us(unsigned int b)
 }
 
 /**
- * Bin every pending sample with @p now (the TSC after the poll's TX
- * flush), complete and hand over the access-log records they carry, and
- * empty the list. Called by the poll loop once per poll with samples, and
- * by tfo_lat_push() when the list is full.
+ * Bin the poll's pending samples with @p now (the TSC after its TX
+ * flush), complete and hand over its access-log records, and start
+ * counting afresh. Called by the poll loop once per poll with samples
+ * (npend != 0), and by the engine when old_age or the records are full.
  */
 void tfo_lat_flush(struct tfo_lat *l, uint64_t now);
 
