@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <rte_cycles.h>
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
@@ -2465,6 +2466,43 @@ TFO_TEST(latency_histograms_and_access_log_records)
 	cl_free(&c);
 	cl_free(&d);
 	tfo_alog_src_free(src);
+}
+
+/* More plain first responses in one poll than old_age holds: the engine
+ * bins early (with the TSC of then) and every sample is counted once. */
+TFO_TEST(latency_many_plain_first_responses_in_one_poll)
+{
+	static struct tfo_lat lat;
+	static struct cl c[TFO_LAT_PEND + 6];
+	const unsigned int n = RTE_DIM(c);
+	struct harness h;
+
+	h_init(&h, 2 * n);
+	tfo_lat_init(&lat, LAT_HZ);
+	h.prm.lat = &lat;
+	REQUIRE(h_start(&h) == 0);
+	lat.t_rx = rte_rdtsc() - 1000000;	/* the SYNs' poll, 1 ms ago */
+	for (unsigned int i = 0; i < n; i++) {
+		cl_init(&c[i], &h, AF_INET, (uint16_t)(41000 + i), 7);
+		cl_syn(&c[i], NULL, 0);
+		cl_recv(&c[i]);
+	}
+	lat.t_rx += 500000;			/* the requests' poll */
+	for (unsigned int i = 0; i < n; i++)
+		cl_send(&c[i], TFO_TCP_ACK, "x\n", 2);
+	CHECK_EQ(lat.nold, n - TFO_LAT_PEND);	/* flushed once on the way */
+	tfo_lat_flush(&lat, rte_rdtsc());
+	CHECK_EQ(tfo_lat_samples(&lat, TFO_LAT_REQ), n);
+	CHECK_EQ(tfo_lat_samples(&lat, TFO_LAT_SYN), n);
+	/* every SYN came 0.5 ms before its request: at least 256 us more */
+	CHECK(lat.sum_tsc[TFO_LAT_SYN] >= lat.sum_tsc[TFO_LAT_REQ] + (uint64_t)n * 499000);
+	CHECK_EQ(lat.count[TFO_LAT_SYN][0] + lat.count[TFO_LAT_SYN][1], 0u);
+	for (unsigned int i = 0; i < n; i++) {
+		cl_recv(&c[i]);
+		client_close(&c[i]);
+		cl_free(&c[i]);
+	}
+	CHECK(h_finish(&h, 5) == 0);
 }
 
 /* A full ring drops the poll's records and counts them; sampling 1 in N. */
