@@ -95,20 +95,18 @@ int
 tfo_alog_open(struct tfo_alog *a)
 {
 	int fd, err;
+	FILE *f;
 
-	if (a->f != NULL) {
-		fclose(a->f);
-		a->f = NULL;
-	}
 	fd = open(a->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
-	if (fd < 0 || (a->f = fdopen(fd, "a")) == NULL) {
+	if (fd < 0 || (f = fdopen(fd, "a")) == NULL) {
 		err = errno;
 		if (fd >= 0)
 			close(fd);
-		TFO_LOG(ERR, "access_log %s: %s (records dropped until a reopen works: "
-			"access_log_write_error)", a->path, strerror(err));
-		return -err;
+		return -err;	/* the file open before stays */
 	}
+	if (a->f != NULL)
+		fclose(a->f);
+	a->f = f;
 	setvbuf(a->f, NULL, _IOFBF, TFO_ALOG_FILE_BUF);
 	tfo_alog_rebase(a);
 	return 0;
@@ -215,13 +213,19 @@ tfo_alog_poll(struct tfo_alog *a, uint64_t now_tsc)
 	unsigned int n;
 
 	if (unlikely(a->reopen)) {
-		a->reopen = 0;
+		int rc;
+
 		/* what was taken before goes to the old file (renamed by
 		 * logrotate), then the new one is opened under the name */
+		a->reopen = 0;
 		if (a->f != NULL)
 			fflush(a->f);
-		if (tfo_alog_open(a) == 0)
+		rc = tfo_alog_open(a);
+		if (rc == 0)
 			TFO_LOG(INFO, "access_log %s: reopened", a->path);
+		else
+			TFO_LOG(ERR, "access_log %s: cannot reopen: %s (still writing to the "
+				"file open before)", a->path, strerror(-rc));
 	}
 	n = tfo_alog_take_all(a);
 	if (now_tsc >= a->next_flush_tsc) {

@@ -119,9 +119,9 @@ struct tfo_alog {
 };
 
 /**
- * Open @p a->path for appending (created 0640). @return 0, or -errno
- * (logged); a failed open leaves f NULL and records are then dropped
- * (access_log_write_error) until a reopen succeeds.
+ * Open @p a->path for appending (created 0640) and make it the file, the
+ * one open before closed. @return 0, or -errno (the caller logs it): the
+ * file open before (if any) stays in use.
  */
 int tfo_alog_open(struct tfo_alog *a);
 

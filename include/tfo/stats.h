@@ -197,7 +197,7 @@ extern "C" {
 	X(access_log_records,	C, "access-log records an lcore put on its ring to control 0 (sampled transactions, access_log_sample)") \
 	X(access_log_drop_full,	C, "access-log records dropped: the lcore's ring to control 0 was full (control 0 writes slower than transactions come)") \
 	X(access_log_written,	C, "access-log lines control 0 wrote to the file") \
-	X(access_log_write_error, C, "access-log records lost: the file could not be opened or written (retried at the next reopen)")
+	X(access_log_write_error, C, "access-log lines lost: writing them to the file failed (disk full, I/O error)")
 
 #define TFO_STATS_ALL(X) \
 	TFO_STATS_IO(X) \
