@@ -30,7 +30,6 @@
 #define TFO_LATENCY_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #include <rte_common.h>
 
@@ -130,13 +129,6 @@ uint64_t tfo_lat_samples(const struct tfo_lat *l, enum tfo_lat_kind k);
 
 /** Name of histogram @p k ("syn_to_response", "request_to_response"). */
 const char *tfo_lat_kind_name(enum tfo_lat_kind k);
-
-/**
- * The exit summary's lines of @p l, as "  latency WHO KIND: n=N mean=US
- * p50<=US p90<=US p99<=US max<=US" (bucket bounds; nothing without
- * samples).
- */
-void tfo_lat_summary(FILE *f, const char *who, const struct tfo_lat *l);
 
 #ifdef __cplusplus
 }
