@@ -127,6 +127,7 @@ http_send(const struct http_state *st, struct tfo_svc_resp *resp,
 	else if (keep_alive_hdr)
 		HTTP_PUT("Connection: keep-alive\r\n");
 	resp->buf_len = n;
+	resp->status = http_status_line[s].code;
 	resp->body = &o->blob;
 	resp->body_off = off;
 	resp->body_len = len;

@@ -112,6 +112,12 @@ static const struct tfo_key_desc tfo_keys[] = {
 	      "seconds a drain (SIGTERM, /tfo/drain) waits for the connections in flight "
 	      "before it cuts them and exits; 0 = no wait. New SYNs get a RST meanwhile "
 	      "(drain_syn_refused). Keep the unit's TimeoutStopSec above it"),
+	K_STR("server", "access_log", access_log, "",
+	      "file of one line per sampled transaction (time, client, port, tfo|plain, "
+	      "service, request line, status, bytes, us), written by control 0, reopened on "
+	      "SIGHUP; relative to the configuration's directory; empty = none"),
+	K_U32("server", "access_log_sample", access_log_sample, 1, 1000000, "1",
+	      "access_log: 1 in N transactions, per lcore"),
 
 	K_U32("tcp", "max_conns", max_conns, 1, 1u << 24, "16384",
 	      "connection table size per lcore"),

@@ -89,6 +89,7 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	c->life.drain_timeout_s = cfg->drain_timeout;
 	c->out = stdout;
 	c->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
+	tfo_lat_init(&c->lat, rte_get_tsc_hz());
 	c->tx.flush = tfo_control_tx_flush;
 	c->tx.arg = c;
 	c->tx.stats = &c->stats;
@@ -453,6 +454,8 @@ tfo_control_reload(struct tfo_control *c)
 	if (!c->reload_requested || c->svc_reload_wait)
 		return;
 	c->reload_requested = 0;
+	if (c->alog != NULL)	/* logrotate's postrotate: a new file */
+		c->alog->reopen = 1;
 	if (c->keys == NULL) {
 		rc = -ENOTSUP;
 		snprintf(msg, sizeof(msg), "TFO is disabled: no keys to reload");
@@ -673,11 +676,16 @@ tfo_control_main(struct tfo_control *c)
 		uint64_t t0 = rte_rdtsc();
 		unsigned int n;
 
+		c->lat.t_rx = t0;	/* what this poll takes arrived now */
 		now_us = t0 / c->tsc_per_us;
 		/* the drain flag shares the quit flag's cache line */
 		if (unlikely(c->drain != NULL && *c->drain) && !c->draining)
 			tfo_control_drain_begin(c, now_us);
 		n = tfo_control_poll(c, now_us);
+		if (c->lat.npend != 0)	/* after the TX flush */
+			tfo_lat_flush(&c->lat, rte_rdtsc());
+		if (c->alog != NULL)
+			n += tfo_alog_poll(c->alog, t0);
 		if (c->idx == 0 && tfo_drain_tick(c, now_us))
 			break;
 		/* busy share, as the workers': sizes control_lcores */

@@ -538,6 +538,7 @@ engine_defaults(struct tfo_engine *e, const struct tfo_engine_params *params,
 					  (uint32_t)TFO_REQ_TIMEOUT_MAX_MS);
 	e->st = params->stats;
 	e->tx = params->tx;
+	e->lat = params->lat;
 	e->pool = params->pool;
 	e->now_us = 0;
 	e->max_request = e->p.max_request;

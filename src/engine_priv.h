@@ -38,8 +38,10 @@
 
 #include <rte_mbuf.h>
 
+#include "tfo/access_log.h"
 #include "tfo/conn.h"
 #include "tfo/engine.h"
+#include "tfo/latency.h"
 #include "tfo/pkt.h"
 #include "tfo/seq.h"
 #include "tfo/syncookie.h"
@@ -114,6 +116,7 @@ struct tfo_engine {
 	struct tfo_timer_wheel *tw;
 	struct tfo_stats *st;
 	struct tfo_tx *tx;
+	struct tfo_lat *lat;		/* NULL: no latency samples */
 	struct rte_mempool *pool;
 	uint64_t now_us;
 	bool clock_started;		/* the wheel runs on the caller's clock */

@@ -334,6 +334,63 @@ tfo_control_accounting(const struct tfo_control *c, FILE *f)
 	return ok;
 }
 
+/* A bucket bound for the summary: "+Inf" past the last finite one. */
+static void
+tfo_lat_bound(char *buf, size_t len, uint64_t us)
+{
+	if (us == UINT64_MAX)
+		snprintf(buf, len, "+Inf");
+	else
+		snprintf(buf, len, "%" PRIu64, us);
+}
+
+/* The exit summary's lines of @p l: "  latency WHO KIND: n= mean= p50<=
+ * p90<= p99<= max<=" (bucket bounds; nothing without samples). */
+static void
+tfo_lat_summary(FILE *f, const char *who, const struct tfo_lat *l)
+{
+	static const double qs[] = { 0.5, 0.9, 0.99, 1.0 };
+
+	for (unsigned int k = 0; k < TFO_LAT_KINDS; k++) {
+		uint64_t n = tfo_lat_samples(l, (enum tfo_lat_kind)k);
+		char q[RTE_DIM(qs)][24];
+
+		if (n == 0)
+			continue;
+		for (unsigned int i = 0; i < RTE_DIM(qs); i++)
+			tfo_lat_bound(q[i], sizeof(q[i]), tfo_lat_quantile_us(l->count[k], qs[i]));
+		fprintf(f, "  latency %s %s: n=%" PRIu64 " mean=%" PRIu64 "us p50<=%sus "
+			"p90<=%sus p99<=%sus max<=%sus\n", who,
+			tfo_lat_kind_name((enum tfo_lat_kind)k), n,
+			tfo_lat_ticks_us(l, l->sum_tsc[k]) / n, q[0], q[1], q[2], q[3]);
+	}
+}
+
+/* The latency histograms' quantiles (tfo/latency.h): the total, then
+ * each lcore with samples. */
+static void
+tfo_control_latency(const struct tfo_control *c, FILE *f)
+{
+	struct tfo_lat total;
+	char who[40];
+
+	memset(&total, 0, sizeof(total));
+	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
+		tfo_lat_accumulate(&total, &tfo_control_peer(c, k)->lat);
+	for (unsigned int i = 0; i < c->nb_workers; i++)
+		tfo_lat_accumulate(&total, &c->workers[i]->lat);
+	fprintf(f, "summary: server-side latency (bucket bounds, us; /tfo/latency)\n");
+	tfo_lat_summary(f, "total", &total);
+	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++) {
+		tfo_control_who(c, k, who, sizeof(who));
+		tfo_lat_summary(f, who, &tfo_control_peer(c, k)->lat);
+	}
+	for (unsigned int i = 0; i < c->nb_workers; i++) {
+		snprintf(who, sizeof(who), "worker%u(lcore %u)", i, c->workers[i]->lcore_id);
+		tfo_lat_summary(f, who, &c->workers[i]->lat);
+	}
+}
+
 void
 tfo_control_summary(const struct tfo_control *c, FILE *f)
 {
@@ -352,6 +409,7 @@ tfo_control_summary(const struct tfo_control *c, FILE *f)
 			 c->workers[i]->lcore_id);
 		tfo_summary_lcore(f, who, &c->workers[i]->stats);
 	}
+	tfo_control_latency(c, f);
 	tfo_control_accounting(c, f);
 	for (uint16_t i = 0; i < c->nb_ports; i++) {
 		struct rte_eth_stats es;

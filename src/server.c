@@ -74,6 +74,7 @@ struct tfo_server {
 	unsigned int nb_services;
 	struct tfo_service_inst services[TFO_MAX_SERVICES];
 	struct tfo_svc_reloader *svc_reload;	/* NULL: no service reloads */
+	struct tfo_alog *alog;		/* [server] access_log, or NULL */
 };
 
 /* Create every configured service once; all lcores share them read-only. */
@@ -153,7 +154,7 @@ srv_log_capacity(const struct tfo_engine *e, const char *name,
 
 static struct tfo_engine *
 srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats *stats,
-	   struct tfo_tx *tx, bool control, char *err, size_t errlen)
+	   struct tfo_tx *tx, struct tfo_lat *lat, bool control, char *err, size_t errlen)
 {
 	const struct tfo_config *c = &s->cfg;
 	struct tfo_engine_params p;
@@ -171,6 +172,7 @@ srv_engine(struct tfo_server *s, const char *name, int socket, struct tfo_stats 
 	p.nb_services = s->nb_services;
 	p.stats = stats;
 	p.tx = tx;
+	p.lat = lat;
 
 	if (s->p.engine_tune != NULL)
 		s->p.engine_tune(&p, control, s->p.arg);
@@ -515,7 +517,8 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 				  rc == -EINVAL ? "bad parameters" : strerror(-rc));
 	}
 	snprintf(name, sizeof(name), "%sworker%u", s->p.name ? s->p.name : "", wi);
-	w->engine = srv_engine(s, name, wsock, &w->stats, &w->tx, false, err, errlen);
+	w->engine = srv_engine(s, name, wsock, &w->stats, &w->tx, &w->lat, false, err,
+			       errlen);
 	return w->engine == NULL ? -ENOMEM : 0;
 }
 
@@ -580,7 +583,8 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 		snprintf(name, sizeof(name), "%scontrol%u", s->p.name ? s->p.name : "", k);
 	/* the engine counts in c->stats and sends by c->tx, which
 	 * tfo_control_init zeroes in place */
-	cp.engine = srv_engine(s, name, socket, &c->stats, &c->tx, true, err, errlen);
+	cp.engine = srv_engine(s, name, socket, &c->stats, &c->tx, &c->lat, true, err,
+			       errlen);
 	if (cp.engine == NULL)
 		return -ENOMEM;
 	if (s->keys != NULL) {
@@ -639,6 +643,66 @@ fail:
 	/* not yet c->engine, which tfo_server_destroy frees */
 	tfo_engine_free(cp.engine);
 	return rc;
+}
+
+/* One producer (and ring) of access-log records per lcore. */
+static int
+srv_alog_src(struct tfo_server *s, struct tfo_lat *lat, struct tfo_stats *st, int socket,
+	     char *err, size_t errlen)
+{
+	struct tfo_alog *a = s->alog;
+	char name[RTE_RING_NAMESIZE];
+
+	snprintf(name, sizeof(name), "%s_alog%u", s->name, a->nb_src);
+	a->src[a->nb_src] = tfo_alog_src_create(name, socket, s->cfg.access_log_sample, st);
+	if (a->src[a->nb_src] == NULL)
+		return tfo_errmsg(err, errlen, "access_log: no memory for the ring %s: %s",
+				  name, rte_strerror(rte_errno));
+	lat->alog = a->src[a->nb_src++];
+	return 0;
+}
+
+/* [server] access_log: control 0 writes what every lcore samples. */
+static int
+srv_access_log(struct tfo_server *s, char *err, size_t errlen)
+{
+	struct tfo_alog *a;
+	int rc = 0;
+
+	if (s->cfg.access_log[0] == '\0')
+		return 0;
+	a = rte_zmalloc_socket("tfo_alog", sizeof(*a), RTE_CACHE_LINE_SIZE, s->ctl_socket[0]);
+	if (a == NULL)
+		return tfo_errmsg(err, errlen, "access_log: out of memory");
+	s->alog = a;
+	if ((s->cfg.access_log[0] == '/' ?
+	     snprintf(a->path, sizeof(a->path), "%.*s", (int)sizeof(a->path) - 1,
+		      s->cfg.access_log) :
+	     snprintf(a->path, sizeof(a->path), "%.*s/%.*s", (int)sizeof(a->path) / 2 - 1,
+		      s->cfg.base_dir, (int)sizeof(a->path) / 2 - 1, s->cfg.access_log)) >=
+	    (int)sizeof(a->path) - 1)
+		return tfo_errmsg(err, errlen, "[server] access_log = %s: path too long",
+				  s->cfg.access_log);
+	a->st = &s->control.stats;
+	a->tsc_hz = rte_get_tsc_hz();
+	for (unsigned int i = 0; i < s->nb_services; i++)
+		a->svc_name[i] = s->services[i].svc->name;
+	for (unsigned int k = 0; k < s->nb_controls && rc == 0; k++)
+		rc = srv_alog_src(s, &s->controls[k]->lat, &s->controls[k]->stats,
+				  s->ctl_socket[k], err, errlen);
+	for (unsigned int wi = 0; wi < s->nb_workers && rc == 0; wi++)
+		rc = srv_alog_src(s, &s->workers[wi]->lat, &s->workers[wi]->stats,
+				  s->wrk_socket[wi], err, errlen);
+	if (rc < 0)
+		return rc;
+	rc = tfo_alog_open(a);
+	if (rc < 0)
+		return tfo_errmsg(err, errlen, "[server] access_log = %s: %s", a->path,
+				  strerror(-rc));
+	s->control.alog = a;
+	TFO_LOG(INFO, "access_log %s: 1 in %u transactions", a->path,
+		s->cfg.access_log_sample);
+	return 0;
 }
 
 static int
@@ -811,6 +875,8 @@ srv_build(struct tfo_server *s, char *err, size_t errlen)
 	if (rc == 0)
 		rc = srv_controls(s, err, errlen);
 	if (rc == 0)
+		rc = srv_access_log(s, err, errlen);
+	if (rc == 0)
 		rc = srv_reload_engines(s, err, errlen);
 	if (rc == 0)
 		rc = srv_idle_watch(s, err, errlen);
@@ -899,6 +965,12 @@ tfo_server_free(struct tfo_server *s)
 	tfo_sdnotify_close(&s->notify);
 	if (s->p.telemetry)
 		return;	/* the telemetry thread may still read it all (server.h) */
+	if (s->alog != NULL) {
+		tfo_alog_close(s->alog);
+		for (unsigned int i = 0; i < s->alog->nb_src; i++)
+			tfo_alog_src_free(s->alog->src[i]);
+		rte_free(s->alog);
+	}
 	for (unsigned int k = 0; k < s->nb_controls; k++) {
 		if (s->controls[k] != NULL) {
 			tfo_engine_free(s->controls[k]->engine);
@@ -957,6 +1029,17 @@ tfo_server_run(struct tfo_server *s)
 	tfo_control_main(&s->control);
 	tfo_server_stop(s);
 	rte_eal_mp_wait_lcore();
+	if (s->alog != NULL) {
+		/* every lcore stopped: their last samples, then the file */
+		for (unsigned int wi = 0; wi < s->nb_workers; wi++)
+			if (s->workers[wi]->lat.npend != 0)
+				tfo_lat_flush(&s->workers[wi]->lat, rte_rdtsc());
+		for (unsigned int k = 0; k < s->nb_controls; k++)
+			if (s->controls[k]->lat.npend != 0)
+				tfo_lat_flush(&s->controls[k]->lat, rte_rdtsc());
+		s->control.alog = NULL;
+		tfo_alog_close(s->alog);
+	}
 }
 
 void

@@ -2,6 +2,7 @@
  * tfo-fastpath: the service registry (filled by constructors before main,
  * and by plugins as the configuration names them), and service reloads.
  */
+#include <assert.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -19,6 +20,11 @@
 #include "tfo/log.h"
 #include "tfo/service.h"
 #include "tfo/service_reload.h"
+
+/* tfo_svc_resp.status took the tail padding of ABI version 1: a plugin
+ * built with or without it works with a server built with or without it */
+static_assert(sizeof(struct tfo_svc_resp) == 56 || sizeof(void *) != 8,
+	      "struct tfo_svc_resp changed size: bump TFO_SERVICE_ABI_VERSION");
 
 static struct tfo_service *tfo_services;
 

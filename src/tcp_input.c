@@ -153,6 +153,7 @@ dup_ack(struct tfo_engine *e, struct tfo_conn *c)
 	cnt(e, TFO_STAT_fast_retransmits);
 	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2 * smax);
 	c->recover = c->snd_max;
+	c->flags2 &= (uint8_t)~TFO_CF2_SYN_STAMP;	/* recover is taken */
 	c->flags |= TFO_CF_RECOVERY;
 	c->cwnd = c->ssthresh;
 	if (tfo_tcp_sack_enter(e, c))

@@ -2,7 +2,84 @@
  * tfo-fastpath: the engine's service bridge: request bytes to the
  * service, its response into the send queue.
  */
+#include <rte_cycles.h>
+
 #include "engine_priv.h"
+
+/*
+ * The sampled transaction's access-log record: who, how, what was asked
+ * (the request's first line) and answered. Off the common path: 1 in
+ * access_log_sample responses.
+ */
+static __rte_noinline void
+alog_fill(struct tfo_engine *e, const struct tfo_conn *c, struct tfo_alog_rec *r,
+	  const uint8_t *req, uint32_t len, const struct tfo_svc_resp *resp)
+{
+	const uint8_t *eol = memchr(req, '\n', RTE_MIN(len, (uint32_t)TFO_ALOG_REQ_MAX + 1));
+	uint32_t n = eol != NULL ? (uint32_t)(eol - req) : len;
+
+	if (n > 0 && req[n - 1] == '\r')
+		n--;
+	n = RTE_MIN(n, (uint32_t)TFO_ALOG_REQ_MAX);
+	memcpy(r->req, req, n);
+	r->req_len = (uint8_t)n;
+	r->peer = c->key.peer;
+	r->peer_port = c->key.peer_port;
+	r->local_port = c->key.local_port;
+	r->family = c->key.family;
+	r->flags = (c->flags & TFO_CF_TFO) ? TFO_ALOG_F_TFO : 0;
+	r->svc = c->svc;
+	r->status = resp->status;
+	r->bytes = resp->buf_len + resp->body_len;
+	RTE_SET_USED(e);
+}
+
+/* A first response whose SYN came in an earlier poll (plain handshake),
+ * or a sampled transaction: off the TFO path. */
+static __rte_noinline void
+lat_push_slow(struct tfo_engine *e, struct tfo_conn *c, uint32_t age, const uint8_t *req,
+	      uint32_t len, const struct tfo_svc_resp *resp)
+{
+	struct tfo_lat *l = e->lat;
+	struct tfo_alog_src *a = l->alog;
+
+	if (age != 0) {
+		if (unlikely(l->nold == TFO_LAT_PEND))
+			tfo_lat_flush(l, rte_rdtsc());	/* bin early */
+		l->old_age[l->nold++] = (uint64_t)age << TFO_LAT_STAMP_SHIFT;
+	}
+	if (a != NULL && tfo_alog_sampled(a)) {
+		if (unlikely(a->nstage == TFO_LAT_PEND))
+			tfo_lat_flush(l, rte_rdtsc());
+		alog_fill(e, c, &a->stage[a->nstage++], req, len, resp);
+	}
+}
+
+/*
+ * A response is queued: its latency samples (tfo/latency.h), binned at
+ * the poll's TX flush. request_to_response runs from this poll's start;
+ * syn_to_response, for the connection's first response, from its SYN's
+ * poll (the stamp in recover): the same poll for TFO (counted), an
+ * earlier one for a plain handshake (its age kept).
+ */
+static inline void
+lat_push(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req, uint32_t len,
+	 const struct tfo_svc_resp *resp)
+{
+	struct tfo_lat *l = e->lat;
+	uint32_t age = 0;
+
+	if (l == NULL)
+		return;
+	l->npend++;
+	if (c->flags2 & TFO_CF2_SYN_STAMP) {
+		c->flags2 &= (uint8_t)~TFO_CF2_SYN_STAMP;
+		age = (uint32_t)(l->t_rx >> TFO_LAT_STAMP_SHIFT) - c->recover;
+		l->nsyn_now += age == 0;
+	}
+	if (unlikely(age != 0 || l->alog != NULL))
+		lat_push_slow(e, c, age, req, len, resp);
+}
 
 /*
  * After the service answered @p done of the @p len bytes at @p req: keep
@@ -97,6 +174,7 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 			return GONE;
 		}
 		cnt(e, TFO_STAT_svc_responses);
+		lat_push(e, c, req + done, len - done, &resp);
 		done += resp.consumed;
 		q = (struct tfo_sndq *)(void *)buf_ptr(e, sb);
 		q->body = resp.body != NULL && resp.body_len > 0 ? resp.body : NULL;

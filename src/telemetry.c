@@ -112,6 +112,40 @@ tfo_tel_lcore_name(const struct tfo_control *c, unsigned int i, char *name, size
 	return lc;
 }
 
+static const struct tfo_lat *tfo_tel_lcore_lat(const struct tfo_control *c,
+					       unsigned int i);
+
+/* The totals of the latency histograms, flat: latency_KIND_count, _sum_us,
+ * _p50_us, _p99_us (bucket bounds; /tfo/latency has the buckets). */
+static void
+tfo_tel_add_latency(struct rte_tel_data *d, const struct tfo_control *c)
+{
+	static const char *const q_name[] = { "p50_us", "p99_us" };
+	static const double q[] = { 0.5, 0.99 };
+	struct tfo_lat total;
+	char key[64];
+
+	memset(&total, 0, sizeof(total));
+	for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++)
+		tfo_lat_accumulate(&total, tfo_tel_lcore_lat(c, i));
+	for (unsigned int k = 0; k < TFO_LAT_KINDS; k++) {
+		const char *kn = tfo_lat_kind_name((enum tfo_lat_kind)k);
+
+		snprintf(key, sizeof(key), "latency_%s_count", kn);
+		rte_tel_data_add_dict_u64(d, key, tfo_lat_samples(&total, (enum tfo_lat_kind)k));
+		snprintf(key, sizeof(key), "latency_%s_sum_us", kn);
+		rte_tel_data_add_dict_u64(d, key, tfo_lat_ticks_us(&total, total.sum_tsc[k]));
+		for (unsigned int i = 0; i < RTE_DIM(q); i++) {
+			uint64_t us = tfo_lat_quantile_us(total.count[k], q[i]);
+
+			snprintf(key, sizeof(key), "latency_%s_%s", kn, q_name[i]);
+			/* +Inf as the largest finite bound doubled */
+			rte_tel_data_add_dict_u64(d, key, us != UINT64_MAX ? us :
+						  tfo_lat_le_us(TFO_LAT_NB_LE));
+		}
+	}
+}
+
 /*
  * /tfo/stats: the totals (every counter), then each lcore's non-zero ones.
  * With many workers that outgrows the telemetry answer (16 KiB), so a
@@ -184,6 +218,7 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "mbufs_in_use", in_use);
 	/* busy_tsc's unit: tfo-prom turns it into seconds */
 	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
+	tfo_tel_add_latency(d, c);
 	for (unsigned int i = 0; i < tfo_tel_nb_lcores(c) && !total_only; i++) {
 		sub = rte_tel_data_alloc();
 		if (sub == NULL) {
@@ -197,6 +232,90 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	free(snap);
 	return rc;
+}
+
+/* The histograms of snapshot entry @p i (tfo_tel_lcore_stats's order). */
+static const struct tfo_lat *
+tfo_tel_lcore_lat(const struct tfo_control *c, unsigned int i)
+{
+	unsigned int nc = tfo_control_nb_peers(c);
+
+	return i < nc ? &tfo_control_peer(c, i)->lat : &c->workers[i - nc]->lat;
+}
+
+/* One histogram of one lcore: {"role", "counts": [...], "sum_us"}. */
+static struct rte_tel_data *
+tfo_tel_lat_hist(const struct tfo_lat *l, enum tfo_lat_kind k, bool worker)
+{
+	struct rte_tel_data *h = rte_tel_data_alloc(), *counts = rte_tel_data_alloc();
+
+	if (h == NULL || counts == NULL) {
+		rte_tel_data_free(h);
+		rte_tel_data_free(counts);
+		return NULL;
+	}
+	rte_tel_data_start_dict(h);
+	rte_tel_data_add_dict_string(h, "role", worker ? "worker" : "control");
+	rte_tel_data_start_array(counts, RTE_TEL_U64_VAL);
+	for (unsigned int b = 0; b < TFO_LAT_NB; b++)
+		rte_tel_data_add_array_u64(counts, l->count[k][b]);
+	rte_tel_data_add_dict_container(h, "counts", counts, 0);
+	/* whole microseconds: DPDK 22.11 telemetry has no floats */
+	rte_tel_data_add_dict_u64(h, "sum_us", tfo_lat_ticks_us(l, l->sum_tsc[k]));
+	return h;
+}
+
+/*
+ * /tfo/latency: the server-side latency histograms (tfo/latency.h) of
+ * every lcore, keyed by lcore id, in Prometheus's cumulative-free form:
+ * counts per bucket (le_us, then +Inf), sum in us. tfo-prom exports them.
+ */
+static int
+tfo_tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static const char *const kname[TFO_LAT_KINDS] = {
+		[TFO_LAT_SYN] = "syn_to_response",
+		[TFO_LAT_REQ] = "request_to_response",
+	};
+	struct tfo_control *c = tfo_tel_control;
+	struct rte_tel_data *le;
+	char name[32], id[16];
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (c == NULL)
+		return -ENODEV;
+	le = rte_tel_data_alloc();
+	if (le == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
+	rte_tel_data_start_array(le, RTE_TEL_U64_VAL);
+	for (unsigned int b = 0; b < TFO_LAT_NB_LE; b++)
+		rte_tel_data_add_array_u64(le, tfo_lat_le_us(b));
+	rte_tel_data_add_dict_container(d, "le_us", le, 0);
+	for (unsigned int k = 0; k < TFO_LAT_KINDS; k++) {
+		struct rte_tel_data *per = rte_tel_data_alloc();
+
+		if (per == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(per);
+		for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++) {
+			unsigned int lc = tfo_tel_lcore_name(c, i, name, sizeof(name));
+			struct rte_tel_data *h = tfo_tel_lat_hist(tfo_tel_lcore_lat(c, i),
+								  (enum tfo_lat_kind)k,
+								  i >= tfo_control_nb_peers(c));
+
+			if (h == NULL) {
+				rte_tel_data_free(per);
+				return -ENOMEM;
+			}
+			snprintf(id, sizeof(id), "%u", lc);
+			rte_tel_data_add_dict_container(per, id, h, 0);
+		}
+		rte_tel_data_add_dict_container(d, kname[k], per, 0);
+	}
+	return 0;
 }
 
 /*
@@ -450,6 +569,9 @@ tfo_control_telemetry_register(struct tfo_control *c)
 		{ "/tfo/reload", tfo_tel_reload,
 		  "re-read the TFO key file, as SIGHUP (a bad file changes nothing)" },
 		{ "/tfo/conns", tfo_tel_conns, "connections by state, per lcore" },
+		{ "/tfo/latency", tfo_tel_latency,
+		  "server-side latency histograms per lcore: syn_to_response, "
+		  "request_to_response (le_us bounds, counts, sum_us)" },
 		{ "/tfo/drain", tfo_tel_drain,
 		  "start a drain, as SIGTERM: new SYNs get a RST, the connections in flight "
 		  "are served, then exit (server.drain_timeout)" },

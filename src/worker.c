@@ -82,6 +82,7 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	w->cookie_not_required = p->cookie_not_required;
 	tfo_syn_defence_init(&w->syn_def, p->syncookies, p->to_control);
 	w->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
+	tfo_lat_init(&w->lat, rte_get_tsc_hz());
 	w->tx.flush = tfo_worker_tx_flush;
 	w->tx.arg = w;
 	w->tx.stats = &w->stats;
@@ -664,6 +665,7 @@ tfo_worker_main(void *arg)
 	while (!*w->quit) {
 		uint64_t t0 = rte_rdtsc();
 
+		w->lat.t_rx = t0;	/* what this poll receives arrived now */
 		/* the drain flag shares the quit flag's cache line */
 		if (unlikely(w->drain != NULL && *w->drain) && !w->draining)
 			tfo_worker_drain_begin(w, t0 / w->tsc_per_us);
@@ -671,9 +673,16 @@ tfo_worker_main(void *arg)
 		/* busy time, as testpmd's --record-core-cycles: what a core
 		 * can do is what it did over the share it was busy */
 		if (tfo_worker_poll(w, t0 / w->tsc_per_us) != 0) {
-			w->stats.c[TFO_STAT_busy_tsc] += rte_rdtsc() - t0;
+			uint64_t t1 = rte_rdtsc();
+
+			w->stats.c[TFO_STAT_busy_tsc] += t1 - t0;
+			/* after the TX flush: the responses left at t1 */
+			if (w->lat.npend != 0)
+				tfo_lat_flush(&w->lat, t1);
 			tfo_idle_work(&w->idle, t0);
 		} else {
+			if (unlikely(w->lat.npend != 0))
+				tfo_lat_flush(&w->lat, rte_rdtsc());
 			tfo_idle_wait(&w->idle, t0, tfo_worker_wait_max(w), &w->stats);
 		}
 	}

@@ -134,7 +134,10 @@ def main():
                 'max_conns', 'max_request', 'ring_size', 'stats_period', 'rx_desc',
                 'tx_desc', 'tcp_fastopen_key', 'file_prefix', 'rte_flow_validate',
                 'mbufs_in_use', 'rte_eth_stats', 'rte_eth_stats_get',
-                'rx_dropped', 'tsc_hz', 'rx_nombuf'}
+                'rx_dropped', 'tsc_hz', 'rx_nombuf',
+                # /tfo/latency's fields and /tfo/stats's latency totals
+                'le_us', 'sum_us', 'syn_to_response', 'request_to_response',
+                'latency_syn_to_response_count'}
     # the stats line's keys (section 5): the runbook's example line has the
     # keys tests/test_report.c holds the code to, in that order, each with a
     # row of the table under it

@@ -23,7 +23,9 @@ HOT = ['src/worker.c', 'src/engine.c', 'src/tcp_input.c', 'src/tcp_output.c',
        'src/timer.c', 'src/cookie.c', 'src/syncookie.c', 'src/siphash.c', 'src/aes128.c',
        'services/echo.c', 'services/http.c', 'services/http_parse.c',
        # split out of the files above; neigh.c answers frames one by one
-       'src/keyring.c', 'services/http_load.c', 'src/neigh.c']
+       'src/keyring.c', 'services/http_load.c', 'src/neigh.c',
+       # the latency flush runs once per poll on every lcore
+       'src/latency.c']
 COLD = re.compile(r'(create|init|setup|load|register|free|_main$|open_file|scan|walk|'
                   r'_kv$|_parse_|parse_size|parse_bool|_token|_conf|add_file|read_file)'
                   # start-up and key-change functions whose names do not say so;

@@ -842,4 +842,18 @@ TFO_TEST(comments_after_white_space)
 	CHECK_EQ(cfg.key_file[0], '\0');
 }
 
+/* [server] access_log: off by default, a path; access_log_sample >= 1. */
+TFO_TEST(access_log_keys)
+{
+	tfo_config_defaults(&cfg);
+	CHECK_EQ(cfg.access_log[0], '\0');
+	CHECK_EQ(cfg.access_log_sample, 1u);
+	REQUIRE(parse("[server]\naccess_log = /var/log/tfo/access.log\n"
+		      "access_log_sample = 100\n") == 0);
+	CHECK(strcmp(cfg.access_log, "/var/log/tfo/access.log") == 0);
+	CHECK_EQ(cfg.access_log_sample, 100u);
+	expect_error("[server]\naccess_log_sample = 0\n", "access_log_sample");
+	expect_error("[server]\naccess_log_sample = 1000001\n", "access_log_sample");
+}
+
 TFO_TEST_MAIN()

@@ -381,8 +381,12 @@ bt_step(struct bt *b, enum bt_step step)
 #endif
 	t0 = rte_rdtsc();
 	now = t0 / b->tsc_per_us;
+	b->w->lat.t_rx = t0;	/* as tfo_worker_main: the latency samples */
 	tfo_worker_burst(b->w, 0, b->m, b->n, now);
 	tfo_worker_housekeeping(b->w, now);
+	t = rte_rdtsc();
+	if (b->w->lat.npend != 0)
+		tfo_lat_flush(&b->w->lat, t);
 	t = rte_rdtsc() - t0;
 	b->last_wrk = t;
 	b->last_ctl = 0;
@@ -391,7 +395,10 @@ bt_step(struct bt *b, enum bt_step step)
 		 * apart (on a server each runs on its own core at once) */
 		for (unsigned int i = 0; i < b->nc; i++) {
 			t0 = rte_rdtsc();
+			b->c[i]->lat.t_rx = t0;
 			tfo_control_poll(b->c[i], now);
+			if (b->c[i]->lat.npend != 0)
+				tfo_lat_flush(&b->c[i]->lat, rte_rdtsc());
 			b->last_ctl_at[i] = rte_rdtsc() - t0;
 			b->last_ctl += b->last_ctl_at[i];
 		}

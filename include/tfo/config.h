@@ -127,6 +127,8 @@ struct tfo_config {
 	uint32_t idle_sleep_us;		/**< sleep: the nap after an empty poll */
 	uint32_t control_lcores;	/**< the first N lcores: control lcores */
 	uint32_t drain_timeout;		/**< seconds a drain waits, 0 = no wait */
+	char access_log[PATH_MAX];	/**< "" = none (tfo/access_log.h) */
+	uint32_t access_log_sample;	/**< 1 in N transactions logged */
 
 	/* [tcp] */
 	uint32_t max_conns;		/**< per worker, and for the control core */

@@ -105,6 +105,12 @@ tfo_conn_key_eq(const struct tfo_conn_key *a, const struct tfo_conn_key *b)
 /* tfo_conn.flags2 */
 #define TFO_CF2_KEEPALIVE	0x01	/**< answered a request, kept for the next
 					 *   (a drain closes it while it waits) */
+#define TFO_CF2_SYN_STAMP	0x02	/**< recover holds the SYN's arrival
+					 *   (tfo_lat.t_rx >> TFO_LAT_STAMP_SHIFT)
+					 *   until the first response: recover is
+					 *   read only in recovery, which cannot
+					 *   begin before data is sent, and entering
+					 *   it clears this flag */
 
 /** What the entry's single timer is armed for. */
 enum tfo_conn_timer_kind {

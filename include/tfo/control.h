@@ -28,6 +28,7 @@
 
 #include <rte_ring.h>
 
+#include "tfo/access_log.h"
 #include "tfo/config.h"
 #include "tfo/cookie.h"
 #include "tfo/drain.h"
@@ -116,6 +117,11 @@ struct tfo_control {
 	/** Its idle policy and doorbell: the workers ring it after filling
 	 *  its rings, control 0 after filling its inbox, the server on stop. */
 	struct tfo_idle idle;
+	/** Its latency histograms (tfo/latency.h), as a worker's. */
+	struct tfo_lat lat;
+	/** Control 0: the access log's file and every lcore's ring of
+	 *  records (tfo/access_log.h); NULL: no access log. */
+	struct tfo_alog *alog;
 };
 
 /** Control lcores @p c reports for: all of them for control 0 (c->peers). */

@@ -90,6 +90,8 @@ struct tfo_tx;
 
 /* ---- creation ---------------------------------------------------------- */
 
+struct tfo_lat;		/* tfo/latency.h */
+
 struct tfo_engine_params {
 	const char *name;		/**< for memzone names and logs */
 	int socket_id;
@@ -147,6 +149,10 @@ struct tfo_engine_params {
 	unsigned int nb_services;
 	struct tfo_stats *stats;	/**< this lcore's counters */
 	struct tfo_tx *tx;		/**< this lcore's TX buffer */
+	/** this lcore's latency histograms and access-log producer
+	 *  (tfo/latency.h): each response queued is a pending sample
+	 *  there; NULL: none */
+	struct tfo_lat *lat;
 };
 
 struct tfo_engine;

@@ -80,6 +80,12 @@ struct tfo_svc_resp {
 	uint32_t body_off;
 	uint32_t body_len;
 	bool close;		/**< send FIN after this response */
+	uint16_t status;	/**< for the access log: the service's status
+				 *   of this response (http: the HTTP status);
+				 *   0: none (the engine zeroes it first, so a
+				 *   service built before it says none; it
+				 *   sits in what was the struct's tail
+				 *   padding: size and ABI version unchanged) */
 };
 
 /**

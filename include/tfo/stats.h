@@ -191,12 +191,20 @@ extern "C" {
 	X(http_400_path,	C, "HTTP 400: bad path: form, %-encoding, %00, '..' above the root") \
 	X(http_reject_small_buf, C, "HTTP requests reset: the engine's response buffer was too small")
 
+/* The access log (access_log.h): records per lcore, lines by control 0. */
+#define TFO_STATS_ALOG(X) \
+	X(access_log_records,	C, "access-log records an lcore put on its ring to control 0 (sampled transactions, access_log_sample)") \
+	X(access_log_drop_full,	C, "access-log records dropped: the lcore's ring to control 0 was full (control 0 writes slower than transactions come)") \
+	X(access_log_written,	C, "access-log lines control 0 wrote to the file") \
+	X(access_log_write_error, C, "access-log lines lost: writing them to the file failed (disk full, I/O error)")
+
 #define TFO_STATS_ALL(X) \
 	TFO_STATS_IO(X) \
 	TFO_STATS_CONTROL(X) \
 	TFO_STATS_TFO(X) \
 	TFO_STATS_ENGINE(X) \
-	TFO_STATS_HTTP(X)
+	TFO_STATS_HTTP(X) \
+	TFO_STATS_ALOG(X)
 
 enum tfo_stat_id {
 #define TFO_X_ENUM(name, kind, help) TFO_STAT_##name,

@@ -26,6 +26,7 @@
 #include "tfo/ctrl_pick.h"
 #include "tfo/engine.h"
 #include "tfo/idle.h"
+#include "tfo/latency.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"
 #include "tfo/syn_defence.h"
@@ -132,6 +133,9 @@ struct tfo_worker {
 	/** Its idle policy and doorbell: the control lcores ring it after
 	 *  filling its inbox or the relay rings (its own cache line). */
 	struct tfo_idle idle;
+	/** Its latency histograms (tfo/latency.h): t_rx set at each poll's
+	 *  start, the pending samples binned after its TX flush. */
+	struct tfo_lat lat;
 } __rte_cache_aligned;
 
 /** What a worker is given; the engine and the relay rings are set after

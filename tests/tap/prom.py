@@ -78,7 +78,8 @@ def parse_exposition(text):
                                         sfx in ('_bucket', '_sum', '_count')):
                 errors.append('line %d: sample of %s outside its family' % (n, name))
                 continue
-            labels = (sfx or '') + labels	# histograms: '_bucket{le="..."}'
+            if name != current:	# a histogram's sample: its family's
+                name, labels = current, sfx + labels	# '_bucket{le="..."}'
             if labels in fams[name]['samples']:
                 errors.append('line %d: duplicate series %s%s' % (n, name, labels))
             fams[name]['samples'][labels] = float(value)
