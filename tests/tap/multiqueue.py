@@ -80,10 +80,12 @@ def totals_add_up(st, tag):
     lcores' non-zero counters)."""
     lc = lcores(st)
     # mbufs_in_use is a gauge of the whole process (its mempools), not a
-    # counter of an lcore, and tsc_hz a constant: no lcore has them
+    # counter of an lcore, tsc_hz a constant, and latency_* the histograms'
+    # totals (counts, quantiles), which /tfo/latency gives per lcore
     bad = [k for k, v in st.items() if not isinstance(v, dict) and isinstance(v, int)
            and v != sum(d.get(k, 0) for d in lc.values())
-           and not k.startswith(('accounting', 'rx_unaccounted', 'tx_unaccounted'))
+           and not k.startswith(('accounting', 'rx_unaccounted', 'tx_unaccounted',
+                                 'latency_'))
            and k not in ('mbufs_in_use', 'tsc_hz')]
     T.check('%s: every total is the sum of the lcores\' counters' % tag, not bad, bad[:5])
 
@@ -341,12 +343,15 @@ def case_controls(server):
         T.check('controls: /tfo/conns has both control lcores',
                 len([k for k in conns if '_control' in k]) == 2, list(conns))
         prom = subprocess.run([os.path.join(HERE, '..', '..', 'scripts', 'usertools', 'tfo-prom'),
-                               '--file-prefix', bed.prefix], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, timeout=30)
-        rx = [l for l in prom.stdout.splitlines() if l.startswith('tfo_ctrl_rx{')]
-        T.check('controls: tfo-prom has ctrl_rx of both control lcores (core="control", '
-                '"control1")', any('core="control"' in l for l in rx) and
-                any('core="control1"' in l for l in rx), rx or prom.stderr[-300:])
+                               '--file-prefix', bed.prefix, '--per-lcore'],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              timeout=30)
+        rx = [l for l in prom.stdout.splitlines()
+              if l.startswith('tfo_ctrl_rx_total{') and 'role="control"' in l]
+        ctl_lcores = set(re.findall(r'lcore="([0-9]+)"', ' '.join(rx)))
+        T.check('controls: tfo-prom --per-lcore has ctrl_rx of both control lcores '
+                '(role="control", two lcore labels)', len(ctl_lcores) == 2,
+                rx or prom.stderr[-300:])
         time.sleep(1.2)
         line = [l for l in bed.log_text().splitlines() if l.startswith('stats: ')]
         T.check('controls: the stats line has the busiest control lcore of both '
