@@ -354,6 +354,14 @@ h_start(struct harness *h)
 	return 0;
 }
 
+void
+h_out_free(struct harness *h)
+{
+	free(h->out);
+	h->out = NULL;
+	h->n_out = h->cap = 0;
+}
+
 int
 h_finish(struct harness *h, unsigned int max_s)
 {
@@ -398,9 +406,7 @@ h_finish(struct harness *h, unsigned int max_s)
 		fprintf(stderr, "  %u bad frames sent\n", h->bad_out);
 		rc = -1;
 	}
-	free(h->out);
-	h->out = NULL;
-	h->n_out = h->cap = 0;
+	h_out_free(h);
 	return rc;
 }
 

@@ -64,6 +64,9 @@ int h_start(struct harness *h);
  * buffers and every mbuf came back, else -1 (with a message).
  */
 int h_finish(struct harness *h, unsigned int max_s);
+/** Free the frames h_flush_cb captured (h_finish does it; a test whose
+ *  server has no harness engine calls it itself). */
+void h_out_free(struct harness *h);
 
 /** Give a frame to the engine as a worker would; flush. */
 void h_rx(struct harness *h, struct rte_mbuf *m);

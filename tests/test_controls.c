@@ -562,9 +562,7 @@ static void
 drain_server_free(struct harness *h, struct tfo_server *s)
 {
 	tfo_server_free(s);
-	free(h->out);
-	h->out = NULL;
-	h->n_out = h->cap = 0;
+	h_out_free(h);
 }
 
 /* A SYN (with @p len bytes of data) from @p c through worker @p w. */
