@@ -100,7 +100,8 @@ echo_destroy(void *state)
 }
 
 static enum tfo_svc_status
-echo_handle(const void *state, const uint8_t *req, uint32_t len,
+echo_handle(const void *state, const struct tfo_svc_ctx *ctx __rte_unused,
+	    const uint8_t *req, uint32_t len,
 	    struct tfo_svc_resp *resp)
 {
 	const struct echo_state *st = state;

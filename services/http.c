@@ -245,7 +245,8 @@ tfo_http_respond(const void *state, const struct tfo_http_req *r,
 }
 
 static enum tfo_svc_status
-http_handle(const void *state, const uint8_t *req, uint32_t len,
+http_handle(const void *state, const struct tfo_svc_ctx *ctx __rte_unused,
+	    const uint8_t *req, uint32_t len,
 	    struct tfo_svc_resp *resp)
 {
 	/* one root for the whole request, even if a reload publishes another */

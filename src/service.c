@@ -21,8 +21,7 @@
 #include "tfo/service.h"
 #include "tfo/service_reload.h"
 
-/* tfo_svc_resp.status took the tail padding of ABI version 1: a plugin
- * built with or without it works with a server built with or without it */
+/* a plugin built for another layout is refused by its ABI version */
 static_assert(sizeof(struct tfo_svc_resp) == 56 || sizeof(void *) != 8,
 	      "struct tfo_svc_resp changed size: bump TFO_SERVICE_ABI_VERSION");
 

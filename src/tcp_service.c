@@ -118,6 +118,29 @@ hold_rest(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 }
 
 /*
+ * What handle() learns of the request: who sent it over which connection.
+ * XXX in_syn is approximated as "served while the TFO SYN is pending": a
+ * request whose first byte came in the SYN but completed after the
+ * handshake ACK reads 0.
+ */
+static void
+svc_ctx_tcp(const struct tfo_engine *e, const struct tfo_conn *c,
+	    const struct tfo_service_inst *si, struct tfo_svc_ctx *ctx)
+{
+	ctx->family = c->key.family;
+	ctx->transport = TFO_SVC_TCP;
+	ctx->in_syn = (c->flags & TFO_CF_TFO) && c->state == TFO_CONN_SYN_RCVD;
+	ctx->reserved0 = 0;
+	ctx->src_port = c->key.peer_port;
+	ctx->dst_port = c->key.local_port;
+	memcpy(ctx->src_addr, c->key.peer.b, sizeof(ctx->src_addr));
+	memcpy(ctx->dst_addr, e->laddr[c->key.local_idx].b, sizeof(ctx->dst_addr));
+	ctx->udp_max = 0;
+	ctx->counters = NULL;
+	RTE_SET_USED(si);
+}
+
+/*
  * Hand @p len request bytes at @p req to the service. @p from_mbuf: they
  * are in the input frame (not held yet); otherwise they are the request
  * buffer's. @return the bytes accepted (from_mbuf: len, or fewer when they
@@ -128,7 +151,10 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 	    uint32_t len, bool from_mbuf)
 {
 	const struct tfo_service_inst *si = &e->p.services[c->svc];
+	struct tfo_svc_ctx ctx;
 	uint32_t done = 0;
+
+	svc_ctx_tcp(e, c, si, &ctx);
 
 	for (;;) {
 		struct tfo_svc_resp resp;
@@ -148,7 +174,7 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 		resp.buf = buf_ptr(e, sb) + TFO_BUF_HDR;
 		resp.buf_cap = e->resp_cap;
 		resp.stats = e->st;
-		st = si->svc->handle(si->state, req + done, len - done, &resp);
+		st = si->svc->handle(si->state, &ctx, req + done, len - done, &resp);
 		cnt(e, TFO_STAT_svc_calls);
 
 		if (st == TFO_SVC_NEED_MORE) {

@@ -84,7 +84,8 @@ gen_parse(const uint8_t *req, uint32_t len, uint32_t *n, char *flags,
 }
 
 static enum tfo_svc_status
-gen_handle(const void *state, const uint8_t *req, uint32_t len,
+gen_handle(const void *state, const struct tfo_svc_ctx *ctx __rte_unused,
+	    const uint8_t *req, uint32_t len,
 	   struct tfo_svc_resp *r)
 {
 	uint32_t n, line;

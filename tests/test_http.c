@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -23,6 +24,10 @@
 #define WWW TFO_CONFIG_DIR "/../tests/www"
 
 static const struct tfo_service *svc;
+/* what the engine tells handle() of a plain TCP request */
+static const struct tfo_svc_ctx tcp_ctx = {
+	.family = AF_INET, .transport = TFO_SVC_TCP, .dst_port = 80,
+};
 static void *www;		/* tests/www, date = no */
 static struct tfo_stats stats;
 static uint8_t scratch[4096];
@@ -64,7 +69,7 @@ ask_n(const void *st, const void *req, size_t len, struct tfo_svc_resp *r)
 	r->buf = scratch;
 	r->buf_cap = sizeof(scratch);
 	r->stats = &stats;
-	s = svc->handle(st, copy, (uint32_t)len, r);
+	s = svc->handle(st, &tcp_ctx, copy, (uint32_t)len, r);
 	out_len = 0;
 	if (s == TFO_SVC_RESPOND) {
 		memcpy(out, r->buf, r->buf_len);
@@ -739,15 +744,15 @@ TFO_TEST(small_buffer_rejects)
 	r.buf = scratch;
 	r.buf_cap = 64;
 	r.stats = &stats;
-	CHECK_EQ(svc->handle(www, (const uint8_t *)req, (uint32_t)strlen(req),
+	CHECK_EQ(svc->handle(www, &tcp_ctx, (const uint8_t *)req, (uint32_t)strlen(req),
 			     &r), TFO_SVC_REJECT);
 	CHECK_EQ(stat_of(TFO_STAT_http_reject_small_buf), before + 1);
 	/* no counters needed: stats may be NULL */
 	r.buf_cap = sizeof(scratch);
 	r.stats = NULL;
-	CHECK_EQ(svc->handle(www, (const uint8_t *)req, (uint32_t)strlen(req),
+	CHECK_EQ(svc->handle(www, &tcp_ctx, (const uint8_t *)req, (uint32_t)strlen(req),
 			     &r), TFO_SVC_RESPOND);
-	CHECK_EQ(svc->handle(www, (const uint8_t *)req, 0, &r),
+	CHECK_EQ(svc->handle(www, &tcp_ctx, (const uint8_t *)req, 0, &r),
 		 TFO_SVC_NEED_MORE);
 }
 

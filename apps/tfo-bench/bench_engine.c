@@ -51,7 +51,8 @@ static uint8_t be_resp[BE_RESP_LEN];
 
 /* The service: a small static response, then close. */
 static enum tfo_svc_status
-be_handle(const void *state, const uint8_t *req, uint32_t len,
+be_handle(const void *state, const struct tfo_svc_ctx *ctx __rte_unused,
+	    const uint8_t *req, uint32_t len,
 	  struct tfo_svc_resp *r)
 {
 	RTE_SET_USED(state);

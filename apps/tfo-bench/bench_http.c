@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 #include <rte_cycles.h>
 
@@ -79,6 +80,7 @@ static const char browser_fmt[] =
 
 struct bench_ctx {
 	const struct tfo_service *svc;
+	struct tfo_svc_ctx ctx;	/* a plain TCP request */
 	const void *state;
 	struct tfo_http_limits lim;
 	const uint8_t *req;
@@ -103,7 +105,7 @@ run_handle(struct bench_ctx *c)
 {
 	c->resp.buf = c->buf;
 	c->resp.buf_cap = sizeof(c->buf);
-	c->sink += c->svc->handle(c->state, c->req, c->len, &c->resp) +
+	c->sink += c->svc->handle(c->state, &c->ctx, c->req, c->len, &c->resp) +
 		   c->resp.body_len;
 }
 
@@ -343,7 +345,9 @@ bench_http(int argc, char **argv)
 	struct tfo_service_kv kv[1];
 	struct tfo_service_args a = { .port = 80, .nb_kv = 1, .kv = kv,
 				      .socket_id = SOCKET_ID_ANY };
-	static struct bench_ctx c;
+	static struct bench_ctx c = {
+		.ctx = { .family = AF_INET, .transport = TFO_SVC_TCP, .dst_port = 80 },
+	};
 	char browser_req[2048], etag[64] = "\"x\"", what[96];
 	const char *p, *e;
 	double hz = (double)tfo_bench_tsc_hz();

@@ -39,9 +39,63 @@ extern "C" {
  * that an already built plugin would misread; tfo-server refuses a plugin
  * built for another version.
  */
-#define TFO_SERVICE_ABI_VERSION 1
+#define TFO_SERVICE_ABI_VERSION 2
 
 struct tfo_stats;
+
+/** Largest number of counters one service declares (tfo_service.counters). */
+#define TFO_SVC_MAX_COUNTERS 64
+
+/**
+ * One counter a service declares. It is reported like the built-in ones
+ * (/tfo/stats, the stats line, tfo-prom, --help-counters) under @p name,
+ * which must begin with the service's name and '_' ("dns_rcode_noerror")
+ * so that it greps to its service and never meets a built-in name.
+ */
+struct tfo_svc_counter {
+	const char *name;
+	const char *help;	/**< one line for --help-counters */
+};
+
+/** Transport of a request: the IP protocol number. */
+enum tfo_svc_transport {
+	TFO_SVC_TCP = 6,
+	TFO_SVC_UDP = 17,
+};
+
+/**
+ * Where a request comes from and how it came, filled by the engine for
+ * each handle() call. Read-only for the service.
+ */
+struct tfo_svc_ctx {
+	uint8_t family;		/**< AF_INET or AF_INET6 */
+	uint8_t transport;	/**< enum tfo_svc_transport */
+	/**
+	 * 1: the first byte of this request arrived as data in the SYN (TCP
+	 * Fast Open). Such a request may be a replay of a duplicated SYN:
+	 * a service that serves non-idempotent requests refuses them here
+	 * (RFC 7413 section 6.3.1). Always 0 over UDP.
+	 */
+	uint8_t in_syn;
+	uint8_t reserved0;
+	uint16_t src_port;	/**< the client's port, host order */
+	uint16_t dst_port;	/**< the served port, host order */
+	/** Addresses in network order: IPv4 in the first 4 bytes. */
+	uint8_t src_addr[16];	/**< the client's */
+	uint8_t dst_addr[16];	/**< ours, the one the client sent to */
+	/**
+	 * UDP: the largest response (buf_len + body_len) the engine can send
+	 * in one unfragmented datagram on this port; larger is dropped and
+	 * counted (svc_udp_too_big). TCP: 0.
+	 */
+	uint32_t udp_max;
+	/**
+	 * The calling lcore's values of this service's counters, in the
+	 * order of tfo_service.counters (NULL when it declares none): add
+	 * to them without atomics, each lcore has its own.
+	 */
+	uint64_t *counters;
+};
 
 /**
  * Immutable bytes built at create() and alive until destroy(): the engine
@@ -79,13 +133,17 @@ struct tfo_svc_resp {
 	const struct tfo_blob *body;	/**< zero-copy body, or NULL */
 	uint32_t body_off;
 	uint32_t body_len;
-	bool close;		/**< send FIN after this response */
+	bool close;		/**< send FIN after this response (TCP) */
 	uint16_t status;	/**< for the access log: the service's status
-				 *   of this response (http: the HTTP status);
-				 *   0: none (the engine zeroes it first, so a
-				 *   service built before it says none; it
-				 *   sits in what was the struct's tail
-				 *   padding: size and ABI version unchanged) */
+				 *   of this response (http: the HTTP status,
+				 *   dns: the RCODE); 0: none */
+	/**
+	 * TCP: close the connection when it stays idle (no request byte)
+	 * this long after this response, in ms; 0: the engine's
+	 * [tcp] idle timeout. Lets a service announce its own (DNS's
+	 * edns-tcp-keepalive, RFC 7828). Ignored over UDP.
+	 */
+	uint32_t idle_ms;
 };
 
 /**
@@ -103,6 +161,7 @@ struct tfo_service_kv {
 
 struct tfo_service_args {
 	uint16_t port;		/**< TCP port it serves */
+	bool udp;		/**< `udp = on`: it serves UDP on port too */
 	unsigned int nb_kv;
 	const struct tfo_service_kv *kv;	/**< only keys of tfo_service.keys */
 	const char *base_dir;	/**< directory relative paths are resolved from */
@@ -121,8 +180,15 @@ const char *tfo_service_arg(const struct tfo_service_args *a, const char *key,
 struct tfo_service {
 	const char *name;	/**< section name: [service NAME] */
 	const char *help;	/**< one line for --help */
-	/** Keys accepted in the section besides `port`, NULL-terminated. */
+	/** Keys accepted in the section besides `port` and `udp`,
+	 *  NULL-terminated. */
 	const char *const *keys;
+	/** Its counters, ending with a NULL name (at most
+	 *  TFO_SVC_MAX_COUNTERS), or NULL: see struct tfo_svc_counter. */
+	const struct tfo_svc_counter *counters;
+	/** true: it answers UDP datagrams too (`udp = on` is accepted);
+	 *  one datagram is one whole request (consumed == len, no FIN). */
+	bool udp_ok;
 	/**
 	 * Build the read-only state from @p a. Called once, on the main lcore,
 	 * before the workers start. Log the reason and return a negative errno
@@ -131,13 +197,17 @@ struct tfo_service {
 	int (*create)(const struct tfo_service_args *a, void **state);
 	void (*destroy)(void *state);
 	/**
-	 * Look at @p len request bytes at @p req (everything received and not
-	 * consumed yet, in order). Return NEED_MORE, or RESPOND with @p resp
-	 * filled (consumed > 0), or REJECT. Must not read outside
-	 * [req, req+len), must not block, allocate or lock.
+	 * Look at @p len request bytes at @p req (TCP: everything received
+	 * and not consumed yet, in order; UDP: one datagram's payload) sent
+	 * as @p ctx says. Return NEED_MORE, or RESPOND with @p resp filled
+	 * (consumed > 0), or REJECT (TCP: reset; UDP: dropped and counted).
+	 * Over UDP, NEED_MORE is dropped and counted too. Must not read
+	 * outside [req, req+len), must not block, allocate or lock.
 	 */
-	enum tfo_svc_status (*handle)(const void *state, const uint8_t *req,
-				      uint32_t len, struct tfo_svc_resp *resp);
+	enum tfo_svc_status (*handle)(const void *state,
+				      const struct tfo_svc_ctx *ctx,
+				      const uint8_t *req, uint32_t len,
+				      struct tfo_svc_resp *resp);
 	/**
 	 * Optional: check one key's value (syntax, range) without DPDK, as
 	 * the configuration parser reads it, so that a bad value is refused
@@ -200,7 +270,7 @@ const struct tfo_service *tfo_service_find(const char *name);
 /** First registered service (iterate with ->next). */
 const struct tfo_service *tfo_service_first(void);
 
-/** 1 if @p key is one of @p s's keys (or "port"). */
+/** 1 if @p key is one of @p s's keys (or "port", or "udp" when udp_ok). */
 int tfo_service_key_ok(const struct tfo_service *s, const char *key);
 
 /**

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <rte_common.h>
 
@@ -29,6 +30,9 @@
 #define RESP_CAP 2048
 
 static const struct tfo_service *http_svc, *echo_svc;
+static const struct tfo_svc_ctx fuzz_ctx = {
+	.family = AF_INET, .transport = TFO_SVC_TCP, .dst_port = 80,
+};
 static void *http_state, *echo_state;
 static struct tfo_stats stats;
 
@@ -154,7 +158,7 @@ svc_call(const struct tfo_service *svc, const void *state, const uint8_t *b,
 	resp->buf = buf;
 	resp->buf_cap = RESP_CAP;
 	resp->stats = &stats;
-	*st = svc->handle(state, b, len, resp);
+	*st = svc->handle(state, &fuzz_ctx, b, len, resp);
 	FZ_ASSERT(*st <= TFO_SVC_REJECT, "status %d", *st);
 	if (*st != TFO_SVC_RESPOND)
 		return 0;

@@ -35,7 +35,8 @@ plug_destroy(void *state)
 }
 
 static enum tfo_svc_status
-plug_handle(const void *state, const uint8_t *req, uint32_t len,
+plug_handle(const void *state, const struct tfo_svc_ctx *ctx __rte_unused,
+	    const uint8_t *req, uint32_t len,
 	    struct tfo_svc_resp *resp)
 {
 	const char *prefix = state;
