@@ -502,6 +502,18 @@ tfo_service_set(struct tfo_cfg_service *s, const char *key, const char *value,
 		s->port = (uint16_t)v;
 		return 0;
 	}
+	if (svc != NULL && strcmp(key, "udp") == 0) {
+		bool b;
+
+		if (tfo_parse_bool(value, &b) < 0)
+			return tfo_errmsg(why, whylen, "expected a boolean (on/off, yes/no)");
+		if (b && !svc->udp_ok)
+			return tfo_errmsg(why, whylen, "service %s does not serve UDP "
+					  "(udp = on is for services that declare udp_ok)",
+					  s->name);
+		s->udp = b;
+		return 0;
+	}
 	if (svc == NULL || !tfo_service_key_ok(svc, key))
 		return tfo_errmsg(why, whylen, "unknown key for service %s", s->name);
 	if (svc->check_key != NULL && svc->check_key(key, value, why, whylen) < 0)

@@ -289,6 +289,8 @@ tfo_config_dump(FILE *f, const struct tfo_config *c)
 		if (s->plugin[0] != '\0')
 			fprintf(f, "plugin = %s\n", s->plugin);
 		fprintf(f, "port = %u\n", s->port);
+		if (s->udp)
+			fprintf(f, "udp = on\n");
 		for (unsigned int j = 0; j < s->nb_kv; j++)
 			fprintf(f, "%s = %s\n", s->kv[j].key, s->kv[j].value);
 	}
@@ -332,6 +334,8 @@ tfo_config_help(FILE *f)
 	for (const struct tfo_service *s = tfo_service_first(); s != NULL;
 	     s = s->next) {
 		fprintf(f, "  %s: %s\n    keys: port", s->name, s->help ? s->help : "");
+		if (s->udp_ok)
+			fprintf(f, ", udp (on: answers UDP datagrams to port too)");
 		for (const char *const *k = s->keys; k != NULL && *k != NULL; k++)
 			fprintf(f, ", %s", *k);
 		fputc('\n', f);

@@ -13,6 +13,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
+#include <rte_udp.h>
 
 #include "tfo/pkt.h"
 
@@ -536,4 +537,72 @@ tfo_pkt_parse(const struct rte_mbuf *m, bool rx_cksum_offload, struct tfo_pkt *p
 	if (likely(cls != TFO_PKT_FAST_NO))
 		return (enum tfo_pkt_class)cls;
 	return tfo_pkt_parse_generic(m, rx_cksum_offload, p);
+}
+
+/* ---- UDP ---------------------------------------------------------------- */
+
+enum tfo_pkt_class
+tfo_pkt_parse_udp(const struct rte_mbuf *m, bool rx_cksum_offload, struct tfo_pkt *p)
+{
+	uint32_t off = (uint32_t)p->l2_len + p->l3_len, ip_len, ulen;
+	const struct rte_udp_hdr *uh;
+	int verdict;
+
+	/* the IP payload's length, as the parser checked it against the frame */
+	if (p->family == AF_INET) {
+		const struct rte_ipv4_hdr *ih =
+			rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, p->l2_len);
+
+		ip_len = rte_be_to_cpu_16(ih->total_length) - (uint32_t)p->l3_len;
+	} else {
+		const struct rte_ipv6_hdr *ih =
+			rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, p->l2_len);
+
+		ip_len = rte_be_to_cpu_16(ih->payload_len) + (uint32_t)sizeof(*ih) -
+			 p->l3_len;
+	}
+	if (ip_len < sizeof(*uh))
+		return tfo_drop(p, TFO_PKT_DROP_udp_short);
+	if (m->data_len < off + sizeof(*uh))
+		return tfo_drop(p, TFO_PKT_DROP_multiseg);
+	uh = rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *, off);
+	ulen = rte_be_to_cpu_16(uh->dgram_len);
+	/* bytes past the UDP length are ignored, as Linux trims them */
+	if (ulen < sizeof(*uh) || ulen > ip_len)
+		return tfo_drop(p, TFO_PKT_DROP_udp_short);
+	if (uh->src_port == 0 || uh->dst_port == 0)
+		return tfo_drop(p, TFO_PKT_DROP_udp_port);
+	if (uh->dgram_cksum == 0) {
+		/* "no checksum": IPv4 only (RFC 768; RFC 8200 section 8.1) */
+		if (p->family != AF_INET)
+			return tfo_drop(p, TFO_PKT_DROP_udp_cksum);
+	} else {
+		verdict = tfo_rx_cksum_verdict(rx_cksum_offload, m->ol_flags,
+					       RTE_MBUF_F_RX_L4_CKSUM_MASK,
+					       RTE_MBUF_F_RX_L4_CKSUM_BAD);
+		if (verdict < 0 ||
+		    (verdict == 0 && !tfo_l4_cksum_ok(m, p, off, ulen, true)))
+			return tfo_drop(p, TFO_PKT_DROP_udp_cksum);
+	}
+	p->sport = rte_be_to_cpu_16(uh->src_port);
+	p->dport = rte_be_to_cpu_16(uh->dst_port);
+	p->l4_len = (uint16_t)ulen;
+	p->payload_off = (uint16_t)(off + sizeof(*uh));
+	p->payload_len = (uint16_t)(ulen - sizeof(*uh));
+	p->drop = TFO_PKT_DROP_NONE;
+	p->cls = TFO_PKT_UDP;
+	return TFO_PKT_UDP;
+}
+
+uint16_t
+tfo_pkt_udp_dport(const struct rte_mbuf *m, const struct tfo_pkt *p)
+{
+	uint32_t off = (uint32_t)p->l2_len + p->l3_len;
+	const uint8_t *b;
+
+	if (p->l4proto != IPPROTO_UDP || p->drop != TFO_PKT_DROP_l4_proto ||
+	    m->data_len < off + 4)
+		return 0;
+	b = rte_pktmbuf_mtod_offset(m, const uint8_t *, off);
+	return (uint16_t)(b[2] << 8 | b[3]);
 }
