@@ -11,6 +11,7 @@
 #include <rte_udp.h>
 
 #include "tfo/conn.h"
+#include "tfo/latency.h"
 #include "tfo/service.h"
 #include "tfo/tx.h"
 #include "engine_harness.h"
@@ -439,6 +440,30 @@ TFO_TEST(udp_echo_v4_v6_and_counters)
 	CHECK_EQ(h_stat(&h, "svc_responses"), 5);
 	CHECK_EQ(h.stats.svc[1 + 2], 5);	/* echo_datagrams */
 	CHECK_EQ(h.stats.svc[1 + 0], 0);	/* echo_lines: TCP only */
+	CHECK(h_finish(&h, 5) == 0);
+}
+
+/* An answer is a request_to_response sample of the poll (no SYN one). */
+TFO_TEST(udp_answer_latency_sample)
+{
+	static struct tfo_lat lat;
+	struct harness h;
+	uint8_t out[64];
+	uint16_t dport;
+
+	udp_harness(&h);
+	tfo_lat_init(&lat, 1000000000ull);
+	h.prm.lat = &lat;
+	REQUIRE(h_start(&h) == 0);
+	lat.t_rx = 1000000;
+	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 7, "lat\n", 4, -1)), 1);
+	CHECK_EQ(lat.npend, 1u);
+	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 80, "12", 2, -1)), 0);	/* dropped */
+	CHECK_EQ(lat.npend, 1u);
+	tfo_lat_flush(&lat, lat.t_rx + 3000);
+	CHECK_EQ(tfo_lat_samples(&lat, TFO_LAT_REQ), 1u);
+	CHECK_EQ(tfo_lat_samples(&lat, TFO_LAT_SYN), 0u);
+	CHECK_EQ(udp_out(&h, out, &dport), 4);
 	CHECK(h_finish(&h, 5) == 0);
 }
 
