@@ -22,9 +22,14 @@
 - README.md links the runbook and docs/architecture.md, and nothing outside
   the repository;
 - every file docs/architecture.md's file map names exists, every .c file of
-  src/ and services/ is named there (a new file gets its row), and its
-  "Start here" names at most three files (a renamed or split file must be
-  renamed there too: the checks list the missing ones).
+  src/ and services/ is named there (a new file gets its row), each row's
+  mark is H, H<n>, C or none (tests/filemap.py: the H and C rows are the
+  files tests/log_audit.py holds to the logging rule), and its "Start
+  here" names at most three files (a renamed or split file must be renamed
+  there too: the checks list the missing ones);
+- every file of the repository that README.md, docs/architecture.md and
+  docs/runbook.md name (a link, a path from the root such as src/pkt.c or
+  tfo/log.h, a bare NAME.md) exists.
 """
 import os
 import re
@@ -34,6 +39,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tap'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import filemap  # noqa: E402
 from tfotap import Checks  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
@@ -209,18 +216,45 @@ def main():
     outside = re.findall(r'\]\((\.\./[^)]*)\)', readme)
     check('README links nothing outside the repository', not outside, outside)
     architecture(ROOT)
+    for doc in ('README.md', 'docs/architecture.md', 'docs/runbook.md'):
+        gone = dangling(ROOT, doc)
+        check('every file %s names exists' % doc, not gone, 'missing: ' + ' '.join(gone))
     return T.done()
+
+
+# a path from the repository's root: one of its top folders, then a file name
+TOP = r'(?:src|include|services|apps|tests|scripts|config|docs|bench)'
+ROOTED = re.compile(r'(?<![\w/.-])(%s/(?:[\w.-]+/)*[\w.-]+\.[a-z]+)\b' % TOP)
+# tfo/x.h is include/tfo/x.h; a bare NAME.md is a document of the repository
+TFOH = re.compile(r'(?<![\w/.-])tfo/([\w-]+\.h)\b')
+BARE_MD = re.compile(r'(?<![\w/.-])([A-Za-z][\w-]*\.md)\b')
+LINK = re.compile(r'\]\(([^)#\s]+)(?:#[^)]*)?\)')
+
+
+def dangling(root, rel):
+    """The files of the repository document @p rel names that do not exist
+    (links relative to the document, paths from the root)."""
+    path = os.path.join(root, rel)
+    with open(path) as f:
+        doc = f.read()
+    want = set()
+    for link in LINK.findall(doc):
+        if '://' not in link and not link.startswith('mailto:'):
+            want.add(os.path.relpath(os.path.join(os.path.dirname(path), link), root))
+    want |= set(ROOTED.findall(doc))
+    want |= {'include/tfo/' + h for h in TFOH.findall(doc)}
+    mds = {f for d, _, fs in os.walk(root) if '/build' not in d for f in fs if f.endswith('.md')}
+    gone = sorted(p for p in want if not os.path.exists(os.path.join(root, p)))
+    return gone + sorted(m for m in set(BARE_MD.findall(doc)) if m not in mds)
 
 
 def architecture(root):
     """docs/architecture.md's file map and its hot-path entry point."""
     with open(os.path.join(root, 'docs', 'architecture.md')) as f:
         doc = f.read()
-    fmap = doc.partition('## 2. File map')[2].partition('\n## ')[0]
-    named = []
-    for row in re.findall(r'^\|[^|\n]*\| ([^|\n]+) \|', fmap, re.M):
-        named += [n.strip().strip('`') for n in row.split(',')]
-    named = [n for n in named if n and n != 'file' and not set(n) <= set('-')]
+    named = filemap.named(root)
+    marks = sorted({m for m, _ in filemap.rows(root) if not filemap.MARK.match(m)})
+    check('every mark of the file map is H, H<n>, C or none', not marks, marks)
     missing = [n for n in named if not os.path.exists(os.path.join(root, n))]
     check('the file map names files (%d)' % len(named), len(named) > 20, named)
     check('every file of the file map exists', not missing, 'missing: ' + ' '.join(missing))
