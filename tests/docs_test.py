@@ -29,7 +29,12 @@
   there too: the checks list the missing ones);
 - every file of the repository that README.md, docs/architecture.md and
   docs/runbook.md name (a link, a path from the root such as src/pkt.c or
-  tfo/log.h, a bare NAME.md) exists.
+  tfo/log.h, a bare NAME.md) exists;
+- README's performance figures are a dated run's: the block between
+  `<!-- figures from bench/results/runs/FILE ...-->` and `<!-- figures: end
+  -->` names that run's date and CPU model, and each of its bold figures is
+  in that report (bench.sh no longer writes README; a new quote cites its
+  run).
 """
 import os
 import re
@@ -219,7 +224,32 @@ def main():
     for doc in ('README.md', 'docs/architecture.md', 'docs/runbook.md'):
         gone = dangling(ROOT, doc)
         check('every file %s names exists' % doc, not gone, 'missing: ' + ' '.join(gone))
+    bench_figures(readme)
     return T.done()
+
+
+def bench_figures(readme):
+    """README's quoted benchmark figures against the dated report they cite."""
+    m = re.search(r'<!-- figures from (bench/results/runs/[^ ]+\.md)[^>]*-->\n(.*?)'
+                  r'<!-- figures: end -->', readme, re.S)
+    check('README quotes its benchmark figures from a dated run (bench/results/runs/)',
+          m is not None)
+    if m is None:
+        return
+    path, block = os.path.join(ROOT, m.group(1)), m.group(2)
+    check('the run README quotes exists (%s)' % m.group(1), os.path.exists(path))
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        report = f.read()
+    run = re.search(r'^Run (\S+ \S+ UTC) on ([^(]+?) \(', report, re.M)
+    check('README names the run\'s date and CPU model (%s)' %
+          (', '.join(run.groups()) if run else 'no "Run DATE on CPU (" line'),
+          run is not None and run.group(1) in block and run.group(2) in block)
+    bold = re.findall(r'\*\*([^*]+)\*\*', block)
+    absent = [b for b in bold if b not in report]
+    check('each of README\'s %d bold figures is in that report' % len(bold),
+          len(bold) >= 3 and not absent, 'not there: %s' % absent)
 
 
 # a path from the repository's root: one of its top folders, then a file name
