@@ -274,7 +274,11 @@ def dangling(root, rel):
             want.add(os.path.relpath(os.path.join(os.path.dirname(path), link), root))
     want |= set(ROOTED.findall(doc))
     want |= {'include/tfo/' + h for h in TFOH.findall(doc)}
-    mds = {f for d, _, fs in os.walk(root) if '/build' not in d for f in fs if f.endswith('.md')}
+    mds = set()
+    for _, dirs, files in os.walk(root):
+        # build trees and .git hold no document of the repository
+        dirs[:] = [d for d in dirs if not d.startswith(('build', '.'))]
+        mds |= {f for f in files if f.endswith('.md')}
     gone = sorted(p for p in want if not os.path.exists(os.path.join(root, p)))
     return gone + sorted(m for m in set(BARE_MD.findall(doc)) if m not in mds)
 
