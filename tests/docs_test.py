@@ -24,7 +24,8 @@
 - every file docs/architecture.md's file map names exists, every .c file of
   src/ and services/ is named there (a new file gets its row), each row's
   mark is H, H<n>, C or none (tests/filemap.py: the H and C rows are the
-  files tests/log_audit.py holds to the logging rule), and its "Start
+  files tests/log_audit.py holds to the logging rule), a header whose
+  inline functions an H or C file calls is in an H or C row too, and its "Start
   here" names at most three files (a renamed or split file must be renamed
   there too: the checks list the missing ones);
 - every file of the repository that README.md, docs/architecture.md and
@@ -253,6 +254,36 @@ def bench_figures(readme):
           len(bold) >= 3 and not absent, 'not there: %s' % absent)
 
 
+INLINE = re.compile(r'^static (?:inline|__rte_always_inline)\b[^;{(]*?\b([A-Za-z_]\w*)\s*\(',
+                    re.M)
+
+
+def inline_callers(root, hot):
+    """[(header, [H or C files calling its inline functions])] for the
+    headers of src/, include/ and services/ that are not in @p hot."""
+    texts = {}
+    for f in hot:
+        if os.path.exists(os.path.join(root, f)):
+            with open(os.path.join(root, f)) as fh:
+                texts[f] = fh.read()
+    out = []
+    for top in ('include', 'src', 'services'):
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            for name in sorted(files):
+                h = os.path.relpath(os.path.join(d, name), root)
+                if not name.endswith('.h') or h in hot:
+                    continue
+                with open(os.path.join(d, name)) as fh:
+                    fns = set(INLINE.findall(fh.read()))
+                if not fns:
+                    continue
+                call = re.compile(r'\b(?:%s)\s*\(' % '|'.join(sorted(fns)))
+                callers = sorted(f for f, text in texts.items() if call.search(text))
+                if callers:
+                    out.append((h, callers))
+    return out
+
+
 # a path from the repository's root: one of its top folders, then a file name
 TOP = r'(?:src|include|services|apps|tests|scripts|config|docs|bench)'
 ROOTED = re.compile(r'(?<![\w/.-])(%s/(?:[\w.-]+/)*[\w.-]+\.[a-z]+)\b' % TOP)
@@ -298,6 +329,11 @@ def architecture(root):
     unnamed = [f for f in sources if f not in named]
     check('the file map names every .c file of src/ and services/ (%d)' % len(sources),
           not unnamed, 'not in the map: ' + ' '.join(unnamed))
+    hot = set(filemap.per_frame(root))
+    unmarked = inline_callers(root, hot)
+    check('a header whose inline code H or C files call is marked H or C (%d files)' % len(hot),
+          not unmarked, ' '.join('%s (called by %s)' % (h, ', '.join(c[:3]))
+                                 for h, c in unmarked))
     start = doc.partition('**Start here.**')[2].partition('\n\n')[0]
     first = sorted(set(re.findall(r'\]\(\.\./([^)]+)\)', start)))
     check('"Start here" names 1 to 3 files of the hot path, which exist',
