@@ -22,12 +22,12 @@
 - README.md links the runbook and docs/architecture.md, and nothing outside
   the repository;
 - every file docs/architecture.md's file map names exists, every .c file of
-  src/ and services/ is named there (a new file gets its row), each row's
-  mark is H, H<n>, C or none (tests/filemap.py: the H and C rows are the
-  files tests/log_audit.py holds to the logging rule), a header whose
-  inline functions an H or C file calls is in an H or C row too, and its "Start
-  here" names at most three files (a renamed or split file must be renamed
-  there too: the checks list the missing ones);
+  src/ and services/ and their folders is named there (a new file gets its
+  row), each row's mark is H, H<n>, C or none (tests/filemap.py: the H and
+  C rows are the files tests/log_audit.py holds to the logging rule), a
+  header whose inline functions an H or C file calls is in an H or C row
+  too, and its "Start here" names at most three files (a renamed or split
+  file must be renamed there too: the checks list the missing ones);
 - every file of the repository that README.md, docs/architecture.md and
   docs/runbook.md name (a link, a path from the root such as src/pkt.c or
   tfo/log.h, a bare NAME.md) exists;
@@ -324,8 +324,11 @@ def architecture(root):
     missing = [n for n in named if not os.path.exists(os.path.join(root, n))]
     check('the file map names files (%d)' % len(named), len(named) > 20, named)
     check('every file of the file map exists', not missing, 'missing: ' + ' '.join(missing))
-    sources = sorted(os.path.join(d, f) for d in ('src', 'services')
-                     for f in os.listdir(os.path.join(root, d)) if f.endswith('.c'))
+    # their folders too (src/bpf/, and layer folders if src/ gets them)
+    sources = sorted(os.path.relpath(os.path.join(d, f), root)
+                     for top in ('src', 'services')
+                     for d, _, files in os.walk(os.path.join(root, top))
+                     for f in files if f.endswith('.c'))
     unnamed = [f for f in sources if f not in named]
     check('the file map names every .c file of src/ and services/ (%d)' % len(sources),
           not unnamed, 'not in the map: ' + ' '.join(unnamed))
