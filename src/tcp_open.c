@@ -248,7 +248,8 @@ tfo_engine_syncookie_reply_cookie(struct tfo_engine *e, struct rte_mbuf *m,
 	tfo_conn_key_from_pkt(&key, p);
 	info.mss = o->has_mss ? o->mss : (p->family == AF_INET ?
 					  TFO_DEFAULT_MSS_V4 : TFO_DEFAULT_MSS_V6);
-	/* without timestamps nothing carries WS/SACK: offer neither (Linux) */
+	/* XXX without timestamps nothing carries WS/SACK: offer neither (Linux);
+	 * such a connection recovers with NewReno and an unscaled window */
 	info.wscale = o->has_ts && o->has_wscale ? o->wscale : TFO_WSCALE_NONE;
 	info.sack_ok = o->has_ts && o->sack_ok;
 	tv = now_ms(e) + (uint32_t)(conn_secret_hash(e, &key) >> 32);
@@ -273,6 +274,10 @@ tfo_engine_syncookie_reply_cookie(struct tfo_engine *e, struct rte_mbuf *m,
 	t.opts = opts;
 	t.sport = p->dport;
 	t.dport = p->sport;
+	/* XXX stateless, so the SYN's data (a bad cookie's request) is not
+	 * acked and the client re-sends it after the handshake, and a lost
+	 * SYN-ACK is not retransmitted: the client's SYN retransmission
+	 * recovers it (RFC 4987) */
 	t.ack = p->seq + 1;
 	t.window = (uint16_t)RTE_MIN(e->rcv_wnd_max, 65535u);
 	t.flags = TFO_TCP_SYN | TFO_TCP_ACK;

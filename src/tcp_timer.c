@@ -72,6 +72,8 @@ on_rto(struct tfo_engine *e, struct tfo_conn *c)
 		c->retries++;
 		cnt(e, TFO_STAT_synack_retransmits);
 		c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
+		/* XXX not rate-limited (nor are Linux's): under a spoofed flood
+		 * of half-open entries these go out behind fresh frames only */
 		/* RFC 7413 / Linux: no data, no TFO option; the data goes
 		 * after the handshake ACK. A re-sent answer: behind fresh
 		 * frames (under a spoofed SYN flood nearly all of these go
