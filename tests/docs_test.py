@@ -224,8 +224,11 @@ def architecture(root):
     missing = [n for n in named if not os.path.exists(os.path.join(root, n))]
     check('the file map names files (%d)' % len(named), len(named) > 20, named)
     check('every file of the file map exists', not missing, 'missing: ' + ' '.join(missing))
-    sources = sorted(os.path.join(d, f) for d in ('src', 'services')
-                     for f in os.listdir(os.path.join(root, d)) if f.endswith('.c'))
+    # src/ and its folders (the layers, scripts/devtools/relayout.py; bpf)
+    sources = sorted(os.path.relpath(os.path.join(d, f), root)
+                     for top in ('src', 'services')
+                     for d, _, fs in os.walk(os.path.join(root, top))
+                     for f in fs if f.endswith('.c'))
     unnamed = [f for f in sources if f not in named]
     check('the file map names every .c file of src/ and services/ (%d)' % len(sources),
           not unnamed, 'not in the map: ' + ' '.join(unnamed))
