@@ -85,10 +85,10 @@ def main():
              '#define TFO_X_LOG(fmt) do { \\\n\tTFO_LOG(ERR, fmt); \\\n} while (0)\n')
     tmp = os.path.join(os.environ.get('TMPDIR', '/tmp'), 'log_audit_probe%d' % os.getpid())
     os.makedirs(os.path.join(tmp, 'src'), exist_ok=True)
-    with open(os.path.join(tmp, 'src', 'worker.c'), 'w') as f:
+    with open(os.path.join(tmp, 'src', 'probe.c'), 'w') as f:
         f.write(probe)
-    pbad, _, pmissing = audit(tmp, ['src/worker.c', 'src/gone.c'])
-    os.unlink(os.path.join(tmp, 'src', 'worker.c'))
+    pbad, _, pmissing = audit(tmp, ['src/probe.c', 'src/gone.c'])
+    os.unlink(os.path.join(tmp, 'src', 'probe.c'))
     os.rmdir(os.path.join(tmp, 'src'))
     os.rmdir(tmp)
     rule_ok = len(pbad) == 1 and 'tfo_x_rx' in pbad[0]
