@@ -191,7 +191,7 @@ tfo_tcp_src_key(const struct tfo_addr *a, uint8_t family)
 }
 
 static inline void
-cnt(struct tfo_engine *e, enum tfo_stat_id id)
+tfo_tcp_stat_inc(struct tfo_engine *e, enum tfo_stat_id id)
 {
 	tfo_stats_inc(e->st, id);
 }
@@ -299,7 +299,7 @@ buf_ptr(const struct tfo_engine *e, uint32_t idx)
 }
 
 static inline struct tfo_sndq *
-sndq(const struct tfo_engine *e, const struct tfo_conn *c)
+tfo_tcp_sndq(const struct tfo_engine *e, const struct tfo_conn *c)
 {
 	return (struct tfo_sndq *)(void *)buf_ptr(e, c->sbuf);
 }
@@ -335,7 +335,7 @@ unacked_len(const struct tfo_engine *e, const struct tfo_conn *c)
 
 	if (c->sbuf == TFO_CONN_NONE)
 		return 0;
-	q = sndq(e, c);
+	q = tfo_tcp_sndq(e, c);
 	return q->buf_len - q->buf_off + q->body_len;
 }
 
@@ -417,7 +417,7 @@ release_input(struct tfo_engine *e, struct rte_mbuf *m)
 }
 
 static inline void
-finish(struct tfo_engine *e)
+tfo_tcp_spare_free(struct tfo_engine *e)
 {
 	if (e->spare != NULL) {
 		rte_pktmbuf_free(e->spare);
@@ -461,7 +461,7 @@ sack_reset(struct tfo_sndq *q)
 /* ---- across the engine's files --------------------------------------- */
 
 /* A return of the service bridge: the connection was reset and freed. */
-enum { GONE = -1 };
+enum { TFO_TCP_CONN_GONE = -1 };
 
 /* tcp_output.c */
 struct rte_mbuf *tfo_tcp_out_mbuf(struct tfo_engine *e, uint32_t copy);

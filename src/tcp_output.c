@@ -24,7 +24,7 @@ out_mbuf(struct tfo_engine *e, uint32_t copy)
 	}
 	m = rte_pktmbuf_alloc(e->pool);
 	if (unlikely(m == NULL))
-		cnt(e, TFO_STAT_mbuf_alloc_fail);
+		tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);
 	return m;
 }
 
@@ -43,7 +43,7 @@ static int
 fill_payload_slow(struct tfo_engine *e, const struct tfo_conn *c,
 		  struct rte_mbuf *m, uint32_t doff, uint32_t len)
 {
-	const struct tfo_sndq *q = sndq(e, c);
+	const struct tfo_sndq *q = tfo_tcp_sndq(e, c);
 	uint32_t inbuf = q->buf_len - q->buf_off;
 
 	if (doff < inbuf) {
@@ -92,7 +92,7 @@ fill_payload_slow(struct tfo_engine *e, const struct tfo_conn *c,
 		}
 		x = rte_pktmbuf_alloc(e->pool);
 		if (x == NULL) {
-			cnt(e, TFO_STAT_mbuf_alloc_fail);
+			tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);
 			return -ENOMEM;
 		}
 		rte_mbuf_ext_refcnt_update(&e->shinfo, 1);
@@ -105,7 +105,7 @@ fill_payload_slow(struct tfo_engine *e, const struct tfo_conn *c,
 			rte_pktmbuf_free(x);
 			return -ENOMEM;
 		}
-		cnt(e, TFO_STAT_zero_copy_segs);
+		tfo_tcp_stat_inc(e, TFO_STAT_zero_copy_segs);
 	}
 	return 0;
 }
@@ -119,7 +119,7 @@ static inline int
 fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
 	     struct rte_mbuf *m, uint32_t doff, uint32_t len)
 {
-	const struct tfo_sndq *q = sndq(e, c);
+	const struct tfo_sndq *q = tfo_tcp_sndq(e, c);
 	uint32_t inbuf = q->buf_len - q->buf_off;
 
 	if (likely(doff < inbuf && len <= inbuf - doff)) {
@@ -170,7 +170,7 @@ push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
 {
 	if (unlikely(tfo_pkt_prepend_tcp(m, &e->p.ports[port_idx], r, t) != 0)) {
 		rte_pktmbuf_free(m);
-		cnt(e, TFO_STAT_mbuf_alloc_fail);
+		tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);
 		return -ENOSPC;
 	}
 	if (unlikely(e->tx_low))
@@ -312,8 +312,8 @@ tfo_tcp_send_rst_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 	if (m == NULL)
 		return;
 	if (push_frame(e, m, port_idx, &r, &t) == 0) {
-		cnt(e, TFO_STAT_rst_tx);
-		cnt(e, TFO_STAT_rst_tx_nomatch);
+		tfo_tcp_stat_inc(e, TFO_STAT_rst_tx);
+		tfo_tcp_stat_inc(e, TFO_STAT_rst_tx_nomatch);
 	}
 }
 
@@ -357,7 +357,7 @@ tfo_tcp_output_loop(struct tfo_engine *e, struct tfo_conn *c)
 					 (fin ? TFO_TCP_FIN : 0), off, len) != 0)
 				break;
 			if (tfo_seq_lt(c->snd_nxt, c->snd_max)) {
-				cnt(e, TFO_STAT_retransmit_segs);
+				tfo_tcp_stat_inc(e, TFO_STAT_retransmit_segs);
 			} else if (!(c->flags & (TFO_CF_PEER_TS | TFO_CF_RTT_TIMING))) {
 				/* time one segment per RTT (no timestamps) */
 				c->flags |= TFO_CF_RTT_TIMING;
@@ -369,7 +369,7 @@ tfo_tcp_output_loop(struct tfo_engine *e, struct tfo_conn *c)
 			if (tfo_tcp_xmit(e, c, c->snd_nxt, TFO_TCP_ACK | TFO_TCP_FIN, 0, 0) != 0)
 				break;
 			if (tfo_seq_lt(c->snd_nxt, c->snd_max))
-				cnt(e, TFO_STAT_retransmit_segs);
+				tfo_tcp_stat_inc(e, TFO_STAT_retransmit_segs);
 			c->snd_nxt++;
 		} else {
 			break;
@@ -394,7 +394,7 @@ tfo_tcp_retransmit_first(struct tfo_engine *e, struct tfo_conn *c)
 	if (tfo_tcp_xmit(e, c, start, TFO_TCP_ACK | (len == total && len ? TFO_TCP_PSH : 0) |
 			 (fin ? TFO_TCP_FIN : 0), 0, len) != 0)
 		return 0;
-	cnt(e, TFO_STAT_retransmit_segs);
+	tfo_tcp_stat_inc(e, TFO_STAT_retransmit_segs);
 	c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;	/* Karn */
 	return len + fin;
 }
