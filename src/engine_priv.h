@@ -190,6 +190,7 @@ tfo_tcp_src_key(const struct tfo_addr *a, uint8_t family)
 	return rte_be_to_cpu_64(k);
 }
 
+/* Count one of @p id in the engine's counters (its worker's). */
 static inline void
 tfo_tcp_stat_inc(struct tfo_engine *e, enum tfo_stat_id id)
 {
@@ -298,6 +299,7 @@ buf_ptr(const struct tfo_engine *e, uint32_t idx)
 	return e->bufs + (size_t)idx * e->buf_size;
 }
 
+/* The send queue of @p c (c->sbuf must be a buffer). */
 static inline struct tfo_sndq *
 tfo_tcp_sndq(const struct tfo_engine *e, const struct tfo_conn *c)
 {
@@ -416,6 +418,8 @@ release_input(struct tfo_engine *e, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 }
 
+/* At the end of each entry point: the input frame kept for a first reply
+ * (release_input) that no reply took is freed. */
 static inline void
 tfo_tcp_spare_free(struct tfo_engine *e)
 {
@@ -460,7 +464,8 @@ sack_reset(struct tfo_sndq *q)
 
 /* ---- across the engine's files --------------------------------------- */
 
-/* A return of the service bridge: the connection was reset and freed. */
+/* A return of the service bridge (tcp_service.c) and of the input steps
+ * that call it: the connection was reset and freed, do not touch it. */
 enum { TFO_TCP_CONN_GONE = -1 };
 
 /* tcp_output.c */
