@@ -266,7 +266,7 @@ static bool
 tfo_control_to_inbox(struct tfo_control *c, unsigned int wi, struct rte_mbuf *m,
 		     enum tfo_ctrl_reason r)
 {
-	struct rte_ring *in = c->workers[wi]->syn_inbox;
+	struct rte_ring *in = c->workers[wi]->from_ctl;
 
 	tfo_ctrl_reason_set(m, r);
 	/* multi-producer when several control lcores hand over */

@@ -73,7 +73,7 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 		w->to_control = w->to_ctl[0];
 	}
 	w->to_ctl[0] = w->to_control;
-	w->syn_inbox = p->syn_inbox;
+	w->from_ctl = p->from_ctl;
 	w->to_neigh = p->to_neigh;
 	w->burst = p->burst;
 	w->quit = p->quit;
@@ -93,7 +93,7 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 int
 tfo_worker_idle_watch(struct tfo_worker *w)
 {
-	int rc = tfo_idle_watch_ring(&w->idle, w->syn_inbox);
+	int rc = tfo_idle_watch_ring(&w->idle, w->from_ctl);
 
 	for (uint16_t pi = 0; pi < w->nb_ports && rc == 0; pi++)
 		for (unsigned int j = 0; j < w->nb_relays && rc == 0; j++)
@@ -594,7 +594,7 @@ tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us)
 	struct rte_mbuf *pkts[TFO_TX_BUF];
 	unsigned int n, start = 0;
 
-	n = rte_ring_sc_dequeue_burst(w->syn_inbox, (void **)pkts, w->burst, NULL);
+	n = rte_ring_sc_dequeue_burst(w->from_ctl, (void **)pkts, w->burst, NULL);
 	while (start < n) {
 		unsigned int end = start + 1;
 		uint16_t pi = 0;
@@ -635,7 +635,7 @@ tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 		total += n;
 		tfo_worker_burst(w, (uint8_t)pi, pkts, n, now_us);
 	}
-	if (w->syn_inbox != NULL)
+	if (w->from_ctl != NULL)
 		total += tfo_worker_inbox(w, now_us);
 	tfo_worker_housekeeping(w, now_us);
 	return total;

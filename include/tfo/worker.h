@@ -112,7 +112,7 @@ struct tfo_worker {
 	/** The control core's hand-overs: SYNs from the ports' SYN queues
 	 *  (hardware SYN steering) and path-MTU errors about this worker's
 	 *  flows (reason PTB, PTB_ANY); NULL only in tests. */
-	struct rte_ring *syn_inbox;
+	struct rte_ring *from_ctl;
 	uint32_t burst;
 	uint64_t tsc_per_us;
 	const volatile bool *quit;
@@ -150,7 +150,7 @@ struct tfo_worker_params {
 	 *  (to_controls[0] then replaces to_control). 0 or 1: to_control. */
 	unsigned int nb_controls;
 	struct rte_ring *to_controls[TFO_MAX_CONTROLS];
-	struct rte_ring *syn_inbox;	/**< control -> worker; NULL: none */
+	struct rte_ring *from_ctl;	/**< control -> worker; NULL: none */
 	struct rte_ring *to_neigh;	/**< ARP and ND to control 0; NULL: none */
 	uint32_t burst;			/**< 1..TFO_TX_BUF */
 	struct tfo_idle_params idle;	/**< what it does when a poll finds nothing */
@@ -187,7 +187,7 @@ void tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx,
 void tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us);
 
 /**
- * Take up to a burst of the control core's hand-overs from w->syn_inbox:
+ * Take up to a burst of the control core's hand-overs from w->from_ctl:
  * steered SYNs (tfo_worker_burst, by runs of one port) and path-MTU errors
  * (tfo_worker_ptb). Device-free. @return frames taken.
  */
