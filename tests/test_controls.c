@@ -374,7 +374,7 @@ TFO_TEST(server_neighbours_pass_a_full_control_ring)
 		tfo_worker_burst(w, 0, acks, 32, now);
 	}
 	CHECK(w->stats.c[TFO_STAT_ring_drop_full] > 0);
-	CHECK_EQ(rte_ring_count(w->to_control), rte_ring_get_capacity(w->to_control));
+	CHECK_EQ(rte_ring_count(w->to_ctl[0]), rte_ring_get_capacity(w->to_ctl[0]));
 	/* the router asks for our MAC on both families */
 	memset(&sip, 0, sizeof(sip));
 	sip.b[0] = 198, sip.b[1] = 18, sip.b[3] = 254;

@@ -212,7 +212,7 @@ ss_measure(enum ss_kind kind, uint8_t mode, unsigned int reps, unsigned int n,
 		t1 = rte_rdtsc();
 		got = 0;
 		for (;;) {
-			unsigned int k = rte_ring_sc_dequeue_burst(s.w->to_control,
+			unsigned int k = rte_ring_sc_dequeue_burst(s.w->to_ctl[0],
 								   (void **)pkts, SS_BURST, NULL);
 
 			if (k == 0)
