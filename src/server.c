@@ -483,7 +483,6 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 			return -ENOMEM;
 		wp.to_controls[k] = s->rings[i];
 	}
-	wp.to_control = wp.to_controls[0];
 	wp.nb_controls = s->nb_controls;
 	/* apart from the rest, small: ARP and ND are a few frames a second */
 	s->neigh[wi] = srv_ring(s, "nbr", wi, TFO_POOL_PLAN_NEIGH, s->ctl_socket[0], 0,

@@ -65,14 +65,8 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	w->lcore_id = p->lcore_id;
 	w->ports = p->ports;
 	w->nb_ports = p->nb_ports;
-	w->to_control = p->to_control;
-	w->nb_controls = 1;
-	if (p->nb_controls > 1) {
-		w->nb_controls = p->nb_controls;
-		memcpy(w->to_ctl, p->to_controls, sizeof(w->to_ctl[0]) * p->nb_controls);
-		w->to_control = w->to_ctl[0];
-	}
-	w->to_ctl[0] = w->to_control;
+	w->nb_controls = RTE_MAX(p->nb_controls, 1u);
+	memcpy(w->to_ctl, p->to_controls, sizeof(w->to_ctl[0]) * w->nb_controls);
 	w->from_ctl = p->from_ctl;
 	w->to_neigh = p->to_neigh;
 	w->burst = p->burst;
@@ -80,7 +74,7 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	w->drain = p->drain;
 	w->cookies = p->cookies;
 	w->cookie_not_required = p->cookie_not_required;
-	tfo_syn_defence_init(&w->syn_def, p->syncookies, p->to_control);
+	tfo_syn_defence_init(&w->syn_def, p->syncookies, w->to_ctl[0]);
 	w->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
 	tfo_lat_init(&w->lat, rte_get_tsc_hz());
 	w->tx.flush = tfo_worker_tx_flush;

@@ -249,7 +249,8 @@ TFO_TEST(server_two_controls_two_workers)
 		CHECK(c[i] != NULL && c[i]->idx == i && w[i]->nb_controls == 2);
 		c[i]->tx.flush = sink_flush;
 	}
-	CHECK(w[0]->to_control == w[0]->to_ctl[0] && w[0]->to_ctl[0] != w[0]->to_ctl[1]);
+	CHECK(w[0]->to_ctl[0] != NULL && w[0]->to_ctl[1] != NULL &&
+	      w[0]->to_ctl[0] != w[0]->to_ctl[1]);
 	CHECK(c[0]->tx_queue == 2 && c[1]->tx_queue == 3);
 
 	for (unsigned int i = 0; i < NCONN; i++) {

@@ -88,14 +88,15 @@ struct tfo_worker {
 	uint16_t queue;			/**< RX/TX queue index on every port */
 	uint16_t nb_ports;
 	const struct tfo_port_info *ports;
-	struct rte_ring *to_control;	/**< SP/SC, this worker -> control 0 */
-	/** Rings to each control lcore (SP/SC; to_ctl[0] == to_control). */
+	/** SP/SC rings, this worker -> each control lcore (nb_controls of
+	 *  them): to_ctl[0] to control 0, which also takes ARP, ICMP and
+	 *  ICMPv6. */
 	struct rte_ring *to_ctl[TFO_MAX_CONTROLS];
 	unsigned int nb_controls;	/**< 1..TFO_MAX_CONTROLS */
 	/** SP/SC, this worker -> control 0: ARP and ND only (tfo_neigh_is_nd),
 	 *  which control 0 drains before anything else, so that a flood of
 	 *  pings or stray segments filling to_ctl cannot make the member
-	 *  unreachable; NULL: they share to_control. */
+	 *  unreachable; NULL: they share to_ctl[0]. */
 	struct rte_ring *to_neigh;
 	/** Per port, frames control lcores ask this worker to send (ports
 	 *  whose device gave them no TX queue): the SP/SC ring of each control
@@ -145,9 +146,8 @@ struct tfo_worker_params {
 	unsigned int lcore_id;
 	const struct tfo_port_info *ports;
 	uint16_t nb_ports;
-	struct rte_ring *to_control;	/**< to control 0 (nb_controls <= 1) */
-	/** With nb_controls > 1: the ring to each control lcore
-	 *  (to_controls[0] then replaces to_control). 0 or 1: to_control. */
+	/** Control lcores (0 counts as 1) and the ring to each:
+	 *  to_controls[0] to control 0. */
 	unsigned int nb_controls;
 	struct rte_ring *to_controls[TFO_MAX_CONTROLS];
 	struct rte_ring *from_ctl;	/**< control -> worker; NULL: none */
