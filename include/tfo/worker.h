@@ -36,6 +36,12 @@
 extern "C" {
 #endif
 
+/** Most frames a worker takes in one burst (its RX burst, [server] burst):
+ *  the size of its per-burst scratch on the stack. Apart from TFO_TX_BUF,
+ *  what its TX buffer holds per port, though a burst's TFO opens must fit
+ *  tfo_engine_conn_hash_burst() (checked at build time in worker.c). */
+#define TFO_RX_BURST_MAX 64
+
 /** Why a worker passed a frame to the control core. */
 #define TFO_CTRL_REASONS(X) \
 	X(ARP) X(ICMP) X(ICMP6) \
@@ -152,7 +158,7 @@ struct tfo_worker_params {
 	struct rte_ring *to_controls[TFO_MAX_CONTROLS];
 	struct rte_ring *from_ctl;	/**< control -> worker; NULL: none */
 	struct rte_ring *to_neigh;	/**< ARP and ND to control 0; NULL: none */
-	uint32_t burst;			/**< 1..TFO_TX_BUF */
+	uint32_t burst;			/**< 1..TFO_RX_BURST_MAX */
 	struct tfo_idle_params idle;	/**< what it does when a poll finds nothing */
 	const volatile bool *quit;
 	const volatile bool *drain;	/**< NULL: no drain */
@@ -167,7 +173,7 @@ struct tfo_worker_params {
 int tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p);
 
 /**
- * Process @p n (<= TFO_TX_BUF) frames received on port @p port_idx: parse,
+ * Process @p n (<= TFO_RX_BURST_MAX) frames received on port @p port_idx: parse,
  * classify, look up, check cookies in one batch, run the engine; frames for
  * the control lcores go to their rings (per control lcore, one enqueue per
  * burst; TCP by tfo_ctrl_pick, the rest to control 0). Replies are queued in w->tx (flushed by
