@@ -57,7 +57,7 @@ tfo_worker_relay_tx_burst(struct tfo_worker *w, uint8_t pi, struct rte_mbuf **pk
 int
 tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 {
-	if (p->burst == 0 || p->burst > TFO_TX_BUF || p->nb_ports > TFO_MAX_PORTS ||
+	if (p->burst == 0 || p->burst > TFO_RX_BURST_MAX || p->nb_ports > TFO_MAX_PORTS ||
 	    p->nb_controls > TFO_MAX_CONTROLS)
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
@@ -148,7 +148,7 @@ static void
 tfo_worker_to_control(struct tfo_worker *w, struct rte_mbuf **pkts, const uint8_t *ctl,
 		      unsigned int n)
 {
-	struct rte_mbuf *grp[TFO_TX_BUF];
+	struct rte_mbuf *grp[TFO_RX_BURST_MAX];
 	uint16_t cnt[TFO_MAX_CONTROLS + 1] = { 0 };
 
 	if (w->nb_controls <= 1 || n == 0) {
@@ -173,21 +173,21 @@ struct tfo_burst {
 	unsigned int n;			/* TCP segments */
 	unsigned int nc;		/* frames for the control lcores */
 	unsigned int nn;		/* ARP and ND for control 0's neighbour ring */
-	struct rte_mbuf *neigh[TFO_TX_BUF];
+	struct rte_mbuf *neigh[TFO_RX_BURST_MAX];
 	unsigned int ncook;		/* SYNs whose cookie is checked */
 	unsigned int nb_controls;	/* the worker's */
 	/* the engine when the port has an exception path: TCP for a port no
 	 * service listens on goes to control 0, which alone feeds the kernel */
 	const struct tfo_engine *exc_engine;
-	struct rte_mbuf *ctrl[TFO_TX_BUF];
-	uint8_t ctl[TFO_TX_BUF];	/* the control lcore of each ctrl[] */
-	struct rte_mbuf *m[TFO_TX_BUF];
-	const struct tfo_pkt *p[TFO_TX_BUF];
-	struct tfo_conn *conn[TFO_TX_BUF];
-	struct tfo_tcpopts opts[TFO_TX_BUF];
-	uint8_t cook_idx[TFO_TX_BUF];	/* TCP index of each cookie SYN */
-	struct tfo_cookie_req req[TFO_TX_BUF];
-	uint8_t verdict[TFO_TX_BUF];
+	struct rte_mbuf *ctrl[TFO_RX_BURST_MAX];
+	uint8_t ctl[TFO_RX_BURST_MAX];	/* the control lcore of each ctrl[] */
+	struct rte_mbuf *m[TFO_RX_BURST_MAX];
+	const struct tfo_pkt *p[TFO_RX_BURST_MAX];
+	struct tfo_conn *conn[TFO_RX_BURST_MAX];
+	struct tfo_tcpopts opts[TFO_RX_BURST_MAX];
+	uint8_t cook_idx[TFO_RX_BURST_MAX];	/* TCP index of each cookie SYN */
+	struct tfo_cookie_req req[TFO_RX_BURST_MAX];
+	uint8_t verdict[TFO_RX_BURST_MAX];
 };
 
 /* @p p: the TCP segment's parse (its control lcore by tfo_ctrl_pick);
@@ -332,13 +332,13 @@ static void
 tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 			uint8_t port_idx, uint64_t now_us)
 {
-	struct tfo_cookie_req fresh_req[TFO_TX_BUF];
-	uint8_t fresh[TFO_TX_BUF][TFO_COOKIE_LEN];
-	uint8_t fresh_of[TFO_TX_BUF];
+	struct tfo_cookie_req fresh_req[TFO_RX_BURST_MAX];
+	uint8_t fresh[TFO_RX_BURST_MAX][TFO_COOKIE_LEN];
+	uint8_t fresh_of[TFO_RX_BURST_MAX];
 	unsigned int nfresh = 0;
-	const struct tfo_pkt *open_p[TFO_TX_BUF];
+	const struct tfo_pkt *open_p[TFO_RX_BURST_MAX];
 	uint64_t hash[TFO_TX_BUF];
-	uint8_t hash_of[TFO_TX_BUF];
+	uint8_t hash_of[TFO_RX_BURST_MAX];
 	unsigned int nopen = 0;
 
 	if (tfo_cookie_check_burst(w->cookies, b->req, b->ncook, b->verdict) < 0)
@@ -443,12 +443,12 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 		 unsigned int n, uint64_t now_us)
 {
 	const struct tfo_port_info *port = &w->ports[port_idx];
-	struct rte_mbuf *drop[TFO_TX_BUF];
-	struct tfo_pkt pk[TFO_TX_BUF];
+	struct rte_mbuf *drop[TFO_RX_BURST_MAX];
+	struct tfo_pkt pk[TFO_RX_BURST_MAX];
 	struct tfo_burst b;
 	unsigned int nd = 0;
 
-	RTE_ASSERT(n <= TFO_TX_BUF);
+	RTE_ASSERT(n <= TFO_RX_BURST_MAX);
 	w->stats.c[TFO_STAT_rx_pkts] += n;
 	for (unsigned int i = 0; i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
