@@ -337,10 +337,12 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 	uint8_t fresh_of[TFO_RX_BURST_MAX];
 	unsigned int nfresh = 0;
 	const struct tfo_pkt *open_p[TFO_RX_BURST_MAX];
-	uint64_t hash[TFO_TX_BUF];
+	uint64_t hash[TFO_TX_BUF];	/* tfo_engine_conn_hash_burst's room */
 	uint8_t hash_of[TFO_RX_BURST_MAX];
 	unsigned int nopen = 0;
 
+	/* a burst's opens in one hash burst */
+	RTE_BUILD_BUG_ON(TFO_RX_BURST_MAX > TFO_TX_BUF);
 	if (tfo_cookie_check_burst(w->cookies, b->req, b->ncook, b->verdict) < 0)
 		memset(b->verdict, TFO_COOKIE_BAD, b->ncook);	/* fail closed */
 	for (unsigned int k = 0; k < b->ncook; k++)
@@ -585,7 +587,7 @@ tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us)
 unsigned int
 tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us)
 {
-	struct rte_mbuf *pkts[TFO_TX_BUF];
+	struct rte_mbuf *pkts[TFO_RX_BURST_MAX];
 	unsigned int n, start = 0;
 
 	n = rte_ring_sc_dequeue_burst(w->from_ctl, (void **)pkts, w->burst, NULL);
@@ -617,7 +619,7 @@ tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us)
 unsigned int
 tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 {
-	struct rte_mbuf *pkts[TFO_TX_BUF];
+	struct rte_mbuf *pkts[TFO_RX_BURST_MAX];
 	unsigned int total = 0;
 
 	for (uint16_t pi = 0; pi < w->nb_ports; pi++) {
