@@ -561,15 +561,25 @@ tfo_worker_is_ptb(const struct rte_mbuf *m)
 	return r == TFO_CTRL_PTB || r == TFO_CTRL_PTB_ANY;
 }
 
-void
-tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us)
+/* The index in w->ports of the port a hand-over @p m came in on;
+ * w->nb_ports when it is not one of ours. */
+static inline uint16_t
+tfo_worker_port_of(const struct tfo_worker *w, const struct rte_mbuf *m)
 {
-	struct tfo_ptb ptb;
-	struct tfo_pkt p;
 	uint16_t pi = 0;
 
 	while (pi < w->nb_ports && w->ports[pi].port_id != m->port)
 		pi++;
+	return pi;
+}
+
+void
+tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us)
+{
+	uint16_t pi = tfo_worker_port_of(w, m);
+	struct tfo_ptb ptb;
+	struct tfo_pkt p;
+
 	/* the control core parsed it already: a failure here is a frame it
 	 * should not have sent, counted as a missed flow */
 	if (pi == w->nb_ports || w->engine == NULL ||
@@ -593,7 +603,7 @@ tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us)
 	n = rte_ring_sc_dequeue_burst(w->from_ctl, (void **)pkts, w->burst, NULL);
 	while (start < n) {
 		unsigned int end = start + 1;
-		uint16_t pi = 0;
+		uint16_t pi;
 
 		if (tfo_worker_is_ptb(pkts[start])) {
 			tfo_worker_ptb(w, pkts[start++], now_us);
@@ -602,8 +612,7 @@ tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us)
 		while (end < n && pkts[end]->port == pkts[start]->port &&
 		       !tfo_worker_is_ptb(pkts[end]))
 			end++;
-		while (pi < w->nb_ports && w->ports[pi].port_id != pkts[start]->port)
-			pi++;
+		pi = tfo_worker_port_of(w, pkts[start]);
 		if (pi == w->nb_ports) {	/* not from a port of ours: counted drop */
 			w->stats.c[TFO_STAT_rx_pkts] += end - start;
 			w->stats.c[TFO_STAT_drop_ctrl_no_port] += end - start;
