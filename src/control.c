@@ -233,7 +233,7 @@ tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	    tfo_engine_syncookie_supersedes(c->engine, conn, p))
 		conn = NULL;
 	if (conn != NULL &&
-	    tfo_engine_input(c->engine, conn, m, p, port_idx, now_us) == TFO_INPUT_DONE) {
+	    tfo_engine_input(c->engine, conn, m, p, now_us) == TFO_INPUT_DONE) {
 		return true;
 	}
 	if (reason == TFO_CTRL_TCP_SYNCOOKIE_ACK) {

@@ -604,12 +604,11 @@ tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w, struct rte_mbuf *m,
 
 int
 tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
-		 const struct tfo_pkt *p, uint8_t port_idx, uint64_t now_us)
+		 const struct tfo_pkt *p, uint64_t now_us)
 {
 	struct tfo_conn_key key;
 	int r;
 
-	RTE_SET_USED(port_idx);
 	engine_clock(e, now_us);
 	tfo_conn_key_from_pkt(&key, p);
 	if (unlikely(c->state == TFO_CONN_CLOSED || !tfo_conn_key_eq(&c->key, &key))) {

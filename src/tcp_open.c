@@ -179,7 +179,7 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 	c = tfo_tcp_conn_new(e, &key, &exists, &rc);
 	if (c == NULL && exists != NULL) {
 		/* the same tuple twice in one burst: a duplicate (or a reuse) */
-		if (tfo_engine_input(e, exists, m, p, port_idx, now_us) !=
+		if (tfo_engine_input(e, exists, m, p, now_us) !=
 		    TFO_INPUT_REOPEN)
 			return 0;
 		c = tfo_tcp_conn_new(e, &key, &exists, &rc);

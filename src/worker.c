@@ -420,7 +420,7 @@ tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
 		const struct tfo_pkt *p = b->p[j];
 
 		if (b->conn[j] != NULL &&
-		    tfo_engine_input(w->engine, b->conn[j], m, p, port_idx,
+		    tfo_engine_input(w->engine, b->conn[j], m, p,
 				     now_us) == TFO_INPUT_DONE) {
 			w->stats.c[TFO_STAT_rx_delivered]++;
 			continue;

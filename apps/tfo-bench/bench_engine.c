@@ -287,7 +287,7 @@ be_burst(struct be *b, unsigned int n, bool with_fin, uint64_t cyc[4])
 		tfo_engine_lookup_bulk(b->e, b->pp, n, b->c);
 		for (unsigned int i = 0; i < n; i++) {
 			if (b->c[i] == NULL ||
-			    tfo_engine_input(b->e, b->c[i], b->m[i], &b->pk[i], 0,
+			    tfo_engine_input(b->e, b->c[i], b->m[i], &b->pk[i],
 					     b->now) != TFO_INPUT_DONE) {
 				rte_pktmbuf_free(b->m[i]);
 				b->errors++;

@@ -250,8 +250,7 @@ enum tfo_input_result {
  * @return enum tfo_input_result.
  */
 int tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c,
-		     struct rte_mbuf *m, const struct tfo_pkt *p,
-		     uint8_t port_idx, uint64_t now_us);
+		     struct rte_mbuf *m, const struct tfo_pkt *p, uint64_t now_us);
 
 /**
  * A segment that matched no connection on this engine (control core only):
