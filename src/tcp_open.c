@@ -276,7 +276,7 @@ tfo_engine_syncookie_reply_cookie(struct tfo_engine *e, struct rte_mbuf *m,
 	t.ack = p->seq + 1;
 	t.window = (uint16_t)RTE_MIN(e->rcv_wnd_max, 65535u);
 	t.flags = TFO_TCP_SYN | TFO_TCP_ACK;
-	tfo_route_from_pkt(&r, m, p, port_idx, &e->p.ports[port_idx]);
+	tfo_route_from_pkt(&r, m, p, port_idx);
 	release_input(e, m);
 	m = tfo_tcp_out_mbuf(e, 0);
 	if (m != NULL && tfo_tcp_push_frame(e, m, port_idx, &r, &t) == 0)

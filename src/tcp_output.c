@@ -295,7 +295,7 @@ tfo_tcp_send_rst_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 	struct tfo_tcp_out t;
 	struct tfo_route r;
 
-	tfo_route_from_pkt(&r, m, p, port_idx, &e->p.ports[port_idx]);
+	tfo_route_from_pkt(&r, m, p, port_idx);
 	memset(&t, 0, sizeof(t));
 	t.sport = p->dport;
 	t.dport = p->sport;
