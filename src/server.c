@@ -1114,9 +1114,3 @@ tfo_server_pool(struct tfo_server *s)
 {
 	return s->pools[s->ctl_socket[0]];
 }
-
-const struct tfo_port_info *
-tfo_server_ports(const struct tfo_server *s)
-{
-	return s->ports;
-}
