@@ -313,14 +313,6 @@ ext_free_noop(void *addr, void *opaque)
 /* ---- state ------------------------------------------------------------- */
 
 int
-tfo_engine_tfo_pending_ok(struct tfo_engine *e, uint64_t now_us)
-{
-	engine_clock(e, now_us);
-	hold_expire(e);
-	return e->pending_live + e->hold_n < e->p.tfo_pending_limit;
-}
-
-int
 tfo_engine_tfo_pending_check(struct tfo_engine *e, const struct tfo_pkt *p,
 			     uint64_t now_us)
 {

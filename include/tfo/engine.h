@@ -369,8 +369,6 @@ void tfo_engine_timers(struct tfo_engine *e, uint64_t now_us);
 
 /* ---- state ------------------------------------------------------------- */
 
-/** 1 if a new TFO open (accept_data) would be within the pending limit. */
-int tfo_engine_tfo_pending_ok(struct tfo_engine *e, uint64_t now_us);
 /**
  * Whether a new TFO open (accept_data) from @p p's source would be within
  * the limits. @return 0; -EBUSY at the per-core pending limit (counted:
