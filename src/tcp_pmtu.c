@@ -5,9 +5,11 @@
  */
 #include "engine_priv.h"
 
-int
-tfo_engine_icmp_ptb(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq,
-		    uint32_t mtu, uint64_t now_us)
+/* The error for connection @p c, quoting @p seq, reporting @p mtu (the
+ * contract: tfo_engine_ptb in engine.h). @return enum tfo_ptb_result. */
+static int
+pmtu_apply(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq, uint32_t mtu,
+	   uint64_t now_us)
 {
 	bool v4 = c->key.family == AF_INET;
 	uint32_t mss;
@@ -60,5 +62,5 @@ tfo_engine_ptb(struct tfo_engine *e, const struct tfo_ptb *ptb, uint64_t now_us)
 		tfo_tcp_stat_inc(e, TFO_STAT_pmtu_rejected_seq);
 		return TFO_PTB_REJECTED_SEQ;
 	}
-	return tfo_engine_icmp_ptb(e, c, ptb->seq, ptb->mtu, now_us);
+	return pmtu_apply(e, c, ptb->seq, ptb->mtu, now_us);
 }
