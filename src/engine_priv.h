@@ -547,6 +547,10 @@ int tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c,
 		       struct rte_mbuf *m, const struct tfo_pkt *p);
 int tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w,
 		     struct rte_mbuf *m, const struct tfo_pkt *p);
+/* The entry TIME-WAIT record @p w stands for, into @p c: what
+ * tfo_tcp_tw_input() answers with, on the stack (tests/test_time_wait.c
+ * makes a full entry of it and checks both answer the same). */
+void tfo_tcp_tw_conn(const struct tfo_tw *w, struct tfo_conn *c);
 
 static inline void
 send_ack(struct tfo_engine *e, struct tfo_conn *c)

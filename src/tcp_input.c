@@ -521,9 +521,8 @@ tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	return TFO_INPUT_DONE;
 }
 
-/* The entry a TIME-WAIT record stands for, on the stack, to answer with. */
-static void
-tw_conn(const struct tfo_tw *w, struct tfo_conn *c)
+void
+tfo_tcp_tw_conn(const struct tfo_tw *w, struct tfo_conn *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->key = w->key;
@@ -549,7 +548,11 @@ tw_conn(const struct tfo_tw *w, struct tfo_conn *c)
  * A segment of a tuple in TIME-WAIT: what tfo_tcp_conn_input does for an
  * entry in TIME_WAIT (nothing is in flight, the peer's FIN is in: a SYN
  * may reopen, everything else is at most answered with an ACK), on the
- * record. @return enum tfo_input_result.
+ * record: the input steps run on the entry it stands for, rebuilt on the
+ * stack, and a restart is what they leave in its timer kind
+ * (enter_time_wait or a retransmission in process_data clear it).
+ * tests/test_time_wait.c holds the two paths to the same verdict,
+ * replies, counters and restart. @return enum tfo_input_result.
  */
 __rte_noinline int
 tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w, struct rte_mbuf *m,
@@ -560,7 +563,7 @@ tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w, struct rte_mbuf *m,
 	bool has_ts, need_ack = false;
 	struct tfo_conn c;
 
-	tw_conn(w, &c);
+	tfo_tcp_tw_conn(w, &c);
 	has_ts = seg_ts(m, p, &tv, &te);
 	if (unlikely(fl & TFO_TCP_SYN)) {
 		if (fl & (TFO_TCP_RST | TFO_TCP_FIN)) {
