@@ -205,14 +205,17 @@ tfo_tcp_xmit(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq, uint8_t fla
 		rte_pktmbuf_free(m);
 		return -ENOMEM;
 	}
-	t.sport = c->key.local_port;
-	t.dport = c->key.peer_port;
-	t.seq = seq;
-	t.ack = (flags & TFO_TCP_ACK) ? c->rcv_nxt : 0;
-	t.window = wnd_field(e, c);
-	t.flags = flags;
-	t.opt_len = 0;
-	t.opts = opts;
+	/* designated: a field added later is zero, never stack garbage */
+	t = (struct tfo_tcp_out){
+		.sport = c->key.local_port,
+		.dport = c->key.peer_port,
+		.seq = seq,
+		.ack = (flags & TFO_TCP_ACK) ? c->rcv_nxt : 0,
+		.window = wnd_field(e, c),
+		.flags = flags,
+		.opt_len = 0,
+		.opts = opts,
+	};
 	if (c->flags & TFO_CF_PEER_TS)
 		t.opt_len = (uint8_t)tfo_tcpopt_write_ts(opts, tsval(e, c),
 							 c->ts_recent);
@@ -227,26 +230,27 @@ int
 tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 		    uint8_t form, uint8_t cookie_len, const uint8_t *cookie)
 {
+	/* designated: a field added later is zero, never stack garbage */
+	const struct tfo_synack_opts so = {
+		.mss = c->key.family == AF_INET ? e->mss4[c->port_idx] :
+		       e->mss6[c->port_idx],
+		.wscale = e->our_ws,
+		.peer_wscale = (c->flags & TFO_CF_PEER_WS) != 0,
+		.sack_ok = (c->flags & TFO_CF_PEER_SACK) != 0,
+		.ts = (c->flags & TFO_CF_PEER_TS) != 0,
+		.tsval = tsval(e, c),
+		.tsecr = c->ts_recent,
+		.form = cookie_len ? form : TFO_FORM_NONE,
+		.cookie_len = cookie_len,
+		.cookie = cookie,
+	};
 	uint8_t opts[TFO_TCPOPT_MAX_LEN];
-	struct tfo_synack_opts so;
 	uint32_t olen, total = 0, dlen = 0;
 	struct tfo_tcp_out t;
 	struct tfo_route r;
 	struct rte_mbuf *m;
 	bool fin = false;
 
-	/* every field is set below, so no memset before */
-	so.mss = c->key.family == AF_INET ? e->mss4[c->port_idx] :
-		 e->mss6[c->port_idx];
-	so.wscale = e->our_ws;
-	so.peer_wscale = (c->flags & TFO_CF_PEER_WS) != 0;
-	so.sack_ok = (c->flags & TFO_CF_PEER_SACK) != 0;
-	so.ts = (c->flags & TFO_CF_PEER_TS) != 0;
-	so.tsval = tsval(e, c);
-	so.tsecr = c->ts_recent;
-	so.form = cookie_len ? form : TFO_FORM_NONE;
-	so.cookie_len = cookie_len;
-	so.cookie = cookie;
 	olen = tfo_tcpopt_write_synack(opts, &so);
 
 	if (data_ok) {
@@ -263,19 +267,21 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 		rte_pktmbuf_free(m);
 		return -ENOMEM;
 	}
-	t.sport = c->key.local_port;
-	t.dport = c->key.peer_port;
-	t.seq = c->snd_una;
-	t.ack = c->rcv_nxt;
-	/* never scaled in a SYN-ACK */
-	t.window = (uint16_t)RTE_MIN(rcv_space(e, c), 65535u);
+	t = (struct tfo_tcp_out){
+		.sport = c->key.local_port,
+		.dport = c->key.peer_port,
+		.seq = c->snd_una,
+		.ack = c->rcv_nxt,
+		/* never scaled in a SYN-ACK */
+		.window = (uint16_t)RTE_MIN(rcv_space(e, c), 65535u),
+		.flags = TFO_TCP_SYN | TFO_TCP_ACK |
+			 (dlen > 0 && dlen == total ? TFO_TCP_PSH : 0) |
+			 (fin ? TFO_TCP_FIN : 0),
+		.opt_len = (uint8_t)olen,
+		.opts = opts,
+	};
 	c->adv_wnd = (uint16_t)(t.window >> ((c->flags & TFO_CF_PEER_WS) ?
 					    e->our_ws : 0));
-	t.flags = TFO_TCP_SYN | TFO_TCP_ACK |
-		  (dlen > 0 && dlen == total ? TFO_TCP_PSH : 0) |
-		  (fin ? TFO_TCP_FIN : 0);
-	t.opt_len = (uint8_t)olen;
-	t.opts = opts;
 	conn_route(e, c, &r);
 	if (push_frame(e, m, c->port_idx, &r, &t) != 0)
 		return -ENOSPC;
