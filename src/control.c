@@ -235,7 +235,7 @@ tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	    tfo_engine_syncookie_supersedes(c->engine, conn, p))
 		conn = NULL;
 	if (conn != NULL &&
-	    tfo_engine_input(c->engine, conn, m, p, port_idx, now_us) == TFO_INPUT_DONE) {
+	    tfo_engine_input(c->engine, conn, m, p, now_us) == TFO_INPUT_DONE) {
 		return true;
 	}
 	if (reason == TFO_CTRL_TCP_SYNCOOKIE_ACK) {
@@ -268,7 +268,7 @@ static bool
 tfo_control_to_inbox(struct tfo_control *c, unsigned int wi, struct rte_mbuf *m,
 		     enum tfo_ctrl_reason r)
 {
-	struct rte_ring *in = c->workers[wi]->syn_inbox;
+	struct rte_ring *in = c->workers[wi]->from_ctl;
 
 	tfo_ctrl_reason_set(m, r);
 	/* multi-producer when several control lcores hand over */
