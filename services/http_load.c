@@ -3,29 +3,8 @@
  * walks the document root and builds every response blob (the layout and
  * the rules are in http.c's header); destroy() frees them.
  *
- * Keys of [service http], with their defaults:
- *   root = www              document root (relative: from the config dir)
- *   index = index.html      file that "/dir/" serves
- *   max_file_size = 16M     per file; K, M, G suffixes (powers of 1024)
- *   max_total_size = 128M   sum of the file sizes
- *   max_files = 100000
- *   cache_control = no-cache  Cache-Control value ("" = no header)
- *   server_header = tfo-fastpath  Server value ("" = no header)
- *   date = yes              send Date
- *   max_header = 8K         request head, request line included (400); 80..64K
- *   max_uri = 4K            request-target (414); 16..8K, max_uri + 64 <= max_header
- *   reload_drain = 10       grace time: seconds a root replaced by a reload is
- *                           kept at least (then until no connection sends
- *                           from it: tfo_http_reclaim); 1..86400
- * tfo_http_check_key() checks each value as the configuration is read,
- * tfo_http_check() the whole section (and the root) before the EAL starts.
- * Going over a limit at load fails create() with the file and the limit
- * named. Keep [tcp] max_request >= max_header so that the 400 is sent
- * before the engine resets the connection.
- *
- * Reload (SIGHUP, /tfo/reload; tfo_service.reload): the same loading into
- * a new table on the reload's own thread, published with one pointer store
- * (http_impl.h, struct http_svc); a refusal leaves the old one serving.
+ * Keys of [service http] and their checks: http_conf.c. Reload
+ * (SIGHUP, /tfo/reload) and the retired roots: http_reload.c.
  *
  * Loading choices:
  *  - Symlinks are followed when they resolve inside the root; a symlink
@@ -56,6 +35,7 @@
 #include "tfo/service.h"
 
 #include "http_impl.h"
+#include "http_load.h"
 
 /* ------------------------------------------------------------------ */
 /* loading                                                             */
@@ -70,21 +50,8 @@ struct http_file {
 	uint32_t dir_len;	/* index files: key[0, dir_len) is "/dir/" */
 };
 
-struct http_conf {
-	char root[PATH_MAX];	/* realpath of the document root */
-	const char *index;
-	const char *cache_control;
-	const char *server;
-	uint32_t max_key;	/* a longer path cannot be asked for */
-	uint64_t max_file;
-	uint64_t max_total;
-	uint64_t max_files;
-	char *why;		/* the last error, for a reload's answer */
-	size_t whylen;
-};
-
 /* Log one loading error and keep it for the caller (reload answers with it). */
-static void __attribute__((format(printf, 2, 3)))
+void
 http_load_err(const struct http_conf *cf, const char *fmt, ...)
 {
 	char line[PATH_MAX + 256];
@@ -443,134 +410,6 @@ http_read_file(const struct http_conf *cf, const struct http_file *f,
 	return rc;
 }
 
-static int
-http_parse_size(const char *v, uint64_t *out, char *why, size_t whylen)
-{
-	char *end;
-	unsigned long long x;
-	unsigned int shift = 0;
-
-	errno = 0;
-	x = strtoull(v, &end, 10);
-	if (end == v || v[0] == '-' || errno != 0)
-		goto bad;
-	switch (*end) {
-	case 'k': case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		end++;
-		break;
-	default:
-		break;
-	}
-	if (shift != 0 && strcmp(end, "iB") == 0)
-		end += 2;
-	else if (*end == 'B')
-		end++;
-	if (*end != '\0' || x > (UINT64_MAX >> shift))
-		goto bad;
-	*out = (uint64_t)x << shift;
-	return 0;
-bad:
-	return tfo_errmsg(why, whylen, "expected a size (bytes, or with K, M, G)");
-}
-
-static int
-http_parse_bool(const char *v, bool *out, char *why, size_t whylen)
-{
-	if (!strcasecmp(v, "yes") || !strcasecmp(v, "true") ||
-	    !strcasecmp(v, "on") || !strcmp(v, "1")) {
-		*out = true;
-		return 0;
-	}
-	if (!strcasecmp(v, "no") || !strcasecmp(v, "false") ||
-	    !strcasecmp(v, "off") || !strcmp(v, "0")) {
-		*out = false;
-		return 0;
-	}
-	return tfo_errmsg(why, whylen, "expected yes or no");
-}
-
-/* A header field value we emit verbatim: printable ASCII, bounded. */
-static int
-http_check_value(const char *v, char *why, size_t whylen)
-{
-	size_t n = strlen(v);
-
-	if (n > HTTP_VALUE_MAX)
-		goto bad;
-	for (size_t i = 0; i < n; i++)
-		if (v[i] < 0x20 || v[i] > 0x7e)
-			goto bad;
-	if (n > 0 && (v[0] == ' ' || v[n - 1] == ' '))
-		goto bad;
-	return 0;
-bad:
-	return tfo_errmsg(why, whylen, "expected at most %d printable ASCII characters "
-			  "without leading or trailing spaces", HTTP_VALUE_MAX);
-}
-
-/* A size key within [lo, hi]. */
-static int
-http_parse_range(const char *v, uint64_t lo, uint64_t hi, uint64_t *out,
-		 char *why, size_t whylen)
-{
-	if (http_parse_size(v, out, why, whylen) < 0 || *out < lo || *out > hi)
-		return tfo_errmsg(why, whylen, "expected a size in %" PRIu64 "..%" PRIu64
-				  " (bytes, or with K, M, G)", lo, hi);
-	return 0;
-}
-
-/* Seconds, 1..86400 (0 would free a table a request may be reading). */
-static int
-http_parse_seconds(const char *v, uint64_t *out, char *why, size_t whylen)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(v, &end, 10);
-	if (v[0] < '0' || v[0] > '9' || *end != '\0' || errno != 0 || *out < 1 ||
-	    *out > 86400)
-		return tfo_errmsg(why, whylen, "expected seconds in 1..86400");
-	return 0;
-}
-
-/* One key's value on its own: syntax and range (the configuration parser
- * calls it as it reads the key; http_conf_read for every key). */
-int
-tfo_http_check_key(const char *key, const char *v, char *why, size_t whylen)
-{
-	uint64_t x;
-	bool b;
-
-	if (strcmp(key, "root") == 0)
-		return v[0] == '\0' ? tfo_errmsg(why, whylen, "expected a directory") : 0;
-	if (strcmp(key, "index") == 0)
-		return v[0] == '\0' || strchr(v, '/') != NULL ?
-		       tfo_errmsg(why, whylen, "expected a file name (no '/')") : 0;
-	if (strcmp(key, "max_file_size") == 0 || strcmp(key, "max_total_size") == 0 ||
-	    strcmp(key, "max_files") == 0)
-		return http_parse_size(v, &x, why, whylen);
-	if (strcmp(key, "max_uri") == 0)
-		return http_parse_range(v, 16, TFO_HTTP_MAX_URI_LIMIT, &x, why, whylen);
-	if (strcmp(key, "max_header") == 0)
-		return http_parse_range(v, 16 + 64, TFO_HTTP_MAX_HEADER_LIMIT, &x, why,
-					whylen);
-	if (strcmp(key, "date") == 0)
-		return http_parse_bool(v, &b, why, whylen);
-	if (strcmp(key, "cache_control") == 0 || strcmp(key, "server_header") == 0)
-		return http_check_value(v, why, whylen);
-	if (strcmp(key, "reload_drain") == 0)
-		return http_parse_seconds(v, &x, why, whylen);
-	return 0;
-}
 
 static int
 http_table_add(struct http_state *st, const char *key, uint32_t len,
@@ -591,89 +430,6 @@ http_table_add(struct http_state *st, const char *key, uint32_t len,
 	return 0;
 }
 
-/* The section's keys into @p cf, @p lim and @p date, checked; the root
- * must be a readable directory. No DPDK: the configuration check calls it
- * (tfo_http_check) before the EAL starts. */
-static int
-http_conf_read(const struct tfo_service_args *a, struct http_conf *cf,
-	       struct tfo_http_limits *lim, bool *date, char *why, size_t whylen)
-{
-	static const struct { const char *key, *def; } keys[] = {
-		{ "root", "www" }, { "index", "index.html" },
-		{ "cache_control", "no-cache" }, { "server_header", "tfo-fastpath" },
-		{ "max_file_size", "16M" }, { "max_total_size", "128M" },
-		{ "max_files", "100000" }, { "max_header", "8K" }, { "max_uri", "4K" },
-		{ "date", "yes" }, { "reload_drain", HTTP_GRACE_DEFAULT },
-	};
-	const char *root = tfo_service_arg(a, "root", "www");
-	uint64_t mh, mu;
-	char path[PATH_MAX], r[160];
-	struct stat sb;
-	int rc;
-
-	for (unsigned int i = 0; i < RTE_DIM(keys); i++) {
-		const char *v = tfo_service_arg(a, keys[i].key, keys[i].def);
-
-		if (tfo_http_check_key(keys[i].key, v, r, sizeof(r)) < 0)
-			return tfo_errmsg(why, whylen, "%s = %s: %s", keys[i].key, v, r);
-	}
-	cf->index = tfo_service_arg(a, "index", "index.html");
-	cf->cache_control = tfo_service_arg(a, "cache_control", "no-cache");
-	cf->server = tfo_service_arg(a, "server_header", "tfo-fastpath");
-	/* checked above: these parse */
-	http_parse_size(tfo_service_arg(a, "max_file_size", "16M"), &cf->max_file, r,
-			sizeof(r));
-	http_parse_size(tfo_service_arg(a, "max_total_size", "128M"), &cf->max_total, r,
-			sizeof(r));
-	http_parse_size(tfo_service_arg(a, "max_files", "100000"), &cf->max_files, r,
-			sizeof(r));
-	http_parse_size(tfo_service_arg(a, "max_header", "8K"), &mh, r, sizeof(r));
-	http_parse_size(tfo_service_arg(a, "max_uri", "4K"), &mu, r, sizeof(r));
-	http_parse_bool(tfo_service_arg(a, "date", "yes"), date, r, sizeof(r));
-	if (mh < mu + 64)
-		return tfo_errmsg(why, whylen, "max_uri = %" PRIu64 ", max_header = %" PRIu64
-				  ": need max_uri + 64 <= max_header", mu, mh);
-	lim->max_header = (uint32_t)mh;
-	lim->max_uri = (uint32_t)mu;
-	cf->max_key = (uint32_t)mu;
-	if (root[0] == '/' || a->base_dir == NULL || a->base_dir[0] == '\0')
-		rc = snprintf(path, sizeof(path), "%s", root);
-	else
-		rc = snprintf(path, sizeof(path), "%s/%s", a->base_dir, root);
-	if ((size_t)rc >= sizeof(path))
-		return tfo_errmsg(why, whylen, "root = %s: path too long", root);
-	/* a relative root is named with the directory it was resolved from */
-	if (strcmp(path, root) == 0)
-		path[0] = '\0';
-	if (realpath(path[0] ? path : root, cf->root) == NULL || stat(cf->root, &sb) < 0)
-		goto no_root;
-	if (!S_ISDIR(sb.st_mode))
-		errno = ENOTDIR;
-	else if (access(cf->root, R_OK | X_OK) == 0)
-		return 0;
-no_root:
-	tfo_errmsg(why, whylen, "root = %s%s%s: %s", root, path[0] ? " = " : "", path,
-		   strerror(errno));
-	return -ENOENT;	/* create()'s contract for an unusable root */
-}
-
-int
-tfo_http_check(const struct tfo_service_args *a, char *why, size_t whylen)
-{
-	struct tfo_http_limits lim;
-	struct http_conf cf;
-	bool date;
-
-	if (http_conf_read(a, &cf, &lim, &date, why, whylen) < 0)
-		return -EINVAL;
-	/* a head the engine resets before it is whole never gets its 400 */
-	if (a->max_request != 0 && a->max_request < lim.max_header)
-		return tfo_errmsg(why, whylen, "max_header = %u above [tcp] max_request = %u: "
-				  "a request head that long is reset, never answered 400; "
-				  "lower max_header (and max_uri, max_header - 64 at most) "
-				  "or raise max_request", lim.max_header, a->max_request);
-	return 0;
-}
 
 /* Point @p o at the next @p len bytes of the blob zone, from *off on. */
 static uint8_t *
@@ -840,7 +596,7 @@ http_setup_memory(struct http_state *st, const struct tfo_service_args *a,
 }
 
 /* A table and its memory (NULL: nothing). */
-static void
+void
 http_table_free(struct http_state *st)
 {
 	if (st == NULL)
@@ -871,7 +627,7 @@ http_clock_init(struct http_state *st)
  * and on a reload's own thread (no lcore: only DPDK memory calls that any
  * thread may make). @p why: the reason it failed (also logged).
  */
-static int
+int
 http_table_load(const struct tfo_service_args *a, struct http_state **out,
 		 char *why, size_t whylen)
 {
@@ -921,197 +677,4 @@ fail:
 	if (st != NULL)
 		http_table_free(st);
 	return rc;
-}
-
-/* A copy of @p str in rte_malloc memory, as the rest of the service's
- * state: what only DPDK memory points to is not a leak to LeakSanitizer,
- * which does not scan that memory. */
-static char *
-http_strdup(const char *str, int socket)
-{
-	size_t n = strlen(str) + 1;
-	char *d = rte_malloc_socket("tfo_http_arg", n, 0, socket);
-
-	if (d != NULL)
-		memcpy(d, str, n);
-	return d;
-}
-
-/* Keep create()'s arguments for reload(): the configuration they point
- * into belongs to the caller. */
-static int
-http_args_copy(struct http_svc *sv, const struct tfo_service_args *a)
-{
-	sv->args = *a;
-	sv->kv = rte_zmalloc_socket("tfo_http_kv", (a->nb_kv + 1) * sizeof(*sv->kv), 0,
-				    a->socket_id);
-	sv->base_dir = a->base_dir != NULL ? http_strdup(a->base_dir, a->socket_id) : NULL;
-	if (sv->kv == NULL || (a->base_dir != NULL && sv->base_dir == NULL))
-		return -ENOMEM;
-	for (unsigned int i = 0; i < a->nb_kv; i++) {
-		sv->kv[i].key = http_strdup(a->kv[i].key, a->socket_id);
-		sv->kv[i].value = http_strdup(a->kv[i].value, a->socket_id);
-		if (sv->kv[i].key == NULL || sv->kv[i].value == NULL)
-			return -ENOMEM;
-	}
-	sv->args.kv = sv->kv;
-	sv->args.base_dir = sv->base_dir;
-	return 0;
-}
-
-int
-tfo_http_create(const struct tfo_service_args *a, void **state)
-{
-	char why[PATH_MAX + 256];
-	struct http_svc *sv;
-	struct http_state *st;
-	uint64_t drain;
-	int rc;
-
-	sv = rte_zmalloc_socket("tfo_http_svc", sizeof(*sv), RTE_CACHE_LINE_SIZE,
-				a->socket_id);
-	if (sv == NULL)
-		return -ENOMEM;
-	rc = http_args_copy(sv, a);
-	if (rc == 0)
-		rc = http_table_load(&sv->args, &st, why, sizeof(why));
-	if (rc != 0) {
-		tfo_http_destroy(sv);
-		return rc;
-	}
-	/* checked by http_conf_read */
-	http_parse_seconds(tfo_service_arg(a, "reload_drain", HTTP_GRACE_DEFAULT), &drain, why,
-			   sizeof(why));
-	sv->drain_s = (uint32_t)drain;
-	st->gen = 1;
-	sv->cur = st;
-	TFO_LOG(INFO, "http: port %u: %s", a->port, why);
-	*state = sv;
-	return 0;
-}
-
-int
-tfo_http_reload(void *state, char *msg, size_t msglen)
-{
-	struct http_svc *sv = state;
-	struct http_state *old = sv->cur, *st;
-	char why[PATH_MAX + 256];
-	unsigned int slot;
-	int rc;
-
-	for (slot = 0; slot < HTTP_RETIRED; slot++)
-		if (__atomic_load_n(&sv->retired[slot].st, __ATOMIC_ACQUIRE) == NULL)
-			break;
-	if (slot == HTTP_RETIRED) {
-		snprintf(msg, msglen, "http: new root refused, the old one serves: "
-			 "%u earlier roots are still draining "
-			 "(reload_drain = %u s, then until no connection sends "
-			 "from them): retry later", HTTP_RETIRED, sv->drain_s);
-		return -EBUSY;
-	}
-	rc = http_table_load(&sv->args, &st, why, sizeof(why));
-	if (rc != 0) {
-		snprintf(msg, msglen, "http: new root refused, the old one serves: %s",
-			 why);
-		return rc;
-	}
-	st->gen = old->gen + 1;
-	sv->retired[slot].grace_tsc = rte_get_tsc_cycles() +
-				      (uint64_t)sv->drain_s * rte_get_tsc_hz();
-	sv->retired[slot].check_tsc = 0;
-	sv->retired[slot].held = false;
-	__atomic_store_n(&sv->retired[slot].st, old, __ATOMIC_RELEASE);
-	/* from here on every new request is answered from st */
-	__atomic_store_n(&sv->cur, st, __ATOMIC_RELEASE);
-	snprintf(msg, msglen, "http: port %u: root generation %" PRIu64 " serves: %s; "
-		 "generation %" PRIu64 " is freed in %u s or once no connection "
-		 "sends from it", sv->args.port, st->gen, why,
-		 old->gen, sv->drain_s);
-	return 1;
-}
-
-/* Retired table @p i: its grace time is over and nothing sends from it. */
-static void
-http_retired_free(struct http_svc *sv, unsigned int i)
-{
-	struct http_state *st = sv->retired[i].st;
-
-	TFO_LOG(INFO, "http: port %u: root generation %" PRIu64 " freed",
-		sv->args.port, st->gen);
-	http_table_free(st);
-	__atomic_store_n(&sv->retired[i].st, NULL, __ATOMIC_RELEASE);
-}
-
-/* Whether an engine still sends a body of @p st: every blob handle()
- * hands out is an objs[] or an errors[] entry's. */
-static bool
-http_table_sent(const struct http_state *st, tfo_svc_sends_from_fn sends_from,
-		void *arg)
-{
-	if (sends_from == NULL)
-		return false;
-	return sends_from(arg, st->objs, st->objs + st->nb_objs) ||
-	       sends_from(arg, st->errors, st->errors + RTE_DIM(st->errors));
-}
-
-/*
- * A retired table is freed when its grace time is over and no engine
- * sends from it. After the swap (reload) no handle() returns its blobs
- * and after the grace time none that loaded it before the swap is still
- * on its way to a send queue: its references can only go away, so an
- * answer "not referenced" stays true. The check walks every connection:
- * at most once a second per table.
- */
-unsigned int
-tfo_http_reclaim(void *state, tfo_svc_sends_from_fn sends_from, void *arg)
-{
-	struct http_svc *sv = state;
-	uint64_t now = rte_get_tsc_cycles();
-	unsigned int held = 0;
-
-	for (unsigned int i = 0; i < HTTP_RETIRED; i++) {
-		struct http_state *st = __atomic_load_n(&sv->retired[i].st,
-							__ATOMIC_ACQUIRE);
-
-		if (st == NULL || now < sv->retired[i].grace_tsc ||
-		    now < sv->retired[i].check_tsc)
-			continue;
-		if (!http_table_sent(st, sends_from, arg)) {
-			http_retired_free(sv, i);
-			continue;
-		}
-		sv->retired[i].check_tsc = now + rte_get_tsc_hz();
-		if (!sv->retired[i].held) {
-			sv->retired[i].held = true;
-			held++;
-			/* once per table; rate-limited too, as every log line on
-			 * the control lcore's loop (tests/log_audit.py) */
-			TFO_LOG_RATELIMIT(WARNING, "http: port %u: root generation %" PRIu64
-				" kept past reload_drain (%u s): connections still "
-				"send from it (slow readers); freed once they are "
-				"acknowledged or closed", sv->args.port, st->gen,
-				sv->drain_s);
-		}
-	}
-	return held;
-}
-
-void
-tfo_http_destroy(void *state)
-{
-	struct http_svc *sv = state;
-
-	if (sv == NULL)
-		return;
-	http_table_free(sv->cur);
-	for (unsigned int i = 0; i < HTTP_RETIRED; i++)
-		http_table_free(sv->retired[i].st);
-	if (sv->kv != NULL)
-		for (unsigned int i = 0; i < sv->args.nb_kv; i++) {
-			rte_free((void *)(uintptr_t)sv->kv[i].key);
-			rte_free((void *)(uintptr_t)sv->kv[i].value);
-		}
-	rte_free(sv->kv);
-	rte_free(sv->base_dir);
-	rte_free(sv);
 }
