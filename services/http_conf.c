@@ -18,6 +18,14 @@
  *   reload_drain = 10       grace time: seconds a root replaced by a reload is
  *                           kept at least (then until no connection sends
  *                           from it: tfo_http_reclaim); 1..86400
+ *   rules = (none)          the rules file: per-path answers, headers, POST,
+ *                           OCSP; virtual hosts (grammar: http_rules.c)
+ *   encoded_slash = 404     %2F in a path: 404 (no file name holds a slash),
+ *                           decode (a '/'), keep (the key holds "%2F")
+ *   mime_types = /etc/mime.types  Content-Type by extension, with the
+ *                           built-in table for what it lacks ("" = built-in
+ *                           only); a missing default file is the built-in
+ *   max_body = 16K          a POST's body, at most (413); 0..1M
  * tfo_http_check_key() checks each value as the configuration is read,
  * tfo_http_check() the whole section (and the root) before the EAL starts.
  * Going over a limit at load fails create() with the file and the limit
@@ -141,6 +149,41 @@ http_parse_seconds(const char *v, uint64_t *out, char *why, size_t whylen)
 	return 0;
 }
 
+void
+http_conf_free(struct http_conf *cf)
+{
+	if (cf->rules == NULL)
+		return;
+	http_mime_free(cf->rules);
+	free(cf->rules);
+	cf->rules = NULL;
+}
+
+/* The files the keys name besides the root: mime.types, the rules. */
+static int
+http_conf_files(const struct tfo_service_args *a, struct http_conf *cf,
+		char *why, size_t whylen)
+{
+	const char *mt = tfo_service_arg(a, "mime_types", NULL);
+	const char *rules = tfo_service_arg(a, "rules", NULL);
+	struct http_rules *ru;
+	int rc;
+
+	ru = calloc(1, sizeof(*ru));
+	if (ru == NULL)
+		return tfo_errmsg(why, whylen, "out of memory");
+	cf->rules = ru;
+	/* the default may be absent (the built-in table); a named one not */
+	rc = http_mime_read(mt != NULL ? mt : "/etc/mime.types", mt != NULL, ru,
+			    why, whylen);
+	if (rc != 0 || rules == NULL)
+		return rc;
+	rc = http_resolve(a->base_dir, rules, ru->file);
+	if (rc != 0)
+		return tfo_errmsg(why, whylen, "rules = %s: %s", rules, strerror(-rc));
+	return http_rules_read(ru->file, ru, why, whylen);
+}
+
 /* One key's value on its own: syntax and range (the configuration parser
  * calls it as it reads the key; http_conf_read for every key). */
 int
@@ -168,6 +211,13 @@ tfo_http_check_key(const char *key, const char *v, char *why, size_t whylen)
 		return http_check_value(v, why, whylen);
 	if (strcmp(key, "reload_drain") == 0)
 		return http_parse_seconds(v, &x, why, whylen);
+	if (strcmp(key, "rules") == 0)
+		return v[0] == '\0' ? tfo_errmsg(why, whylen, "expected a file") : 0;
+	if (strcmp(key, "encoded_slash") == 0)
+		return strcmp(v, "404") && strcmp(v, "decode") && strcmp(v, "keep") ?
+		       tfo_errmsg(why, whylen, "expected 404, decode or keep") : 0;
+	if (strcmp(key, "max_body") == 0)
+		return http_parse_range(v, 0, 1 << 20, &x, why, whylen);
 	return 0;
 }
 
@@ -184,13 +234,15 @@ http_conf_read(const struct tfo_service_args *a, struct http_conf *cf,
 		{ "max_file_size", "16M" }, { "max_total_size", "128M" },
 		{ "max_files", "100000" }, { "max_header", "8K" }, { "max_uri", "4K" },
 		{ "date", "yes" }, { "reload_drain", HTTP_GRACE_DEFAULT },
+		{ "encoded_slash", "404" }, { "max_body", "16K" },
 	};
-	const char *root = tfo_service_arg(a, "root", "www");
-	uint64_t mh, mu;
+	const char *root = tfo_service_arg(a, "root", "www"), *sl;
+	uint64_t mh, mu, mb;
 	char path[PATH_MAX], r[160];
 	struct stat sb;
 	int rc;
 
+	cf->rules = NULL;
 	for (unsigned int i = 0; i < RTE_DIM(keys); i++) {
 		const char *v = tfo_service_arg(a, keys[i].key, keys[i].def);
 
@@ -216,6 +268,14 @@ http_conf_read(const struct tfo_service_args *a, struct http_conf *cf,
 	lim->max_header = (uint32_t)mh;
 	lim->max_uri = (uint32_t)mu;
 	cf->max_key = (uint32_t)mu;
+	http_parse_size(tfo_service_arg(a, "max_body", "16K"), &mb, r, sizeof(r));
+	cf->max_body = (uint32_t)mb;
+	sl = tfo_service_arg(a, "encoded_slash", "404");
+	cf->slash = sl[0] == 'd' ? TFO_HTTP_SLASH_DECODE : sl[0] == 'k' ?
+		    TFO_HTTP_SLASH_KEEP : TFO_HTTP_SLASH_404;
+	rc = http_conf_files(a, cf, why, whylen);
+	if (rc != 0)
+		return rc;
 	if (root[0] == '/' || a->base_dir == NULL || a->base_dir[0] == '\0')
 		rc = snprintf(path, sizeof(path), "%s", root);
 	else
@@ -243,8 +303,12 @@ tfo_http_check(const struct tfo_service_args *a, char *why, size_t whylen)
 	struct tfo_http_limits lim;
 	struct http_conf cf;
 	bool date;
+	int rc;
 
-	if (http_conf_read(a, &cf, &lim, &date, why, whylen) < 0)
+	cf.rules = NULL;
+	rc = http_conf_read(a, &cf, &lim, &date, why, whylen);
+	http_conf_free(&cf);
+	if (rc < 0)
 		return -EINVAL;
 	/* a head the engine resets before it is whole never gets its 400 */
 	if (a->max_request != 0 && a->max_request < lim.max_header)

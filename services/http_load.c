@@ -40,12 +40,26 @@
 /* ------------------------------------------------------------------ */
 /* loading                                                             */
 
+enum http_kind {
+	HTTP_FILE,		/* a file of a root */
+	HTTP_FIXED,		/* a path rule's fixed answer (status =) */
+	HTTP_OCSP,		/* a prepared OCSP response */
+};
+
 struct http_file {
-	char *key;		/* "/dir/name", what a request path decodes to */
-	char *fs;		/* path on disk */
+	char *key;		/* the table's key: [tag] "/dir/name" (what a
+				 * request path decodes to), or the OCSP tag
+				 * and DER request */
+	uint32_t key_len;
+	uint8_t tag_len;	/* 1: key[0] is a virtual host's tag */
+	uint8_t kind;		/* enum http_kind */
+	uint8_t flags;		/* HTTP_OBJ_* */
+	char *fs;		/* path on disk (HTTP_FIXED: NULL) */
 	uint64_t size;
 	int64_t mtime;
 	const char *ctype;
+	const char *cc;		/* Cache-Control value, "" for none */
+	const struct http_rule *fixed;	/* HTTP_FIXED: its rule */
 	uint32_t hdr_len;
 	uint32_t dir_len;	/* index files: key[0, dir_len) is "/dir/" */
 };
@@ -67,61 +81,12 @@ http_load_err(const struct http_conf *cf, const char *fmt, ...)
 
 struct http_load {
 	const struct http_conf *cf;
+	uint8_t tag;		/* the virtual host being walked (0: root) */
 	struct http_file *files;
 	uint32_t nb_files;
 	uint32_t cap;
 	uint64_t total;
 };
-
-static const struct {
-	const char *ext;
-	const char *type;
-} http_mime[] = {
-	{ "html", "text/html; charset=utf-8" },
-	{ "htm", "text/html; charset=utf-8" },
-	{ "css", "text/css; charset=utf-8" },
-	{ "js", "text/javascript; charset=utf-8" },
-	{ "mjs", "text/javascript; charset=utf-8" },
-	{ "json", "application/json" },
-	{ "map", "application/json" },
-	{ "txt", "text/plain; charset=utf-8" },
-	{ "md", "text/markdown; charset=utf-8" },
-	{ "csv", "text/csv; charset=utf-8" },
-	{ "xml", "application/xml" },
-	{ "svg", "image/svg+xml" },
-	{ "png", "image/png" },
-	{ "jpg", "image/jpeg" },
-	{ "jpeg", "image/jpeg" },
-	{ "gif", "image/gif" },
-	{ "webp", "image/webp" },
-	{ "avif", "image/avif" },
-	{ "ico", "image/vnd.microsoft.icon" },
-	{ "woff", "font/woff" },
-	{ "woff2", "font/woff2" },
-	{ "ttf", "font/ttf" },
-	{ "otf", "font/otf" },
-	{ "pdf", "application/pdf" },
-	{ "wasm", "application/wasm" },
-	{ "zip", "application/zip" },
-	{ "gz", "application/gzip" },
-	{ "tar", "application/x-tar" },
-	{ "mp4", "video/mp4" },
-	{ "webm", "video/webm" },
-	{ "mp3", "audio/mpeg" },
-	{ "ogg", "audio/ogg" },
-};
-
-static const char *
-http_content_type(const char *name)
-{
-	const char *dot = strrchr(name, '.');
-
-	if (dot != NULL && dot != name)
-		for (unsigned int i = 0; i < RTE_DIM(http_mime); i++)
-			if (strcasecmp(dot + 1, http_mime[i].ext) == 0)
-				return http_mime[i].type;
-	return "application/octet-stream";
-}
 
 /* Not cryptographic: an ETag only has to change when the content does. */
 static uint64_t
@@ -152,14 +117,23 @@ static uint32_t
 http_file_hdr(char *out, const struct http_conf *cf, const struct http_file *f,
 	      uint64_t hash, struct http_obj *o)
 {
-	char lm[TFO_HTTP_DATE_LEN + 1];
+	char lm[TFO_HTTP_DATE_LEN + 1], extra[HTTP_EXTRA_MAX];
 	int n, m;
 
+	/* checked at http_add_file: fits */
+	if (f->kind == HTTP_OCSP)
+		snprintf(extra, sizeof(extra), "%s", f->fixed->extra);
+	else if (http_rules_extra(cf->rules, f->key + f->tag_len, extra) < 0)
+		extra[0] = '\0';
 	tfo_http_fmt_date(lm, f->mtime < 0 ? 0 : f->mtime);
 	lm[TFO_HTTP_DATE_LEN] = '\0';
-	n = snprintf(out, HTTP_HDR_MAX,
-		     "Content-Type: %s\r\nContent-Length: %" PRIu64
-		     "\r\nLast-Modified: ", f->ctype, f->size);
+	n = snprintf(out, HTTP_HDR_MAX, "Content-Type: %s\r\n", f->ctype);
+	o->cl_off = (uint16_t)n;
+	n += snprintf(out + n, HTTP_HDR_MAX - n, "Content-Length: %" PRIu64 "\r\n",
+		      f->size);
+	o->cl_end = (uint16_t)n;
+	o->size = f->size;
+	n += snprintf(out + n, HTTP_HDR_MAX - n, "Last-Modified: ");
 	o->lm_off = (uint16_t)n;
 	n += snprintf(out + n, HTTP_HDR_MAX - n, "%s\r\n", lm);
 	o->nm_off = (uint32_t)n;
@@ -171,12 +145,49 @@ http_file_hdr(char *out, const struct http_conf *cf, const struct http_file *f,
 	o->etag_len = 18;
 	n += m;
 	n += snprintf(out + n, HTTP_HDR_MAX - n, "\"%016" PRIx64 "\"\r\n", hash);
-	if (cf->cache_control[0] != '\0')
+	if (f->cc[0] != '\0')
 		n += snprintf(out + n, HTTP_HDR_MAX - n, "Cache-Control: %s\r\n",
-			      cf->cache_control);
-	n += snprintf(out + n, HTTP_HDR_MAX - n, "\r\n");
+			      f->cc);
+	n += snprintf(out + n, HTTP_HDR_MAX - n, "%s\r\n", extra);
 	o->hdr_len = (uint32_t)n;
+	o->flags = f->flags;
 	return (uint32_t)n;
+}
+
+/*
+ * Header section and body of a path rule's fixed answer (status = 200 with
+ * its body, or 204 without one: RFC 9110 15.3.5, no Content-Length).
+ */
+static uint32_t
+http_fixed_obj(char *out, const struct http_conf *cf, const struct http_file *f,
+	       struct http_obj *o)
+{
+	const struct http_rule *r = f->fixed;
+	size_t bl = strlen(r->body);
+	int n = 0;
+
+	/* o->blob is set already (http_fill) */
+	o->nm_off = 0;
+	o->etag_off = 0;
+	o->etag_len = 0;
+	o->lm_off = 0;
+	o->cl_off = 0;
+	o->cl_end = 0;
+	if (r->status == 200)
+		n += snprintf(out + n, HTTP_HDR_MAX - n, "Content-Type: %s\r\n"
+			      "Content-Length: %zu\r\n", f->ctype, bl);
+	if (cf->server[0] != '\0')
+		n += snprintf(out + n, HTTP_HDR_MAX - n, "Server: %s\r\n",
+			      cf->server);
+	if (f->cc[0] != '\0')
+		n += snprintf(out + n, HTTP_HDR_MAX - n, "Cache-Control: %s\r\n",
+			      f->cc);
+	n += snprintf(out + n, HTTP_HDR_MAX - n, "%s\r\n", r->extra);
+	o->hdr_len = (uint32_t)n;
+	o->status = r->status == 204 ? S204 : S200;
+	o->flags = f->flags;
+	memcpy(out + n, r->body, bl);
+	return (uint32_t)(n + bl);
 }
 
 /* Percent-encode what may not appear raw in a Location path. */
@@ -233,66 +244,106 @@ http_small_obj(char *out, const struct http_conf *cf, enum http_status s,
 	o->etag_off = 0;
 	o->etag_len = 0;
 	o->lm_off = 0;
+	o->cl_off = 0;
+	o->cl_end = 0;	/* no ranges */
+	o->flags = 0;
 	o->status = (uint8_t)s;
 	memcpy(out + n, body, (size_t)bl);
 	return (uint32_t)(n + bl);
 }
 
-static int
-http_add_file(struct http_load *L, const char *fs, const char *key,
-	      const struct stat *sb)
+/*
+ * One entry of the table to be: limits (files, sizes), then a copy of
+ * @p key (@p key_len bytes, binary for OCSP) and @p fs. @p label names it
+ * in messages. The caller fills ctype, cc, extra and the rest.
+ */
+static struct http_file *
+http_add_entry(struct http_load *L, const char *fs, const char *key,
+	       uint32_t key_len, uint64_t size, const char *label, int *rc)
 {
 	const struct http_conf *cf = L->cf;
 	struct http_file *f;
 
-	if (strlen(key) > cf->max_key) {
-		TFO_LOG(WARNING, "http: %s: %s skipped: its path is longer than "
-			"max_uri %u, no request can name it", cf->root, key,
-			cf->max_key);
-		return 0;
-	}
+	*rc = -EFBIG;
 	if (L->nb_files >= cf->max_files) {
 		http_load_err(cf, "%s: %s: more than max_files %" PRIu64
-			" files", cf->root, key, cf->max_files);
-		return -EFBIG;
+			" files", cf->root, label, cf->max_files);
+		return NULL;
 	}
-	if ((uint64_t)sb->st_size > cf->max_file) {
+	if (size > cf->max_file) {
 		http_load_err(cf, "%s: %s is %" PRIu64
-			" bytes, over max_file_size %" PRIu64, cf->root, key,
-			(uint64_t)sb->st_size, cf->max_file);
-		return -EFBIG;
+			" bytes, over max_file_size %" PRIu64, cf->root, label,
+			size, cf->max_file);
+		return NULL;
 	}
-	if (L->total + (uint64_t)sb->st_size > cf->max_total) {
+	if (L->total + size > cf->max_total) {
 		http_load_err(cf, "%s: %s (%" PRIu64 " bytes) would bring the "
 			"total to %" PRIu64 " bytes, over max_total_size %"
-			PRIu64 " (%u files loaded before it)", cf->root, key,
-			(uint64_t)sb->st_size, L->total + (uint64_t)sb->st_size,
-			cf->max_total, L->nb_files);
-		return -EFBIG;
+			PRIu64 " (%u files loaded before it)", cf->root, label,
+			size, L->total + size, cf->max_total, L->nb_files);
+		return NULL;
 	}
+	*rc = -ENOMEM;
 	if (L->nb_files == L->cap) {
 		uint32_t ncap = L->cap ? 2 * L->cap : 64;
 		struct http_file *nf = realloc(L->files, ncap * sizeof(*nf));
 
 		if (nf == NULL)
-			return -ENOMEM;
+			return NULL;
 		L->files = nf;
 		L->cap = ncap;
 	}
 	f = &L->files[L->nb_files];
 	memset(f, 0, sizeof(*f));
-	f->key = strdup(key);
-	f->fs = strdup(fs);
-	if (f->key == NULL || f->fs == NULL) {
+	f->key = malloc(key_len + 1);
+	f->fs = fs != NULL ? strdup(fs) : NULL;
+	if (f->key == NULL || (fs != NULL && f->fs == NULL)) {
 		free(f->key);
 		free(f->fs);
-		return -ENOMEM;
+		return NULL;
 	}
-	f->size = (uint64_t)sb->st_size;
-	f->mtime = (int64_t)sb->st_mtime;
-	f->ctype = http_content_type(strrchr(key, '/') + 1);
+	memcpy(f->key, key, key_len);
+	f->key[key_len] = '\0';
+	f->key_len = key_len;
+	f->size = size;
 	L->nb_files++;
-	L->total += f->size;
+	L->total += size;
+	*rc = 0;
+	return f;
+}
+
+/* A file of a root: key [tag] "/dir/name". */
+static int
+http_add_file(struct http_load *L, const char *fs, const char *key,
+	      const struct stat *sb)
+{
+	const struct http_conf *cf = L->cf;
+	uint8_t tl = L->tag != 0;
+	struct http_file *f;
+	char extra[HTTP_EXTRA_MAX];
+	int rc;
+
+	if (strlen(key) - tl > cf->max_key) {
+		TFO_LOG(WARNING, "http: %s: %s skipped: its path is longer than "
+			"max_uri %u, no request can name it", cf->root, key + tl,
+			cf->max_key);
+		return 0;
+	}
+	f = http_add_entry(L, fs, key, (uint32_t)strlen(key), (uint64_t)sb->st_size,
+			   key + tl, &rc);
+	if (f == NULL)
+		return rc;
+	f->tag_len = tl;
+	f->kind = HTTP_FILE;
+	f->mtime = (int64_t)sb->st_mtime;
+	f->ctype = http_content_type(cf->rules, strrchr(key, '/') + 1);
+	http_apply_rules(cf->rules, cf->cache_control, key + tl, &f->cc, &f->ctype,
+			 &f->flags);
+	if (http_rules_extra(cf->rules, key + tl, extra) < 0) {
+		http_load_err(cf, "%s: %s: the header lines of its rules exceed %d "
+			"bytes", cf->root, key + tl, HTTP_EXTRA_MAX);
+		return -E2BIG;
+	}
 	return 0;
 }
 
@@ -457,6 +508,28 @@ http_blob_small(struct http_state *st, struct http_obj *o, uint64_t *off,
 	memcpy(http_blob_take(st, o, off, n), hdr, n);
 }
 
+/* Whether @p f is an index file ("/dir/index.html"): its dir_len. */
+static uint32_t
+http_index_len(const struct http_conf *cf, const struct http_file *f)
+{
+	size_t ilen = strlen(cf->index), kl = f->key_len;
+
+	if (f->kind != HTTP_FILE || kl <= ilen + f->tag_len ||
+	    strcmp(f->key + kl - ilen, cf->index) != 0 || f->key[kl - ilen - 1] != '/')
+		return 0;
+	return (uint32_t)(kl - ilen);
+}
+
+/* The "/dir" -> "/dir/" redirect of index file @p f into @p hdr. */
+static uint32_t
+http_redirect_obj(char *hdr, char *loc, const struct http_conf *cf,
+		  const struct http_file *f, struct http_obj *o)
+{
+	http_uri_encode(loc, HTTP_HDR_MAX, f->key + f->tag_len,
+			f->dir_len - f->tag_len);
+	return http_small_obj(hdr, cf, S301, loc, o);
+}
+
 /*
  * Read the files into the blob zone behind their headers, and key them:
  * "/dir/name"; an index file also as "/dir/", plus "/dir" -> 301.
@@ -476,30 +549,37 @@ http_fill(struct http_state *st, const struct http_conf *cf,
 		uint8_t *base = http_blob_take(st, o, &off,
 					       (uint32_t)(f->hdr_len + f->size));
 
-		rc = http_read_file(cf, f, base + f->hdr_len);
-		if (rc != 0)
-			return rc;
-		if (http_file_hdr(hdr, cf, f, http_content_hash(base +
-				  f->hdr_len, f->size), o) != f->hdr_len)
-			return -EIO;
-		memcpy(base, hdr, f->hdr_len);
-		o->status = S200;
-		kl = (uint32_t)strlen(f->key);
+		if (f->kind == HTTP_FIXED) {
+			if (http_fixed_obj(hdr, cf, f, o) != f->hdr_len + f->size)
+				return -EIO;
+			memcpy(base, hdr, f->hdr_len + f->size);
+		} else {
+			rc = http_read_file(cf, f, base + f->hdr_len);
+			if (rc != 0)
+				return rc;
+			if (http_file_hdr(hdr, cf, f, http_content_hash(base +
+					  f->hdr_len, f->size), o) != f->hdr_len)
+				return -EIO;
+			memcpy(base, hdr, f->hdr_len);
+			o->status = S200;
+		}
+		kl = f->key_len;
 		memcpy(key, f->key, kl + 1);
 		keys_len += kl + 1;
 		rc = http_table_add(st, key, kl, o);
 		if (rc == 0 && f->dir_len != 0)
 			rc = http_table_add(st, key, f->dir_len, o);
-		if (rc == 0 && f->dir_len > 1) {
+		if (rc == 0 && f->dir_len > f->tag_len + 1U) {
 			struct http_obj *r = &st->objs[o_i++];
+			uint32_t n = http_redirect_obj(hdr, loc, cf, f, r);
 
-			http_uri_encode(loc, HTTP_HDR_MAX, f->key, f->dir_len);
-			http_blob_small(st, r, &off, hdr, cf, S301, loc);
+			memcpy(http_blob_take(st, r, &off, n), hdr, n);
 			rc = http_table_add(st, key, f->dir_len - 1, r);
 		}
 		if (rc != 0)
-			http_load_err(cf, "%s: %s: two files for one path",
-				cf->root, f->key);
+			http_load_err(cf, "%s: %s: two answers for one path (a file "
+				"and a path rule's status, or an OCSP request twice)",
+				cf->root, f->kind == HTTP_OCSP ? f->fs : f->key + f->tag_len);
 	}
 	for (int s = S400; s < S_MAX && rc == 0; s++)
 		http_blob_small(st, &st->errors[s], &off, hdr, cf, s, NULL);
@@ -519,28 +599,27 @@ static void
 http_measure(struct http_load *L, const struct http_conf *cf, char *hdr, char *loc,
 	     struct http_sizes *sz)
 {
-	size_t ilen = strlen(cf->index);
-
 	memset(sz, 0, sizeof(*sz));
 	for (uint32_t i = 0; i < L->nb_files; i++) {
 		struct http_file *f = &L->files[i];
-		size_t kl = strlen(f->key);
 		struct http_obj tmp;
 
-		f->hdr_len = http_file_hdr(hdr, cf, f, 0, &tmp);
+		if (f->kind == HTTP_FIXED) {
+			f->size = strlen(f->fixed->body);
+			f->hdr_len = http_fixed_obj(hdr, cf, f, &tmp) - (uint32_t)f->size;
+		} else {
+			f->hdr_len = http_file_hdr(hdr, cf, f, 0, &tmp);
+		}
 		sz->arena += RTE_ALIGN_CEIL(f->hdr_len + f->size, HTTP_BLOB_ALIGN);
-		sz->keys_len += kl + 1;
-		if (kl > ilen && strcmp(f->key + kl - ilen, cf->index) == 0 &&
-		    f->key[kl - ilen - 1] == '/') {
-			f->dir_len = (uint32_t)(kl - ilen);
-			sz->nb_dirs++;
-			if (f->dir_len > 1) {
-				http_uri_encode(loc, HTTP_HDR_MAX, f->key,
-						f->dir_len);
-				sz->arena += RTE_ALIGN_CEIL(http_small_obj(hdr, cf,
-						S301, loc, &tmp), HTTP_BLOB_ALIGN);
-				sz->nb_redirects++;
-			}
+		sz->keys_len += f->key_len + 1;
+		f->dir_len = http_index_len(cf, f);
+		if (f->dir_len == 0)
+			continue;
+		sz->nb_dirs++;
+		if (f->dir_len > f->tag_len + 1U) {
+			sz->arena += RTE_ALIGN_CEIL(http_redirect_obj(hdr, loc, cf, f,
+						    &tmp), HTTP_BLOB_ALIGN);
+			sz->nb_redirects++;
 		}
 	}
 	for (int s = S400; s < S_MAX; s++) {
@@ -549,6 +628,142 @@ http_measure(struct http_load *L, const struct http_conf *cf, char *hdr, char *l
 		sz->arena += RTE_ALIGN_CEIL(http_small_obj(hdr, cf, s, NULL, &tmp),
 					    HTTP_BLOB_ALIGN);
 	}
+}
+
+/* Each path rule's fixed answer, for the root and every virtual host. */
+static int
+http_add_fixed(struct http_load *L, const struct http_rules *ru)
+{
+	char key[1 + 256];
+	int rc = 0;
+
+	for (unsigned int i = 0; i < ru->nb_rules && rc == 0; i++) {
+		const struct http_rule *r = &ru->rules[i];
+
+		for (unsigned int h = 0; r->status != 0 && h < RTE_MAX(ru->nb_hosts, 1U) &&
+		     rc == 0; h++) {
+			struct http_file *f;
+			uint8_t tl = h != 0;
+
+			key[0] = (char)h;
+			memcpy(key + tl, r->path, strlen(r->path) + 1);
+			f = http_add_entry(L, NULL, key, (uint32_t)(strlen(r->path) + tl),
+					   strlen(r->body), r->path, &rc);
+			if (f == NULL)
+				break;
+			f->tag_len = tl;
+			f->kind = HTTP_FIXED;
+			f->fixed = r;
+			f->ctype = r->ctype[0] != '\0' ? r->ctype :
+				   "text/plain; charset=utf-8";
+			http_apply_rules(ru, L->cf->cache_control, r->path, &f->cc, &f->ctype,
+					 &f->flags);
+		}
+	}
+	return rc;
+}
+
+/* The prepared responses of OCSP path rule @p r (responder @p idx): each
+ * file of its directory, named by the base64url of the DER request. */
+static int
+http_add_ocsp(struct http_load *L, const struct http_rule *r, unsigned int idx)
+{
+	const struct http_conf *cf = L->cf;
+	uint8_t key[1 + HTTP_OCSP_MAX_REQ];
+	char fs[PATH_MAX];
+	struct dirent **ents = NULL;
+	struct http_file *f;
+	struct stat sb;
+	int n, len, rc = 0;
+
+	n = scandir(r->ocsp, &ents, NULL, alphasort);
+	if (n < 0) {
+		rc = -errno;
+		http_load_err(cf, "ocsp = %s: %s", r->ocsp, strerror(errno));
+		return rc;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+
+		if (rc != 0 || name[0] == '.')
+			continue;
+		snprintf(fs, sizeof(fs), "%s/%s", r->ocsp, name);
+		if (stat(fs, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+			http_load_err(cf, "ocsp = %s: %s is not a regular file",
+				r->ocsp, name);
+			rc = -EINVAL;
+			continue;
+		}
+		key[0] = (uint8_t)(HTTP_OCSP_TAG | idx);
+		len = tfo_http_b64_decode((const uint8_t *)name, (uint32_t)strlen(name),
+					  false, key + 1, HTTP_OCSP_MAX_REQ);
+		if (len <= 0) {
+			http_load_err(cf, "ocsp = %s: %s: a name must be the base64url "
+				"of a DER OCSP request (at most %d bytes)", r->ocsp,
+				name, HTTP_OCSP_MAX_REQ);
+			rc = -EINVAL;
+			continue;
+		}
+		f = http_add_entry(L, fs, (const char *)key, (uint32_t)len + 1,
+				   (uint64_t)sb.st_size, fs, &rc);
+		if (f == NULL)
+			continue;
+		f->kind = HTTP_OCSP;
+		f->fixed = r;
+		f->mtime = (int64_t)sb.st_mtime;
+		f->ctype = "application/ocsp-response";
+		f->cc = r->has_cc ? r->cache_control : cf->cache_control;
+	}
+	for (int i = 0; i < n; i++)
+		free(ents[i]);
+	free(ents);
+	return rc;
+}
+
+/*
+ * Every entry: the root's files, each virtual host's (keys tagged with
+ * the host), the fixed answers, the OCSP responses; and the state's copy
+ * of what handle() reads of the rules (hosts, OCSP paths).
+ */
+static int
+http_collect(struct http_load *L, struct http_conf *cf, struct http_state *st)
+{
+	struct http_rules *ru = cf->rules;
+	char dkey[3] = "/";
+	int rc;
+
+	rc = http_walk(L, cf->root, dkey, 0);
+	for (unsigned int h = 1; h < ru->nb_hosts && rc == 0; h++) {
+		memcpy(cf->root, ru->hosts[h].root, sizeof(cf->root));
+		L->tag = (uint8_t)h;
+		dkey[0] = (char)h;
+		dkey[1] = '/';
+		rc = http_walk(L, cf->root, dkey, 0);
+	}
+	L->tag = 0;
+	if (rc == 0)
+		rc = http_add_fixed(L, ru);
+	for (unsigned int i = 0; i < ru->nb_rules && rc == 0; i++) {
+		const struct http_rule *r = &ru->rules[i];
+		struct http_ocsp *oc;
+
+		if (r->ocsp[0] == '\0')
+			continue;
+		oc = &st->ocsp[st->nb_ocsp];
+		oc->len = (uint16_t)strlen(r->path);
+		while (oc->len > 1 && r->path[oc->len - 1] == '/')
+			oc->len--;
+		memcpy(oc->prefix, r->path, oc->len);
+		oc->tag = (uint8_t)(HTTP_OCSP_TAG | st->nb_ocsp);
+		oc->post_in_syn = r->post_in_syn == 1;
+		rc = http_add_ocsp(L, r, st->nb_ocsp++);
+	}
+	memcpy(st->names, ru->names, sizeof(st->names));
+	st->nb_names = (uint8_t)ru->nb_names;
+	st->default_host = ru->default_host;
+	st->slash = cf->slash;
+	st->max_body = cf->max_body;
+	return rc;
 }
 
 /* The blob memzone, objects, hash slots, paths and per-lcore dates. */
@@ -651,9 +866,10 @@ http_table_load(const struct tfo_service_args *a, struct http_state **out,
 	cf.why = why;
 	cf.whylen = whylen;
 	L.cf = &cf;
-	rc = http_walk(&L, cf.root, "/", 0);
+	rc = http_collect(&L, &cf, st);
 	if (rc != 0)
 		goto fail;
+	st->max_request = a->max_request;
 	http_measure(&L, &cf, hdr, loc, &sz);
 	rc = http_setup_memory(st, a, &cf, &L, &sz);
 	if (rc != 0)
@@ -663,12 +879,15 @@ http_table_load(const struct tfo_service_args *a, struct http_state **out,
 		goto fail;
 	http_clock_init(st);
 
-	snprintf(why, whylen, "%u files, %" PRIu64 " bytes from %s "
+	snprintf(why, whylen, "%u files, %" PRIu64 " bytes from %s%s "
 		 "(%" PRIu64 " KiB with headers, %u directory indexes)",
-		 L.nb_files, L.total, cf.root, sz.arena >> 10, sz.nb_dirs);
+		 L.nb_files, L.total, tfo_service_arg(a, "root", "www"),
+		 cf.rules->nb_hosts > 1 ? " and the virtual hosts' roots" : "",
+		 sz.arena >> 10, sz.nb_dirs);
 	*out = st;
 	st = NULL;
 fail:
+	http_conf_free(&cf);
 	for (uint32_t i = 0; i < L.nb_files; i++) {
 		free(L.files[i].key);
 		free(L.files[i].fs);
