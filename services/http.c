@@ -336,7 +336,8 @@ http_ranged(const struct http_state *st, const struct tfo_http_req *r,
 		*ret = TFO_SVC_RESPOND;
 		return 0;
 	}
-	if (rc != 0) {
+	/* the 416's Content-Range goes into the buffer too */
+	if (rc != 0 || resp->buf_cap < HTTP_MIN_BUF + 48) {
 		http_count(resp, TFO_STAT_http_range_ignored);
 		return -1;
 	}

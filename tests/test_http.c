@@ -1436,6 +1436,8 @@ rules_tree(int *rc)
 	tmp_text("www/ca.crl", "CRL");
 	tmp_text("www/page.txt", "root page");
 	tmp_text("www-a/page.txt", "host a page");
+	tmp_dir("www-a/sub");
+	tmp_text("www-a/sub/index.html", "a index");
 	tmp_text("www-b/page.txt", "host b page");
 	tmp_text("ocsp/MAMCAQc", "RESPONSE");
 	tmp_text("rules.ini", http_rules_ok);
@@ -1616,6 +1618,13 @@ TFO_TEST(virtual_hosts)
 		CHECK_MSG(code() == 200 && strcmp(body(&bl), hosts[i].want) == 0,
 			  "%s: %s", q, out);
 	}
+	/* a host's directory: the redirect names the path, not the host's tag */
+	ask(st, "GET /sub HTTP/1.1\r\nHost: a.example\r\n\r\n", &r);
+	CHECK_MSG(code() == 301 && has("Location: /sub/\r\n"), "%s", out);
+	ask(st, "GET /sub/ HTTP/1.1\r\nHost: a.example\r\n\r\n", &r);
+	CHECK(code() == 200 && strcmp(body(&bl), "a index") == 0);
+	ask(st, "GET /sub/ HTTP/1.1\r\nHost: x\r\n\r\n", &r);
+	CHECK_EQ(code(), 404);
 	/* a host's files only: the root's ca.crl is not a.example's */
 	ask(st, "GET /ca.crl HTTP/1.1\r\nHost: a.example\r\n\r\n", &r);
 	CHECK_EQ(code(), 404);
@@ -1668,6 +1677,19 @@ TFO_TEST(rules_default_host_and_errors)
 	/* the rules file itself missing */
 	tmp_text("rules.ini", "");
 	CHECK_EQ(check_rules("", why, sizeof(why)), 0);
+	/* a fixed answer and a file for one path: the load says so */
+	tmp_text("www/generate_204", "a file");
+	tmp_text("rules.ini", http_rules_ok);
+	{
+		char log[2048], root[512], file[512];
+
+		snprintf(root, sizeof(root), "%s/www", tmp_root);
+		snprintf(file, sizeof(file), "%s/rules.ini", tmp_root);
+		st = mk_logged(&rc, log, sizeof(log), "root", root, "rules", file, NULL);
+		CHECK(st == NULL && rc == -EEXIST);
+		CHECK_MSG(strstr(log, "/generate_204: two answers for one path") != NULL,
+			  "log: %s", log);
+	}
 	/* default = yes: an unknown Host gets that host's files */
 	snprintf(rules, sizeof(rules), "[host b.example]\nroot = www-b\ndefault = yes\n");
 	tmp_text("rules.ini", rules);
