@@ -5,8 +5,9 @@
  * (http_conf_read: no DPDK, so --print-config refuses what a start would),
  * every error as "FILE:LINE: reason".
  *
- * The rules file is INI like the configuration ('#' or ';' comments,
- * "key = value"), with two kinds of sections:
+ * The rules file is INI like the configuration ("key = value"; ';' or '#'
+ * at the start of a line or after white space starts a comment), with two
+ * kinds of sections:
  *
  *   [path /generate_204]       an exact path, or an fnmatch(3) pattern
  *   status = 204               (with '*', '?' or '['; without a '/' it is
@@ -463,6 +464,13 @@ http_rules_line(struct http_rules_rd *rd, char *s)
 
 	while (*s == ' ' || *s == '\t')
 		s++;
+	/* as in the configuration: ';' or '#' after white space starts a
+	 * comment (inside a word it is part of the value) */
+	for (e = s; *e != '\0'; e++)
+		if ((*e == ';' || *e == '#') && e > s && (e[-1] == ' ' || e[-1] == '\t')) {
+			*e = '\0';
+			break;
+		}
 	e = s + strlen(s);
 	while (e > s && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' || e[-1] == '\t'))
 		*--e = '\0';

@@ -1392,14 +1392,14 @@ check_rules(const char *rules, char *why, size_t cap)
 
 static const char http_rules_ok[] =
 	"# connectivity check, a fixed body, PKI files, a beacon, OCSP\n"
-	"[path /generate_204]\n"
-	"status = 204\n"
+	"[path /generate_204]   ; comments after white space\n"
+	"status = 204\t# as in the configuration\n"
 	"cache_control = no-store\n"
 	"[path /hello]\n"
 	"status = 200\n"
 	"body = hi there\n"
 	"content_type = text/plain\n"
-	"header = X-Check: 1\n"
+	"header = X-Check: 1#not a comment\n"
 	"[path *.crl]\n"
 	"cache_control = max-age=3600\n"
 	"header = X-A: a\n"
@@ -1469,7 +1469,7 @@ TFO_TEST(path_rules_fixed_answers)
 	CHECK(!r.close);
 	ask(st, "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n", &r);
 	CHECK_EQ(code(), 200);
-	CHECK(has("Content-Type: text/plain\r\n") && has("X-Check: 1\r\n") &&
+	CHECK(has("Content-Type: text/plain\r\n") && has("X-Check: 1#not a comment\r\n") &&
 	      has("Content-Length: 8\r\n"));
 	CHECK(strcmp(body(&bl), "hi there") == 0);
 	/* the default Cache-Control where no rule says */

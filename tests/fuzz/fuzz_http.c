@@ -44,13 +44,13 @@ static const struct tfo_svc_ctx *cur_ctx = &fuzz_ctx;
 static void *http_state, *http_rules_state, *echo_state;
 static struct tfo_stats stats;
 
+/* create() with @p nb key, value pairs */
 static void *
-svc_create(const struct tfo_service *svc, const char *k1, const char *v1,
-	   const char *k2, const char *v2, const char *k3, const char *v3)
+svc_create(const struct tfo_service *svc, unsigned int nb,
+	   const struct tfo_service_kv *kv)
 {
-	struct tfo_service_kv kv[3] = { { k1, v1 }, { k2, v2 }, { k3, v3 } };
-	struct tfo_service_args a = { .port = 80, .nb_kv = k3 ? 3 : k2 ? 2 : 1,
-				      .kv = kv, .socket_id = SOCKET_ID_ANY };
+	struct tfo_service_args a = { .port = 80, .nb_kv = nb, .kv = kv,
+				      .socket_id = SOCKET_ID_ANY };
 	void *st = NULL;
 
 	if (svc == NULL || svc->create(&a, &st) != 0) {
@@ -63,15 +63,21 @@ svc_create(const struct tfo_service *svc, const char *k1, const char *v1,
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	/* date = no: the same request, the same bytes (idempotence check) */
+	static const struct tfo_service_kv plain[] = {
+		{ "root", TFO_CONFIG_DIR "/../tests/www" }, { "date", "no" },
+	}, rules[] = {
+		{ "root", TFO_CONFIG_DIR "/../tests/www" }, { "date", "no" },
+		{ "rules", TFO_CONFIG_DIR "/../tests/http_rules/rules.ini" },
+		{ "encoded_slash", "decode" },
+	}, echo[] = { { "max_line", "512" } };
+
 	fz_eal_init((*argv)[0], 128);
 	http_svc = tfo_service_find("http");
 	echo_svc = tfo_service_find("echo");
-	http_state = svc_create(http_svc, "root", TFO_CONFIG_DIR "/../tests/www",
-				"date", "no", NULL, NULL);
-	http_rules_state = svc_create(http_svc, "root", TFO_CONFIG_DIR "/../tests/www",
-				      "rules", TFO_CONFIG_DIR "/../tests/http_rules/rules.ini",
-				      "encoded_slash", "decode");
-	echo_state = svc_create(echo_svc, "max_line", "512", NULL, NULL, NULL, NULL);
+	http_state = svc_create(http_svc, RTE_DIM(plain), plain);
+	http_rules_state = svc_create(http_svc, RTE_DIM(rules), rules);
+	echo_state = svc_create(echo_svc, RTE_DIM(echo), echo);
 	return 0;
 }
 
