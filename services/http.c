@@ -478,7 +478,7 @@ http_ocsp(const struct http_state *st, const struct tfo_svc_ctx *ctx,
 	if (r->method == TFO_HTTP_POST) {
 		n = consumed - r->head_len <= HTTP_OCSP_MAX_REQ ?
 		    (int)(consumed - r->head_len) : -1;
-		if (n >= 0)
+		if (n > 0)
 			memcpy(key + 1, req + r->head_len, (size_t)n);
 	} else {
 		n = tfo_http_b64_decode(b64->p, b64->len, true, key + 1,
