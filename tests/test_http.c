@@ -1674,9 +1674,27 @@ TFO_TEST(rules_default_host_and_errors)
 		CHECK_MSG(check_rules(bad[i].text, why, sizeof(why)) < 0 &&
 			  strstr(why, bad[i].want) != NULL, "case %u: %s", i, why);
 	}
-	/* the rules file itself missing */
-	tmp_text("rules.ini", "");
+	/* config/http-rules.ini, the example, is a good rules file */
+	{
+		struct tfo_service_kv kv[2] = {
+			{ "root", WWW }, { "rules", TFO_CONFIG_DIR "/http-rules.ini" },
+		};
+		struct tfo_service_args a = { .port = 80, .kv = kv, .nb_kv = 2 };
+
+		CHECK_MSG(svc->check(&a, why, sizeof(why)) == 0, "%s", why);
+	}
+	/* an empty rules file is fine, a missing one is named */
 	CHECK_EQ(check_rules("", why, sizeof(why)), 0);
+	{
+		struct tfo_service_kv kv[2] = {
+			{ "root", WWW }, { "rules", "/nonexistent/rules.ini" },
+		};
+		struct tfo_service_args a = { .port = 80, .kv = kv, .nb_kv = 2 };
+
+		CHECK_MSG(svc->check(&a, why, sizeof(why)) < 0 &&
+			  strstr(why, "rules = /nonexistent/rules.ini: No such file") != NULL,
+			  "%s", why);
+	}
 	/* a fixed answer and a file for one path: the load says so */
 	tmp_text("www/generate_204", "a file");
 	tmp_text("rules.ini", http_rules_ok);
