@@ -1767,6 +1767,48 @@ TFO_TEST(encoded_slash_and_mime_keys)
 	tmp_clean();
 }
 
+TFO_TEST(reload_reads_the_rules_again)
+{
+	struct tfo_svc_resp r;
+	char msg[512];
+	size_t bl;
+	void *st;
+	int rc;
+
+	st = rules_tree(&rc);
+	REQUIRE(st != NULL && svc->reload != NULL);
+	ask(st, "GET /generate_204 HTTP/1.1\r\nHost: x\r\n\r\n", &r);
+	CHECK_EQ(code(), 204);
+	/* the rules change: the next generation answers from them */
+	tmp_text("rules.ini", "[path /generate_204]\nstatus = 200\nbody = now 200\n"
+		 "[path /ocsp]\nocsp = ocsp\n");
+	CHECK_EQ(svc->reload(st, msg, sizeof(msg)), 1);
+	ask(st, "GET /generate_204 HTTP/1.1\r\nHost: x\r\n\r\n", &r);
+	CHECK(code() == 200 && strcmp(body(&bl), "now 200") == 0);
+	/* the host is gone: its files with it */
+	ask(st, "GET /page.txt HTTP/1.1\r\nHost: a.example\r\n\r\n", &r);
+	CHECK(code() == 200 && strcmp(body(&bl), "root page") == 0);
+	/* a new OCSP response is served after a reload */
+	tmp_text("ocsp/MAMCAQg", "SECOND");
+	CHECK_EQ(svc->reload(st, msg, sizeof(msg)), 1);
+	ask(st, "GET /ocsp/MAMCAQg HTTP/1.1\r\nHost: x\r\n\r\n", &r);
+	CHECK(code() == 200 && strcmp(body(&bl), "SECOND") == 0);
+	/* a bad rules file is refused, FILE:LINE, the old generation serves */
+	tmp_text("rules.ini", "[path /x]\nstatus = 500\n");
+	CHECK(svc->reload(st, msg, sizeof(msg)) < 0);
+	CHECK_MSG(strstr(msg, "the old one serves") != NULL &&
+		  strstr(msg, "rules.ini:2: status = 500") != NULL, "%s", msg);
+	ask(st, "GET /ocsp/MAMCAQg HTTP/1.1\r\nHost: x\r\n\r\n", &r);
+	CHECK_EQ(code(), 200);
+	/* a file in the OCSP directory that is not a request's base64 */
+	tmp_text("rules.ini", "[path /ocsp]\nocsp = ocsp\n");
+	tmp_text("ocsp/not*base64", "x");
+	CHECK(svc->reload(st, msg, sizeof(msg)) < 0);
+	CHECK_MSG(strstr(msg, "not*base64: a name must be the base64url") != NULL, "%s", msg);
+	svc->destroy(st);
+	tmp_clean();
+}
+
 TFO_TEST(counters)
 {
 	struct tfo_svc_resp r;
