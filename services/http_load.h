@@ -80,6 +80,46 @@ struct http_conf {
 	size_t whylen;
 };
 
+/* What goes into a table, collected before it is built (http_walk.c). */
+enum http_kind {
+	HTTP_FILE,		/* a file of a root */
+	HTTP_FIXED,		/* a path rule's fixed answer (status =) */
+	HTTP_OCSP,		/* a prepared OCSP response */
+};
+
+struct http_file {
+	char *key;		/* the table's key: [tag] "/dir/name" (what a
+				 * request path decodes to), or the OCSP tag
+				 * and DER request */
+	uint32_t key_len;
+	uint8_t tag_len;	/* 1: key[0] is a virtual host's tag */
+	uint8_t kind;		/* enum http_kind */
+	uint8_t flags;		/* HTTP_OBJ_* */
+	char *fs;		/* path on disk (HTTP_FIXED: NULL) */
+	uint64_t size;
+	int64_t mtime;
+	const char *ctype;
+	const char *cc;		/* Cache-Control value, "" for none */
+	const struct http_rule *fixed;	/* HTTP_FIXED: its rule */
+	uint32_t hdr_len;
+	uint32_t dir_len;	/* index files: key[0, dir_len) is "/dir/" */
+};
+
+struct http_load {
+	const struct http_conf *cf;
+	uint8_t tag;		/* the virtual host being walked (0: root) */
+	struct http_file *files;
+	uint32_t nb_files;
+	uint32_t cap;
+	uint64_t total;
+};
+
+/* The entries of @p cf's root, virtual hosts, fixed answers and OCSP
+ * responses into @p L, and into @p st what handle() reads of the rules
+ * (host names, OCSP paths, encoded_slash, max_body). 0, or a negative
+ * errno, logged with the file named (http_load_err). */
+int http_collect(struct http_load *L, struct http_conf *cf, struct http_state *st);
+
 /* Log one loading error and keep it in cf->why (a reload answers with it). */
 void __attribute__((format(printf, 2, 3)))
 http_load_err(const struct http_conf *cf, const char *fmt, ...);
