@@ -140,6 +140,9 @@ def main():
     keys_help = subprocess.run([server, '--', '--help-config'], stdout=subprocess.PIPE,
                                text=True, check=True).stdout
     cfg_keys = set(re.findall(r'^  ([a-z_0-9]+)\s', keys_help, re.M))
+    # the services' keys: "    keys: port, root, ..." under each service
+    for line in re.findall(r'^    keys: (.*)$', keys_help, re.M):
+        cfg_keys |= set(k.strip() for k in line.split(','))
     extra_ok = {'rx_unaccounted', 'tx_unaccounted', 'accounting_ok', 'cookie_algo',
                 'key_file', 'q_ipackets', 'tfo_pending',
                 'tfo_key_info', 'syn_steering', 'numa_node', 'nr_hugepages',
