@@ -342,7 +342,66 @@ int64_t lg_addr_index(const struct lg_opts *o, int family, const struct tfo_addr
 unsigned int lg_flow_queue(const struct lg_shared *sh, const struct lg_opts *o,
 			   uint32_t addr, uint16_t sport);
 
-/* ---- the state machine (client.c) --------------------------------------- */
+/* ---- shared by client.c, starts.c and lcore.c ------------------------- */
+
+static inline uint64_t
+lg_rand(struct lg_lcore *lc)
+{
+	/* xorshift64*: good enough to pick a mix and an ISN offset */
+	lc->rng ^= lc->rng >> 12;
+	lc->rng ^= lc->rng << 25;
+	lc->rng ^= lc->rng >> 27;
+	return lc->rng * 0x2545F4914F6CDD1Dull;
+}
+
+static inline uint32_t
+lg_tsval(const struct lg_lcore *lc, uint64_t now)
+{
+	/* Linux's 1 kHz timestamp clock, without a random offset: the TSC
+	 * counts from boot, so a tuple's TSval grows across runs too, and a
+	 * server's TIME-WAIT entry from the previous run takes our new SYN
+	 * (RFC 7323 PAWS, Linux tcp_timewait_state_process) */
+	return (uint32_t)(now / lc->tsc_per_ms);
+}
+
+static inline struct lg_addr *
+lg_conn_addr(struct lg_lcore *lc, const struct lg_conn *c)
+{
+	return &lc->addrs[c->addr / lc->sh->nb_lcores];
+}
+
+/** One segment to send for a transaction (lg_xmit builds the frame). */
+struct lg_seg {
+	uint8_t port_idx;
+	uint8_t flags;
+	uint8_t opt_len;
+	uint16_t sport;
+	uint16_t window;
+	uint32_t addr;
+	uint32_t seq;
+	uint32_t ack;
+	uint32_t data_off;
+	uint32_t data_len;
+	uint64_t txn_id;
+	const uint8_t *opts;
+};
+
+/** Build and queue @p s; @return 0 or -ENOMEM / -ENOSPC (counted). */
+int lg_xmit(struct lg_lcore *lc, const struct lg_seg *s);
+/** Write a SYN's options into @p out; @return their length. */
+unsigned int lg_syn_opts(uint8_t *out, uint16_t mss, uint32_t tsval, uint8_t form,
+			 const uint8_t *cookie, unsigned int cookie_len);
+/** The SYN of @p c; with data (the first one) or without (retransmissions). */
+void lg_send_syn(struct lg_lcore *lc, struct lg_conn *c, bool with_data, uint64_t now);
+/** A TCP segment for client address index @p addr of this lcore. */
+void lg_tcp_input(struct lg_lcore *lc, const struct rte_mbuf *m, const struct tfo_pkt *p,
+		  uint32_t addr, uint64_t now);
+/** Whether tuple @p t goes out on @p lc's own queue pair (starts.c). */
+bool lg_tuple_ours(const struct lg_lcore *lc, uint32_t t);
+/** How many tuples the start's round robin goes over (starts.c). */
+uint32_t lg_nb_pickable(const struct lg_lcore *lc);
+
+/* ---- the state machine (client.c, starts.c, lcore.c) -------------------- */
 
 /**
  * Handle a received frame on the lcore that owns it (or hand a TCP
