@@ -46,6 +46,13 @@ lg_fill_request(const struct lg_opts *o, uint64_t id, uint8_t *dst, uint32_t off
 	if (o->tag)
 		for (uint32_t i = off; i < LG_TAG_LEN && i < off + len; i++)
 			dst[i - off] = lg_tag_byte(id, i);
+	if (o->dns) {
+		/* the ID, bytes 2-3 (after the length field) */
+		uint16_t dns_id = lg_dns_id(id);
+
+		for (uint32_t i = RTE_MAX(off, 2u); i < 4 && i < off + len; i++)
+			dst[i - off] = (uint8_t)(i == 2 ? dns_id >> 8 : dns_id);
+	}
 }
 
 static inline uint8_t
@@ -305,11 +312,14 @@ lg_mark(struct lg_lcore *lc, struct lg_conn *c, uint64_t now)
  * counting the error) on a mismatch.
  */
 static bool
-lg_check_response(struct lg_lcore *lc, const struct lg_conn *c,
+lg_check_response(struct lg_lcore *lc, struct lg_conn *c,
 		  const struct rte_mbuf *m, uint32_t off, uint32_t pos, uint32_t len)
 {
 	const struct lg_opts *o = lc->o;
 	uint8_t buf[256];
+
+	if (o->dns)
+		return lg_dns_scan(lc, c, m, off, pos, len);
 
 	if (o->expect_len >= 0 && (uint64_t)pos + len > (uint64_t)o->expect_len) {
 		LG_INC(&lc->stats, err_response_long);
@@ -402,10 +412,16 @@ lg_rcv(struct lg_lcore *lc, struct lg_conn *c, const struct rte_mbuf *m,
 		}
 	}
 	if (!(c->flags & LG_F_RESP_DONE)) {
-		if (o->expect_len >= 0 && c->resp_len == (uint64_t)o->expect_len) {
+		int dns = o->dns ? lg_dns_complete(lc, c) : 0;
+
+		if (dns < 0) {
+			lg_fail(lc, c, LG_STAT_MAX, true, now);
+			return false;
+		}
+		if (dns > 0 || (o->expect_len >= 0 && c->resp_len == (uint64_t)o->expect_len)) {
 			lg_resp_done(lc, c, now);
 		} else if (c->flags & LG_F_FIN_RCVD) {
-			if (o->expect_len >= 0 || c->resp_len < o->expect_prefix_len) {
+			if (o->dns || o->expect_len >= 0 || c->resp_len < o->expect_prefix_len) {
 				lg_fail(lc, c, LG_STAT_err_response_short, true, now);
 				return false;
 			}
