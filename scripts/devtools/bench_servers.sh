@@ -94,7 +94,8 @@ sv_window() {
 }
 
 # sv_lg_tap NAME PIDS -- ARGS...: one tfo-loadgen run against a kernel
-# server in the namespace (net_tap lg0, the server's address on it),
+# server in the namespace (net_tap lg0, the server's address on it: a /16,
+# which holds the 256 clients from 198.18.0.100),
 # REPS x SECS at most; PIDS: the server's processes
 sv_lg_tap() {
 	local name=$1 pids=() lp
@@ -116,7 +117,7 @@ sv_lg_tap() {
 		ip netns exec "$NS" ip link show lg0 >/dev/null 2>&1 && break
 		sleep 0.05
 	done
-	ip netns exec "$NS" ip addr add "$SV_TAP_ADDR/24" dev lg0
+	ip netns exec "$NS" ip addr add "$SV_TAP_ADDR/16" dev lg0
 	ip netns exec "$NS" ip link set lg0 up
 	sv_window "$name" "$lp" "${pids[@]}"
 	sv_check "$name"
@@ -235,10 +236,16 @@ sv_kernel() {
 		return 1
 	fi
 	sleep 0.5	# NSD forks its server and xfrd
-	# its processes: every one in the namespace (nothing else runs there)
-	read -r -a SV_PIDS <<<"$(ip netns pids "$NS" | tr '\n' ' ')"
 	SV_MAIN=$pid
+	sv_pids
 	echo "$name ${SV_PIDS[*]}" >>"$SV_DIR/pids.txt"
+}
+
+# sv_pids: SV_PIDS = the server's processes, every one in the namespace
+# (between runs nothing else runs there); read before each run, as NSD
+# replaces its server process when it (re)loads the zone
+sv_pids() {
+	read -r -a SV_PIDS <<<"$(ip netns pids "$NS" | tr '\n' ' ')"
 }
 
 # sv_kernel_rows ROW PORT LOADGEN-ARGS...: REPS x (TFO, plain) runs of
@@ -248,7 +255,9 @@ sv_kernel_rows() {
 	shift 2
 
 	for r in $(seq 1 "$REPS"); do
+		sv_pids
 		sv_lg_tap "${row}_tfo_$r" "${SV_PIDS[@]}" -- --server-port "$port" "$@"
+		sv_pids
 		sv_lg_tap "${row}_plain_$r" "${SV_PIDS[@]}" -- --server-port "$port" --no-tfo 100 "$@"
 	done
 	sv_kernel_stop
