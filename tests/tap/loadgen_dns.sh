@@ -50,8 +50,11 @@ for _ in $(seq 1 50); do
 done
 ns ss -ltn | grep -q ':53 ' || { echo "FAIL: knotd did not listen on TCP 53"; exit 1; }
 
-# every case: knotd's address, 16 clients
-SRV=(--server 198.18.0.1 --server-port 53 --client 198.18.0.100 --clients 16)
+# every case: knotd's address, 16 clients; 8 connections in flight at most:
+# knotd listens with a backlog of 10, and a SYN it drops when its accept
+# queue is full (a loaded CI machine) would be an error of this test
+SRV=(--server 198.18.0.1 --server-port 53 --client 198.18.0.100 --clients 16
+	--concurrency 8 --retries 6)
 
 echo "# 1. 2000 A queries, TFO (the query in the SYN), every answer checked"
 P0=$(kstat TcpExtTCPFastOpenPassive)
@@ -60,8 +63,8 @@ DP=$(($(kstat TcpExtTCPFastOpenPassive) - P0))
 check "tfo: exit code 0" eq "$LGRC" 0
 check "tfo: no error" eq "$(jget tfo errors)" 0
 check "tfo: 2000 transactions" eq "$(jget tfo transactions)" 2000
-# knotd's listener takes a few TFO SYNs at a time (its pending-TFO queue
-# is short): the others fall back to a handshake, also answered
+# knotd's listener may take fewer TFO SYNs at a time than are in flight
+# (its pending-TFO queue is short): the others fall back to a handshake
 check "tfo: most of them TFO" gt "$(jget tfo tfo)" 1000
 check "tfo: every answer validated (the warm-up's too)" eq "$(jget tfo responses_validated)" \
 	$(($(jget tfo transactions) + $(jget tfo warmup_completed)))

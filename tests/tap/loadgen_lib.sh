@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2015,SC2034
 # Common helpers of the tests that drive a kernel server with tfo-loadgen
 # through net_tap (bash; sourced by loadgen_kernel.sh and loadgen_dns.sh).
 # Everything runs in a private network namespace (tcp_fastopen=3 there; its
