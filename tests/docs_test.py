@@ -290,7 +290,7 @@ def inline_callers(root, hot):
 # a path from the repository's root: one of its top folders, then a file name
 TOP = r'(?:src|include|services|apps|tests|scripts|config|docs|bench)'
 ROOTED = re.compile(r'(?<![\w/.-])(%s/(?:[\w.-]+/)*[\w.-]+\.[a-z]+)\b' % TOP)
-# tfo/x.h is include/tfo/x.h; a bare NAME.md is a document of the repository
+# tfo/NAME is the header NAME under include/tfo/; a bare NAME.md is a document of the repository
 TFOH = re.compile(r'(?<![\w/.-])tfo/([\w-]+\.h)\b')
 BARE_MD = re.compile(r'(?<![\w/.-])([A-Za-z][\w-]*\.md)\b')
 LINK = re.compile(r'\]\(([^)#\s]+)(?:#[^)]*)?\)')

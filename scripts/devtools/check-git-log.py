@@ -11,8 +11,10 @@ Every commit of the range:
   the body, not in a long subject);
 - a change of more than FEW_LINES lines (added + removed) has a body that
   says why;
-- a merge has a body that describes the series it brings (what, and how
-  its conflicts were resolved), not only "Merge branch ...";
+- a merge on the range's first-parent line (main's own merges) has a body
+  that describes the series it brings (what, and how its conflicts were
+  resolved), not only "Merge branch ..."; a merge inside a series (a
+  branch taking in one it builds on) lands nothing by itself;
 - no fixup!/squash! subject is left.
 
 BASELINE is the main head when this check came in (issue 28): the 283
@@ -71,7 +73,7 @@ def changed_lines(repo, sha):
     return n
 
 
-def problems(repo, sha):
+def problems(repo, sha, mainline=True):
     """What commit @p sha breaks (empty: nothing)."""
     parents, subject = git(repo, 'log', '-1', '--format=%P%n%s', sha).stdout.split('\n')[:2]
     body = git(repo, 'log', '-1', '--format=%b', sha).stdout
@@ -85,7 +87,10 @@ def problems(repo, sha):
     if subject.startswith(('fixup!', 'squash!', 'amend!')):
         bad.append('a fixup/squash commit left unsquashed')
     if len(parents.split()) > 1:
-        if not said:
+        # a merge inside a series (a branch taking in another one it
+        # builds on) lands nothing on main: only main's own merges must
+        # describe what they bring
+        if not said and mainline:
             bad.append('a merge without a body: say what the series brings '
                        'and how its conflicts were resolved')
     else:
@@ -101,9 +106,11 @@ def check(repo, rng):
         commits = git(repo, 'rev-list', '--reverse', rng).stdout.split()
     except RuntimeError as e:
         return 1, ['FAIL cannot list %s: %s' % (rng, e)]
+    tip = rng.split('..')[-1] or 'HEAD'
+    first = set(git(repo, 'rev-list', '--first-parent', rng if '..' in rng else tip).stdout.split())
     out, failed = [], 0
     for sha in commits:
-        bad = problems(repo, sha)
+        bad = problems(repo, sha, sha in first)
         subject = git(repo, 'log', '-1', '--format=%h %s', sha).stdout.strip()
         if bad:
             failed += 1
