@@ -10,6 +10,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
+#include <rte_udp.h>
 
 #include "tfo/conn.h"
 #include "tfo/service.h"
@@ -83,9 +84,11 @@ gen_parse(const uint8_t *req, uint32_t len, uint32_t *n, char *flags,
 	return 0;
 }
 
+struct h_gen_ctx_log h_gen_log;
+
 static enum tfo_svc_status
-gen_handle(const void *state, const struct tfo_svc_ctx *ctx __rte_unused,
-	    const uint8_t *req, uint32_t len,
+gen_handle(const void *state, const struct tfo_svc_ctx *ctx,
+	   const uint8_t *req, uint32_t len,
 	   struct tfo_svc_resp *r)
 {
 	uint32_t n, line;
@@ -93,10 +96,20 @@ gen_handle(const void *state, const struct tfo_svc_ctx *ctx __rte_unused,
 
 	RTE_SET_USED(state);
 	h_gen_calls++;
+	h_gen_log.last = *ctx;
 	if (gen_parse(req, len, &n, flags, &line) != 0)
 		return TFO_SVC_NEED_MORE;
+	/* what each complete request was told */
+	if (h_gen_log.n < RTE_DIM(h_gen_log.in_syn))
+		h_gen_log.in_syn[h_gen_log.n++] = ctx->in_syn;
+	if (ctx->counters != NULL)
+		ctx->counters[0]++;
 	if (strchr(flags, 'x') != NULL)
 		return TFO_SVC_REJECT;
+	if (strchr(flags, 'i') != NULL)
+		r->idle_ms = 300;
+	if (strchr(flags, 'I') != NULL)
+		r->idle_ms = 40000;	/* kept in whole seconds */
 	r->consumed = line;
 	r->close = strchr(flags, 'k') == NULL;
 	if (strchr(flags, 'e') != NULL) {
@@ -139,9 +152,16 @@ h_gen_expect(const char *line, uint8_t *out, uint32_t cap)
 	return k;
 }
 
+static const struct tfo_svc_counter gen_counters[] = {
+	{ "gen_requests", "complete requests seen" },
+	{ NULL, NULL },
+};
+
 struct tfo_service h_gen_service = {
 	.name = "gen",
 	.help = "test responses",
+	.counters = gen_counters,
+	.udp_ok = true,
 	.handle = gen_handle,
 };
 
@@ -850,4 +870,60 @@ cl_recv(struct cl *c)
 		cl_fold(c, &h->out[c->cursor]);
 	}
 	return n;
+}
+
+/* ---- UDP ---------------------------------------------------------------- */
+
+struct rte_mbuf *
+h_udp_frame(struct harness *h, int family, uint16_t dport, const void *data, uint16_t len,
+       int cksum)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(h->pool);
+	uint16_t l3 = family == AF_INET ? 20 : 40;
+	struct rte_ether_hdr *eh;
+	struct rte_udp_hdr *uh;
+	uint8_t *ip;
+
+	if (m == NULL)
+		return NULL;
+	eh = (struct rte_ether_hdr *)(void *)rte_pktmbuf_append(m, (uint16_t)(14 + l3 + 8 + len));
+	rte_ether_addr_copy(&h->srv_port.mac, &eh->dst_addr);
+	rte_ether_addr_copy(&h->cli_port.mac, &eh->src_addr);
+	ip = (uint8_t *)(eh + 1);
+	uh = (struct rte_udp_hdr *)(ip + l3);
+	uh->src_port = rte_cpu_to_be_16(5353);
+	uh->dst_port = rte_cpu_to_be_16(dport);
+	uh->dgram_len = rte_cpu_to_be_16((uint16_t)(8 + len));
+	uh->dgram_cksum = 0;
+	memcpy(uh + 1, data, len);
+	if (family == AF_INET) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)ip;
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		memset(ih, 0, sizeof(*ih));
+		ih->version_ihl = RTE_IPV4_VHL_DEF;
+		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + 8 + len));
+		ih->time_to_live = 64;
+		ih->next_proto_id = IPPROTO_UDP;
+		memcpy(&ih->src_addr, h->cli_port.addrs[0].addr.b, 4);
+		memcpy(&ih->dst_addr, h->srv_port.addrs[0].addr.b, 4);
+		ih->hdr_checksum = rte_ipv4_cksum(ih);
+		uh->dgram_cksum = rte_ipv4_udptcp_cksum(ih, uh);
+	} else {
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)ip;
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		memset(ih, 0, sizeof(*ih));
+		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ih->payload_len = rte_cpu_to_be_16((uint16_t)(8 + len));
+		ih->proto = IPPROTO_UDP;
+		ih->hop_limits = 64;
+		memcpy(ih->src_addr, h->cli_port.addrs[4].addr.b, 16);
+		memcpy(ih->dst_addr, h->srv_port.addrs[1].addr.b, 16);
+		uh->dgram_cksum = rte_ipv6_udptcp_cksum(ih, uh);
+	}
+	if (cksum >= 0)
+		uh->dgram_cksum = rte_cpu_to_be_16((uint16_t)cksum);
+	m->port = h->srv_port.port_id;
+	return m;
 }

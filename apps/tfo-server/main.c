@@ -81,14 +81,17 @@ usage(FILE *f, const char *prog)
 		"  --print-config        check the configuration as a start would (lcores from\n"
 		"                        the EAL arguments included), print it and the memory\n"
 		"                        (hugepages) it needs per socket, and exit\n"
-		"  --help-config         list every configuration key and exit\n"
+		"  --help-config         list every configuration key and exit (a service\n"
+		"                        that serves UDP takes udp = on: echo)\n"
 		"  --help-counters       list every counter and what it counts (a Markdown\n"
-		"                        table, as in docs/runbook.md) and exit\n"
+		"                        table, as in docs/runbook.md; the built-in services'\n"
+		"                        own counters last) and exit\n"
 		"  --version             print the version and exit\n"
 		"  -h, --help            this text\n"
 		"\n"
-		"Counters: a stats line every --stats-period, a summary at exit, and the\n"
-		"telemetry command /tfo/stats (dpdk-telemetry.py -f PREFIX).\n"
+		"Counters (the configured services' own too): a stats line every\n"
+		"--stats-period, a summary at exit, and the telemetry command /tfo/stats\n"
+		"(dpdk-telemetry.py -f PREFIX).\n"
 		"SIGTERM (or /tfo/drain) drains the server: new SYNs are refused with a\n"
 		"RST (clients try their next address), the connections in flight are\n"
 		"served to their end or until server.drain_timeout (30 s), then it\n"
@@ -183,6 +186,12 @@ help_counters(FILE *f)
 		}
 		fprintf(f, " |\n");
 	}
+	/* the built-in services' own counters, whether configured or not */
+	for (const struct tfo_service *s = tfo_service_first(); s != NULL; s = s->next)
+		for (const struct tfo_svc_counter *k = s->counters; k != NULL && k->name != NULL;
+		     k++)
+			fprintf(f, "| `%s` | counter | service %s: %s |\n", k->name, s->name,
+				k->help != NULL ? k->help : "");
 }
 
 /*

@@ -55,6 +55,9 @@ FOLDERS = [
 # by folder; a file added to src/ or include/tfo/ needs its line)
 TABLE = """
 src/pkt.c                        src/net/pkt.c
+src/pkt_cksum.c                  src/net/pkt_cksum.c
+src/pkt_match.c                  src/net/pkt_match.c
+src/pkt_priv.h                   src/net/pkt_priv.h
 include/tfo/pkt.h                src/net/pkt.h
 src/pkt_build.c                  src/net/pkt_build.c
 src/tcpopt.c                     src/net/tcpopt.c
@@ -93,6 +96,7 @@ src/tcp_output.c                 src/tcp/tcp_output.c
 src/tcp_pmtu.c                   src/tcp/tcp_pmtu.c
 src/tcp_sack.c                   src/tcp/tcp_sack.c
 src/tcp_service.c                src/tcp/tcp_service.c
+src/udp_service.c                src/tcp/udp_service.c
 src/tcp_timer.c                  src/tcp/tcp_timer.c
 include/tfo/seq.h                src/tcp/seq.h
 src/conn.c                       src/tcp/conn.c
@@ -127,6 +131,8 @@ src/sdnotify.c                   src/lcore/sdnotify.c
 include/tfo/sdnotify.h           src/lcore/sdnotify.h
 
 src/config.c                     src/ops/config.c
+src/config_keys.c                src/ops/config_keys.c
+src/config_priv.h                src/ops/config_priv.h
 include/tfo/config.h             src/ops/config.h
 src/config_file.c                src/ops/config_file.c
 src/file.c                       src/ops/file.c
