@@ -100,14 +100,14 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	c->keys = p->keys;
 	if (p->keys != NULL) {
 		c->key_file = p->key_file;
-	c->svc_reload = p->svc_reload;
 		/* XXX a random new primary suits a single server only: a fleet
 		 * rotates through its shared key file (runbook section 6) */
 		if (cfg->rotate_period_s)
 			c->next_rotate_us = rte_rdtsc() / c->tsc_per_us +
 					    (uint64_t)cfg->rotate_period_s * 1000000;
 	}
-	/* whatever the keys: the services' counters are reported without TFO */
+	/* whatever the keys: services reload and report without TFO too */
+	c->svc_reload = p->svc_reload;
 	c->svc_ctrs = p->svc_ctrs;
 	memcpy(c->relay, p->relay, sizeof(c->relay));
 	c->relay_worker = p->nb_workers != 0 ? p->idx % p->nb_workers : 0;
