@@ -59,7 +59,7 @@
 #define DNS_ZONE_KEYS 8
 #define DNS_RETIRED 4
 #define DNS_ZC_MIN 512		/* smaller blocks are copied */
-#define DNS_OPT_RESERVE (DNS_OPT_LEN + 6)	/* OPT with keepalive */
+#define DNS_OPT_RESERVE (DNS_OPT_LEN + 12)	/* OPT with keepalive and EDE */
 #define DNS_MIN_BUF (2 + DNS_HDR + DNS_NAME_MAX + 4 + DNS_OPT_RESERVE)
 
 enum dns_ctr {
@@ -460,6 +460,8 @@ struct dns_out {
 	bool tc;
 	uint16_t rcode;
 	const struct dns_block *zc;	/* sent after buf without a copy */
+	bool opt_in_zc;		/* with the plain OPT that follows it */
+	int32_t ede;		/* RFC 8914 info code, or -1 */
 	uint32_t zc_len;
 };
 
@@ -474,13 +476,14 @@ static void
 dns_from_block(struct dns_out *o, const struct dns_block *b, uint32_t opt_len)
 {
 	o->rcode = b->rcode;
-	if (o->head + b->blob.len + opt_len <= o->lim) {
-		if (b->blob.len >= DNS_ZC_MIN || o->head + b->blob.len > o->w.cap) {
+	if (o->head + b->len + opt_len <= o->lim) {
+		if (b->len >= DNS_ZC_MIN || o->head + b->len > o->w.cap) {
 			o->zc = b;
-			o->zc_len = b->blob.len + (opt_len ? DNS_OPT_LEN : 0);
+			o->zc_len = b->len + (opt_len ? DNS_OPT_LEN : 0);
+			o->opt_in_zc = opt_len != 0;
 		} else {
-			memcpy(o->w.buf + o->w.len, b->blob.data, b->blob.len);
-			o->w.len += b->blob.len;
+			memcpy(o->w.buf + o->w.len, b->blob.data, b->len);
+			o->w.len += b->len;
 		}
 		o->an = b->an;
 		o->ns = b->ns;
@@ -533,6 +536,8 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	o.an = o.ns = o.ar = 0;
 	o.tc = false;
 	o.zc = NULL;
+	o.opt_in_zc = false;
+	o.ede = -1;
 	o.rcode = DNS_R_NOERROR;
 	if (tcp) {
 		o.lim = DNS_MSG_MAX;
@@ -577,6 +582,9 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 
 			dns_compose(&o.w, s, q.lname, q.qtype, &sec);
 			o.rcode = sec.rcode;
+			/* as Knot DNS: say why (RFC 8914 4.21) */
+			if (zone < 0)
+				o.ede = DNS_EDE_NOT_AUTH;
 			o.w.buf[2] = (uint8_t)((o.w.buf[2] & ~0x04) | (sec.aa ? 0x04 : 0));
 			o.an = sec.an;
 			o.ns = sec.ns;
@@ -605,11 +613,11 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	}
 	if (q.edns) {
 		o.ar++;
-		if (o.zc == NULL) {
+		if (!o.opt_in_zc) {
 			o.w.cap += DNS_OPT_RESERVE;
 			dns_w_opt(&o.w, s->edns_size, (uint8_t)(o.rcode >> 4), q.edns_do,
 				  tcp && q.keepalive ?
-				  (int32_t)RTE_MIN(sv->idle_ms / 100, 65535u) : -1);
+				  (int32_t)RTE_MIN(sv->idle_ms / 100, 65535u) : -1, o.ede);
 		}
 	}
 	dns_w_counts(&o.w, o.an, o.ns, o.ar);

@@ -43,6 +43,8 @@ enum {
 
 #define DNS_CLASS_IN 1
 #define DNS_OPT_KEEPALIVE 11	/* RFC 7828 edns-tcp-keepalive */
+#define DNS_OPT_EDE 15		/* RFC 8914 extended DNS error */
+#define DNS_EDE_NOT_AUTH 20	/* Not Authoritative */
 
 /* ------------------------------------------------------------------ */
 /* names (dns_zparse.c)                                                */
@@ -113,7 +115,8 @@ struct dns_rrset {
  *  into the question. blob.data: the sections, then a plain OPT
  *  (DNS_OPT_LEN bytes, the configured payload size) for EDNS queries. */
 struct dns_block {
-	struct tfo_blob blob;	/* blob.len: the sections, without the OPT */
+	struct tfo_blob blob;	/* the sections, then the plain OPT */
+	uint32_t len;		/* the sections */
 	uint32_t len_noadd;	/* the sections without the additional one */
 	uint16_t an, ns, ar;
 	uint8_t rcode;
@@ -290,9 +293,9 @@ unsigned int dns_w_rrset(struct dns_writer *w, const struct dns_set *s,
 			 const uint8_t *owner, const struct dns_rrset *rr,
 			 uint32_t ttl_cap);
 /** The OPT record: our payload size, ext rcode, DO, keepalive (100 ms units
- *  or -1: none). */
+ *  or -1: none), an extended DNS error (RFC 8914 info code, or -1: none). */
 void dns_w_opt(struct dns_writer *w, uint16_t payload, uint8_t ext_rcode,
-	       bool do_bit, int32_t keepalive);
+	       bool do_bit, int32_t keepalive, int32_t ede);
 void dns_w_counts(struct dns_writer *w, uint16_t an, uint16_t ns, uint16_t ar);
 
 /** What dns_compose() wrote. */

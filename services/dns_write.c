@@ -191,7 +191,14 @@ dns_w_rrset(struct dns_writer *w, const struct dns_set *s, const uint8_t *owner,
 		w_put32(w, ttl);
 		lenpos = w->len;
 		w_put16(w, 0);
-		if (at < 0) {
+		if (rr->type == DNS_T_SRV) {
+			/* not compressed (RFC 2782), but later names may point
+			 * into it */
+			w_put(w, rd, 6);
+			for (uint32_t o = 6; o < rdlen && rd[o] != 0; o += 1u + rd[o])
+				w_remember(w, w->len + o - 6);
+			w_put(w, rd + 6, rdlen - 6u);
+		} else if (at < 0) {
 			w_put(w, rd, rdlen);
 		} else {
 			const uint8_t *nm = rd + at;
@@ -219,20 +226,23 @@ dns_w_rrset(struct dns_writer *w, const struct dns_set *s, const uint8_t *owner,
 
 void
 dns_w_opt(struct dns_writer *w, uint16_t payload, uint8_t ext_rcode, bool do_bit,
-	  int32_t keepalive)
+	  int32_t keepalive, int32_t ede)
 {
 	w_put(w, "", 1);
 	w_put16(w, DNS_T_OPT);
 	w_put16(w, payload);
 	w_put32(w, ((uint32_t)ext_rcode << 24) | (do_bit ? 0x8000u : 0));
-	if (keepalive < 0) {
-		w_put16(w, 0);
-		return;
+	w_put16(w, (uint16_t)((keepalive >= 0 ? 6 : 0) + (ede >= 0 ? 6 : 0)));
+	if (keepalive >= 0) {
+		w_put16(w, DNS_OPT_KEEPALIVE);
+		w_put16(w, 2);
+		w_put16(w, (uint16_t)keepalive);
 	}
-	w_put16(w, 6);
-	w_put16(w, DNS_OPT_KEEPALIVE);
-	w_put16(w, 2);
-	w_put16(w, (uint16_t)keepalive);
+	if (ede >= 0) {
+		w_put16(w, DNS_OPT_EDE);
+		w_put16(w, 2);
+		w_put16(w, (uint16_t)ede);
+	}
 }
 
 void

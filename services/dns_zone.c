@@ -400,7 +400,7 @@ build_blocks(struct dns_set *s, int socket, char *why, size_t whylen)
 				return tfo_errmsg(why, whylen, "an answer is larger than 65535 bytes");
 			}
 			len = w.len - qend;
-			dns_w_opt(&w, s->edns_size, 0, false, -1);
+			dns_w_opt(&w, s->edns_size, 0, false, -1, -1);
 			if (arena_len + RTE_ALIGN_CEIL(len + DNS_OPT_LEN, DNS_BLOCK_ALIGN) > arena_cap) {
 				size_t cap = arena_cap ? 2 * arena_cap : 65536;
 				uint8_t *na;
@@ -418,7 +418,8 @@ build_blocks(struct dns_set *s, int socket, char *why, size_t whylen)
 			}
 			memcpy(arena + arena_len, scratch + qend, len + DNS_OPT_LEN);
 			bl->blob.data = (const uint8_t *)(uintptr_t)arena_len;	/* for now */
-			bl->blob.len = len;
+			bl->blob.len = len + DNS_OPT_LEN;
+			bl->len = len;
 			bl->len_noadd = sec.add_off - qend;
 			bl->an = sec.an;
 			bl->ns = sec.ns;

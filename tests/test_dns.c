@@ -107,6 +107,9 @@ call(const struct tfo_svc_ctx *ctx, const uint8_t *req, uint32_t len)
 		memcpy(out, R.buf + pre, R.buf_len - pre);
 		out_len = R.buf_len - pre;
 		if (R.body != NULL) {
+			/* the engine's contract: the slice within the blob */
+			CHECK(R.body_off <= R.body->len &&
+			      R.body_len <= R.body->len - R.body_off);
 			memcpy(out + out_len, R.body->data + R.body_off, R.body_len);
 			out_len += R.body_len;
 		}
