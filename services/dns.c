@@ -28,7 +28,7 @@
  * (dns_zone.c), sent without a copy when it is large and the plain OPT
  * suffices; the rest (wildcards, CNAME chains, referrals, NXDOMAIN) is
  * composed per request into the engine's buffer (dns_write.c): such an
- * answer larger than the buffer (resp_buf_size) is a SERVFAIL over TCP
+ * answer larger than the buffer (buf_cap) is a SERVFAIL over TCP
  * and a TC=1 over UDP.
  *
  * Choices: NOTIMP for every opcode but QUERY (NOTIFY and UPDATE
