@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The dns service against Knot DNS (suite tap, root).
 
-    dns_e2e.py TFO_SERVER
+    dns_e2e.py TFO_SERVER [DNS_ANSWER]
 
 tfo-server serves tests/dns/*.zone on net_tap in a private namespace; knotd
 (Debian's knot, unprivileged, a generated configuration) serves the same
@@ -15,6 +15,8 @@ files on the namespace's loopback. Checks:
     the answers must be the same bytes once the ID is zeroed (differences
     we must normalise are named in KNOWN below);
   - dig over TCP and UDP prints the same sections for both;
+  - while the engine has no UDP path: the UDP answers of handle() itself
+    (DNS_ANSWER, tests/dns_answer.c, udp_max 1472) against knotd's;
   - counters by rcode and qtype in /tfo/stats (once the engine reports
     service counters).
 """
@@ -81,6 +83,13 @@ CASES = [
     ('NOTIMP (opcode STATUS)', 'www.example.org', A, {'opcode': 2}),
     ('big TXT', 'big.example.org', TXT, {'edns': 4096}),
     ('big TXT without EDNS', 'big.example.org', TXT, {}),
+]
+# UDP payload sizes: truncation and the additional section dropped first
+UDP_SIZES = [
+    ('UDP 512, NS with additional', 'example.org', NS, {'edns': 512}),
+    ('UDP 1232, big TXT', 'big.example.org', TXT, {'edns': 1232}),
+    ('UDP 4096, big TXT', 'big.example.org', TXT, {'edns': 4096}),
+    ('UDP payload below 512', 'www.example.org', A, {'edns': 100}),
 ]
 TCP_ONLY = [
     ('AXFR refused', 'example.org', AXFR, {}),
@@ -215,16 +224,28 @@ zone:
 
 
 # --- checks ---------------------------------------------------------------
-def compare(bed, transport, cases):
+def handle_answers(tool, jobs):
+    """handle() without the engine (tests/dns_answer.c)."""
+    zones = ' '.join('%s:%s' % z for z in ZONES)
+    r = subprocess.run([tool, zones, '1472'], input=''.join('%s %s\n' % (t, q.hex())
+                                                           for t, q in jobs),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    lines = [ln for ln in r.stdout.splitlines() if ln and not ln.startswith('tfo:')]
+    lines = lines[-len(jobs):] if len(lines) >= len(jobs) else ['error'] * len(jobs)
+    return [bytes.fromhex(x) if x not in ('none', 'error') else x for x in lines]
+
+
+def compare(bed, transport, cases, tool=None):
     jobs = [(transport, query(n, t, o)) for _, n, t, o in cases]
-    ours = ask_all(bed, SERVER_V4, 53, jobs)
+    ours = handle_answers(tool, jobs) if tool else ask_all(bed, SERVER_V4, 53, jobs)
     theirs = ask_all(bed, KNOT_ADDR, KNOT_PORT, jobs)
     for (what, n, t, o), a, b in zip(cases, ours, theirs):
         if not isinstance(a, bytes) or not isinstance(b, bytes):
             T.check('[%s] %s: both answer' % (transport, what), False, (a, b))
             continue
         a = normalise(what, a)
-        T.check('[%s] %s: the same bytes as knotd (%d)' % (transport, what, len(a)),
+        T.check('[%s%s] %s: the same bytes as knotd (%d)'
+                % (transport, ', handle()' if tool else '', what, len(a)),
                 zero_id(a) == zero_id(b),
                 '\n  ours  %s\n  knotd %s' % (zero_id(a).hex(), zero_id(b).hex()))
 
@@ -278,6 +299,7 @@ def main():
     args = ['--set', 'service dns.port=53', '--set', 'service dns.zone=' + zones,
             '--set', 'service dns.idle_timeout=%d' % IDLE_S]
     knot = None
+    udp_key = False
     if UDP:
         # `udp = on` needs the engine's UDP path (issue 26 section 2)
         r = subprocess.run([server, '--', '--set', 'service dns.port=53', '--set',
@@ -285,9 +307,11 @@ def main():
                             '--print-config'], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
         if 'unknown key' in r.stdout:
-            print('SKIP udp comparisons and dig +notcp: this tfo-server has no `udp` '
-                  'key for services yet (the engine\'s UDP path)')
+            print('SKIP udp through tfo-server and dig +notcp: this tfo-server has no '
+                  '`udp` key for services yet (the engine\'s UDP path); UDP is compared '
+                  'through handle() (dns_answer) instead')
         else:
+            udp_key = True
             args += ['--set', 'service dns.udp=on']
     try:
         with Bed(server, args, name='tfodns%d' % os.getpid()) as bed:
@@ -298,7 +322,7 @@ def main():
                 T.check('server exits 0', bed.stop() == 0)
                 return T.done() if T.failed else 77
             compare(bed, 'tcp', CASES + TCP_ONLY)
-            udp = UDP
+            udp = UDP and udp_key
             if udp:
                 probe = ask_all(bed, SERVER_V4, 53, [('udp', query('example.org', SOA, {}))])
                 if not isinstance(probe[0], bytes):
@@ -309,6 +333,8 @@ def main():
                     udp = False
             if udp:
                 compare(bed, 'udp', CASES)
+            elif len(sys.argv) > 2:
+                compare(bed, 'udp', CASES + UDP_SIZES, tool=os.path.abspath(sys.argv[2]))
             for what, n, t, o in CASES[:28]:
                 tn = {v: k for k, v in globals().items() if isinstance(v, int) and k.isupper()
                       and len(k) <= 5}.get(t, str(t))
