@@ -6,10 +6,12 @@
  * with the response), or kept for the next line with `close = no`.
  * Pipelined lines are answered in order. Bounded: a line longer than
  * `max_line` bytes (or than the engine's response buffer) is rejected, and
- * the engine resets the connection.
+ * the engine resets the connection. With `udp = on` a datagram to the port
+ * is echoed whole (RFC 862's UDP form), up to max_line bytes.
  *
  *   [service echo]
  *   port = 7
+ *   udp = on		; datagrams too (default off)
  *   max_line = 1024	; 1..65535
  *   close = yes		; yes: one line per connection; no: keep-alive
  */
@@ -99,21 +101,54 @@ echo_destroy(void *state)
 	rte_free(state);
 }
 
+/* by echo_counters' order */
+enum { ECHO_LINES, ECHO_IN_SYN, ECHO_DATAGRAMS };
+
+static const struct tfo_svc_counter echo_counters[] = {
+	[ECHO_LINES] = { "echo_lines", "lines echoed over TCP" },
+	[ECHO_IN_SYN] = { "echo_lines_in_syn",
+			  "of echo_lines, those whose first byte came in the SYN (TCP Fast Open)" },
+	[ECHO_DATAGRAMS] = { "echo_datagrams", "UDP datagrams echoed (udp = on)" },
+	{ NULL, NULL },
+};
+
+static inline void
+echo_count(const struct tfo_svc_ctx *ctx, unsigned int id)
+{
+	/* NULL when a test or benchmark calls handle() without counters */
+	if (ctx->counters != NULL)
+		ctx->counters[id]++;
+}
+
 static enum tfo_svc_status
-echo_handle(const void *state, const struct tfo_svc_ctx *ctx __rte_unused,
+echo_handle(const void *state, const struct tfo_svc_ctx *ctx,
 	    const uint8_t *req, uint32_t len,
 	    struct tfo_svc_resp *resp)
 {
 	const struct echo_state *st = state;
 	uint32_t scan = len < st->max_line ? len : st->max_line;
-	const uint8_t *nl = memchr(req, '\n', scan);
+	const uint8_t *nl;
 	uint32_t n;
 
+	if (ctx->transport == TFO_SVC_UDP) {
+		/* the whole datagram, which must fit one answer */
+		if (len > st->max_line || len > resp->buf_cap)
+			return TFO_SVC_REJECT;
+		memcpy(resp->buf, req, len);
+		resp->buf_len = len;
+		resp->consumed = len;
+		echo_count(ctx, ECHO_DATAGRAMS);
+		return TFO_SVC_RESPOND;
+	}
+	nl = memchr(req, '\n', scan);
 	if (nl == NULL)
 		return len >= st->max_line ? TFO_SVC_REJECT : TFO_SVC_NEED_MORE;
 	n = (uint32_t)(nl - req) + 1;
 	if (n > resp->buf_cap)
 		return TFO_SVC_REJECT;
+	echo_count(ctx, ECHO_LINES);
+	if (ctx->in_syn)
+		echo_count(ctx, ECHO_IN_SYN);
 	memcpy(resp->buf, req, n);
 	resp->buf_len = n;
 	resp->consumed = n;
@@ -128,6 +163,8 @@ static struct tfo_service echo_service = {
 	.name = "echo",
 	.help = "echo one line back, then close (close = no: keep-alive)",
 	.keys = echo_keys,
+	.counters = echo_counters,
+	.udp_ok = true,
 	.create = echo_create,
 	.destroy = echo_destroy,
 	.handle = echo_handle,

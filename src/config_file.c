@@ -144,6 +144,7 @@ tfo_config_check_inputs(const struct tfo_config *c, char *err, size_t errlen)
 		struct tfo_service_kv kv[TFO_SERVICE_MAX_KV];
 		struct tfo_service_args args = {
 			.port = cs->port,
+			.udp = cs->udp,
 			.nb_kv = cs->nb_kv,
 			.kv = kv,
 			.base_dir = c->base_dir,
@@ -151,6 +152,8 @@ tfo_config_check_inputs(const struct tfo_config *c, char *err, size_t errlen)
 			.max_request = c->max_request,
 		};
 
+		if (svc != NULL && tfo_service_counters_check(svc, why, sizeof(why)) < 0)
+			return tfo_errmsg(err, errlen, "[service %s] %s", cs->name, why);
 		if (svc == NULL || svc->check == NULL)
 			continue;
 		for (unsigned int k = 0; k < cs->nb_kv; k++) {

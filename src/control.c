@@ -5,6 +5,7 @@
  * summary are in report.c, the telemetry commands in telemetry.c.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -100,6 +101,7 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	if (p->keys != NULL) {
 		c->key_file = p->key_file;
 	c->svc_reload = p->svc_reload;
+	c->svc_ctrs = p->svc_ctrs;
 		if (cfg->rotate_period_s)
 			c->next_rotate_us = rte_rdtsc() / c->tsc_per_us +
 					    (uint64_t)cfg->rotate_period_s * 1000000;
@@ -505,6 +507,19 @@ tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
 	 * the rest is parsed again: cheaper than carrying struct tfo_pkt */
 	cls = tfo_syn_summary_pkt(m, tfo_ctrl_reason_get(m), &p) ? TFO_PKT_TCP :
 	      tfo_pkt_classify(m, &c->ports[pi], &p);
+	/* a served port's UDP datagram that reached a control lcore (its
+	 * own RX queue): answered here as on a worker */
+	if (unlikely(cls == TFO_PKT_DROP && p.drop == TFO_PKT_DROP_l4_proto &&
+		     p.l4proto == IPPROTO_UDP && c->engine != NULL)) {
+		int rc = tfo_engine_udp_input(c->engine, m, &p, (uint8_t)pi);
+
+		if (rc >= 0) {
+			/* delivered: it is ours to free (counted by the caller) */
+			if (rc > 0)
+				rte_pktmbuf_free(m);
+			return rc > 0;
+		}
+	}
 	if (c->exc != NULL && c->ports[pi].exception &&
 	    tfo_exc_wants(&c->ports[pi], c->engine, m, &p))
 		return tfo_exc_to_kernel(&c->exc[pi], &c->stats, m, now_us);

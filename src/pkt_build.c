@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: building frames: the route of a reply, IPv6 extension
  * headers taken out of a frame answered in place, and the Ethernet, IP and
- * TCP headers in front of a segment (checksums in software or offloaded).
+ * TCP headers in front of a segment, or UDP's in front of a datagram
+ * (checksums in software or offloaded).
  * Parsing is pkt.c's.
  */
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
+#include <rte_udp.h>
 
 #include "tfo/pkt.h"
 
@@ -215,5 +217,92 @@ tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	}
 	/* checksum, urgent pointer 0 */
 	memcpy(th + 16, &w, 4);
+	return 0;
+}
+
+/*
+ * A UDP answer: one per datagram served (`udp = on`), so written plainly
+ * with DPDK's header structs, not word by word as a TCP segment's.
+ */
+int
+tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
+		    const struct tfo_route *r, uint16_t sport, uint16_t dport)
+{
+	uint16_t l2 = RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0);
+	uint16_t l3 = r->family == AF_INET ? 20 : 40;
+	uint16_t etype = r->family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
+	uint32_t ulen = m->pkt_len + (uint32_t)sizeof(struct rte_udp_hdr);
+	struct rte_ether_hdr *eh;
+	struct rte_udp_hdr *uh;
+	uint8_t *p, *ip;
+	uint64_t sum;
+
+	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + sizeof(*uh)));
+	if (p == NULL)
+		return -ENOSPC;
+	eh = (struct rte_ether_hdr *)p;
+	rte_ether_addr_copy(&r->peer_mac, &eh->dst_addr);
+	rte_ether_addr_copy(&port->mac, &eh->src_addr);
+	if (r->has_vlan) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eh + 1);
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(r->vlan_tci);
+		vh->eth_proto = rte_cpu_to_be_16(etype);
+	} else {
+		eh->ether_type = rte_cpu_to_be_16(etype);
+	}
+	m->l2_len = l2;
+	m->l3_len = l3;
+	m->l4_len = sizeof(*uh);
+	m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 |
+			 RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
+	ip = p + l2;
+	if (r->family == AF_INET) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)ip;
+
+		ih->version_ihl = RTE_IPV4_VHL_DEF;
+		ih->type_of_service = 0;
+		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + ulen));
+		ih->packet_id = 0;
+		ih->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+		ih->time_to_live = 64;
+		ih->next_proto_id = IPPROTO_UDP;
+		ih->hdr_checksum = 0;
+		memcpy(&ih->src_addr, r->local.b, 4);
+		memcpy(&ih->dst_addr, r->peer.b, 4);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4;
+		if (port->tx_ip_cksum_offload)
+			m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+		else
+			ih->hdr_checksum = rte_ipv4_cksum(ih);
+	} else {
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)ip;
+
+		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ih->payload_len = rte_cpu_to_be_16((uint16_t)ulen);
+		ih->proto = IPPROTO_UDP;
+		ih->hop_limits = 64;
+		memcpy(ih->src_addr, r->local.b, 16);
+		memcpy(ih->dst_addr, r->peer.b, 16);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV6;
+	}
+	uh = (struct rte_udp_hdr *)(ip + l3);
+	uh->src_port = rte_cpu_to_be_16(sport);
+	uh->dst_port = rte_cpu_to_be_16(dport);
+	uh->dgram_len = rte_cpu_to_be_16((uint16_t)ulen);
+	uh->dgram_cksum = 0;
+	sum = tfo_cksum_pseudo(r->family, &r->local, &r->peer, IPPROTO_UDP, ulen);
+	if (port->tx_udp_cksum_offload) {
+		/* the NIC adds the datagram to the pseudo-header sum */
+		m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM;
+		uh->dgram_cksum = tfo_cksum_fold(sum);
+	} else {
+		uint16_t ck;
+
+		sum += tfo_cksum_mbuf(m, (uint32_t)(l2 + l3), ulen);
+		ck = (uint16_t)~tfo_cksum_fold(sum);
+		uh->dgram_cksum = ck == 0 ? 0xffff : ck;
+	}
 	return 0;
 }

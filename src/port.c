@@ -133,6 +133,12 @@ tfo_port_offloads(const struct tfo_cfg_port *cfg, const struct rte_eth_dev_info 
 			conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
 			info->tx_tcp_cksum_offload = true;
 		}
+		/* UDP answers (`udp = on`); asked for whether or not a
+		 * service serves UDP: it costs nothing unused */
+		if (dev->tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) {
+			conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+			info->tx_udp_cksum_offload = true;
+		}
 	}
 	/* external buffers (zero-copy bodies) are chained behind a header mbuf */
 	if (dev->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) {

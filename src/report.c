@@ -30,6 +30,7 @@ void
 tfo_report_snap_take(const struct tfo_control *c, struct tfo_report_snap *s)
 {
 	s->tsc = rte_rdtsc();
+	s->svc = c->svc_ctrs;
 	tfo_control_aggregate(c, &s->total);
 	s->nb_workers = RTE_MIN(c->nb_workers, (unsigned int)TFO_REPORT_MAX_WORKERS);
 	for (unsigned int i = 0; i < s->nb_workers; i++)
@@ -218,8 +219,13 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	tfo_report_rate(out, len, &o, "http_3xx", http[1], secs);
 	tfo_report_rate(out, len, &o, "http_4xx", http[2], secs);
 	tfo_report_rate(out, len, &o, "http_5xx", http[3], secs);
-	tfo_report_put(out, len, &o, " conns=%" PRIu64 " pending=%" PRIu64 "\n",
+	tfo_report_put(out, len, &o, " conns=%" PRIu64 " pending=%" PRIu64,
 		       cur->total.c[TFO_STAT_conns_active], cur->total.c[TFO_STAT_tfo_pending]);
+	/* the configured services' own counters, last, in their order */
+	for (unsigned int i = 0; cur->svc != NULL && i < cur->svc->nb; i++)
+		tfo_report_rate(out, len, &o, cur->svc->name[i],
+				tfo_delta(prev->total.svc[i], cur->total.svc[i]), secs);
+	tfo_report_put(out, len, &o, "\n");
 	return o > INT_MAX ? INT_MAX : (int)o;
 }
 
@@ -227,7 +233,7 @@ void
 tfo_control_stats_line(struct tfo_control *c, uint64_t now_us)
 {
 	struct tfo_report_snap *cur;
-	char line[512];
+	char line[4096];	/* the services' counters come last */
 
 	/* the snapshot (~3 KiB) lives with the control lcore, not the stack */
 	cur = &c->next_snap;
@@ -253,12 +259,14 @@ tfo_control_who(const struct tfo_control *c, unsigned int k, char *who, size_t l
 }
 
 static void
-tfo_summary_lcore(FILE *f, const char *who, const struct tfo_stats *s)
+tfo_summary_lcore(FILE *f, const char *who, const struct tfo_stats *s,
+		  const struct tfo_svc_ctr_map *map)
 {
 	char prefix[48];
 
 	snprintf(prefix, sizeof(prefix), "  %s ", who);
 	tfo_stats_dump(f, prefix, s);
+	tfo_stats_dump_svc(f, prefix, s, map);
 }
 
 /*
@@ -399,15 +407,15 @@ tfo_control_summary(const struct tfo_control *c, FILE *f)
 
 	tfo_control_aggregate(c, &total);
 	fprintf(f, "summary: counters (all lcores)\n");
-	tfo_summary_lcore(f, "total", &total);
+	tfo_summary_lcore(f, "total", &total, c->svc_ctrs);
 	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++) {
 		tfo_control_who(c, k, who, sizeof(who));
-		tfo_summary_lcore(f, who, &tfo_control_peer(c, k)->stats);
+		tfo_summary_lcore(f, who, &tfo_control_peer(c, k)->stats, c->svc_ctrs);
 	}
 	for (unsigned int i = 0; i < c->nb_workers; i++) {
 		snprintf(who, sizeof(who), "worker%u(lcore %u)", i,
 			 c->workers[i]->lcore_id);
-		tfo_summary_lcore(f, who, &c->workers[i]->stats);
+		tfo_summary_lcore(f, who, &c->workers[i]->stats, c->svc_ctrs);
 	}
 	tfo_control_latency(c, f);
 	tfo_control_accounting(c, f);

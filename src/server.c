@@ -73,6 +73,7 @@ struct tfo_server {
 	char key_path[PATH_MAX * 2];	/* resolved [tfo] key_file, or "" */
 	unsigned int nb_services;
 	struct tfo_service_inst services[TFO_MAX_SERVICES];
+	struct tfo_svc_ctr_map svc_ctrs;	/* their counters' names */
 	struct tfo_svc_reloader *svc_reload;	/* NULL: no service reloads */
 	struct tfo_alog *alog;		/* [server] access_log, or NULL */
 };
@@ -86,12 +87,14 @@ srv_services(struct tfo_server *s, int socket, char *err, size_t errlen)
 		struct tfo_service_kv kv[TFO_SERVICE_MAX_KV];
 		struct tfo_service_args args = {
 			.port = cs->port,
+			.udp = cs->udp,
 			.nb_kv = cs->nb_kv,
 			.kv = kv,
 			.base_dir = s->cfg.base_dir,
 			.socket_id = socket,
 		};
 		struct tfo_service_inst *si = &s->services[s->nb_services];
+		char why[160];
 		int rc;
 
 		for (unsigned int k = 0; k < cs->nb_kv; k++) {
@@ -100,6 +103,10 @@ srv_services(struct tfo_server *s, int socket, char *err, size_t errlen)
 		}
 		si->svc = tfo_service_find(cs->name);
 		si->port = cs->port;
+		si->udp = cs->udp;
+		if (si->svc != NULL &&
+		    tfo_svc_ctr_map_add(&s->svc_ctrs, si, why, sizeof(why)) < 0)
+			return tfo_errmsg(err, errlen, "[service %s]: %s", cs->name, why);
 		rc = si->svc == NULL ? -ENOENT : si->svc->create(&args, &si->state);
 		if (rc < 0)
 			return tfo_errmsg(err, errlen,
@@ -107,7 +114,8 @@ srv_services(struct tfo_server *s, int socket, char *err, size_t errlen)
 				       cs->name, strerror(-rc));
 		s->nb_services++;
 		if (s->devices)	/* not for every benchmark run or fuzzer start */
-			TFO_LOG(INFO, "service %s on TCP port %u", cs->name, cs->port);
+			TFO_LOG(INFO, "service %s on TCP port %u%s", cs->name, cs->port,
+				cs->udp ? " and UDP" : "");
 	}
 	/* SIGHUP reloads them too (NULL: none can; no memory: keys only) */
 	s->svc_reload = tfo_svc_reloader_create(s->services, s->nb_services);
@@ -569,6 +577,7 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 		.nb_controls = s->nb_controls,
 		.peers = s->controls,
 		.svc_reload = k == 0 ? s->svc_reload : NULL,
+		.svc_ctrs = &s->svc_ctrs,
 		.idle = srv_idle_params(s, s->ctl_lcore[k]),
 	};
 	char name[32];

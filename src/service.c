@@ -20,6 +20,7 @@
 #include "tfo/log.h"
 #include "tfo/service.h"
 #include "tfo/service_reload.h"
+#include "tfo/stats.h"
 
 /* a plugin built for another layout is refused by its ABI version */
 static_assert(sizeof(struct tfo_svc_resp) == 56 || sizeof(void *) != 8,
@@ -52,11 +53,79 @@ tfo_service_find(const char *name)
 int
 tfo_service_key_ok(const struct tfo_service *s, const char *key)
 {
-	if (strcmp(key, "port") == 0)
+	if (strcmp(key, "port") == 0 || (s->udp_ok && strcmp(key, "udp") == 0))
 		return 1;
 	for (const char *const *k = s->keys; k != NULL && *k != NULL; k++)
 		if (strcmp(*k, key) == 0)
 			return 1;
+	return 0;
+}
+
+/* letters, digits and '_': a name that greps, and a Prometheus label */
+static bool
+tfo_svc_ctr_name_ok(const char *n)
+{
+	for (; *n != '\0'; n++)
+		if (!((*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') ||
+		      (*n >= '0' && *n <= '9') || *n == '_'))
+			return false;
+	return true;
+}
+
+int
+tfo_service_counters_check(const struct tfo_service *s, char *why, size_t whylen)
+{
+	size_t nl = strlen(s->name);
+	unsigned int n = 0;
+
+	for (const struct tfo_svc_counter *c = s->counters; c != NULL && c->name != NULL;
+	     c++, n++) {
+		if (n == TFO_SVC_MAX_COUNTERS)
+			return tfo_errmsg(why, whylen, "service %s declares more than %d counters",
+					  s->name, TFO_SVC_MAX_COUNTERS);
+		if (strncmp(c->name, s->name, nl) != 0 || c->name[nl] != '_' ||
+		    c->name[nl + 1] == '\0' || !tfo_svc_ctr_name_ok(c->name) ||
+		    strlen(c->name) >= 64)
+			return tfo_errmsg(why, whylen, "service %s: counter \"%s\" must be "
+					  "named %s_<what> (letters, digits, '_'; under 64)",
+					  s->name, c->name, s->name);
+		if (tfo_stats_lookup(c->name) >= 0)
+			return tfo_errmsg(why, whylen, "service %s: counter %s is a built-in "
+					  "counter's name", s->name, c->name);
+		for (const struct tfo_svc_counter *d = s->counters; d != c; d++)
+			if (strcmp(d->name, c->name) == 0)
+				return tfo_errmsg(why, whylen, "service %s: counter %s declared "
+						  "twice", s->name, c->name);
+	}
+	return (int)n;
+}
+
+int
+tfo_svc_ctr_map_add(struct tfo_svc_ctr_map *map, struct tfo_service_inst *si,
+		    char *why, size_t whylen)
+{
+	int n = tfo_service_counters_check(si->svc, why, whylen);
+
+	if (n < 0)
+		return n;
+	if (map->nb + (unsigned int)n > TFO_SVC_STATS_MAX)
+		return tfo_errmsg(why, whylen, "service %s: more than %d service counters "
+				  "in all", si->svc->name, TFO_SVC_STATS_MAX);
+	si->ctr_base = (uint16_t)map->nb;
+	si->nb_ctr = (uint16_t)n;
+	for (int i = 0; i < n; i++) {
+		const struct tfo_svc_counter *c = &si->svc->counters[i];
+
+		for (unsigned int j = 0; j < map->nb; j++)
+			if (strcmp(map->name[j], c->name) == 0)
+				return tfo_errmsg(why, whylen, "service %s: counter %s is "
+						  "service %s's too", si->svc->name, c->name,
+						  map->service[j]);
+		map->name[map->nb] = c->name;
+		map->help[map->nb] = c->help != NULL ? c->help : "";
+		map->service[map->nb] = si->svc->name;
+		map->nb++;
+	}
 	return 0;
 }
 
@@ -141,6 +210,11 @@ tfo_service_plugin_load(const char *path, const char *name, char *why,
 		else
 			tfo_errmsg(why, whylen, "%s: service '%s' has no create() or handle()",
 				   real, name);
+		dlclose(h);
+		return -EINVAL;
+	}
+	if (tfo_service_counters_check(s, why, whylen) < 0) {
+		/* the message was built from the plugin's strings already */
 		dlclose(h);
 		return -EINVAL;
 	}

@@ -58,6 +58,8 @@ tfo_stats_accumulate(struct tfo_stats *dst, const struct tfo_stats *src)
 {
 	for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
 		dst->c[i] += src->c[i];
+	for (unsigned int i = 0; i < TFO_SVC_STATS_MAX; i++)
+		dst->svc[i] += src->svc[i];
 }
 
 void
@@ -67,6 +69,15 @@ tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s)
 		if (s->c[i] != 0)
 			fprintf(f, "%s%s %" PRIu64 "\n", prefix,
 				tfo_stat_descs[i].name, s->c[i]);
+}
+
+void
+tfo_stats_dump_svc(FILE *f, const char *prefix, const struct tfo_stats *s,
+		   const struct tfo_svc_ctr_map *map)
+{
+	for (unsigned int i = 0; map != NULL && i < map->nb; i++)
+		if (s->svc[i] != 0)
+			fprintf(f, "%s%s %" PRIu64 "\n", prefix, map->name[i], s->svc[i]);
 }
 
 /* ---- accounting (stats.h) ---------------------------------------------- */

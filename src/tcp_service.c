@@ -136,8 +136,7 @@ svc_ctx_tcp(const struct tfo_engine *e, const struct tfo_conn *c,
 	memcpy(ctx->src_addr, c->key.peer.b, sizeof(ctx->src_addr));
 	memcpy(ctx->dst_addr, e->laddr[c->key.local_idx].b, sizeof(ctx->dst_addr));
 	ctx->udp_max = 0;
-	ctx->counters = NULL;
-	RTE_SET_USED(si);
+	ctx->counters = si->nb_ctr != 0 ? &e->st->svc[si->ctr_base] : NULL;
 }
 
 /*

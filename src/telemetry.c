@@ -18,7 +18,8 @@
 static struct tfo_control *tfo_tel_control;
 
 static void
-tfo_tel_add_stats(struct rte_tel_data *d, const struct tfo_stats *s, bool all)
+tfo_tel_add_stats(struct rte_tel_data *d, const struct tfo_stats *s, bool all,
+		  const struct tfo_svc_ctr_map *map)
 {
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < TFO_STAT_MAX; i++) {
@@ -27,6 +28,10 @@ tfo_tel_add_stats(struct rte_tel_data *d, const struct tfo_stats *s, bool all)
 		if (all || s->c[i] != 0)
 			rte_tel_data_add_dict_u64(d, tfo_stats_name(i), s->c[i]);
 	}
+	/* the configured services' counters, like the built-in ones */
+	for (unsigned int i = 0; map != NULL && i < map->nb; i++)
+		if (all || s->svc[i] != 0)
+			rte_tel_data_add_dict_u64(d, map->name[i], s->svc[i]);
 }
 
 /* The accounting fields of one lcore (or the total) in its dict. */
@@ -199,7 +204,7 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++) {
 			if (tfo_tel_lcore_name(c, i, name, sizeof(name)) != want)
 				continue;
-			tfo_tel_add_stats(d, &snap[i], true);
+			tfo_tel_add_stats(d, &snap[i], true, c->svc_ctrs);
 			tfo_tel_add_acct(d, &snap[i]);
 			rc = 0;
 		}
@@ -209,7 +214,7 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	memset(&total, 0, sizeof(total));
 	for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++)
 		tfo_stats_accumulate(&total, &snap[i]);
-	tfo_tel_add_stats(d, &total, true);
+	tfo_tel_add_stats(d, &total, true, c->svc_ctrs);
 	tfo_tel_add_acct(d, &total);
 	/* A gauge of the process, not of an lcore: a leak shows as a figure
 	 * that does not come back to its idle value (scripts/usertools/soak.sh).
@@ -225,7 +230,7 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 			rc = -ENOMEM;
 			break;
 		}
-		tfo_tel_add_stats(sub, &snap[i], false);
+		tfo_tel_add_stats(sub, &snap[i], false, c->svc_ctrs);
 		tfo_tel_add_acct(sub, &snap[i]);
 		tfo_tel_lcore_name(c, i, name, sizeof(name));
 		rte_tel_data_add_dict_container(d, name, sub, 0);
@@ -322,16 +327,19 @@ tfo_tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
  * /tfo/counters[,FROM]: what every counter means, as "counter: help" or
  * "gauge: help", TFO_TEL_COUNTERS_PAGE at a time from id FROM (the whole
  * list does not fit one telemetry answer); "next" is where the next page
- * starts, 0 after the last.
+ * starts, 0 after the last. The configured services' counters follow the
+ * built-in ones (ids from TFO_STAT_MAX on), each also named with its
+ * service in the page's "services" dict ({"echo_lines": "echo"}).
  */
 #define TFO_TEL_COUNTERS_PAGE 64
 
 static int
 tfo_tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct rte_tel_data *sub;
+	const struct tfo_svc_ctr_map *map = tfo_tel_control->svc_ctrs;
+	unsigned int i, n = 0, last = TFO_STAT_MAX + (map != NULL ? map->nb : 0);
+	struct rte_tel_data *sub, *svc = NULL;
 	unsigned long from = 0;
-	unsigned int i, n = 0;
 
 	RTE_SET_USED(cmd);
 	if (params != NULL && params[0] != '\0') {
@@ -345,20 +353,40 @@ tfo_tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (sub == NULL)
 		return -ENOMEM;
 	rte_tel_data_start_dict(sub);
-	for (i = (unsigned int)RTE_MIN(from, (unsigned long)TFO_STAT_MAX);
-	     i < TFO_STAT_MAX && n < TFO_TEL_COUNTERS_PAGE; i++) {
+	for (i = (unsigned int)RTE_MIN(from, (unsigned long)last);
+	     i < last && n < TFO_TEL_COUNTERS_PAGE; i++) {
 		char text[RTE_TEL_MAX_STRING_LEN];
+		unsigned int j = i - TFO_STAT_MAX;
 
 		if (i == TFO_STAT_PKT_DROP_BASE)
 			continue;
-		snprintf(text, sizeof(text), "%s: %s", tfo_stats_is_gauge(i) ? "gauge" : "counter",
-			 tfo_stats_help(i));
-		rte_tel_data_add_dict_string(sub, tfo_stats_name(i), text);
+		if (i < TFO_STAT_MAX) {
+			snprintf(text, sizeof(text), "%s: %s",
+				 tfo_stats_is_gauge(i) ? "gauge" : "counter", tfo_stats_help(i));
+			rte_tel_data_add_dict_string(sub, tfo_stats_name(i), text);
+			n++;
+			continue;
+		}
+		/* a service's counter (ids past the built-in ones): its
+		 * service in "services", for tfo-prom's service label */
+		if (svc == NULL) {
+			svc = rte_tel_data_alloc();
+			if (svc == NULL) {
+				rte_tel_data_free(sub);
+				return -ENOMEM;
+			}
+			rte_tel_data_start_dict(svc);
+		}
+		snprintf(text, sizeof(text), "counter: %s", map->help[j]);
+		rte_tel_data_add_dict_string(sub, map->name[j], text);
+		rte_tel_data_add_dict_string(svc, map->name[j], map->service[j]);
 		n++;
 	}
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "next", i < TFO_STAT_MAX ? i : 0);
+	rte_tel_data_add_dict_u64(d, "next", i < last ? i : 0);
 	rte_tel_data_add_dict_container(d, "counters", sub, 0);
+	if (svc != NULL)
+		rte_tel_data_add_dict_container(d, "services", svc, 0);
 	return 0;
 }
 

@@ -2,6 +2,7 @@
  * tfo-fastpath: the worker poll loop (fast path).
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -502,6 +503,18 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 			break;
 		case TFO_PKT_DROP:
 		default:
+			/* UDP is a drop to the parser: a served port's
+			 * datagram is answered here (udp = on) */
+			if (unlikely(p->drop == TFO_PKT_DROP_l4_proto) &&
+			    p->l4proto == IPPROTO_UDP && w->engine != NULL) {
+				int rc = tfo_engine_udp_input(w->engine, m, p, port_idx);
+
+				if (rc >= 0) {
+					w->stats.c[TFO_STAT_rx_delivered] += (uint64_t)rc;
+					drop[nd++] = m;
+					break;
+				}
+			}
 			if (unlikely(tfo_exc_wants_drop(port, p))) {
 				tfo_to_ctrl(&b, m, NULL, TFO_CTRL_EXCEPTION);
 				break;

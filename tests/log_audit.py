@@ -19,7 +19,7 @@ import sys
 
 HOT = ['src/worker.c', 'src/engine.c', 'src/tcp_input.c', 'src/tcp_output.c',
        'src/tcp_open.c', 'src/tcp_timer.c', 'src/tcp_service.c', 'src/tx.c',
-       'src/pkt.c', 'src/pkt_build.c', 'src/tcpopt.c', 'src/conn.c',
+       'src/pkt.c', 'src/pkt_match.c', 'src/pkt_cksum.c', 'src/pkt_build.c', 'src/tcpopt.c', 'src/conn.c',
        'src/timer.c', 'src/cookie.c', 'src/syncookie.c', 'src/siphash.c', 'src/aes128.c',
        'services/echo.c', 'services/http.c', 'services/http_parse.c',
        # split out of the files above; neigh.c answers frames one by one

@@ -183,6 +183,12 @@ help_counters(FILE *f)
 		}
 		fprintf(f, " |\n");
 	}
+	/* the built-in services' own counters, whether configured or not */
+	for (const struct tfo_service *s = tfo_service_first(); s != NULL; s = s->next)
+		for (const struct tfo_svc_counter *k = s->counters; k != NULL && k->name != NULL;
+		     k++)
+			fprintf(f, "| `%s` | counter | service %s: %s |\n", k->name, s->name,
+				k->help != NULL ? k->help : "");
 }
 
 /*

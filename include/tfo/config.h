@@ -101,6 +101,7 @@ struct tfo_cfg_service {
 	char name[32];
 	char plugin[PATH_MAX];		/**< its shared object, or "" (built in) */
 	uint16_t port;
+	bool udp;			/**< udp = on: datagrams to port too */
 	unsigned int nb_kv;
 	struct {
 		char key[32];

@@ -104,6 +104,9 @@ struct tfo_control {
 	 *  control thread; NULL: none can. */
 	struct tfo_svc_reloader *svc_reload;
 	bool svc_reload_wait;		/**< keys done, services still loading */
+	/** The configured services' counters (tfo_stats.svc): their names
+	 *  for /tfo/stats, the stats line and the exit summary; NULL: none. */
+	const struct tfo_svc_ctr_map *svc_ctrs;
 	/* stats line state (control 0): when the last line was due, and the
 	 * snapshot it was computed to (the next one's start) */
 	uint64_t last_stats_us;
@@ -162,6 +165,7 @@ struct tfo_control_params {
 	struct tfo_keyring *keys;
 	const char *key_file;		/**< NULL: random keys, no reload */
 	struct tfo_svc_reloader *svc_reload;	/**< NULL: no service reloads */
+	const struct tfo_svc_ctr_map *svc_ctrs;	/**< NULL: no service counters */
 	/** Per port: this control lcore's own ring (SP/SC) to the worker that
 	 *  sends for it (ports with ctrl_tx_relay), NULL otherwise: worker
 	 *  idx % nb_workers, so no single worker carries every control

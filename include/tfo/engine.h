@@ -365,6 +365,24 @@ int tfo_engine_icmp_ptb(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq,
  */
 int tfo_engine_ptb(struct tfo_engine *e, const struct tfo_ptb *ptb, uint64_t now_us);
 
+/* ---- UDP (`udp = on`) --------------------------------------------------- */
+
+/**
+ * A frame tfo_pkt_classify left as a drop (l4_proto) that is UDP to one of
+ * our addresses: if its destination port is served with `udp = on`, check
+ * its UDP header and checksum, hand the payload to the service (ctx:
+ * TFO_SVC_UDP, udp_max from the port's MTU) and queue its answer as one
+ * datagram on @p port_idx. The caller keeps and frees @p m.
+ *
+ * @return -ENOENT: no service serves that port (the frame goes where it
+ *   went before: dropped as l4_proto, or the exception path); 1: it was
+ *   delivered (answered; or not, for want of an mbuf: mbuf_alloc_fail):
+ *   count it in rx_delivered; 0: it was dropped, its frame-drop reason
+ *   counted (udp_cksum, svc_udp_too_big, ...).
+ */
+int tfo_engine_udp_input(struct tfo_engine *e, const struct rte_mbuf *m,
+			 struct tfo_pkt *p, uint8_t port_idx);
+
 /** Run expired timers (retransmissions, idle, TIME-WAIT). Call every poll. */
 void tfo_engine_timers(struct tfo_engine *e, uint64_t now_us);
 

@@ -66,6 +66,7 @@ struct tfo_port_info {
 	bool rx_cksum_offload;	/**< trust RX checksum flags from the PMD */
 	bool tx_ip_cksum_offload;
 	bool tx_tcp_cksum_offload;
+	bool tx_udp_cksum_offload;	/**< UDP answers (`udp = on`) */
 	/** The device needs as many TX as RX queues (net_tap): the control
 	 *  lcores have no TX queue of their own: control k relays through
 	 *  worker k % workers. */
@@ -116,6 +117,9 @@ enum tfo_pkt_class {
 	 *  host's that joins no groups. Ignored by design (rx_mld_ignored),
 	 *  not a drop; fields as for TFO_PKT_ICMP6. */
 	TFO_PKT_MLD,
+	/** UDP to one of our addresses, checksum verified: sport, dport,
+	 *  payload_off, payload_len valid (l4_len: the UDP length) */
+	TFO_PKT_UDP,
 	TFO_PKT_DROP,		/**< see tfo_pkt.drop */
 };
 
@@ -145,10 +149,13 @@ enum tfo_pkt_class {
 	X(tcp_short,		"TCP header truncated or data offset < 5 or past the segment") \
 	X(tcp_cksum,		"TCP checksum wrong") \
 	X(tcp_port,		"TCP source or destination port is 0") \
+	X(udp_short,		"UDP header truncated, or its length not the IP payload's") \
+	X(udp_cksum,		"UDP checksum wrong (or none over IPv6)") \
+	X(udp_port,		"UDP source or destination port is 0") \
 	X(arp_short,		"truncated or non-Ethernet/IPv4 ARP") \
 	X(icmp_short,		"truncated ICMP/ICMPv6 header") \
 	X(icmp_cksum,		"ICMP/ICMPv6 checksum wrong") \
-	X(l4_proto,		"IP protocol we do not serve (UDP, ...)") \
+	X(l4_proto,		"IP protocol we do not serve, or UDP to a port no service serves with udp = on") \
 	X(multiseg,		"headers not contiguous in the first mbuf segment (or mbuf lengths inconsistent)")
 
 enum tfo_pkt_drop {
@@ -254,6 +261,28 @@ tfo_pkt_classify(const struct rte_mbuf *m, const struct tfo_port_info *port,
 	tfo_pkt_parse(m, port->rx_cksum_offload, p);
 	return tfo_pkt_match_local(port, m, p);
 }
+
+/**
+ * UDP, which tfo_pkt_parse leaves as a drop (l4_proto) since most ports
+ * serve none: the destination port of such a frame @p p (parsed and
+ * matched, so that p->local_idx is ours), read without any check but
+ * that it is in the first segment; 0 when @p p is not UDP left as
+ * l4_proto or the port is not there. What the worker asks first.
+ */
+uint16_t tfo_pkt_udp_dport(const struct rte_mbuf *m, const struct tfo_pkt *p);
+
+/**
+ * Parse the UDP header of a frame tfo_pkt_udp_dport() gave a served port:
+ * length (the IP payload's at most; bytes past it ignored), ports not 0,
+ * the checksum (the RX flags as in tfo_pkt_parse, else in software; 0 is
+ * "none" over IPv4 only). Sets sport, dport, l4_len (the UDP length),
+ * payload_off and payload_len.
+ *
+ * @return TFO_PKT_UDP, or TFO_PKT_DROP with p->drop set (udp_short,
+ *   udp_port, udp_cksum, multiseg).
+ */
+enum tfo_pkt_class tfo_pkt_parse_udp(const struct rte_mbuf *m, bool rx_cksum_offload,
+				     struct tfo_pkt *p);
 
 /** Most IPv6 extension headers in front of the upper layer (RFC 8200
  *  section 4.1 lists at most 4 for a packet that is not fragmented). */
@@ -408,6 +437,17 @@ tfo_pkt_hdr_len(const struct tfo_route *r)
  */
 int tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 			const struct tfo_route *r, const struct tfo_tcp_out *t);
+
+/**
+ * Prepend Ethernet, optional VLAN, IPv4 (DF set) or IPv6 and UDP headers
+ * from our port @p sport to the peer's @p dport to @p m, which holds the
+ * UDP payload (one segment or a chain), with the UDP checksum through the
+ * port's offload or in software (0 sent as 0xffff, RFC 768).
+ *
+ * @return 0, or -ENOSPC when @p m lacks headroom for the headers.
+ */
+int tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
+			const struct tfo_route *r, uint16_t sport, uint16_t dport);
 
 /**
  * Address lookup: global index of @p a among the addresses of @p port, or -1.

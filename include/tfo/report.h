@@ -47,6 +47,8 @@ struct tfo_report_snap {
 	/** Bit i: port i's rte_eth_stats_get() answered, imissed[i] is good. */
 	uint32_t ports_ok;
 	uint64_t imissed[TFO_MAX_PORTS];	/**< rte_eth_stats.imissed of port i */
+	/** the names of total.svc (the line's last fields); NULL: none */
+	const struct tfo_svc_ctr_map *svc;
 };
 
 /**

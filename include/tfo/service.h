@@ -43,6 +43,9 @@ extern "C" {
 
 struct tfo_stats;
 
+/** Most counters of all configured services together (tfo_stats.svc). */
+#define TFO_SVC_STATS_MAX 256
+
 /** Largest number of counters one service declares (tfo_service.counters). */
 #define TFO_SVC_MAX_COUNTERS 64
 
@@ -303,12 +306,51 @@ int tfo_service_plugin_load(const char *path, const char *name, char *why,
 	RTE_INIT(tfo_service_register_##svc) { tfo_service_register(&(svc)); }
 #endif
 
-/** A created service bound to a TCP port. */
+/** A created service bound to a TCP port (and with `udp = on`, UDP). */
 struct tfo_service_inst {
 	const struct tfo_service *svc;
 	void *state;
 	uint16_t port;
+	bool udp;		/**< `udp = on`: datagrams to port too */
+	/** Its counters: tfo_stats.svc[ctr_base .. ctr_base + nb_ctr) of
+	 *  every lcore (tfo_svc_ctr_map); nb_ctr 0: none (or an instance a
+	 *  test built by hand: ctx->counters is then NULL). */
+	uint16_t ctr_base;
+	uint16_t nb_ctr;
 };
+
+/**
+ * Check the counters @p s declares (tfo_service.counters): at most
+ * TFO_SVC_MAX_COUNTERS, each named "<service>_<what>" of letters, digits
+ * and '_', none twice, none a built-in counter's name.
+ *
+ * @return how many it declares, or a negative errno and one line in @p why.
+ */
+int tfo_service_counters_check(const struct tfo_service *s, char *why,
+			       size_t whylen);
+
+/**
+ * The configured services' counters, in the order of the configuration
+ * (then of each service's declaration): index j is tfo_stats.svc[j] of
+ * every lcore. Built at start (tfo_svc_ctr_map_add), read-only after.
+ */
+struct tfo_svc_ctr_map {
+	unsigned int nb;
+	const char *name[TFO_SVC_STATS_MAX];
+	const char *help[TFO_SVC_STATS_MAX];
+	const char *service[TFO_SVC_STATS_MAX];
+};
+
+/**
+ * Give instance @p si the next slots of @p map for its service's counters
+ * (sets si->ctr_base, si->nb_ctr). A service configured twice shares
+ * nothing: it is refused by the configuration first.
+ *
+ * @return 0, or a negative errno and one line in @p why (bad counters,
+ *   more than TFO_SVC_STATS_MAX in all).
+ */
+int tfo_svc_ctr_map_add(struct tfo_svc_ctr_map *map, struct tfo_service_inst *si,
+			char *why, size_t whylen);
 
 #ifdef __cplusplus
 }

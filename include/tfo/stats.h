@@ -22,6 +22,7 @@
 #include <rte_common.h>
 
 #include "tfo/pkt.h"
+#include "tfo/service.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -130,6 +131,12 @@ extern "C" {
 	X(svc_responses,	C, "responses queued") \
 	X(svc_reject,		C, "requests the service rejected: connection reset") \
 	X(svc_bad_response,	C, "responses outside the service contract: connection reset") \
+	X(svc_udp_rx,		C, "UDP datagrams to a port served with udp = on, handed to its service") \
+	X(svc_udp_tx,		C, "UDP responses queued (one per answered datagram)") \
+	X(svc_udp_too_big,	C, "UDP datagrams dropped: the response did not fit one unfragmented datagram (tfo_svc_ctx.udp_max)") \
+	X(svc_udp_need_more,	C, "UDP datagrams dropped: the service found the request incomplete (NEED_MORE)") \
+	X(svc_udp_reject,	C, "UDP datagrams dropped: the service rejected them, or answered outside its contract") \
+	X(svc_udp_multiseg,	C, "UDP datagrams dropped: the payload was not in the frame's first segment") \
 	X(syn_data_dropped,	C, "SYNs whose payload was not accepted (acked only the SYN)") \
 	X(dup_syn,		C, "retransmitted SYNs of a SYN_RCVD connection: first flight re-sent, at most once per 500 ms (else TCPACKSkippedSynRecv)") \
 	X(TCPACKSkippedSynRecv,	C, "of dup_syn, those not answered: the entry answered one less than 500 ms before (Linux's tcp_invalid_ratelimit, same name)") \
@@ -219,6 +226,9 @@ enum tfo_stat_id {
 /** One lcore's counters; written by that lcore only. */
 struct tfo_stats {
 	uint64_t c[TFO_STAT_MAX];
+	/** the services' own counters (tfo_svc_ctx.counters), named by the
+	 *  server's struct tfo_svc_ctr_map: slots past its nb stay 0 */
+	uint64_t svc[TFO_SVC_STATS_MAX];
 } __rte_cache_aligned;
 
 static inline void
@@ -254,7 +264,7 @@ int tfo_stats_is_gauge(unsigned int id);
 /** Counter id by name, or -ENOENT. */
 int tfo_stats_lookup(const char *name);
 
-/** @p dst += @p src, counter by counter. */
+/** @p dst += @p src, counter by counter (the services' too). */
 void tfo_stats_accumulate(struct tfo_stats *dst, const struct tfo_stats *src);
 
 /**
@@ -262,6 +272,10 @@ void tfo_stats_accumulate(struct tfo_stats *dst, const struct tfo_stats *src);
  * each prefixed by @p prefix.
  */
 void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
+
+/** The same for the services' counters of @p s named by @p map (NULL: none). */
+void tfo_stats_dump_svc(FILE *f, const char *prefix, const struct tfo_stats *s,
+			const struct tfo_svc_ctr_map *map);
 
 /* ---- accounting ---------------------------------------------------------
  *
@@ -288,7 +302,8 @@ void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
 	X(drop_arp_other) X(drop_kernel_neigh) X(drop_icmp_other) X(drop_icmp6_other) X(drop_nd_bad) \
 	X(drop_icmp_echo_rate) \
 	X(syn_steer_drop) X(drop_syn_table_full) X(drop_pmtu_bad_quote) \
-	X(drop_pmtu_inbox_full) X(drop_exc_rate) X(drop_exc_full)
+	X(drop_pmtu_inbox_full) X(drop_exc_rate) X(drop_exc_full) \
+	X(svc_udp_too_big) X(svc_udp_need_more) X(svc_udp_reject) X(svc_udp_multiseg)
 
 /** One lcore's (or the total's) balance; see above. */
 struct tfo_acct {
