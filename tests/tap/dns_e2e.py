@@ -251,7 +251,7 @@ def compare(bed, transport, cases, tool=None):
 
 
 def dig_sections(bed, addr, port, name, qtype, tcp):
-    r = bed.ns_run(['dig', '+tcp' if tcp else '+notcp', '+norecurse', '+time=3', '+tries=1',
+    r = bed.ns_run(['dig', '+tcp' if tcp else '+notcp', '+norecurse', '+time=3', '+tries=2',
                     '-p', str(port), '@' + addr, name, qtype], check=False)
     keep = [ln for ln in r.stdout.splitlines()
             if ln and not ln.startswith((';; Query time', ';; SERVER', ';; WHEN', '; <<>>',
