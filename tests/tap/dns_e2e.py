@@ -332,7 +332,7 @@ def main():
                           'UDP on port 53 (the engine has no UDP path yet)')
                     udp = False
             if udp:
-                compare(bed, 'udp', CASES)
+                compare(bed, 'udp', CASES + UDP_SIZES)
             elif len(sys.argv) > 2:
                 compare(bed, 'udp', CASES + UDP_SIZES, tool=os.path.abspath(sys.argv[2]))
             for what, n, t, o in CASES[:28]:
@@ -347,6 +347,13 @@ def main():
             if any(k.startswith('dns_') for k in st):
                 T.check('dns_qtype_a counted', st.get('dns_qtype_a', 0) > 0)
                 T.check('dns_rcode_nxdomain counted', st.get('dns_rcode_nxdomain', 0) > 0)
+                T.check('dns_rcode_refused counted (outside the zones, AXFR)',
+                        st.get('dns_rcode_refused', 0) >= 2)
+                T.check('dns_qtype_axfr counted', st.get('dns_qtype_axfr', 0) >= 1)
+                T.check('dns_zero_copy counted (big TXT over TCP)', st.get('dns_zero_copy', 0) >= 1)
+                if udp:
+                    T.check('dns_truncated counted (big TXT over UDP)',
+                            st.get('dns_truncated', 0) >= 1)
             else:
                 print('note: /tfo/stats has no dns_ counters yet (engine wiring not merged)')
             T.check('server exits 0', bed.stop() == 0)
