@@ -2,8 +2,8 @@
  * tfo-fastpath: the dns service's query parser.
  *
  * One message: the header, exactly one question (its name uncompressed:
- * nothing precedes it to point at), no answer or authority records, and
- * in the additional section at most one OPT (RFC 6891) whose options are
+ * nothing precedes it to point at), answer and authority records walked
+ * over (a query's mean nothing), and in the additional section at most one OPT (RFC 6891) whose options are
  * walked for edns-tcp-keepalive (RFC 7828). Other additional records
  * (TSIG, ...) are skipped: the service signs nothing. Bytes after the
  * last record are ignored (over TCP the framing bounds the message).
@@ -139,8 +139,16 @@ dns_query_parse(const uint8_t *m, uint32_t len, struct dns_query *q)
 	}
 	if (q->opcode != 0)
 		return DNS_Q_NOTIMP;
-	if (qd != 1 || an != 0 || ns != 0)
+	if (qd != 1)
 		return DNS_Q_FORMERR;
+	/* records in the answer and authority sections mean nothing in a
+	 * query: walked over, as Knot DNS does, FORMERR only if malformed */
+	for (uint32_t i = 0; i < (uint32_t)an + ns; i++) {
+		if (skip_name(m, len, &o) < 0 || o + 10 > len ||
+		    o + 10u + rd16(m + o + 8) > len)
+			return DNS_Q_FORMERR;
+		o += 10u + rd16(m + o + 8);
+	}
 	for (uint16_t i = 0; i < ar; i++) {
 		uint32_t nm = o;
 		uint16_t type, rdlen;
@@ -149,9 +157,12 @@ dns_query_parse(const uint8_t *m, uint32_t len, struct dns_query *q)
 			return DNS_Q_FORMERR;
 		type = rd16(m + o);
 		if (type == DNS_T_OPT) {
-			/* RFC 6891 6.1.1: one OPT, owned by the root */
-			if (q->edns || o != nm + 1 || m[nm] != 0)
+			/* RFC 6891 6.1.1: one OPT, owned by the root; the
+			 * FORMERR of a second one carries none */
+			if (q->edns || o != nm + 1 || m[nm] != 0) {
+				q->edns = false;
 				return DNS_Q_FORMERR;
+			}
 			if (parse_opt(m, len, o, q) < 0) {
 				q->edns = false;
 				return DNS_Q_FORMERR;
