@@ -137,8 +137,6 @@ dns_query_parse(const uint8_t *m, uint32_t len, struct dns_query *q)
 		o += 4;
 		q->has_q = true;
 	}
-	if (q->opcode != 0)
-		return DNS_Q_NOTIMP;
 	if (qd != 1)
 		return DNS_Q_FORMERR;
 	/* records in the answer and authority sections mean nothing in a
@@ -173,5 +171,6 @@ dns_query_parse(const uint8_t *m, uint32_t len, struct dns_query *q)
 			return DNS_Q_FORMERR;
 		o += 10u + rdlen;
 	}
-	return DNS_Q_OK;
+	/* after the OPT: a NOTIMP carries ours (as Knot DNS's) */
+	return q->opcode != 0 ? DNS_Q_NOTIMP : DNS_Q_OK;
 }

@@ -81,6 +81,9 @@ CASES = [
     ('EDNS NXDOMAIN', 'nope.example.org', A, {'edns': 4096}),
     ('BADVERS', 'www.example.org', A, {'edns': 1232, 'version': 1}),
     ('NOTIMP (opcode STATUS)', 'www.example.org', A, {'opcode': 2}),
+    ('NOTIMP with EDNS', 'www.example.org', A, {'opcode': 2, 'edns': 1232}),
+    ('class CH refused', 'www.example.org', A, {'class': 3}),
+    ('class CH refused, EDNS', 'www.example.org', A, {'class': 3, 'edns': 1232}),
     ('big TXT', 'big.example.org', TXT, {'edns': 4096}),
     ('big TXT without EDNS', 'big.example.org', TXT, {}),
 ]
@@ -122,7 +125,7 @@ def query(name, qtype, o):
     flags = 0x0100 | (o.get('opcode', 0) << 11)  # RD
     ar = 1 if 'edns' in o else 0
     m = struct.pack('!HHHHHH', 0x4242, flags, 1, 0, 0, ar) + wire_name(name) + \
-        struct.pack('!HH', qtype, 1)
+        struct.pack('!HH', qtype, o.get('class', 1))
     if 'edns' in o:
         opts = b'\x00\x0b\x00\x00' if o.get('keepalive') else b''
         m += b'\0' + struct.pack('!HHBBHH', 41, o['edns'], 0, o.get('version', 0),
