@@ -24,6 +24,7 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -36,8 +37,8 @@ from tfotap import Bed, Checks, SERVER_V4, flows, need_root, stop_process  # noq
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZDIR = os.path.normpath(os.path.join(HERE, '..', 'dns'))
-ZONES = (('example.org', os.path.join(ZDIR, 'example.org.zone')),
-         ('example.net', os.path.join(ZDIR, 'example.net.zone')))
+ZONES = [('example.org', os.path.join(ZDIR, 'example.org.zone')),
+         ('example.net', os.path.join(ZDIR, 'example.net.zone'))]
 KNOT_ADDR, KNOT_PORT = '127.0.0.1', 5353
 IDLE_S = 10
 T = Checks()
@@ -315,6 +316,38 @@ def kdig_fastopen(bed):
                 and b'\xc6\x12\x35\x50' in ans['payload'], ans and (ans['flags'], ans['len']))
 
 
+def reload_check(bed, net):
+    """SIGHUP reads the zones again: a name added to example.net is
+    answered; a broken file is refused and the old set keeps serving."""
+    before = bed.stats()
+    with open(net, 'a') as f:
+        f.write('new\tA\t198.18.53.12\n')
+    bed.proc.send_signal(signal.SIGHUP)
+    deadline = time.time() + 10
+    a = None
+    while time.time() < deadline:
+        a = ask_all(bed, SERVER_V4, 53, [('tcp', query('new.example.net', A, {}))])[0]
+        if isinstance(a, bytes) and a[3] & 0xf == 0 and a.endswith(b'\xc6\x12\x35\x0c'):
+            break
+        time.sleep(0.2)
+    T.check('SIGHUP: a name added to a zone file is answered', isinstance(a, bytes)
+            and a.endswith(b'\xc6\x12\x35\x0c'), a)
+    T.check('SIGHUP: svc_reloads + 1',
+            bed.stats().get('svc_reloads', 0) - before.get('svc_reloads', 0) == 1)
+    with open(net, 'a') as f:
+        f.write('bad\tIN\tLOC\t1 2 3\n')
+    bed.proc.send_signal(signal.SIGHUP)
+    deadline = time.time() + 10
+    while time.time() < deadline and 'new zones refused' not in bed.log_text():
+        time.sleep(0.2)
+    T.check('SIGHUP with a broken file: refused with file:line',
+            'example.net.zone:%d: type LOC not served' % len(open(net).read().splitlines())
+            in bed.log_text(), bed.log_text()[-500:])
+    a = ask_all(bed, SERVER_V4, 53, [('tcp', query('new.example.net', A, {}))])[0]
+    T.check('SIGHUP with a broken file: the old set serves', isinstance(a, bytes)
+            and a.endswith(b'\xc6\x12\x35\x0c'), a)
+
+
 def main():
     need_root()
     for tool in ('kdig', 'dig'):
@@ -324,6 +357,10 @@ def main():
             return 77
     server = os.path.abspath(sys.argv[1])
     tmp = tempfile.mkdtemp(prefix='tfo-knot.')
+    # a copy of example.net that the reload check changes
+    net = os.path.join(tmp, 'example.net.zone')
+    shutil.copy(ZONES[1][1], net)
+    ZONES[1] = ('example.net', net)
     zones = ' '.join('%s:%s' % z for z in ZONES)
     args = ['--set', 'service dns.port=53', '--set', 'service dns.zone=' + zones,
             '--set', 'service dns.idle_timeout=%d' % IDLE_S]
@@ -385,6 +422,7 @@ def main():
                             st.get('dns_truncated', 0) >= 1)
             else:
                 print('note: /tfo/stats has no dns_ counters yet (engine wiring not merged)')
+            reload_check(bed, net)
             T.check('server exits 0', bed.stop() == 0)
     finally:
         if knot is not None:
