@@ -85,7 +85,39 @@ struct tfo_sndq {
 	uint32_t high_rxt;	/* RFC 6675 HighRxt: holes resent below it */
 	uint8_t nsack;
 	uint8_t sack_rec;	/* the recovery in progress is SACK-driven */
+	uint16_t idle;		/* the response's tfo_svc_resp.idle_ms, as
+				 * tfo_idle_code() packs it (0: the default) */
 };
+
+/*
+ * The header of a request buffer (rbuf), where a send buffer has its
+ * tfo_sndq: how many of the held bytes, from the first, came as data in
+ * the SYN (tfo_svc_ctx.in_syn of the requests they begin).
+ */
+struct tfo_rbuf_hdr {
+	uint16_t syn_held;
+};
+
+/*
+ * A service's idle timeout in 16 bits (tfo_conn.idle_code): ms up to
+ * 32,767, whole seconds (high bit set) above, up to 32,767 s; 0: none.
+ */
+static inline uint16_t
+tfo_idle_code(uint32_t ms)
+{
+	if (ms == 0)
+		return 0;
+	if (ms < 0x8000)
+		return (uint16_t)ms;
+	return (uint16_t)(0x8000 | RTE_MIN(ms / 1000, 0x7fffu));
+}
+
+static inline uint64_t
+tfo_idle_code_us(uint16_t code)
+{
+	return code & 0x8000 ? (uint64_t)(code & 0x7fff) * 1000000 :
+			       (uint64_t)code * 1000;
+}
 
 _Static_assert(sizeof(struct tfo_sndq) <= TFO_BUF_HDR,
 	       "the send queue header is one cache line");
@@ -534,7 +566,7 @@ void tfo_tcp_tw_end(struct tfo_engine *e, struct tfo_tw *w, int why);
 
 /* tcp_service.c */
 int tfo_tcp_deliver(struct tfo_engine *e, struct tfo_conn *c,
-		    const struct rte_mbuf *m, uint32_t off, uint32_t len);
+		    const struct rte_mbuf *m, uint32_t off, uint32_t len, bool in_syn);
 int tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c);
 
 /* tcp_input.c */

@@ -240,11 +240,11 @@ tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + sizeof(*uh)));
 	if (p == NULL)
 		return -ENOSPC;
-	eh = (struct rte_ether_hdr *)p;
+	eh = (struct rte_ether_hdr *)(void *)p;
 	rte_ether_addr_copy(&r->peer_mac, &eh->dst_addr);
 	rte_ether_addr_copy(&port->mac, &eh->src_addr);
 	if (r->has_vlan) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eh + 1);
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(void *)(eh + 1);
 
 		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
 		vh->vlan_tci = rte_cpu_to_be_16(r->vlan_tci);
@@ -259,7 +259,7 @@ tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
 			 RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
 	ip = p + l2;
 	if (r->family == AF_INET) {
-		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)ip;
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)(void *)ip;
 
 		ih->version_ihl = RTE_IPV4_VHL_DEF;
 		ih->type_of_service = 0;
@@ -277,7 +277,7 @@ tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
 		else
 			ih->hdr_checksum = rte_ipv4_cksum(ih);
 	} else {
-		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)ip;
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)(void *)ip;
 
 		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
 		ih->payload_len = rte_cpu_to_be_16((uint16_t)ulen);
@@ -287,7 +287,7 @@ tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
 		memcpy(ih->dst_addr, r->peer.b, 16);
 		m->ol_flags |= RTE_MBUF_F_TX_IPV6;
 	}
-	uh = (struct rte_udp_hdr *)(ip + l3);
+	uh = (struct rte_udp_hdr *)(void *)(ip + l3);
 	uh->src_port = rte_cpu_to_be_16(sport);
 	uh->dst_port = rte_cpu_to_be_16(dport);
 	uh->dgram_len = rte_cpu_to_be_16((uint16_t)ulen);

@@ -295,7 +295,8 @@ process_data(struct tfo_engine *e, struct tfo_conn *c,
 			if (take < fresh)
 				cnt(e, TFO_STAT_rx_trimmed);
 			if (take > 0)
-				acc = tfo_tcp_deliver(e, c, m, p->payload_off + skip, take);
+				acc = tfo_tcp_deliver(e, c, m, p->payload_off + skip, take,
+						      false);
 			if (acc == GONE)
 				return GONE;
 			c->rcv_nxt += (uint32_t)acc;

@@ -137,7 +137,7 @@ fastopen_data(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	cnt(e, TFO_STAT_TCPFastOpenPassive);
 	cnt(e, TFO_STAT_conns_opened_tfo);
 	if (p->payload_len > 0) {
-		acc = tfo_tcp_deliver(e, c, m, p->payload_off, p->payload_len);
+		acc = tfo_tcp_deliver(e, c, m, p->payload_off, p->payload_len, true);
 		if (acc == GONE)
 			return GONE;
 		c->rcv_nxt += (uint32_t)acc;

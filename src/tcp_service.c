@@ -81,13 +81,21 @@ lat_push(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req, uint32_t 
 		lat_push_slow(e, c, age, req, len, resp);
 }
 
+static inline struct tfo_rbuf_hdr *
+rbuf_hdr(const struct tfo_engine *e, const struct tfo_conn *c)
+{
+	return (struct tfo_rbuf_hdr *)(void *)buf_ptr(e, c->rbuf);
+}
+
 /*
- * After the service answered @p done of the @p len bytes at @p req: keep
- * the rest in the request buffer for the next call. @return as run_service.
+ * After the service answered @p done of the @p len bytes at @p req, whose
+ * first @p syn came in the SYN: keep the rest in the request buffer for
+ * the next call, with how many of its bytes came in the SYN. @return as
+ * run_service.
  */
 static int
 hold_rest(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
-	  uint32_t len, uint32_t done, bool from_mbuf)
+	  uint32_t len, uint32_t done, bool from_mbuf, uint32_t syn)
 {
 	uint32_t rest = len - done;
 
@@ -114,14 +122,34 @@ hold_rest(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 	if (from_mbuf || done > 0)
 		req_begin(e, c);
 	c->req_len = (uint16_t)rest;
+	rbuf_hdr(e, c)->syn_held = (uint16_t)(syn > done ? syn - done : 0);
 	return (int)len;
 }
 
 /*
- * What handle() learns of the request: who sent it over which connection.
- * XXX in_syn is approximated as "served while the TFO SYN is pending": a
- * request whose first byte came in the SYN but completed after the
- * handshake ACK reads 0.
+ * The idle timeout the response in send buffer @p sb asked for
+ * (tfo_svc_resp.idle_ms) rules the connection from now on. Not in
+ * SYN_RCVD, whose duplicate-SYN stamp shares the field: a response is
+ * drained (this is called) once acknowledged, which ends SYN_RCVD.
+ */
+static inline void
+svc_idle_apply(struct tfo_engine *e, struct tfo_conn *c, uint32_t sb)
+{
+	uint16_t code = ((const struct tfo_sndq *)(const void *)buf_ptr(e, sb))->idle;
+
+	if (c->state == TFO_CONN_SYN_RCVD)
+		return;
+	c->flags &= (uint16_t)~TFO_CF_OOW_STAMP;
+	c->idle_code = code;
+	if (code != 0)
+		c->flags2 |= TFO_CF2_SVC_IDLE;
+	else
+		c->flags2 &= (uint8_t)~TFO_CF2_SVC_IDLE;
+}
+
+/*
+ * What handle() learns of the request: who sent it over which connection
+ * (in_syn is set per request, by run_service).
  */
 static void
 svc_ctx_tcp(const struct tfo_engine *e, const struct tfo_conn *c,
@@ -129,7 +157,7 @@ svc_ctx_tcp(const struct tfo_engine *e, const struct tfo_conn *c,
 {
 	ctx->family = c->key.family;
 	ctx->transport = TFO_SVC_TCP;
-	ctx->in_syn = (c->flags & TFO_CF_TFO) && c->state == TFO_CONN_SYN_RCVD;
+	ctx->in_syn = 0;
 	ctx->reserved0 = 0;
 	ctx->src_port = c->key.peer_port;
 	ctx->dst_port = c->key.local_port;
@@ -142,12 +170,14 @@ svc_ctx_tcp(const struct tfo_engine *e, const struct tfo_conn *c,
 /*
  * Hand @p len request bytes at @p req to the service. @p from_mbuf: they
  * are in the input frame (not held yet); otherwise they are the request
- * buffer's. @return the bytes accepted (from_mbuf: len, or fewer when they
- * could not be stored), or GONE when the connection was reset.
+ * buffer's. The first @p syn of them came as data in the SYN: a request
+ * that begins there is in_syn, however late its last byte comes.
+ * @return the bytes accepted (from_mbuf: len, or fewer when they could
+ * not be stored), or GONE when the connection was reset.
  */
 static int
 run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
-	    uint32_t len, bool from_mbuf)
+	    uint32_t len, bool from_mbuf, uint32_t syn)
 {
 	const struct tfo_service_inst *si = &e->p.services[c->svc];
 	struct tfo_svc_ctx ctx;
@@ -173,6 +203,7 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 		resp.buf = buf_ptr(e, sb) + TFO_BUF_HDR;
 		resp.buf_cap = e->resp_cap;
 		resp.stats = e->st;
+		ctx.in_syn = done < syn;
 		st = si->svc->handle(si->state, &ctx, req + done, len - done, &resp);
 		cnt(e, TFO_STAT_svc_calls);
 
@@ -207,6 +238,7 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 		q->body_len = q->body != NULL ? resp.body_len : 0;
 		q->buf_off = 0;
 		q->buf_len = resp.buf_len;
+		q->idle = tfo_idle_code(resp.idle_ms);
 		sack_reset(q);
 		c->sbuf = sb;
 		if (resp.close) {
@@ -218,26 +250,29 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 		if (q->buf_len + q->body_len > 0)
 			break;
 		/* an empty response: on to the next request */
+		svc_idle_apply(e, c, sb);
 		buf_put(e, &c->sbuf);
 		if (done == len)
 			break;
 	}
 
-	return hold_rest(e, c, req, len, done, from_mbuf);
+	return hold_rest(e, c, req, len, done, from_mbuf, syn);
 }
 
-/* In-order new bytes [off, off + len) of @p m for the request. */
+/* In-order new bytes [off, off + len) of @p m for the request; @p in_syn:
+ * the SYN's data. */
 int
 tfo_tcp_deliver(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf *m,
-		uint32_t off, uint32_t len)
+		uint32_t off, uint32_t len, bool in_syn)
 {
 	bool can_serve = c->sbuf == TFO_CONN_NONE &&
 			 !(c->flags & TFO_CF_FIN_QUEUED);
+	uint32_t syn = in_syn ? len : 0;
 	const uint8_t *d;
 
 	if (can_serve && c->req_len == 0 && off + len <= m->data_len)
 		return run_service(e, c, rte_pktmbuf_mtod_offset(m, const uint8_t *, off),
-				   len, true);
+				   len, true, syn);
 
 	/* held bytes must always find a response buffer when served */
 	if (e->nb_buf_free < (uint32_t)(c->rbuf == TFO_CONN_NONE) +
@@ -247,13 +282,19 @@ tfo_tcp_deliver(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf 
 	}
 	if (c->rbuf == TFO_CONN_NONE)
 		c->rbuf = buf_get(e);
-	if (c->req_len == 0)
+	if (c->req_len == 0) {
 		req_begin(e, c);
+		rbuf_hdr(e, c)->syn_held = 0;
+	}
 	d = rte_pktmbuf_read(m, off, len, req_data(e, c) + c->req_len);
 	if (d != req_data(e, c) + c->req_len)
 		memcpy(req_data(e, c) + c->req_len, d, len);
+	/* the SYN's bytes are the first a connection holds */
+	if (c->req_len == rbuf_hdr(e, c)->syn_held)
+		rbuf_hdr(e, c)->syn_held = (uint16_t)(rbuf_hdr(e, c)->syn_held + syn);
 	c->req_len = (uint16_t)(c->req_len + len);
-	if (can_serve && run_service(e, c, req_data(e, c), c->req_len, false) == GONE)
+	if (can_serve && run_service(e, c, req_data(e, c), c->req_len, false,
+				     rbuf_hdr(e, c)->syn_held) == GONE)
 		return GONE;
 	return (int)len;
 }
@@ -262,6 +303,8 @@ tfo_tcp_deliver(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf 
 int
 tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c)
 {
+	if (c->sbuf != TFO_CONN_NONE)
+		svc_idle_apply(e, c, c->sbuf);
 	if (c->flags & TFO_CF_FIN_QUEUED) {
 		buf_put(e, &c->sbuf);
 		return 0;
@@ -273,7 +316,8 @@ tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c)
 		 * deadline of a pipelined request runs from now, not from
 		 * its bytes that came while the response was sent */
 		req_begin(e, c);
-		if (run_service(e, c, req_data(e, c), c->req_len, false) == GONE)
+		if (run_service(e, c, req_data(e, c), c->req_len, false,
+				rbuf_hdr(e, c)->syn_held) == GONE)
 			return GONE;
 		if (c->sbuf == TFO_CONN_NONE && (c->flags & TFO_CF_PEER_FIN)) {
 			tfo_tcp_queue_fin(e, c);	/* the request can never complete */

@@ -44,7 +44,10 @@ tfo_tcp_update_timer(struct tfo_engine *e, struct tfo_conn *c)
 	} else if (c->state == TFO_CONN_ESTABLISHED ||
 		   c->state == TFO_CONN_CLOSE_WAIT ||
 		   c->state == TFO_CONN_FIN_WAIT_2) {
-		uint64_t after = (uint64_t)e->p.idle_timeout_ms * 1000;
+		/* the last response's own (a service's keepalive), else ours */
+		uint64_t after = c->flags2 & TFO_CF2_SVC_IDLE ?
+				 tfo_idle_code_us(c->idle_code) :
+				 (uint64_t)e->p.idle_timeout_ms * 1000;
 
 		/* one timer: a held request's deadline does not move with
 		 * the bytes that re-arm the idle limit (slowloris) */

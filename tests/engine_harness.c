@@ -83,9 +83,11 @@ gen_parse(const uint8_t *req, uint32_t len, uint32_t *n, char *flags,
 	return 0;
 }
 
+struct h_gen_ctx_log h_gen_log;
+
 static enum tfo_svc_status
-gen_handle(const void *state, const struct tfo_svc_ctx *ctx __rte_unused,
-	    const uint8_t *req, uint32_t len,
+gen_handle(const void *state, const struct tfo_svc_ctx *ctx,
+	   const uint8_t *req, uint32_t len,
 	   struct tfo_svc_resp *r)
 {
 	uint32_t n, line;
@@ -93,10 +95,20 @@ gen_handle(const void *state, const struct tfo_svc_ctx *ctx __rte_unused,
 
 	RTE_SET_USED(state);
 	h_gen_calls++;
+	h_gen_log.last = *ctx;
 	if (gen_parse(req, len, &n, flags, &line) != 0)
 		return TFO_SVC_NEED_MORE;
+	/* what each complete request was told */
+	if (h_gen_log.n < RTE_DIM(h_gen_log.in_syn))
+		h_gen_log.in_syn[h_gen_log.n++] = ctx->in_syn;
+	if (ctx->counters != NULL)
+		ctx->counters[0]++;
 	if (strchr(flags, 'x') != NULL)
 		return TFO_SVC_REJECT;
+	if (strchr(flags, 'i') != NULL)
+		r->idle_ms = 300;
+	if (strchr(flags, 'I') != NULL)
+		r->idle_ms = 40000;	/* kept in whole seconds */
 	r->consumed = line;
 	r->close = strchr(flags, 'k') == NULL;
 	if (strchr(flags, 'e') != NULL) {
@@ -139,9 +151,16 @@ h_gen_expect(const char *line, uint8_t *out, uint32_t cap)
 	return k;
 }
 
+static const struct tfo_svc_counter gen_counters[] = {
+	{ "gen_requests", "complete requests seen" },
+	{ NULL, NULL },
+};
+
 struct tfo_service h_gen_service = {
 	.name = "gen",
 	.help = "test responses",
+	.counters = gen_counters,
+	.udp_ok = true,
 	.handle = gen_handle,
 };
 

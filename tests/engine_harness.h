@@ -153,9 +153,19 @@ unsigned int cl_nsegs(const struct cl *c);
  * "gen": a request is one line "<n><flags>\n". The response is n bytes of
  * a pattern in the buffer, or with flag 'b' the header "B<n>\n" in the
  * buffer plus n bytes of a blob sent zero-copy. Flags: 'k' keep-alive
- * (default: close), 'x' reject, 'e' empty response.
+ * (default: close), 'x' reject, 'e' empty response, 'i' idle_ms 300,
+ * 'I' idle_ms 40000. It counts complete requests in its one counter
+ * (gen_requests) and serves UDP too (udp_ok).
  */
 extern struct tfo_service h_gen_service;
+/** What gen's handle() was told: the last call's context, and in_syn of
+ *  each complete request (reset it between cases). */
+struct h_gen_ctx_log {
+	struct tfo_svc_ctx last;
+	uint8_t in_syn[32];
+	unsigned int n;
+};
+extern struct h_gen_ctx_log h_gen_log;
 /** The expected response to @p line (into @p out); @return its length. */
 uint32_t h_gen_expect(const char *line, uint8_t *out, uint32_t cap);
 /** The blob gen's 'b' responses send from. */

@@ -856,4 +856,34 @@ TFO_TEST(access_log_keys)
 	expect_error("[server]\naccess_log_sample = 1000001\n", "access_log_sample");
 }
 
+/* [service NAME] udp: a boolean, only for services that serve UDP
+ * (udp_ok: echo); printed by --print-config and read back. */
+TFO_TEST(service_udp_key)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	REQUIRE(parse("[service echo]\nport = 7\nudp = on\n") == 0);
+	REQUIRE(cfg.nb_services == 1);
+	CHECK(cfg.services[0].udp);
+	CHECK_EQ(cfg.services[0].nb_kv, 0u);	/* not one of echo's own keys */
+	f = open_memstream(&text, &len);
+	REQUIRE(f != NULL);
+	tfo_config_dump(f, &cfg);
+	fclose(f);
+	CHECK(strstr(text, "[service echo]\nport = 7\nudp = on\n") != NULL);
+	REQUIRE(parse(text) == 0);
+	CHECK(cfg.services[0].udp);
+	free(text);
+	REQUIRE(parse("[service echo]\nport = 7\nudp = off\n") == 0);
+	CHECK(!cfg.services[0].udp);
+	expect_error("[service echo]\nport = 7\nudp = maybe\n", "expected a boolean");
+	expect_error("[service http]\nport = 80\nudp = on\n",
+		     "service http does not serve UDP");
+	/* off is harmless for any service */
+	REQUIRE(parse("[service http]\nport = 80\nudp = off\n") == 0);
+	CHECK(!cfg.services[0].udp);
+}
+
 TFO_TEST_MAIN()

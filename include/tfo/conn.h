@@ -111,6 +111,7 @@ tfo_conn_key_eq(const struct tfo_conn_key *a, const struct tfo_conn_key *b)
 					 *   read only in recovery, which cannot
 					 *   begin before data is sent, and entering
 					 *   it clears this flag */
+#define TFO_CF2_SVC_IDLE	0x04	/**< idle_code replaces [tcp] idle_timeout_ms */
 
 /** What the entry's single timer is armed for. */
 enum tfo_conn_timer_kind {
@@ -166,10 +167,17 @@ struct tfo_conn {
 				 *   bytes >> our shift, for window updates */
 	uint8_t svc;		/**< index of the service (engine's list) */
 	uint8_t flags2;		/**< TFO_CF2_* (flags is full) */
-	uint16_t oow_ms;	/**< SYN_RCVD: when a duplicate SYN was last
-				 *   answered, ms (mod 2^16), valid with
-				 *   TFO_CF_OOW_STAMP (the rate limit of
-				 *   Linux's last_oow_ack_time) */
+	union {
+		uint16_t oow_ms;	/**< SYN_RCVD: when a duplicate SYN
+					 *   was last answered, ms (mod 2^16),
+					 *   valid with TFO_CF_OOW_STAMP (the
+					 *   rate limit of Linux's
+					 *   last_oow_ack_time) */
+		uint16_t idle_code;	/**< after SYN_RCVD: the idle timeout
+					 *   the last response asked for
+					 *   (tfo_svc_resp.idle_ms, packed),
+					 *   valid with TFO_CF2_SVC_IDLE */
+	};
 	uint16_t req_start;	/**< when the held request began, in
 				 *   TFO_REQ_TICK_MS ticks (mod 2^16);
 				 *   while req_len == 0: since when the

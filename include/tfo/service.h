@@ -144,7 +144,10 @@ struct tfo_svc_resp {
 	 * TCP: close the connection when it stays idle (no request byte)
 	 * this long after this response, in ms; 0: the engine's
 	 * [tcp] idle timeout. Lets a service announce its own (DNS's
-	 * edns-tcp-keepalive, RFC 7828). Ignored over UDP.
+	 * edns-tcp-keepalive, RFC 7828). It holds from when this response
+	 * is acknowledged until the next response (whose 0 brings the
+	 * default back); kept to the ms up to 32,767 ms, in whole seconds
+	 * above (at most 32,767 s). Ignored over UDP.
 	 */
 	uint32_t idle_ms;
 };

@@ -3,7 +3,7 @@
  * sequences of frames under a fake clock.
  *
  * One worker (its engine, its batched cookie check, the echo and http
- * services) and the control core (its engine with SYN cookies, ARP, ICMP,
+ * services; echo answers UDP too) and the control core (its engine with SYN cookies, ARP, ICMP,
  * ND, key rotation) on two ports, wired as tfo-server wires them: the
  * worker's ring to the control core, and the relay rings by which worker 0
  * sends the control core's frames (net_tap). No device: frames go in
@@ -23,7 +23,7 @@
  *   op & 7 = 5     ADVANCE: u16 milliseconds, then STEP
  *   op & 7 = 6     ROTATE the TFO key (the old primary becomes the backup)
  *   op & 7 = 7     REJECT: u8, the port refuses that many of the next frames
- * FRAME flags: bit 0 fix the checksums (IPv4 header, TCP, ICMP, ICMPv6);
+ * FRAME flags: bit 0 fix the checksums (IPv4 header, TCP, UDP, ICMP, ICMPv6);
  * bit 1 fix seq/ack to the server's view of the flow (+ the deltas); bit 2
  * a valid cookie in the TFO option (bit 3 too: the backup key's), bit 3
  * alone: a retired key's; bit 4 exact-size external buffers (else direct
@@ -161,6 +161,22 @@ put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
+/* A UDP answer (echo's udp = on): its length, ports, checksum (software:
+ * no fuzzed port offloads UDP). */
+static void
+check_udp_out(const uint8_t *uh, uint32_t l4len, int family, const struct tfo_addr *s,
+	      const struct tfo_addr *d)
+{
+	uint64_t sum = tfo_cksum_pseudo(family, s, d, IPPROTO_UDP, l4len);
+
+	FZ_ASSERT(l4len >= 8 && be16(uh + 4) == l4len, "UDP length %u in %u bytes",
+		  l4len >= 8 ? be16(uh + 4) : 0, l4len);
+	FZ_ASSERT(be16(uh) == 7 && be16(uh + 2) != 0, "UDP ports %u -> %u sent", be16(uh),
+		  be16(uh + 2));
+	FZ_ASSERT(be16(uh + 6) != 0 && tfo_cksum_fold(tfo_cksum_add(sum, uh, l4len)) == 0xffff,
+		  "bad UDP checksum sent");
+}
+
 /* A TCP segment we sent: well formed, and what it tells about the flow. */
 static void
 check_tcp_out(const uint8_t *f, uint32_t l3, uint32_t l4len, uint8_t family,
@@ -242,6 +258,8 @@ check_out(struct rte_mbuf *m, uint8_t port_idx)
 		if (ih[9] == IPPROTO_TCP) {
 			check_tcp_out(f, l2 + 20, tot - 20, AF_INET, &s, &d,
 				      !pi->tx_tcp_cksum_offload, port_idx);
+		} else if (ih[9] == IPPROTO_UDP) {
+			check_udp_out(ih + 20, tot - 20, AF_INET, &s, &d);
 		} else {
 			FZ_ASSERT(ih[9] == IPPROTO_ICMP, "IPv4 protocol %u sent", ih[9]);
 			FZ_ASSERT(tfo_cksum_fold(tfo_cksum_add(0, ih + 20, tot - 20)) == 0xffff,
@@ -264,6 +282,8 @@ check_out(struct rte_mbuf *m, uint8_t port_idx)
 		if (ih[6] == IPPROTO_TCP) {
 			check_tcp_out(f, l2 + 40, plen, AF_INET6, &s, &d,
 				      !pi->tx_tcp_cksum_offload, port_idx);
+		} else if (ih[6] == IPPROTO_UDP) {
+			check_udp_out(ih + 40, plen, AF_INET6, &s, &d);
 		} else {
 			uint64_t sum = tfo_cksum_pseudo(AF_INET6, &s, &d, IPPROTO_ICMPV6, plen);
 
@@ -363,6 +383,7 @@ fz_config(struct tfo_config *cfg)
 	snprintf(cfg->cookie_algo, sizeof(cfg->cookie_algo), "aes128");
 	fz_set(cfg, "service echo", "port", "7");
 	fz_set(cfg, "service echo", "max_line", "600");
+	fz_set(cfg, "service echo", "udp", "on");
 	fz_set(cfg, "service http", "port", "80");
 	fz_set(cfg, "service http", "root", TFO_CONFIG_DIR "/../tests/www");
 	fz_set(cfg, "service http", "date", "no");
@@ -668,6 +689,13 @@ fix_frame(uint8_t *f, uint32_t len, uint8_t flags, int8_t sd, int8_t ad, uint8_t
 		th[16] = th[17] = 0;
 		ck = (uint16_t)~tfo_cksum_fold(tfo_cksum_add(sum, th, l4len));
 		memcpy(th + 16, &ck, 2);
+	} else if (proto == IPPROTO_UDP && l4len >= 8) {
+		uint64_t sum = tfo_cksum_pseudo(family, &src, &dst, IPPROTO_UDP, l4len);
+		uint16_t ck;
+
+		th[6] = th[7] = 0;
+		ck = (uint16_t)~tfo_cksum_fold(tfo_cksum_add(sum, th, l4len));
+		memcpy(th + 6, &ck, 2);
 	} else if (proto == IPPROTO_ICMP && family == AF_INET && l4len >= 4) {
 		uint16_t ck;
 

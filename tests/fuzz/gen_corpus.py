@@ -15,7 +15,7 @@ import os
 import struct
 import sys
 
-from scapy.all import (ARP, ICMP, IP, TCP, Ether, ICMPv6EchoRequest,  # noqa: E402
+from scapy.all import (ARP, ICMP, IP, TCP, UDP, Ether, ICMPv6EchoRequest,  # noqa: E402
                        ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPv6, Raw, Dot1Q,
                        ICMPv6MLDMultAddrRec, ICMPv6MLReport2, IPv6ExtHdrDestOpt,
                        IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting,
@@ -224,6 +224,17 @@ def worker_corpus():
         frame(tcp4(40002, 80, 'PA', opts=ts(), data=b'GET /hello.txt HTTP/1.1\r\nHost: a\r\n\r\n'),
               base | F_SEQACK) + step() +
         frame(tcp4(40002, 80, 'A', opts=ts()), base | F_SEQACK) + advance(1500))
+    # UDP (echo has udp = on): answered on 7 over IPv4 and IPv6, also with
+    # no checksum (IPv4); a bad checksum dropped; port 80 (TCP only) as before
+    conv['udp_echo'] = (
+        frame(bytes(eth(IP(src=C4, dst=S4) / UDP(sport=5353, dport=7) / Raw(b'udp echo\n')))) +
+        frame(bytes(eth(IPv6(src=C6, dst=S6) / UDP(sport=5353, dport=7) / Raw(b'udp6\n')))) +
+        frame(bytes(eth(IP(src=C4, dst=S4) / UDP(sport=5354, dport=7, chksum=0) / Raw(b'n\n'))),
+              F_EXACT) +
+        frame(bytes(eth(IP(src=C4, dst=S4) / UDP(sport=5355, dport=7, chksum=0x1234) /
+                        Raw(b'bad\n'))), F_EXACT) +
+        frame(bytes(eth(IP(src=C4, dst=S4) / UDP(sport=5356, dport=80) / Raw(b'GET\n')))) +
+        step())
     conv['tfo6_echo'] = (frame(SYN6_DATA, base | F_COOKIE) + step() +
                          frame(tcp6(40004, 7, 'A'), base | F_SEQACK) + step())
     # IPv6 extension headers: a TFO open behind HBH+DO+RH (answered without
