@@ -40,7 +40,7 @@ ZDIR = os.path.normpath(os.path.join(HERE, '..', 'dns'))
 ZONES = [('example.org', os.path.join(ZDIR, 'example.org.zone')),
          ('example.net', os.path.join(ZDIR, 'example.net.zone'))]
 KNOT_ADDR, KNOT_PORT = '127.0.0.1', 5353
-IDLE_S = 10
+IDLE_S = 2
 T = Checks()
 
 A, NS, CNAME, SOA, PTR, HINFO, MX, TXT, AAAA, SRV, DS, AXFR, ANY, CAA = \
@@ -163,6 +163,24 @@ def normalise(what, ours):
 
 
 # --- run in the namespace: send raw queries, print raw answers ------------
+def idle_main(addr, port):
+    """One TCP query, then how long the server keeps the idle connection."""
+    q = query('www.example.org', A, {})
+    s = socket.create_connection((addr, port), timeout=15)
+    s.sendall(struct.pack('!H', len(q)) + q)
+    buf = b''
+    while len(buf) < 2 or len(buf) < 2 + struct.unpack('!H', buf[:2])[0]:
+        buf += s.recv(65536)
+    t0 = time.time()
+    try:
+        while s.recv(65536):
+            pass
+        print(json.dumps({'closed_after': time.time() - t0}))
+    except OSError as e:
+        print(json.dumps({'error': str(e)}))
+    return 0
+
+
 def client_main(addr, port, jobs):
     out = []
     for transport, hexq in json.loads(jobs):
@@ -422,6 +440,14 @@ def main():
                             st.get('dns_truncated', 0) >= 1)
             else:
                 print('note: /tfo/stats has no dns_ counters yet (engine wiring not merged)')
+            r = bed.ns_run(['/usr/bin/python3', os.path.abspath(__file__), '--idle', SERVER_V4,
+                            '53'], check=False, timeout=30)
+            try:
+                idle = json.loads(r.stdout.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                idle = {'error': r.stderr[-300:]}
+            T.check('idle_timeout = %d: an idle connection is closed after it (resp idle_ms)'
+                    % IDLE_S, IDLE_S - 0.5 < idle.get('closed_after', 0) < IDLE_S + 3, idle)
             reload_check(bed, net)
             T.check('server exits 0', bed.stop() == 0)
     finally:
@@ -434,6 +460,8 @@ def main():
 UDP = os.environ.get('TFO_DNS_UDP', '1') == '1'
 
 if __name__ == '__main__':
+    if len(sys.argv) > 1 and sys.argv[1] == '--idle':
+        sys.exit(idle_main(sys.argv[2], int(sys.argv[3])))
     if len(sys.argv) > 1 and sys.argv[1] == '--client':
         sys.exit(client_main(sys.argv[2], int(sys.argv[3]), sys.argv[4]))
     sys.exit(main())
