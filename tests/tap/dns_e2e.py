@@ -181,6 +181,37 @@ def idle_main(addr, port):
     return 0
 
 
+def pipeline_main(addr, port):
+    """Three queries in one segment, then three more one byte at a time:
+    the answers' IDs and names in order (RFC 7766 6.2.1.1)."""
+    names = ['www.example.org', 'nope.example.org', 'big.example.org', 'mail.example.org',
+             'foo.wild.example.org', 'example.org']
+    msgs = []
+    for i, n in enumerate(names):
+        q = bytearray(query(n, TXT if n.startswith('big') else A, {}))
+        q[0:2] = struct.pack('!H', 0x100 + i)
+        msgs.append(struct.pack('!H', len(q)) + bytes(q))
+    s = socket.create_connection((addr, port), timeout=10)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    s.sendall(b''.join(msgs[:3]))
+    for b in b''.join(msgs[3:]):
+        s.sendall(bytes([b]))
+    got, buf = [], b''
+    while len(got) < len(names):
+        d = s.recv(65536)
+        if not d:
+            break
+        buf += d
+        while len(buf) >= 2 and len(buf) >= 2 + struct.unpack('!H', buf[:2])[0]:
+            n = struct.unpack('!H', buf[:2])[0]
+            m, buf = buf[2:2 + n], buf[2 + n:]
+            got.append([struct.unpack('!H', m[:2])[0], m[12:12 + len(wire_name(names[len(got)]))]
+                        == wire_name(names[len(got)])])
+    s.close()
+    print(json.dumps(got))
+    return 0
+
+
 def client_main(addr, port, jobs):
     out = []
     for transport, hexq in json.loads(jobs):
@@ -448,6 +479,14 @@ def main():
                 idle = {'error': r.stderr[-300:]}
             T.check('idle_timeout = %d: an idle connection is closed after it (resp idle_ms)'
                     % IDLE_S, IDLE_S - 0.5 < idle.get('closed_after', 0) < IDLE_S + 3, idle)
+            r = bed.ns_run(['/usr/bin/python3', os.path.abspath(__file__), '--pipeline',
+                            SERVER_V4, '53'], check=False, timeout=30)
+            try:
+                got = json.loads(r.stdout.strip().splitlines()[-1])
+            except (ValueError, IndexError):
+                got = r.stderr[-300:]
+            T.check('TCP: 3 queries in one segment and 3 sent byte by byte answered in order',
+                    got == [[0x100 + i, True] for i in range(6)], got)
             reload_check(bed, net)
             T.check('server exits 0', bed.stop() == 0)
     finally:
@@ -460,6 +499,8 @@ def main():
 UDP = os.environ.get('TFO_DNS_UDP', '1') == '1'
 
 if __name__ == '__main__':
+    if len(sys.argv) > 1 and sys.argv[1] == '--pipeline':
+        sys.exit(pipeline_main(sys.argv[2], int(sys.argv[3])))
     if len(sys.argv) > 1 and sys.argv[1] == '--idle':
         sys.exit(idle_main(sys.argv[2], int(sys.argv[3])))
     if len(sys.argv) > 1 and sys.argv[1] == '--client':
