@@ -113,6 +113,8 @@ tfo_port_flow_build(struct tfo_port_flow_set *set, uint16_t port_id,
 		const struct tfo_local_addr *a = &cfg->addrs[i];
 
 		tfo_addr_str(a->family, &a->addr, addr, sizeof(addr));
+		/* XXX TCP only: a service's `udp = on` datagrams stay with the
+		 * kernel on an isolated port (no UDP rule yet) */
 		for (unsigned int s = 0; s < in->nb_svc_ports; s++) {
 			struct tfo_port_flow_rule *r = tfo_port_flow_new(set, a, &spread);
 

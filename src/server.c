@@ -19,6 +19,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
+#include <rte_telemetry.h>
 
 #include "tfo/drain.h"
 #include "tfo/log.h"
@@ -117,6 +118,16 @@ srv_services(struct tfo_server *s, int socket, char *err, size_t errlen)
 			TFO_LOG(INFO, "service %s on TCP port %u%s", cs->name, cs->port,
 				cs->udp ? " and UDP" : "");
 	}
+	/*
+	 * /tfo/stats,total is one telemetry dict of RTE_TEL_MAX_DICT_ENTRIES:
+	 * the built-in counters, ~16 fields of its own (accounting, latency),
+	 * then the services' counters; those that do not fit are left out of
+	 * it (the stats line and the exit summary still have them).
+	 */
+	if (TFO_STAT_MAX + 16 + s->svc_ctrs.nb > RTE_TEL_MAX_DICT_ENTRIES)
+		TFO_LOG(WARNING, "%u service counters: /tfo/stats (one telemetry dict of %d "
+			"entries, %d built in) leaves the last of them out", s->svc_ctrs.nb,
+			RTE_TEL_MAX_DICT_ENTRIES, (int)TFO_STAT_MAX);
 	/* SIGHUP reloads them too (NULL: none can; no memory: keys only) */
 	s->svc_reload = tfo_svc_reloader_create(s->services, s->nb_services);
 	return 0;

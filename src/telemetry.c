@@ -18,8 +18,7 @@
 static struct tfo_control *tfo_tel_control;
 
 static void
-tfo_tel_add_stats(struct rte_tel_data *d, const struct tfo_stats *s, bool all,
-		  const struct tfo_svc_ctr_map *map)
+tfo_tel_add_stats(struct rte_tel_data *d, const struct tfo_stats *s, bool all)
 {
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < TFO_STAT_MAX; i++) {
@@ -28,7 +27,15 @@ tfo_tel_add_stats(struct rte_tel_data *d, const struct tfo_stats *s, bool all,
 		if (all || s->c[i] != 0)
 			rte_tel_data_add_dict_u64(d, tfo_stats_name(i), s->c[i]);
 	}
-	/* the configured services' counters, like the built-in ones */
+}
+
+/* The configured services' counters, like the built-in ones; after the
+ * dict's own fields, so that a dict too full (RTE_TEL_MAX_DICT_ENTRIES)
+ * loses these rather than the accounting. */
+static void
+tfo_tel_add_svc(struct rte_tel_data *d, const struct tfo_stats *s, bool all,
+		const struct tfo_svc_ctr_map *map)
+{
 	for (unsigned int i = 0; map != NULL && i < map->nb; i++)
 		if (all || s->svc[i] != 0)
 			rte_tel_data_add_dict_u64(d, map->name[i], s->svc[i]);
@@ -204,8 +211,9 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++) {
 			if (tfo_tel_lcore_name(c, i, name, sizeof(name)) != want)
 				continue;
-			tfo_tel_add_stats(d, &snap[i], true, c->svc_ctrs);
+			tfo_tel_add_stats(d, &snap[i], true);
 			tfo_tel_add_acct(d, &snap[i]);
+			tfo_tel_add_svc(d, &snap[i], true, c->svc_ctrs);
 			rc = 0;
 		}
 		free(snap);
@@ -214,7 +222,7 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	memset(&total, 0, sizeof(total));
 	for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++)
 		tfo_stats_accumulate(&total, &snap[i]);
-	tfo_tel_add_stats(d, &total, true, c->svc_ctrs);
+	tfo_tel_add_stats(d, &total, true);
 	tfo_tel_add_acct(d, &total);
 	/* A gauge of the process, not of an lcore: a leak shows as a figure
 	 * that does not come back to its idle value (scripts/usertools/soak.sh).
@@ -224,14 +232,16 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	/* busy_tsc's unit: tfo-prom turns it into seconds */
 	rte_tel_data_add_dict_u64(d, "tsc_hz", rte_get_tsc_hz());
 	tfo_tel_add_latency(d, c);
+	tfo_tel_add_svc(d, &total, true, c->svc_ctrs);
 	for (unsigned int i = 0; i < tfo_tel_nb_lcores(c) && !total_only; i++) {
 		sub = rte_tel_data_alloc();
 		if (sub == NULL) {
 			rc = -ENOMEM;
 			break;
 		}
-		tfo_tel_add_stats(sub, &snap[i], false, c->svc_ctrs);
+		tfo_tel_add_stats(sub, &snap[i], false);
 		tfo_tel_add_acct(sub, &snap[i]);
+		tfo_tel_add_svc(sub, &snap[i], false, c->svc_ctrs);
 		tfo_tel_lcore_name(c, i, name, sizeof(name));
 		rte_tel_data_add_dict_container(d, name, sub, 0);
 	}

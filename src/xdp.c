@@ -357,7 +357,9 @@ tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,
 	return 0;
 }
 
-/* Fill the served map: every address of @p p times every service port. */
+/* Fill the served map: every address of @p p times every service port.
+ * XXX the program redirects TCP only: `udp = on` datagrams go to the
+ * kernel in AF_XDP mode (the map's key has no protocol yet). */
 static int
 xdp_fill(const struct tfo_config *c, const struct tfo_cfg_port *p, int map_fd,
 	 unsigned int *nb)

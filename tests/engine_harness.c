@@ -10,6 +10,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
+#include <rte_udp.h>
 
 #include "tfo/conn.h"
 #include "tfo/service.h"
@@ -869,4 +870,60 @@ cl_recv(struct cl *c)
 		cl_fold(c, &h->out[c->cursor]);
 	}
 	return n;
+}
+
+/* ---- UDP ---------------------------------------------------------------- */
+
+struct rte_mbuf *
+h_udp_frame(struct harness *h, int family, uint16_t dport, const void *data, uint16_t len,
+       int cksum)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(h->pool);
+	uint16_t l3 = family == AF_INET ? 20 : 40;
+	struct rte_ether_hdr *eh;
+	struct rte_udp_hdr *uh;
+	uint8_t *ip;
+
+	if (m == NULL)
+		return NULL;
+	eh = (struct rte_ether_hdr *)(void *)rte_pktmbuf_append(m, (uint16_t)(14 + l3 + 8 + len));
+	rte_ether_addr_copy(&h->srv_port.mac, &eh->dst_addr);
+	rte_ether_addr_copy(&h->cli_port.mac, &eh->src_addr);
+	ip = (uint8_t *)(eh + 1);
+	uh = (struct rte_udp_hdr *)(ip + l3);
+	uh->src_port = rte_cpu_to_be_16(5353);
+	uh->dst_port = rte_cpu_to_be_16(dport);
+	uh->dgram_len = rte_cpu_to_be_16((uint16_t)(8 + len));
+	uh->dgram_cksum = 0;
+	memcpy(uh + 1, data, len);
+	if (family == AF_INET) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)ip;
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+		memset(ih, 0, sizeof(*ih));
+		ih->version_ihl = RTE_IPV4_VHL_DEF;
+		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + 8 + len));
+		ih->time_to_live = 64;
+		ih->next_proto_id = IPPROTO_UDP;
+		memcpy(&ih->src_addr, h->cli_port.addrs[0].addr.b, 4);
+		memcpy(&ih->dst_addr, h->srv_port.addrs[0].addr.b, 4);
+		ih->hdr_checksum = rte_ipv4_cksum(ih);
+		uh->dgram_cksum = rte_ipv4_udptcp_cksum(ih, uh);
+	} else {
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)ip;
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+		memset(ih, 0, sizeof(*ih));
+		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ih->payload_len = rte_cpu_to_be_16((uint16_t)(8 + len));
+		ih->proto = IPPROTO_UDP;
+		ih->hop_limits = 64;
+		memcpy(ih->src_addr, h->cli_port.addrs[4].addr.b, 16);
+		memcpy(ih->dst_addr, h->srv_port.addrs[1].addr.b, 16);
+		uh->dgram_cksum = rte_ipv6_udptcp_cksum(ih, uh);
+	}
+	if (cksum >= 0)
+		uh->dgram_cksum = rte_cpu_to_be_16((uint16_t)cksum);
+	m->port = h->srv_port.port_id;
+	return m;
 }

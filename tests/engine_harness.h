@@ -173,4 +173,12 @@ const struct tfo_blob *h_gen_blob(void);
 /** Calls of gen's handle() so far. */
 extern unsigned long h_gen_calls;
 
+/**
+ * A UDP datagram from the client's first address (IPv4 or IPv6) and port
+ * 5353 to the server's first address of that family and @p dport, with
+ * @p len bytes of @p data; checksum right, or @p cksum when not -1.
+ */
+struct rte_mbuf *h_udp_frame(struct harness *h, int family, uint16_t dport,
+			     const void *data, uint16_t len, int cksum);
+
 #endif /* TFO_ENGINE_HARNESS_H */

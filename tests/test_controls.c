@@ -524,6 +524,61 @@ TFO_TEST(kernel_neigh_port_answers_no_arp_or_ping)
 	tfo_server_free(s);
 }
 
+/*
+ * `udp = on` in a whole server: a worker answers a datagram to echo's port
+ * and leaves another port's as before (drop_l4_proto); a control lcore
+ * answers one that reaches it; echo's own counter is its slot of the
+ * server's map; every lcore balances.
+ */
+TFO_TEST(server_udp_on_worker_and_control)
+{
+	static struct tfo_config cfg;
+	char err[TFO_CFG_ERR];
+	struct tfo_server *s;
+	struct tfo_worker *w;
+	struct tfo_control *c;
+	struct rte_mbuf *m[2];
+	struct tfo_acct a;
+	struct harness h;
+	uint64_t now = 1000000;
+
+	h_init(&h, 64);
+	tfo_config_defaults(&cfg);
+	/* the section first, then its udp key */
+	CHECK_EQ(tfo_config_set(&cfg, "service echo", "port", "7", err, sizeof(err)), 0);
+	CHECK_EQ(tfo_config_set(&cfg, "service echo", "udp", "on", err, sizeof(err)), 0);
+	s = echo_server(&h, &cfg, "udp", 1, 1);
+	if (s == NULL)
+		return;
+	w = tfo_server_worker(s, 0);
+	c = tfo_server_control(s);
+	w->tx.flush = sink_flush;
+	c->tx.flush = sink_flush;
+	REQUIRE(c->svc_ctrs != NULL && c->svc_ctrs->nb == 3);
+	CHECK(strcmp(c->svc_ctrs->name[2], "echo_datagrams") == 0);
+
+	m[0] = h_udp_frame(&h, AF_INET, 7, "ping\n", 5, -1);
+	m[1] = h_udp_frame(&h, AF_INET, 9, "ping\n", 5, -1);
+	REQUIRE(m[0] != NULL && m[1] != NULL);
+	tfo_worker_burst(w, 0, m, 2, now);
+	w->tx.flush(&w->tx, 0);
+	CHECK_EQ(w->stats.c[TFO_STAT_svc_udp_tx], 1);
+	CHECK_EQ(w->stats.c[TFO_STAT_PKT_DROP_BASE + TFO_PKT_DROP_l4_proto], 1);
+	CHECK_EQ(w->stats.c[TFO_STAT_tx_pkts], 1);
+	CHECK_EQ(w->stats.svc[2], 1);
+	CHECK(tfo_stats_account(&w->stats, &a));
+
+	m[0] = h_udp_frame(&h, AF_INET6, 7, "ping6", 5, -1);
+	REQUIRE(m[0] != NULL);
+	tfo_control_burst(c, m, 1, now);
+	c->tx.flush(&c->tx, 0);
+	CHECK_EQ(c->stats.c[TFO_STAT_svc_udp_tx], 1);
+	CHECK_EQ(c->stats.c[TFO_STAT_rx_delivered], 1);
+	CHECK_EQ(c->stats.svc[2], 1);
+	CHECK(tfo_stats_account(&c->stats, &a));
+	tfo_server_free(s);
+}
+
 /* ---- the drain ------------------------------------------------------------ */
 
 /* A device-free server of one worker and one control lcore, TFO off (every

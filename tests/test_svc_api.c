@@ -11,6 +11,7 @@
 #include <rte_udp.h>
 
 #include "tfo/conn.h"
+#include "tfo/latency.h"
 #include "tfo/service.h"
 #include "tfo/tx.h"
 #include "engine_harness.h"
@@ -288,62 +289,6 @@ TFO_TEST(counters_reach_handle)
 
 /* ---- UDP ---------------------------------------------------------------- */
 
-/* Ethernet, IPv4 or IPv6, UDP from the client's first address and port
- * 5353 to the server's first of that family, checksum right (or @p cksum
- * when not -1). */
-static struct rte_mbuf *
-mk_udp(struct harness *h, int family, uint16_t dport, const void *data, uint16_t len,
-       int cksum)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(h->pool);
-	uint16_t l3 = family == AF_INET ? 20 : 40;
-	struct rte_ether_hdr *eh;
-	struct rte_udp_hdr *uh;
-	uint8_t *ip;
-
-	if (m == NULL)
-		return NULL;
-	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m, (uint16_t)(14 + l3 + 8 + len));
-	rte_ether_addr_copy(&h->srv_port.mac, &eh->dst_addr);
-	rte_ether_addr_copy(&h->cli_port.mac, &eh->src_addr);
-	ip = (uint8_t *)(eh + 1);
-	uh = (struct rte_udp_hdr *)(ip + l3);
-	uh->src_port = rte_cpu_to_be_16(5353);
-	uh->dst_port = rte_cpu_to_be_16(dport);
-	uh->dgram_len = rte_cpu_to_be_16((uint16_t)(8 + len));
-	uh->dgram_cksum = 0;
-	memcpy(uh + 1, data, len);
-	if (family == AF_INET) {
-		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)ip;
-
-		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
-		memset(ih, 0, sizeof(*ih));
-		ih->version_ihl = RTE_IPV4_VHL_DEF;
-		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + 8 + len));
-		ih->time_to_live = 64;
-		ih->next_proto_id = IPPROTO_UDP;
-		memcpy(&ih->src_addr, h->cli_port.addrs[0].addr.b, 4);
-		memcpy(&ih->dst_addr, h->srv_port.addrs[0].addr.b, 4);
-		ih->hdr_checksum = rte_ipv4_cksum(ih);
-		uh->dgram_cksum = rte_ipv4_udptcp_cksum(ih, uh);
-	} else {
-		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)ip;
-
-		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
-		memset(ih, 0, sizeof(*ih));
-		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
-		ih->payload_len = rte_cpu_to_be_16((uint16_t)(8 + len));
-		ih->proto = IPPROTO_UDP;
-		ih->hop_limits = 64;
-		memcpy(ih->src_addr, h->cli_port.addrs[4].addr.b, 16);
-		memcpy(ih->dst_addr, h->srv_port.addrs[1].addr.b, 16);
-		uh->dgram_cksum = rte_ipv6_udptcp_cksum(ih, uh);
-	}
-	if (cksum >= 0)
-		uh->dgram_cksum = rte_cpu_to_be_16((uint16_t)cksum);
-	return m;
-}
-
 /* Hand @p m to the engine as a worker does; @return tfo_engine_udp_input's. */
 static int
 udp_in(struct harness *h, struct rte_mbuf *m)
@@ -419,26 +364,50 @@ TFO_TEST(udp_echo_v4_v6_and_counters)
 
 	udp_harness(&h);
 	REQUIRE(h_start(&h) == 0);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 7, "hello\n", 6, -1)), 1);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 7, "hello\n", 6, -1)), 1);
 	CHECK(udp_out(&h, out, &dport) == 6 && memcmp(out, "hello\n", 6) == 0 &&
 	      dport == 5353);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET6, 7, "hello6", 6, -1)), 1);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET6, 7, "hello6", 6, -1)), 1);
 	CHECK(udp_out(&h, out, &dport) == 6 && memcmp(out, "hello6", 6) == 0);
 	/* offloaded UDP checksum: the pseudo-header sum in the field */
 	h.srv_port.tx_udp_cksum_offload = true;
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET6, 7, "offload", 7, -1)), 1);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET6, 7, "offload", 7, -1)), 1);
 	CHECK(udp_out(&h, out, &dport) == 7 && memcmp(out, "offload", 7) == 0);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 7, "offload4", 8, -1)), 1);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 7, "offload4", 8, -1)), 1);
 	CHECK(udp_out(&h, out, &dport) == 8);
 	h.srv_port.tx_udp_cksum_offload = false;
 	/* IPv4 without a checksum (0) is served */
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 7, "nosum", 5, 0)), 1);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 7, "nosum", 5, 0)), 1);
 	CHECK_EQ(udp_out(&h, out, &dport), 5);
 	CHECK_EQ(h_stat(&h, "svc_udp_rx"), 5);
 	CHECK_EQ(h_stat(&h, "svc_udp_tx"), 5);
 	CHECK_EQ(h_stat(&h, "svc_responses"), 5);
 	CHECK_EQ(h.stats.svc[1 + 2], 5);	/* echo_datagrams */
 	CHECK_EQ(h.stats.svc[1 + 0], 0);	/* echo_lines: TCP only */
+	CHECK(h_finish(&h, 5) == 0);
+}
+
+/* An answer is a request_to_response sample of the poll (no SYN one). */
+TFO_TEST(udp_answer_latency_sample)
+{
+	static struct tfo_lat lat;
+	struct harness h;
+	uint8_t out[64];
+	uint16_t dport;
+
+	udp_harness(&h);
+	tfo_lat_init(&lat, 1000000000ull);
+	h.prm.lat = &lat;
+	REQUIRE(h_start(&h) == 0);
+	lat.t_rx = 1000000;
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 7, "lat\n", 4, -1)), 1);
+	CHECK_EQ(lat.npend, 1u);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 80, "12", 2, -1)), 0);	/* dropped */
+	CHECK_EQ(lat.npend, 1u);
+	tfo_lat_flush(&lat, lat.t_rx + 3000);
+	CHECK_EQ(tfo_lat_samples(&lat, TFO_LAT_REQ), 1u);
+	CHECK_EQ(tfo_lat_samples(&lat, TFO_LAT_SYN), 0u);
+	CHECK_EQ(udp_out(&h, out, &dport), 4);
 	CHECK(h_finish(&h, 5) == 0);
 }
 
@@ -449,9 +418,9 @@ TFO_TEST(udp_not_served_is_left_alone)
 	udp_harness(&h);
 	h.svc[0].udp = false;
 	REQUIRE(h_start(&h) == 0);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 9, "x\n", 2, -1)), -ENOENT);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 80, "1\n", 2, -1)), -ENOENT);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET6, 80, "1\n", 2, -1)), -ENOENT);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 9, "x\n", 2, -1)), -ENOENT);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 80, "1\n", 2, -1)), -ENOENT);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET6, 80, "1\n", 2, -1)), -ENOENT);
 	CHECK_EQ(h.tx.q[0].n, 0);
 	CHECK_EQ(h_stat(&h, "svc_udp_rx"), 0);
 	CHECK_EQ(h_stat(&h, "drop_udp_cksum"), 0);
@@ -465,17 +434,17 @@ TFO_TEST(udp_bad_headers_dropped)
 
 	udp_harness(&h);
 	REQUIRE(h_start(&h) == 0);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 7, "x\n", 2, 0x1234)), 0);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET6, 7, "x\n", 2, 0x1234)), 0);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET6, 7, "x\n", 2, 0)), 0);	/* none: v6 */
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 7, "x\n", 2, 0x1234)), 0);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET6, 7, "x\n", 2, 0x1234)), 0);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET6, 7, "x\n", 2, 0)), 0);	/* none: v6 */
 	CHECK_EQ(h_stat(&h, "drop_udp_cksum"), 3);
 	/* a UDP length past the IP payload */
-	m = mk_udp(&h, AF_INET, 7, "xy", 2, 0);
+	m = h_udp_frame(&h, AF_INET, 7, "xy", 2, 0);
 	rte_pktmbuf_mtod_offset(m, struct rte_udp_hdr *, 34)->dgram_len = rte_cpu_to_be_16(11);
 	CHECK_EQ(udp_in(&h, m), 0);
 	CHECK_EQ(h_stat(&h, "drop_udp_short"), 1);
 	/* source port 0: nowhere to answer */
-	m = mk_udp(&h, AF_INET, 7, "xy", 2, 0);
+	m = h_udp_frame(&h, AF_INET, 7, "xy", 2, 0);
 	rte_pktmbuf_mtod_offset(m, struct rte_udp_hdr *, 34)->src_port = 0;
 	CHECK_EQ(udp_in(&h, m), 0);
 	CHECK_EQ(h_stat(&h, "drop_udp_port"), 1);
@@ -495,7 +464,7 @@ TFO_TEST(udp_service_outcomes)
 	udp_harness(&h);
 	REQUIRE(h_start(&h) == 0);
 	log_reset();
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 80, "100\n", 4, -1)), 1);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 80, "100\n", 4, -1)), 1);
 	CHECK_EQ(udp_out(&h, out, &dport), 100);
 	CHECK_EQ(h_gen_log.last.transport, TFO_SVC_UDP);
 	CHECK_EQ(h_gen_log.last.in_syn, 0);
@@ -504,17 +473,17 @@ TFO_TEST(udp_service_outcomes)
 	CHECK_EQ(h_gen_log.last.dst_port, 80);
 	CHECK(memcmp(h_gen_log.last.dst_addr, h.srv_port.addrs[0].addr.b, 4) == 0);
 	CHECK(h_gen_log.last.counters == &h.stats.svc[0]);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET6, 80, "1400\n", 5, -1)), 1);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET6, 80, "1400\n", 5, -1)), 1);
 	CHECK_EQ(udp_out(&h, out, &dport), 1400);
 	CHECK_EQ(h_gen_log.last.udp_max, 1500 - 40 - 8);
 	CHECK_EQ(h_gen_log.last.family, AF_INET6);
 	/* each way to drop it */
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 80, "12", 2, -1)), 0);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 80, "12", 2, -1)), 0);
 	CHECK_EQ(h_stat(&h, "svc_udp_need_more"), 1);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 80, "1x\n", 3, -1)), 0);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 80, "5\nmore", 6, -1)), 0);	/* part */
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 80, "1x\n", 3, -1)), 0);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 80, "5\nmore", 6, -1)), 0);	/* part */
 	CHECK_EQ(h_stat(&h, "svc_udp_reject"), 2);
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 80, big, sizeof(big) - 1, -1)), 0);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 80, big, sizeof(big) - 1, -1)), 0);
 	CHECK_EQ(h_stat(&h, "svc_udp_too_big"), 1);
 	CHECK_EQ(h.tx.q[0].n, 0);
 	CHECK_EQ(h_stat(&h, "svc_udp_rx"), 6);
@@ -522,7 +491,7 @@ TFO_TEST(udp_service_outcomes)
 	CHECK_EQ(h.stats.svc[0], 5);	/* gen_requests: every complete line */
 	/* a smaller MTU, a smaller udp_max */
 	h.srv_port.mtu = 576;
-	CHECK_EQ(udp_in(&h, mk_udp(&h, AF_INET, 80, "600\n", 4, -1)), 0);
+	CHECK_EQ(udp_in(&h, h_udp_frame(&h, AF_INET, 80, "600\n", 4, -1)), 0);
 	CHECK_EQ(h_gen_log.last.udp_max, 576 - 28);
 	CHECK_EQ(h_stat(&h, "svc_udp_reject"), 3);	/* gen: n > buf_cap */
 	CHECK(h_finish(&h, 5) == 0);

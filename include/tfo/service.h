@@ -43,7 +43,12 @@ extern "C" {
 
 struct tfo_stats;
 
-/** Most counters of all configured services together (tfo_stats.svc). */
+/**
+ * Most counters of all configured services together (tfo_stats.svc).
+ * /tfo/stats answers in one telemetry dict of at most 256 entries, about
+ * 210 of them built in: beyond ~40 service counters in all its last
+ * fields are left out (tfo-server warns at start).
+ */
 #define TFO_SVC_STATS_MAX 256
 
 /** Largest number of counters one service declares (tfo_service.counters). */

@@ -128,11 +128,15 @@ def unprivileged(prefix):
         os.chmod(base, mode)
 
 
+SERVICES = {}	# a service's counter -> its service (the pages' "services")
+
+
 def counters_meta(bed):
     meta, start = {}, 0
     while True:
         page = bed.telemetry('/tfo/counters,%d' % start)
         meta.update(page['counters'])
+        SERVICES.update(page.get('services', {}))
         start = page['next']
         if not start:
             return meta
@@ -199,8 +203,15 @@ def main():
             promtool_check_metrics(T, r.stdout, 'totals')
             helps = '\n'.join(f['help'] for f in fams.values())
             labelled = ('busy_tsc',)
+            # by label: http_*, the frame and segment drops, the services'
             missing = [n for n in meta if '[%s' % n not in helps and
-                       not re.match(r'http_|drop_|.*_drop', n) and n not in labelled]
+                       not re.match(r'http_|drop_|.*_drop|svc_udp_(too_big|need_more|'
+                                    r'reject|multiseg)$', n) and
+                       n not in labelled and n not in SERVICES]
+            svc = fams.get('tfo_service_events_total', {}).get('samples', {})
+            T.check('the services\' counters: tfo_service_events_total{service,counter}',
+                    SERVICES and all('{service="%s",counter="%s"}' % (s, n) in svc
+                                     for n, s in SERVICES.items()), (SERVICES, list(svc)[:4]))
             T.check('every counter is exported, HELP = its help [its name]', not missing,
                     missing[:5])
             h = fams.get('tfo_conns_active', {})

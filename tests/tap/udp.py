@@ -13,7 +13,7 @@ kernel's UDP sockets in the namespace are the clients:
 - the counters: svc_udp_rx, svc_udp_tx, the echo service's own
   (echo_datagrams; echo_lines and echo_lines_in_syn over TCP, the second
   connection's line in its SYN) in /tfo/stats, the stats line and tfo-prom
-  (tfo_service_counter_total{service,counter}); the accounting balances;
+  (tfo_service_events_total{service,counter}); the accounting balances;
 - the same with offload = off (software UDP checksums) for IPv4 and IPv6.
 """
 import os
@@ -111,8 +111,8 @@ def run(server, offload):
                 page.get('services', {}).get('echo_datagrams') == 'echo', page.get('services'))
         r = subprocess.run(['/usr/bin/python3', PROM, '--file-prefix', bed.prefix],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
-        T.check('tfo-prom: tfo_service_counter_total{service="echo",counter="echo_datagrams"}',
-                'tfo_service_counter_total{service="echo",counter="echo_datagrams"}' in r.stdout,
+        T.check('tfo-prom: tfo_service_events_total{service="echo",counter="echo_datagrams"}',
+                'tfo_service_events_total{service="echo",counter="echo_datagrams"}' in r.stdout,
                 [ln for ln in r.stdout.splitlines() if 'echo' in ln][:6] or r.stderr[-300:])
         lines = [ln for ln in bed.log_text().splitlines() if ln.startswith('stats:')]
         T.check('the stats line ends with the echo counters', lines and
