@@ -33,7 +33,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tfotap import Bed, Checks, SERVER_V4, flows, need_root, stop_process  # noqa: E402
+from tfotap import Bed, Checks, SERVER_V4, SERVER_V6, flows, need_root, stop_process  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZDIR = os.path.normpath(os.path.join(HERE, '..', 'dns'))
@@ -458,6 +458,11 @@ def main():
                     b = dig_sections(bed, KNOT_ADDR, KNOT_PORT, n, tn, tcp)
                     T.check('dig %s %s %s: as knotd' % ('+tcp' if tcp else '+notcp', n, tn),
                             a == b, '\n' + '\n'.join(a) + '\n----\n' + '\n'.join(b))
+            for tcp in ((True, False) if udp else (True,)):
+                a = dig_sections(bed, SERVER_V6, 53, 'www.example.org', 'AAAA', tcp)
+                b = dig_sections(bed, KNOT_ADDR, KNOT_PORT, 'www.example.org', 'AAAA', tcp)
+                T.check('dig %s over IPv6: as knotd' % ('+tcp' if tcp else '+notcp'), a == b,
+                        '\n' + '\n'.join(a) + '\n----\n' + '\n'.join(b))
             st = bed.stats()
             if any(k.startswith('dns_') for k in st):
                 T.check('dns_qtype_a counted', st.get('dns_qtype_a', 0) > 0)
