@@ -466,18 +466,19 @@ struct dns_out {
 };
 
 /*
- * Answer from a prebuilt block: without a copy when it is large or does
- * not fit the buffer (its plain OPT follows it in the blob: a keepalive
- * or DO echo is dropped rather than copy a large answer), copied
- * otherwise; without its additional section, then truncated, when it
+ * Answer from a prebuilt block: without a copy when it is large and the
+ * plain OPT that follows it in the blob will do, or when it does not fit
+ * the buffer (then a keepalive option or DO echo is dropped: both are
+ * optional); copied otherwise; without its additional section, then truncated, when it
  * exceeds the limit.
  */
 static void
-dns_from_block(struct dns_out *o, const struct dns_block *b, uint32_t opt_len)
+dns_from_block(struct dns_out *o, const struct dns_block *b, uint32_t opt_len,
+	       bool plain_opt)
 {
 	o->rcode = b->rcode;
 	if (o->head + b->len + opt_len <= o->lim) {
-		if (b->len >= DNS_ZC_MIN || o->head + b->len > o->w.cap) {
+		if ((b->len >= DNS_ZC_MIN && plain_opt) || o->head + b->len > o->w.cap) {
 			o->zc = b;
 			o->zc_len = b->len + (opt_len ? DNS_OPT_LEN : 0);
 			o->opt_in_zc = opt_len != 0;
@@ -576,7 +577,7 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		dns_w_head(&o.w, &q, 0, b != NULL ? b->aa : true);
 		o.head = o.w.len;
 		if (b != NULL) {
-			dns_from_block(&o, b, opt_len);
+			dns_from_block(&o, b, opt_len, !q.edns_do && opt_len <= DNS_OPT_LEN);
 		} else {
 			struct dns_sections sec;
 

@@ -575,6 +575,12 @@ TFO_TEST(udp_truncation)
 	CHECK_EQ(cnt(1), 16);
 	CHECK(R.body != NULL);
 	decode(NULL);
+	/* DO asked: copied, so that the OPT echoes it */
+	o.do_bit = true;
+	CHECK_EQ(ask(&tcp_ctx, "big.example.org.", DNS_T_TXT, &o), TFO_SVC_RESPOND);
+	CHECK(R.body == NULL);
+	CHECK_EQ(out[out_len - 11 + 7], 0x80);
+	o.do_bit = false;
 	/* the engine's limit wins over the client's */
 	udp_ctx.udp_max = 100;
 	CHECK_EQ(ask(&udp_ctx, "example.org.", DNS_T_NS, &o), TFO_SVC_RESPOND);

@@ -87,6 +87,7 @@ CASES = [
     ('class CH refused, EDNS', 'www.example.org', A, {'class': 3, 'edns': 1232}),
     ('big TXT', 'big.example.org', TXT, {'edns': 4096}),
     ('big TXT without EDNS', 'big.example.org', TXT, {}),
+    ('big TXT, DO', 'big.example.org', TXT, {'edns': 4096, 'do': True}),
 ]
 _Q = struct.pack('!HHHHHH', 0x4242, 0x0100, 1, 0, 0, 0) + b'\x03www\x07example\x03org\x00' + \
     struct.pack('!HH', A, 1)
