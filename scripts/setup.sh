@@ -22,6 +22,10 @@ PKGS=(
 	# AF_XDP mode: the XDP program (clang's BPF target, libbpf), and the
 	# veth test bed's checksum setting (tap-afxdp)
 	clang libbpf-dev libxdp-dev linux-libc-dev ethtool
+	# the servers bench.sh compares tfo-server with (phases dns and nginx:
+	# its own instances, in a network namespace) and the DNS tests' peer
+	# and client (tap-loadgen-dns: knotd; kdig)
+	knot knot-dnsutils nsd nginx-light
 )
 
 missing=()

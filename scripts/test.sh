@@ -8,7 +8,9 @@
 # flag for it); each libFuzzer harness for TFO_FUZZ_SECONDS (default 30)
 # when clang's libFuzzer can be installed (scripts/devtools/fuzz.sh).
 # TFO_SANITIZE=0 / TFO_FUZZ_SECONDS=0 leave a pass out.
-# Ends with one line over all of it: "tests: N passed, N failed, N skipped".
+# Ends with one line over all of it: "tests: N passed, N failed, N skipped"
+# (scripts/devtools/test-summary.py: a test that passed with skipped cases,
+# e.g. a SIMD engine this CPU lacks, adds each of them to N skipped).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}

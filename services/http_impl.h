@@ -26,8 +26,10 @@
 #define HTTP_BLOB_ALIGN 64
 #define HTTP_VALUE_MAX 200
 
+/* Errors (S400 and after) each have a prebuilt object in errors[]. */
 enum http_status {
-	S200, S301, S304, S400, S404, S405, S414, S505, S_MAX
+	S200, S204, S206, S301, S304,
+	S400, S404, S405, S411, S413, S414, S416, S425, S505, S_MAX
 };
 
 /* Status lines and codes, by enum http_status (http.c). */
@@ -46,7 +48,38 @@ struct http_obj {
 	uint32_t etag_off;	/* quoted ETag in the blob, 0 if none */
 	uint16_t etag_len;
 	uint16_t lm_off;	/* Last-Modified value (29 bytes), 0 if none */
-	uint8_t status;		/* S200 (file), S301 (redirect) or an error */
+	uint8_t status;		/* S200 (file, a path's fixed body), S204,
+				 * S301 (redirect) or an error */
+	uint8_t flags;		/* HTTP_OBJ_* */
+	/* files: blob[cl_off, cl_end) is the Content-Length line, which a
+	 * 206 replaces; cl_end 0: no ranges (not a file) */
+	uint16_t cl_off;
+	uint16_t cl_end;
+	uint64_t size;		/* files: the body's length */
+};
+
+#define HTTP_OBJ_POST 1		/* POST answered as GET (path rule post = on) */
+#define HTTP_OBJ_POST_SYN 2	/* ... also when it came as SYN data */
+
+/* Virtual hosts, and OCSP responders (path rules with ocsp = DIR). */
+#define HTTP_MAX_HOSTS 32	/* a key's first byte tells the host: 1..31 */
+#define HTTP_MAX_NAMES 64	/* host names, aliases included */
+#define HTTP_MAX_OCSP 8
+#define HTTP_OCSP_TAG 0x80	/* key tag: 0x80 | responder, then the DER */
+#define HTTP_OCSP_MAX_REQ 1024	/* a longer DER request is a miss */
+
+struct http_vhost_name {
+	char name[256];		/* lowercase, no port, no trailing dot */
+	uint16_t len;
+	uint8_t host;		/* 1..HTTP_MAX_HOSTS-1 */
+};
+
+/* An OCSP responder: POST to prefix (or prefix/), GET prefix/BASE64. */
+struct http_ocsp {
+	char prefix[256];	/* the path rule's path, no trailing '/' */
+	uint16_t len;
+	uint8_t tag;		/* HTTP_OCSP_TAG | index */
+	bool post_in_syn;	/* POST as SYN data answered (idempotent) */
 };
 
 struct http_slot {
@@ -68,6 +101,14 @@ struct http_state {
 	uint64_t gen;			/* 1 at create(), +1 per reload */
 	struct tfo_http_limits lim;
 	bool date;
+	uint8_t slash;			/* enum tfo_http_slash (encoded_slash) */
+	uint32_t max_body;		/* POST bodies: min(max_body, max_request) */
+	uint32_t max_request;		/* [tcp] max_request, 0: not given */
+	uint8_t default_host;		/* key tag of an unknown Host (0: root) */
+	uint8_t nb_names;
+	uint8_t nb_ocsp;
+	struct http_vhost_name names[HTTP_MAX_NAMES];
+	struct http_ocsp ocsp[HTTP_MAX_OCSP];
 	uint32_t mask;			/* slots - 1 */
 	struct http_slot *slots;
 	struct http_obj *objs;

@@ -116,24 +116,40 @@ field_connection(const uint8_t *v, uint32_t n, bool *close_tok,
 	}
 }
 
-/* Content-Length: 1*DIGIT, and only 0 is acceptable on a GET/HEAD. */
+/* Content-Length: 1*DIGIT. A repeated one must say the same (RFC 9112
+ * 6.3); a value too large for 63 bits saturates (and is too large). */
 static enum tfo_http_perr
 field_content_length(const uint8_t *v, uint32_t n, struct tfo_http_req *r)
 {
+	uint64_t x = 0;
+
 	if (n == 0)
 		return TFO_HTTP_E_SYNTAX;
 	for (uint32_t i = 0; i < n; i++) {
 		if (v[i] < '0' || v[i] > '9')
 			return TFO_HTTP_E_SYNTAX;
-		if (v[i] != '0')
-			r->body = TFO_HTTP_BODY_SOME;
+		if (x > (UINT64_MAX >> 1) / 10)
+			x = UINT64_MAX >> 1;
+		else
+			x = x * 10 + (uint64_t)(v[i] - '0');
 	}
+	if (x > (UINT64_MAX >> 1))
+		x = UINT64_MAX >> 1;
+	if (r->content_length != TFO_HTTP_NO_LENGTH && r->content_length != x)
+		return TFO_HTTP_E_SYNTAX;
+	r->content_length = x;
+	if (x != 0)
+		r->body = TFO_HTTP_BODY_SOME;
 	return TFO_HTTP_OK;
 }
 
 static enum tfo_http_perr
 field_host(const uint8_t *v, uint32_t n, struct tfo_http_req *r)
 {
+	if (r->nb_host == 0) {
+		r->host.p = v;
+		r->host.len = n;
+	}
 	if (r->nb_host < UINT8_MAX)
 		r->nb_host++;
 	for (uint32_t i = 0; i < n; i++)
@@ -142,12 +158,24 @@ field_host(const uint8_t *v, uint32_t n, struct tfo_http_req *r)
 	return TFO_HTTP_OK;
 }
 
-/* The fields a static GET/HEAD server acts on; the others are skipped. */
+/* The fields a static server acts on; the others are skipped. */
 static enum tfo_http_perr
 field_line(struct tfo_http_req *r, const uint8_t *name, uint32_t nlen,
 	   const uint8_t *v, uint32_t vlen, bool *close_tok)
 {
 	switch (nlen) {
+	case 5:
+		if (lc_eq(name, "range", 5)) {
+			r->range.p = v;
+			r->range.len = vlen;
+		}
+		break;
+	case 8:
+		if (lc_eq(name, "if-range", 8)) {
+			r->if_range.p = v;
+			r->if_range.len = vlen;
+		}
+		break;
 	case 4:
 		if (lc_eq(name, "host", 4))
 			return field_host(v, vlen, r);
@@ -171,6 +199,7 @@ field_line(struct tfo_http_req *r, const uint8_t *name, uint32_t nlen,
 	case 17:
 		if (lc_eq(name, "transfer-encoding", 17)) {
 			r->body = TFO_HTTP_BODY_SOME;
+			r->chunked = true;
 		} else if (lc_eq(name, "if-modified-since", 17)) {
 			r->ims.p = v;
 			r->ims.len = vlen;
@@ -189,6 +218,8 @@ method_of(const uint8_t *m, uint32_t n)
 		return TFO_HTTP_GET;
 	if (n == 4 && memcmp(m, "HEAD", 4) == 0)
 		return TFO_HTTP_HEAD;
+	if (n == 4 && memcmp(m, "POST", 4) == 0)
+		return TFO_HTTP_POST;
 	return TFO_HTTP_OTHER;
 }
 
@@ -240,6 +271,14 @@ tfo_http_parse(const uint8_t *b, uint32_t all,
 	r->nb_inm = 0;
 	r->ims.p = NULL;
 	r->ims.len = 0;
+	r->chunked = false;
+	r->content_length = TFO_HTTP_NO_LENGTH;
+	r->host.p = NULL;
+	r->host.len = 0;
+	r->range.p = NULL;
+	r->range.len = 0;
+	r->if_range.p = NULL;
+	r->if_range.len = 0;
 
 	/* RFC 9112 2.2: ignore empty lines before the request line */
 	while (i < len && b[i] == '\r') {
@@ -356,6 +395,13 @@ enum tfo_http_path_res
 tfo_http_path(const struct tfo_http_slice *t, char *out, uint32_t cap,
 	      uint32_t *out_len)
 {
+	return tfo_http_path_mode(t, out, cap, out_len, TFO_HTTP_SLASH_404);
+}
+
+enum tfo_http_path_res
+tfo_http_path_mode(const struct tfo_http_slice *t, char *out, uint32_t cap,
+		   uint32_t *out_len, enum tfo_http_slash slash)
+{
 	const uint8_t *p = t->p, *end = t->p + t->len;
 	bool enc_slash = false, more;
 	uint32_t o = 0, s;
@@ -387,6 +433,7 @@ tfo_http_path(const struct tfo_http_slice *t, char *out, uint32_t cap,
 	while (p < end && *p != '?') {
 		s = o;
 		while (p < end && *p != '/' && *p != '?') {
+			const uint8_t *at = p;
 			uint8_t c = *p++;
 
 			if (c == '%') {
@@ -400,14 +447,25 @@ tfo_http_path(const struct tfo_http_slice *t, char *out, uint32_t cap,
 				p += 2;
 				if (c == 0)
 					return TFO_HTTP_PATH_BAD;
+				if (c == '/' && slash == TFO_HTTP_SLASH_DECODE) {
+					/* "a%2Fb" is "a/b": end the segment here,
+					 * as the raw slash below does */
+					p = at;
+					break;
+				}
+				if (c == '/' && slash == TFO_HTTP_SLASH_KEEP) {
+					memcpy(out + o, "%2F", 3);
+					o += 3;
+					continue;
+				}
 				if (c == '/')
 					enc_slash = true;
 			}
 			out[o++] = (char)c;
 		}
-		more = p < end && *p == '/';
+		more = p < end && (*p == '/' || (*p == '%' && slash == TFO_HTTP_SLASH_DECODE));
 		if (more)
-			p++;
+			p += *p == '/' ? 1 : 3;
 		if (o == s)
 			continue;	/* "//", or the trailing slash */
 		if (o - s == 1 && out[s] == '.') {
@@ -503,4 +561,64 @@ tfo_http_fmt_date(char out[TFO_HTTP_DATE_LEN], int64_t t)
 	out[23] = (char)('0' + secs % 60 / 10);
 	out[24] = (char)('0' + secs % 10);
 	memcpy(out + 25, " GMT", 4);
+}
+
+static int
+b64val(uint8_t c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+int
+tfo_http_b64_decode(const uint8_t *s, uint32_t n, bool pct, uint8_t *out,
+		    uint32_t cap)
+{
+	uint32_t acc = 0, bits = 0, o = 0, pad = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t c = s[i];
+		int v;
+
+		if (pct && c == '%') {
+			int hi, lo;
+
+			if (n - i < 3)
+				return -1;
+			hi = hexval(s[i + 1]);
+			lo = hexval(s[i + 2]);
+			if (hi < 0 || lo < 0)
+				return -1;
+			c = (uint8_t)(hi << 4 | lo);
+			i += 2;
+		}
+		if (c == '=') {
+			pad++;
+			continue;
+		}
+		v = b64val(c);
+		if (v < 0 || pad != 0)
+			return -1;
+		acc = (acc << 6 | (uint32_t)v) & 0xffffff;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o == cap)
+				return -1;
+			out[o++] = (uint8_t)(acc >> bits);
+		}
+	}
+	/* 6 bits left over: a length that no base64 has */
+	if (pad > 2 || bits >= 6)
+		return -1;
+	return (int)o;
 }

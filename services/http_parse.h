@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: a strict, bounded HTTP/1.x request-head parser for a
- * GET/HEAD-only static server (used by services/http.c, its tests and
+ * static server (GET, HEAD; POST where the configuration says: its body is
+ * framed by Content-Length only) (used by services/http.c, its tests and
  * tfo-bench http).
  *
  * The parser keeps no state between calls: the engine hands the service
@@ -43,6 +44,7 @@ extern "C" {
 enum tfo_http_method {
 	TFO_HTTP_GET = 0,
 	TFO_HTTP_HEAD,
+	TFO_HTTP_POST,		/**< 405 but where the configuration allows it */
 	TFO_HTTP_OTHER,		/**< any other token: 405 */
 };
 
@@ -62,6 +64,9 @@ enum tfo_http_body {
 	TFO_HTTP_BODY_SOME,	/**< Content-Length > 0 or Transfer-Encoding */
 };
 
+/** tfo_http_req.content_length when the head has no Content-Length. */
+#define TFO_HTTP_NO_LENGTH UINT64_MAX
+
 struct tfo_http_slice {
 	const uint8_t *p;
 	uint32_t len;
@@ -74,12 +79,20 @@ struct tfo_http_req {
 	uint8_t minor;		/**< HTTP/1.<minor>: 0 or 1 */
 	uint8_t nb_host;	/**< Host field lines seen (saturates) */
 	uint8_t body;		/**< enum tfo_http_body */
+	bool chunked;		/**< Transfer-Encoding was sent (any coding) */
 	bool close;		/**< Connection: close, or 1.0 without keep-alive */
 	bool keep_alive;	/**< Connection: keep-alive was sent */
 	uint8_t nb_inm;		/**< If-None-Match values in inm[] */
 	struct tfo_http_slice target;	/**< request-target, raw */
 	struct tfo_http_slice inm[TFO_HTTP_MAX_INM];
 	struct tfo_http_slice ims;	/**< last If-Modified-Since, or len 0 */
+	/** Content-Length's value (one value: several that differ are a
+	 *  syntax error, RFC 9112 6.3), or TFO_HTTP_NO_LENGTH; a value over
+	 *  2^63 saturates there too (no body that long is accepted). */
+	uint64_t content_length;
+	struct tfo_http_slice host;	/**< first Host value, or len 0 */
+	struct tfo_http_slice range;	/**< last Range value, or len 0 */
+	struct tfo_http_slice if_range;	/**< last If-Range value, or len 0 */
 };
 
 struct tfo_http_limits {
@@ -118,6 +131,21 @@ enum tfo_http_path_res tfo_http_path(const struct tfo_http_slice *t,
 				     char *out, uint32_t cap,
 				     uint32_t *out_len);
 
+/** What an encoded slash (%2F) in a path means (tfo_http_path_mode()). */
+enum tfo_http_slash {
+	TFO_HTTP_SLASH_404 = 0,	/**< TFO_HTTP_PATH_NOFILE (no file name
+				 *   holds a slash) */
+	TFO_HTTP_SLASH_DECODE,	/**< a '/': a segment separator like a raw one */
+	TFO_HTTP_SLASH_KEEP,	/**< kept as the 3 bytes "%2F" (uppercase) in
+				 *   the path, the key of a file named so */
+};
+
+/** tfo_http_path() with @p slash saying what %2F means. */
+enum tfo_http_path_res tfo_http_path_mode(const struct tfo_http_slice *t,
+					  char *out, uint32_t cap,
+					  uint32_t *out_len,
+					  enum tfo_http_slash slash);
+
 /**
  * 1 if the If-None-Match field value @p v matches the entity-tag @p etag
  * (quoted, strong, e.g. "\"abc\""), by weak comparison (RFC 9110 13.1.2):
@@ -126,6 +154,15 @@ enum tfo_http_path_res tfo_http_path(const struct tfo_http_slice *t,
  */
 int tfo_http_inm_match(const struct tfo_http_slice *v, const char *etag,
 		       uint32_t etag_len);
+
+/**
+ * Decode base64 (RFC 4648: the standard or the URL-safe alphabet, padding
+ * optional) @p s[0..n) into @p out (@p cap bytes); with @p pct, "%XX" is
+ * decoded first (an OCSP GET path: "%2F", "%2B", "%3D"). @return the
+ * length, or -1: not base64, or longer than @p cap.
+ */
+int tfo_http_b64_decode(const uint8_t *s, uint32_t n, bool pct, uint8_t *out,
+			uint32_t cap);
 
 /** Format @p t (seconds since the epoch, >= 0) as an IMF-fixdate, no NUL. */
 void tfo_http_fmt_date(char out[TFO_HTTP_DATE_LEN], int64_t t);

@@ -101,11 +101,14 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	if (p->keys != NULL) {
 		c->key_file = p->key_file;
 	c->svc_reload = p->svc_reload;
-	c->svc_ctrs = p->svc_ctrs;
+		/* XXX a random new primary suits a single server only: a fleet
+		 * rotates through its shared key file (runbook section 6) */
 		if (cfg->rotate_period_s)
 			c->next_rotate_us = rte_rdtsc() / c->tsc_per_us +
 					    (uint64_t)cfg->rotate_period_s * 1000000;
 	}
+	/* whatever the keys: the services' counters are reported without TFO */
+	c->svc_ctrs = p->svc_ctrs;
 	memcpy(c->relay, p->relay, sizeof(c->relay));
 	c->relay_worker = p->nb_workers != 0 ? p->idx % p->nb_workers : 0;
 	c->exc = p->exc;
@@ -235,7 +238,7 @@ tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	    tfo_engine_syncookie_supersedes(c->engine, conn, p))
 		conn = NULL;
 	if (conn != NULL &&
-	    tfo_engine_input(c->engine, conn, m, p, port_idx, now_us) == TFO_INPUT_DONE) {
+	    tfo_engine_input(c->engine, conn, m, p, now_us) == TFO_INPUT_DONE) {
 		return true;
 	}
 	if (reason == TFO_CTRL_TCP_SYNCOOKIE_ACK) {
@@ -268,7 +271,7 @@ static bool
 tfo_control_to_inbox(struct tfo_control *c, unsigned int wi, struct rte_mbuf *m,
 		     enum tfo_ctrl_reason r)
 {
-	struct rte_ring *in = c->workers[wi]->syn_inbox;
+	struct rte_ring *in = c->workers[wi]->from_ctl;
 
 	tfo_ctrl_reason_set(m, r);
 	/* multi-producer when several control lcores hand over */

@@ -366,16 +366,20 @@ usable(const struct tfo_cookie_req *r, bool check)
 }
 
 /*
- * aes128, in one loop over the requests @p sel[0..n) (0..n-1 when NULL):
- * pick the candidates, write their first blocks (IPv4 block, or the first
- * CBC-MAC block of IPv6) and, when checking, the cookies they sent.
- * @return the number of candidates; *n6 of them are IPv6.
+ * One loop over the requests @p sel[0..n) (0..n-1 when NULL), for either
+ * algorithm: pick the candidates and, when checking, the cookies they sent
+ * (sent[] by candidate), and put each in the algorithm's lanes.
+ * aes128 (@p aes): one list of *na candidates (cand[]) whose first blocks
+ *   (IPv4 block, or the first CBC-MAC block of IPv6) go to blk_in[];
+ *   *n6 of them are IPv6, at v6pos[].
+ * siphash-linux: the IPv4 ones, *na, in cand[] and the sip_m4 lanes; the
+ *   IPv6 ones, *n6, in cand6[], sent6[] and the sip_m6 lanes.
  */
-static __rte_always_inline unsigned int
-aes_gather(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
-	   const uint8_t *sel, unsigned int n, bool check, unsigned int *n6)
+static __rte_always_inline void
+gather(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs, const uint8_t *sel,
+       unsigned int n, bool check, bool aes, unsigned int *na, unsigned int *n6)
 {
-	unsigned int j = 0, k = 0;
+	unsigned int a = 0, b = 0;
 
 	for (unsigned int t = 0; t < n; t++) {
 		unsigned int i = sel != NULL ? sel[t] : t;
@@ -383,18 +387,31 @@ aes_gather(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
 
 		if (unlikely(!usable(r, check)))
 			continue;
-		if (likely(r->family == AF_INET)) {
-			store128(c->blk_in[j], v4_word(r), 0);
+		if (aes) {
+			if (likely(r->family == AF_INET)) {
+				store128(c->blk_in[a], v4_word(r), 0);
+			} else {
+				memcpy(c->blk_in[a], r->client->b, 16);
+				c->v6pos[b++] = (uint8_t)a;
+			}
+		} else if (likely(r->family == AF_INET)) {
+			c->sip_m4[a] = v4_word(r);
 		} else {
-			memcpy(c->blk_in[j], r->client->b, 16);
-			c->v6pos[k++] = (uint8_t)j;
+			c->sip_m6[0 * SIP_STRIDE + b] = load64(r->client->b);
+			c->sip_m6[1 * SIP_STRIDE + b] = load64(r->client->b + 8);
+			c->sip_m6[2 * SIP_STRIDE + b] = load64(r->server->b);
+			c->sip_m6[3 * SIP_STRIDE + b] = load64(r->server->b + 8);
+			if (check)
+				c->sent6[b] = load64(r->cookie);
+			c->cand6[b++] = (uint8_t)i;
+			continue;
 		}
 		if (check)
-			c->sent[j] = load64(r->cookie);
-		c->cand[j++] = (uint8_t)i;
+			c->sent[a] = load64(r->cookie);
+		c->cand[a++] = (uint8_t)i;
 	}
-	*n6 = k;
-	return j;
+	*na = a;
+	*n6 = b;
 }
 
 /*
@@ -439,39 +456,6 @@ aes_run(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
 	for (unsigned int q = 0; q < n6; q++)
 		memcpy(c->blk_out[c->v6pos[q]], c->blk_mid[q], TFO_COOKIE_LEN);
 	return rc;
-}
-
-/* siphash-linux: the same gathering, into the IPv4 and the IPv6 lanes. */
-static __rte_always_inline void
-sip_gather(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
-	   const uint8_t *sel, unsigned int n, bool check, unsigned int *n4,
-	   unsigned int *n6)
-{
-	unsigned int a = 0, b = 0;
-
-	for (unsigned int t = 0; t < n; t++) {
-		unsigned int i = sel != NULL ? sel[t] : t;
-		const struct tfo_cookie_req *r = &reqs[i];
-
-		if (unlikely(!usable(r, check)))
-			continue;
-		if (likely(r->family == AF_INET)) {
-			c->sip_m4[a] = v4_word(r);
-			if (check)
-				c->sent[a] = load64(r->cookie);
-			c->cand[a++] = (uint8_t)i;
-		} else {
-			c->sip_m6[0 * SIP_STRIDE + b] = load64(r->client->b);
-			c->sip_m6[1 * SIP_STRIDE + b] = load64(r->client->b + 8);
-			c->sip_m6[2 * SIP_STRIDE + b] = load64(r->server->b);
-			c->sip_m6[3 * SIP_STRIDE + b] = load64(r->server->b + 8);
-			if (check)
-				c->sent6[b] = load64(r->cookie);
-			c->cand6[b++] = (uint8_t)i;
-		}
-	}
-	*n4 = a;
-	*n6 = b;
 }
 
 /* Linux writes cpu_to_le64(siphash(...)); x86 (ipsec-mb's only home) is
@@ -522,7 +506,7 @@ check_pass(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
 	int rc;
 
 	if (c->algo == TFO_COOKIE_ALGO_AES128) {
-		nc = aes_gather(c, reqs, sel, n, true, &n6);
+		gather(c, reqs, sel, n, true, true, &nc, &n6);
 		/* the compare gives every candidate its verdict */
 		if (nc < n)
 			memset(out, TFO_COOKIE_BAD, n);
@@ -534,7 +518,7 @@ check_pass(struct tfo_cookie_ctx *c, const struct tfo_cookie_req *reqs,
 		return (int)compare(c->blk_out[0], 16, c->sent, c->cand, nc,
 				    verdict, out, miss, 0);
 	}
-	sip_gather(c, reqs, sel, n, true, &n4, &n6);
+	gather(c, reqs, sel, n, true, false, &n4, &n6);
 	if (n4 + n6 < n)
 		memset(out, TFO_COOKIE_BAD, n);
 	sip_run(c, n4, n6, k);
@@ -586,13 +570,14 @@ tfo_cookie_gen_burst(struct tfo_cookie_ctx *c,
 		     const struct tfo_cookie_req *reqs, unsigned int n,
 		     uint8_t (*out)[TFO_COOKIE_LEN])
 {
-	unsigned int n4, n6, j;
+	unsigned int n4, n6, nc, j;
 	int rc = 0;
 
 	if (unlikely(!burst_start(c, reqs, n, out)))
 		return -EINVAL;
 	if (c->algo == TFO_COOKIE_ALGO_AES128) {
-		if (aes_gather(c, reqs, NULL, n, false, &n6) != n)
+		gather(c, reqs, NULL, n, false, true, &nc, &n6);
+		if (nc != n)
 			return -EINVAL;
 		if (n > 0)
 			rc = aes_run(c, reqs, n, n6, &c->key[0]);
@@ -605,7 +590,7 @@ tfo_cookie_gen_burst(struct tfo_cookie_ctx *c,
 			memcpy(out[c->cand[j]], c->blk_out[j], TFO_COOKIE_LEN);
 		return 0;
 	}
-	sip_gather(c, reqs, NULL, n, false, &n4, &n6);
+	gather(c, reqs, NULL, n, false, false, &n4, &n6);
 	if (n4 + n6 != n)
 		return -EINVAL;
 	sip_run(c, n4, n6, &c->key[0]);

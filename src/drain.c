@@ -81,6 +81,10 @@ drain_log_cut(const struct tfo_control *c, uint64_t n, uint64_t w, uint64_t k)
 		"; %s)", c->life.drain_timeout_s, n, w, k, len != 0 ? states : "states changing");
 }
 
+/* XXX behind a plain ECMP router a member leaving rehashes flows: the
+ * connections moved to another member are reset there (rst_tx_nomatch);
+ * there is no hand-off between members (runbook, "Drain and rolling
+ * restarts"). */
 /* The drain, once started: @return true when it is over. */
 static bool
 drain_step(struct tfo_control *c, uint64_t now_us)

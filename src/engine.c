@@ -112,7 +112,7 @@ tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t key)
 
 	hold_expire(e);
 	if (e->pending_live + e->hold_n >= e->p.tfo_pending_limit) {
-		cnt(e, TFO_STAT_TCPFastOpenListenOverflow);
+		tfo_tcp_stat_inc(e, TFO_STAT_TCPFastOpenListenOverflow);
 		return -EBUSY;
 	}
 	if (e->pend_src.ent == NULL)
@@ -121,7 +121,7 @@ tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t key)
 	/* a full table (not reached: sized for the pending limit) is over */
 	if (e->pend_src.ent[i].n >= e->p.tfo_pending_per_source ||
 	    (e->pend_src.ent[i].n == 0 && e->pend_src.used >= e->pend_src.mask)) {
-		cnt(e, TFO_STAT_tfo_pending_source_overflow);
+		tfo_tcp_stat_inc(e, TFO_STAT_tfo_pending_source_overflow);
 		return -EDQUOT;
 	}
 	return 0;
@@ -191,7 +191,7 @@ tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why)
 	tfo_stats_dec(e->st, TFO_STAT_conns_active);
 	tfo_conn_remove(e->ct, c);	/* state becomes CLOSED */
 	if (why >= 0)
-		cnt(e, (enum tfo_stat_id)why);
+		tfo_tcp_stat_inc(e, (enum tfo_stat_id)why);
 }
 
 /* Abort: RST (RFC 9293 3.10.7: SEQ = what the peer expects next) + free. */
@@ -199,8 +199,8 @@ void
 tfo_tcp_conn_reset(struct tfo_engine *e, struct tfo_conn *c, enum tfo_stat_id why)
 {
 	if (tfo_tcp_xmit(e, c, c->snd_max, TFO_TCP_RST | TFO_TCP_ACK, 0, 0) == 0)
-		cnt(e, TFO_STAT_rst_tx);
-	cnt(e, why);
+		tfo_tcp_stat_inc(e, TFO_STAT_rst_tx);
+	tfo_tcp_stat_inc(e, why);
 	tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_rst_tx);
 }
 
@@ -266,7 +266,7 @@ tfo_tcp_conn_new(struct tfo_engine *e, const struct tfo_conn_key *key,
 		/* the tuple may be known (a duplicate SYN): not a new entry */
 		if (t->ent[i].n >= e->p.conn_per_source &&
 		    tfo_conn_lookup(e->ct, key) == NULL) {
-			cnt(e, TFO_STAT_conn_source_limit);
+			tfo_tcp_stat_inc(e, TFO_STAT_conn_source_limit);
 			*err = -EDQUOT;
 			return NULL;
 		}
@@ -311,14 +311,6 @@ ext_free_noop(void *addr, void *opaque)
 }
 
 /* ---- state ------------------------------------------------------------- */
-
-int
-tfo_engine_tfo_pending_ok(struct tfo_engine *e, uint64_t now_us)
-{
-	engine_clock(e, now_us);
-	hold_expire(e);
-	return e->pending_live + e->hold_n < e->p.tfo_pending_limit;
-}
 
 int
 tfo_engine_tfo_pending_check(struct tfo_engine *e, const struct tfo_pkt *p,
@@ -387,12 +379,12 @@ tfo_engine_drain(struct tfo_engine *e, uint64_t now_us)
 		    (c->flags & TFO_CF_FIN_QUEUED) || c->req_len != 0 ||
 		    c->sbuf != TFO_CONN_NONE)
 			continue;
-		cnt(e, TFO_STAT_drain_keepalive_closed);
+		tfo_tcp_stat_inc(e, TFO_STAT_drain_keepalive_closed);
 		tfo_tcp_queue_fin(e, c);
 		tfo_tcp_output(e, c);
 		tfo_tcp_update_timer(e, c);
 	}
-	finish(e);
+	tfo_tcp_spare_free(e);
 }
 
 bool
@@ -725,7 +717,7 @@ tfo_engine_free(struct tfo_engine *e)
 	rte_free(e->hold_src);
 	rte_free(e->pend_src.ent);
 	rte_free(e->conn_src.ent);
-	finish(e);
+	tfo_tcp_spare_free(e);
 	rte_free(e);
 }
 

@@ -222,8 +222,9 @@ tfo_tcp_src_key(const struct tfo_addr *a, uint8_t family)
 	return rte_be_to_cpu_64(k);
 }
 
+/* Count one of @p id in the engine's counters (its worker's). */
 static inline void
-cnt(struct tfo_engine *e, enum tfo_stat_id id)
+tfo_tcp_stat_inc(struct tfo_engine *e, enum tfo_stat_id id)
 {
 	tfo_stats_inc(e->st, id);
 }
@@ -330,8 +331,9 @@ buf_ptr(const struct tfo_engine *e, uint32_t idx)
 	return e->bufs + (size_t)idx * e->buf_size;
 }
 
+/* The send queue of @p c (c->sbuf must be a buffer). */
 static inline struct tfo_sndq *
-sndq(const struct tfo_engine *e, const struct tfo_conn *c)
+tfo_tcp_sndq(const struct tfo_engine *e, const struct tfo_conn *c)
 {
 	return (struct tfo_sndq *)(void *)buf_ptr(e, c->sbuf);
 }
@@ -367,7 +369,7 @@ unacked_len(const struct tfo_engine *e, const struct tfo_conn *c)
 
 	if (c->sbuf == TFO_CONN_NONE)
 		return 0;
-	q = sndq(e, c);
+	q = tfo_tcp_sndq(e, c);
 	return q->buf_len - q->buf_off + q->body_len;
 }
 
@@ -448,8 +450,10 @@ release_input(struct tfo_engine *e, struct rte_mbuf *m)
 		rte_pktmbuf_free(m);
 }
 
+/* At the end of each entry point: the input frame kept for a first reply
+ * (release_input) that no reply took is freed. */
 static inline void
-finish(struct tfo_engine *e)
+tfo_tcp_spare_free(struct tfo_engine *e)
 {
 	if (e->spare != NULL) {
 		rte_pktmbuf_free(e->spare);
@@ -492,8 +496,9 @@ sack_reset(struct tfo_sndq *q)
 
 /* ---- across the engine's files --------------------------------------- */
 
-/* A return of the service bridge: the connection was reset and freed. */
-enum { GONE = -1 };
+/* A return of the service bridge (tcp_service.c) and of the input steps
+ * that call it: the connection was reset and freed, do not touch it. */
+enum { TFO_TCP_CONN_GONE = -1 };
 
 /* tcp_output.c */
 struct rte_mbuf *tfo_tcp_out_mbuf(struct tfo_engine *e, uint32_t copy);
@@ -574,6 +579,10 @@ int tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c,
 		       struct rte_mbuf *m, const struct tfo_pkt *p);
 int tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w,
 		     struct rte_mbuf *m, const struct tfo_pkt *p);
+/* The entry TIME-WAIT record @p w stands for, into @p c: what
+ * tfo_tcp_tw_input() answers with, on the stack (tests/test_time_wait.c
+ * makes a full entry of it and checks both answer the same). */
+void tfo_tcp_tw_conn(const struct tfo_tw *w, struct tfo_conn *c);
 
 static inline void
 send_ack(struct tfo_engine *e, struct tfo_conn *c)

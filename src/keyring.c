@@ -20,7 +20,7 @@
 #include <rte_malloc.h>
 #include <rte_spinlock.h>
 
-#include "tfo/config.h"
+#include "tfo/file.h"
 #include "tfo/keyring.h"
 #include "tfo/log.h"
 

@@ -132,6 +132,7 @@ tfo_ipv6_ext_walk(const struct rte_mbuf *m, uint32_t off, uint32_t plen,
 		case IPPROTO_DSTOPTS:
 		case IPPROTO_ROUTING:
 			break;
+		/* XXX no reassembly (drop_ipv6_frag), as for IPv4 */
 		case IPPROTO_FRAGMENT:
 			return TFO_PKT_DROP_ipv6_frag;
 		case IPPROTO_AH:
@@ -295,6 +296,8 @@ tfo_parse_ipv4(const struct rte_mbuf *m, bool rx_cksum_offload,
 	    (verdict == 0 && tfo_cksum_fold(tfo_cksum_add(0, ih, ihl)) != 0xffff))
 		return tfo_drop(p, TFO_PKT_DROP_ipv4_cksum);
 
+	/* XXX no reassembly (drop_ipv4_frag): a request fits one segment, and
+	 * a fragment means a sender with a wrong path MTU; it is not served */
 	if (ih->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
 						   RTE_IPV4_HDR_OFFSET_MASK))
 		return tfo_drop(p, TFO_PKT_DROP_ipv4_frag);

@@ -26,12 +26,10 @@
 
 void
 tfo_route_from_pkt(struct tfo_route *r, const struct rte_mbuf *m,
-		   const struct tfo_pkt *p, uint8_t port_idx,
-		   const struct tfo_port_info *port)
+		   const struct tfo_pkt *p, uint8_t port_idx)
 {
 	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 
-	RTE_SET_USED(port);
 	rte_ether_addr_copy(&eh->src_addr, &r->peer_mac);
 	r->vlan_tci = p->vlan_tci;
 	r->has_vlan = p->has_vlan;

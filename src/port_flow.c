@@ -129,7 +129,9 @@ tfo_port_flow_build(struct tfo_port_flow_set *set, uint16_t port_id,
 		}
 	}
 	/* path-MTU errors about our segments: worker 0 hands each to the
-	 * control core, which finds the connection's worker */
+	 * control core, which finds the connection's worker. XXX the kernel
+	 * no longer sees them: its own connections from our addresses (SSH,
+	 * BGP) do not learn a smaller path MTU from them */
 	for (unsigned int i = 0; i < cfg->nb_addrs; i++) {
 		const struct tfo_local_addr *a = &cfg->addrs[i];
 		struct tfo_port_flow_rule *r = tfo_port_flow_new(set, a, &to0);

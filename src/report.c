@@ -173,11 +173,17 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	/* by status class: 2xx, 3xx, 4xx, 5xx */
 #define TFO_HTTP_CLASS(id, cls) http[cls] += tfo_stat_delta(prev, cur, TFO_STAT_##id)
 	TFO_HTTP_CLASS(http_200, 0);
+	TFO_HTTP_CLASS(http_204, 0);
+	TFO_HTTP_CLASS(http_206, 0);
 	TFO_HTTP_CLASS(http_301, 1);
 	TFO_HTTP_CLASS(http_304, 1);
 	TFO_HTTP_CLASS(http_404, 2);
 	TFO_HTTP_CLASS(http_405, 2);
+	TFO_HTTP_CLASS(http_411, 2);
+	TFO_HTTP_CLASS(http_413, 2);
 	TFO_HTTP_CLASS(http_414, 2);
+	TFO_HTTP_CLASS(http_416, 2);
+	TFO_HTTP_CLASS(http_425, 2);
 	TFO_HTTP_CLASS(http_400_syntax, 2);
 	TFO_HTTP_CLASS(http_400_too_big, 2);
 	TFO_HTTP_CLASS(http_400_host, 2);

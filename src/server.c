@@ -58,7 +58,7 @@ struct tfo_server {
 	/* worker i -> control k: rings[k * nb_workers + i] */
 	struct rte_ring **rings;
 	struct rte_ring **neigh;	/* worker i -> control 0: ARP and ND */
-	struct rte_ring **syn_inbox;	/* control -> worker i: SYNs, path-MTU errors */
+	struct rte_ring **from_ctl;	/* control -> worker i: SYNs, path-MTU errors */
 	/* control k -> worker k % nb_workers, per port (ctrl_tx_relay) */
 	struct rte_ring *relay[TFO_MAX_PORTS][TFO_MAX_CONTROLS];
 	struct tfo_control control;	/* control 0 (the main lcore) */
@@ -502,7 +502,6 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 			return -ENOMEM;
 		wp.to_controls[k] = s->rings[i];
 	}
-	wp.to_control = wp.to_controls[0];
 	wp.nb_controls = s->nb_controls;
 	/* apart from the rest, small: ARP and ND are a few frames a second */
 	s->neigh[wi] = srv_ring(s, "nbr", wi, TFO_POOL_PLAN_NEIGH, s->ctl_socket[0], 0,
@@ -510,11 +509,11 @@ srv_worker(struct tfo_server *s, unsigned int wi, unsigned int lcore, char *err,
 	if (s->neigh[wi] == NULL)
 		return -ENOMEM;
 	wp.to_neigh = s->neigh[wi];
-	s->syn_inbox[wi] = srv_ring(s, "syn", wi, srv_inbox_size(s), wsock,
+	s->from_ctl[wi] = srv_ring(s, "syn", wi, srv_inbox_size(s), wsock,
 				    RING_F_EXACT_SZ, err, errlen);
-	if (s->syn_inbox[wi] == NULL)
+	if (s->from_ctl[wi] == NULL)
 		return -ENOMEM;
-	wp.syn_inbox = s->syn_inbox[wi];
+	wp.from_ctl = s->from_ctl[wi];
 	wp.cookies = srv_cookie_ctx(s, wsock, err, errlen);
 	if (s->keys != NULL && wp.cookies == NULL)
 		return -ENOMEM;
@@ -549,9 +548,9 @@ srv_workers(struct tfo_server *s, char *err, size_t errlen)
 	s->workers = rte_zmalloc("tfo_workers", sizeof(*s->workers) * s->nb_workers, 0);
 	s->rings = rte_zmalloc("tfo_rings",
 			       sizeof(*s->rings) * s->nb_workers * s->nb_controls, 0);
-	s->syn_inbox = rte_zmalloc("tfo_syn", sizeof(*s->syn_inbox) * s->nb_workers, 0);
+	s->from_ctl = rte_zmalloc("tfo_syn", sizeof(*s->from_ctl) * s->nb_workers, 0);
 	s->neigh = rte_zmalloc("tfo_nbr", sizeof(*s->neigh) * s->nb_workers, 0);
-	if (s->workers == NULL || s->rings == NULL || s->syn_inbox == NULL ||
+	if (s->workers == NULL || s->rings == NULL || s->from_ctl == NULL ||
 	    s->neigh == NULL)
 		return tfo_errmsg(err, errlen, "out of memory for %u workers", s->nb_workers);
 	for (unsigned int wi = 0; wi < s->nb_workers; wi++) {
@@ -956,8 +955,8 @@ srv_worker_free(struct tfo_server *s, unsigned int wi)
 	}
 	for (unsigned int k = 0; s->rings != NULL && k < s->nb_controls; k++)
 		srv_ring_free(s->rings[k * s->nb_workers + wi]);
-	if (s->syn_inbox != NULL)
-		srv_ring_free(s->syn_inbox[wi]);
+	if (s->from_ctl != NULL)
+		srv_ring_free(s->from_ctl[wi]);
 	if (s->neigh != NULL)
 		srv_ring_free(s->neigh[wi]);
 }
@@ -1008,7 +1007,7 @@ tfo_server_free(struct tfo_server *s)
 		srv_worker_free(s, wi);
 	rte_free(s->workers);
 	rte_free(s->rings);
-	rte_free(s->syn_inbox);
+	rte_free(s->from_ctl);
 	rte_free(s->neigh);
 	tfo_keyring_free(s->keys);
 	tfo_svc_reloader_free(s->svc_reload);	/* before what it reloads */
@@ -1134,10 +1133,4 @@ struct rte_mempool *
 tfo_server_pool(struct tfo_server *s)
 {
 	return s->pools[s->ctl_socket[0]];
-}
-
-const struct tfo_port_info *
-tfo_server_ports(const struct tfo_server *s)
-{
-	return s->ports;
 }

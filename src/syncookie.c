@@ -19,6 +19,8 @@
 #define SYNCOOKIE_PERIOD_S 60
 #define SYNCOOKIE_MAX_AGE 2	/* counter steps: current and previous */
 #define SYNCOOKIE_COUNT_SHIFT 24
+/* XXX 2 bits of MSS index, as Linux's table: a cookie connection's MSS is
+ * rounded down to it (an MSS between two entries loses the difference) */
 #define SYNCOOKIE_MSS_BITS 2
 #define SYNCOOKIE_MAC_MASK ((1u << 22) - 1)
 

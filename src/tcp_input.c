@@ -14,11 +14,11 @@ challenge_ack(struct tfo_engine *e, struct tfo_conn *c)
 		e->chal_n = 0;
 	}
 	if (e->chal_n >= TFO_CHALLENGE_PER_S) {
-		cnt(e, TFO_STAT_challenge_acks_limited);
+		tfo_tcp_stat_inc(e, TFO_STAT_challenge_acks_limited);
 		return;
 	}
 	e->chal_n++;
-	cnt(e, TFO_STAT_challenge_acks);
+	tfo_tcp_stat_inc(e, TFO_STAT_challenge_acks);
 	send_ack(e, c);
 }
 
@@ -28,7 +28,7 @@ static __rte_always_inline void
 enter_time_wait(struct tfo_engine *e, struct tfo_conn *c)
 {
 	set_state(e, c, TFO_CONN_TIME_WAIT);
-	cnt(e, TFO_STAT_time_wait_entered);
+	tfo_tcp_stat_inc(e, TFO_STAT_time_wait_entered);
 	buf_put(e, &c->sbuf);
 	buf_put(e, &c->rbuf);
 	c->req_len = 0;
@@ -77,7 +77,7 @@ new_ack(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack,
 		c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
 	}
 	if (n > 0) {
-		struct tfo_sndq *q = sndq(e, c);
+		struct tfo_sndq *q = tfo_tcp_sndq(e, c);
 		uint32_t k = RTE_MIN(n, q->buf_len - q->buf_off);
 
 		q->buf_off += k;
@@ -130,7 +130,7 @@ new_ack(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack,
 		}
 	}
 	if (total > 0 && n == total && c->sbuf != TFO_CONN_NONE &&
-	    tfo_tcp_after_drain(e, c) == GONE)
+	    tfo_tcp_after_drain(e, c) == TFO_TCP_CONN_GONE)
 		*gone = 1;
 }
 
@@ -139,10 +139,10 @@ dup_ack(struct tfo_engine *e, struct tfo_conn *c)
 {
 	uint32_t smax = seg_max(c);
 
-	cnt(e, TFO_STAT_dup_acks_rx);
+	tfo_tcp_stat_inc(e, TFO_STAT_dup_acks_rx);
 	if (c->flags & TFO_CF_RECOVERY) {
 		/* NewReno inflates; RFC 6675 counts pipe instead */
-		if (c->sbuf == TFO_CONN_NONE || !sndq(e, c)->sack_rec)
+		if (c->sbuf == TFO_CONN_NONE || !tfo_tcp_sndq(e, c)->sack_rec)
 			c->cwnd = RTE_MIN(c->cwnd + smax, TFO_CWND_MAX);
 		return;
 	}
@@ -150,7 +150,7 @@ dup_ack(struct tfo_engine *e, struct tfo_conn *c)
 	if (++c->dupacks != 3 && !(c->dupacks < 3 && tfo_tcp_sack_lost(e, c)))
 		return;
 	/* RFC 5681 3.2 / RFC 6582 */
-	cnt(e, TFO_STAT_fast_retransmits);
+	tfo_tcp_stat_inc(e, TFO_STAT_fast_retransmits);
 	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2 * smax);
 	c->recover = c->snd_max;
 	c->flags2 &= (uint8_t)~TFO_CF2_SYN_STAMP;	/* recover is taken */
@@ -176,9 +176,9 @@ process_ack(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 	if (c->state == TFO_CONN_SYN_RCVD) {
 		if (!(tfo_seq_gt(ack, c->snd_una) && tfo_seq_le(ack, c->snd_max))) {
 			/* RFC 9293 3.10.7.4: <SEQ=SEG.ACK><CTL=RST> */
-			cnt(e, TFO_STAT_drop_synrcvd_bad_ack);
+			tfo_tcp_stat_inc(e, TFO_STAT_drop_synrcvd_bad_ack);
 			if (tfo_tcp_xmit(e, c, ack, TFO_TCP_RST, 0, 0) == 0)
-				cnt(e, TFO_STAT_rst_tx);
+				tfo_tcp_stat_inc(e, TFO_STAT_rst_tx);
 			return ACK_DROP;
 		}
 		tfo_tcp_pending_done(e, c, false);
@@ -199,7 +199,7 @@ process_ack(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 			 * there too: resend the response now, not after an
 			 * RTO. Behind a bare SYN-ACK this ACK only crossed
 			 * the response in flight. */
-			cnt(e, TFO_STAT_synack_data_resend);
+			tfo_tcp_stat_inc(e, TFO_STAT_synack_data_resend);
 			c->snd_nxt = c->snd_una;
 			c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
 		}
@@ -215,12 +215,12 @@ process_ack(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 		}
 	}
 	if (tfo_seq_gt(ack, c->snd_max)) {
-		cnt(e, TFO_STAT_drop_ack_unsent);
+		tfo_tcp_stat_inc(e, TFO_STAT_drop_ack_unsent);
 		send_ack(e, c);
 		return ACK_DROP;
 	}
 	if (tfo_seq_lt(ack, c->snd_una - max_snd_wnd(c))) {
-		cnt(e, TFO_STAT_drop_old_ack);
+		tfo_tcp_stat_inc(e, TFO_STAT_drop_old_ack);
 		challenge_ack(e, c);
 		return ACK_DROP;
 	}
@@ -267,13 +267,13 @@ process_data(struct tfo_engine *e, struct tfo_conn *c,
 	*need_ack = true;
 	if (c->flags & TFO_CF_PEER_FIN) {
 		/* a retransmission of what we have (the FIN included) */
-		cnt(e, TFO_STAT_rx_dup_data);
+		tfo_tcp_stat_inc(e, TFO_STAT_rx_dup_data);
 		if (c->state == TFO_CONN_TIME_WAIT)
 			c->tkind = TFO_CT_NONE;	/* restart TIME-WAIT */
 		return 0;
 	}
 	if (tfo_seq_gt(seq, c->rcv_nxt)) {
-		cnt(e, TFO_STAT_rx_ooo_drop);
+		tfo_tcp_stat_inc(e, TFO_STAT_rx_ooo_drop);
 		return 0;
 	}
 	if (plen > 0) {
@@ -282,23 +282,23 @@ process_data(struct tfo_engine *e, struct tfo_conn *c,
 
 		if (fresh == 0) {
 			if (!fin)
-				cnt(e, TFO_STAT_rx_dup_data);
+				tfo_tcp_stat_inc(e, TFO_STAT_rx_dup_data);
 		} else if ((c->flags & TFO_CF_FIN_QUEUED) ||
 			   c->state != TFO_CONN_ESTABLISHED) {
 			/* after our close: ack and discard */
-			cnt(e, TFO_STAT_rx_after_close);
+			tfo_tcp_stat_inc(e, TFO_STAT_rx_after_close);
 			c->rcv_nxt += fresh;
 		} else {
 			uint32_t take = RTE_MIN(fresh, rcv_space(e, c));
 			int acc = 0;
 
 			if (take < fresh)
-				cnt(e, TFO_STAT_rx_trimmed);
+				tfo_tcp_stat_inc(e, TFO_STAT_rx_trimmed);
 			if (take > 0)
 				acc = tfo_tcp_deliver(e, c, m, p->payload_off + skip, take,
 						      false);
-			if (acc == GONE)
-				return GONE;
+			if (acc == TFO_TCP_CONN_GONE)
+				return TFO_TCP_CONN_GONE;
 			c->rcv_nxt += (uint32_t)acc;
 			if ((uint32_t)acc < fresh)
 				return 0;	/* the FIN is not next */
@@ -333,7 +333,7 @@ dup_syn(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 
 	uint16_t ms = (uint16_t)now_ms(e);
 
-	cnt(e, TFO_STAT_dup_syn);
+	tfo_tcp_stat_inc(e, TFO_STAT_dup_syn);
 	/*
 	 * Linux's tcp_oow_rate_limited() for a request socket: at most one
 	 * answer per TFO_DUP_SYN_INTERVAL_MS per entry (the first duplicate
@@ -346,7 +346,7 @@ dup_syn(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	 */
 	if ((c->flags & TFO_CF_OOW_STAMP) &&
 	    (uint16_t)(ms - c->oow_ms) < TFO_DUP_SYN_INTERVAL_MS) {
-		cnt(e, TFO_STAT_TCPACKSkippedSynRecv);
+		tfo_tcp_stat_inc(e, TFO_STAT_TCPACKSkippedSynRecv);
 		release_input(e, m);
 		return;
 	}
@@ -377,7 +377,7 @@ syn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	bool has_ts;
 
 	if (fl & (TFO_TCP_RST | TFO_TCP_FIN)) {
-		cnt(e, TFO_STAT_drop_syn_bad);
+		tfo_tcp_stat_inc(e, TFO_STAT_drop_syn_bad);
 		rte_pktmbuf_free(m);
 		return TFO_INPUT_DONE;
 	}
@@ -397,7 +397,7 @@ syn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 		}
 	}
 	/* RFC 5961 4.2: any other SYN gets a challenge ACK */
-	cnt(e, TFO_STAT_drop_syn_bad);
+	tfo_tcp_stat_inc(e, TFO_STAT_drop_syn_bad);
 	release_input(e, m);
 	challenge_ack(e, c);
 	return TFO_INPUT_DONE;
@@ -418,7 +418,7 @@ seg_rejected(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	/* PAWS (RFC 7323 5.3); never for RSTs */
 	if ((c->flags & TFO_CF_PEER_TS) && has_ts && !(fl & TFO_TCP_RST) &&
 	    tfo_seq_lt(tv, c->ts_recent)) {
-		cnt(e, TFO_STAT_drop_paws);
+		tfo_tcp_stat_inc(e, TFO_STAT_drop_paws);
 		release_input(e, m);
 		send_ack(e, c);
 		return true;
@@ -429,9 +429,9 @@ seg_rejected(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	if (tfo_seq_lt(end, c->rcv_nxt) || tfo_seq_gt(seq, c->rcv_nxt + wnd)) {
 		release_input(e, m);
 		if (fl & TFO_TCP_RST) {
-			cnt(e, TFO_STAT_drop_rst_ignored);
+			tfo_tcp_stat_inc(e, TFO_STAT_drop_rst_ignored);
 		} else {
-			cnt(e, TFO_STAT_drop_seq_window);
+			tfo_tcp_stat_inc(e, TFO_STAT_drop_seq_window);
 			send_ack(e, c);
 		}
 		return true;
@@ -439,7 +439,7 @@ seg_rejected(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	if (fl & TFO_TCP_RST) {
 		release_input(e, m);
 		if (c->state == TFO_CONN_TIME_WAIT) {
-			cnt(e, TFO_STAT_drop_rst_ignored);	/* RFC 1337 */
+			tfo_tcp_stat_inc(e, TFO_STAT_drop_rst_ignored);	/* RFC 1337 */
 		} else if (seq == c->rcv_nxt) {
 			tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_rst_rx);
 		} else {
@@ -448,7 +448,7 @@ seg_rejected(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 		return true;
 	}
 	if (!(fl & TFO_TCP_ACK)) {
-		cnt(e, TFO_STAT_drop_no_ack);
+		tfo_tcp_stat_inc(e, TFO_STAT_drop_no_ack);
 		rte_pktmbuf_free(m);
 		return true;
 	}
@@ -503,7 +503,7 @@ tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	}
 
 	if (process_ack(e, c, p, has_ts, te) != ACK_OK ||
-	    process_data(e, c, m, p, &need_ack) == GONE) {
+	    process_data(e, c, m, p, &need_ack) == TFO_TCP_CONN_GONE) {
 		rte_pktmbuf_free(m);
 		return TFO_INPUT_DONE;
 	}
@@ -522,9 +522,8 @@ tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	return TFO_INPUT_DONE;
 }
 
-/* The entry a TIME-WAIT record stands for, on the stack, to answer with. */
-static void
-tw_conn(const struct tfo_tw *w, struct tfo_conn *c)
+void
+tfo_tcp_tw_conn(const struct tfo_tw *w, struct tfo_conn *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->key = w->key;
@@ -550,7 +549,11 @@ tw_conn(const struct tfo_tw *w, struct tfo_conn *c)
  * A segment of a tuple in TIME-WAIT: what tfo_tcp_conn_input does for an
  * entry in TIME_WAIT (nothing is in flight, the peer's FIN is in: a SYN
  * may reopen, everything else is at most answered with an ACK), on the
- * record. @return enum tfo_input_result.
+ * record: the input steps run on the entry it stands for, rebuilt on the
+ * stack, and a restart is what they leave in its timer kind
+ * (enter_time_wait or a retransmission in process_data clear it).
+ * tests/test_time_wait.c holds the two paths to the same verdict,
+ * replies, counters and restart. @return enum tfo_input_result.
  */
 __rte_noinline int
 tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w, struct rte_mbuf *m,
@@ -561,11 +564,11 @@ tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w, struct rte_mbuf *m,
 	bool has_ts, need_ack = false;
 	struct tfo_conn c;
 
-	tw_conn(w, &c);
+	tfo_tcp_tw_conn(w, &c);
 	has_ts = seg_ts(m, p, &tv, &te);
 	if (unlikely(fl & TFO_TCP_SYN)) {
 		if (fl & (TFO_TCP_RST | TFO_TCP_FIN)) {
-			cnt(e, TFO_STAT_drop_syn_bad);
+			tfo_tcp_stat_inc(e, TFO_STAT_drop_syn_bad);
 			rte_pktmbuf_free(m);
 			return TFO_INPUT_DONE;
 		}
@@ -576,7 +579,7 @@ tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w, struct rte_mbuf *m,
 			tfo_tcp_tw_end(e, w, TFO_STAT_conns_closed_reopen);
 			return TFO_INPUT_REOPEN;
 		}
-		cnt(e, TFO_STAT_drop_syn_bad);	/* RFC 5961 4.2 */
+		tfo_tcp_stat_inc(e, TFO_STAT_drop_syn_bad);	/* RFC 5961 4.2 */
 		release_input(e, m);
 		challenge_ack(e, &c);
 		return TFO_INPUT_DONE;
@@ -605,12 +608,11 @@ tfo_tcp_tw_input(struct tfo_engine *e, struct tfo_tw *w, struct rte_mbuf *m,
 
 int
 tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
-		 const struct tfo_pkt *p, uint8_t port_idx, uint64_t now_us)
+		 const struct tfo_pkt *p, uint64_t now_us)
 {
 	struct tfo_conn_key key;
 	int r;
 
-	RTE_SET_USED(port_idx);
 	engine_clock(e, now_us);
 	tfo_conn_key_from_pkt(&key, p);
 	if (unlikely(c->state == TFO_CONN_CLOSED || !tfo_conn_key_eq(&c->key, &key))) {
@@ -621,15 +623,15 @@ tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 
 			if (w != NULL) {
 				r = tfo_tcp_tw_input(e, w, m, p);
-				finish(e);
+				tfo_tcp_spare_free(e);
 				return r;
 			}
-			cnt(e, TFO_STAT_input_stale_conn);
+			tfo_tcp_stat_inc(e, TFO_STAT_input_stale_conn);
 			return TFO_INPUT_MISS;
 		}
 	}
 	r = tfo_tcp_conn_input(e, c, m, p);
-	finish(e);
+	tfo_tcp_spare_free(e);
 	return r;
 }
 

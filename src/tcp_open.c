@@ -125,7 +125,7 @@ syn_conn(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 }
 
 /* A TFO SYN accepted with its data: pending until the handshake ACK, and
- * its bytes to the service. @return the bytes accepted, or GONE. */
+ * its bytes to the service. @return the bytes accepted, or TFO_TCP_CONN_GONE. */
 static int
 fastopen_data(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	     const struct tfo_pkt *p, uint64_t src)
@@ -134,12 +134,12 @@ fastopen_data(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 
 	c->flags |= TFO_CF_TFO;
 	tfo_tcp_pending_add(e, c, src);
-	cnt(e, TFO_STAT_TCPFastOpenPassive);
-	cnt(e, TFO_STAT_conns_opened_tfo);
+	tfo_tcp_stat_inc(e, TFO_STAT_TCPFastOpenPassive);
+	tfo_tcp_stat_inc(e, TFO_STAT_conns_opened_tfo);
 	if (p->payload_len > 0) {
 		acc = tfo_tcp_deliver(e, c, m, p->payload_off, p->payload_len, true);
-		if (acc == GONE)
-			return GONE;
+		if (acc == TFO_TCP_CONN_GONE)
+			return TFO_TCP_CONN_GONE;
 		c->rcv_nxt += (uint32_t)acc;
 	}
 	return acc;
@@ -160,12 +160,12 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 	engine_clock(e, now_us);
 	if (unlikely((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST |
 				      TFO_TCP_FIN)) != TFO_TCP_SYN)) {
-		cnt(e, TFO_STAT_drop_syn_bad);
+		tfo_tcp_stat_inc(e, TFO_STAT_drop_syn_bad);
 		rte_pktmbuf_free(m);
 		return 0;
 	}
 	if (find_service(e, p->dport, &svc) == NULL) {
-		cnt(e, TFO_STAT_svc_no_service);
+		tfo_tcp_stat_inc(e, TFO_STAT_svc_no_service);
 		return -ENOENT;
 	}
 	if (op->accept_data) {
@@ -179,14 +179,14 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 	c = tfo_tcp_conn_new(e, &key, &exists, &rc);
 	if (c == NULL && exists != NULL) {
 		/* the same tuple twice in one burst: a duplicate (or a reuse) */
-		if (tfo_engine_input(e, exists, m, p, port_idx, now_us) !=
+		if (tfo_engine_input(e, exists, m, p, now_us) !=
 		    TFO_INPUT_REOPEN)
 			return 0;
 		c = tfo_tcp_conn_new(e, &key, &exists, &rc);
 	}
 	if (c == NULL) {
 		if (rc == -ENOSPC)
-			cnt(e, TFO_STAT_conn_pool_full);
+			tfo_tcp_stat_inc(e, TFO_STAT_conn_pool_full);
 		return rc;
 	}
 	conn_init(e, c, m, p, port_idx, svc,
@@ -196,15 +196,15 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 			     conn_secret_hash(e, &c->key), now_us);
 	if (op->accept_data) {
 		acc = fastopen_data(e, c, m, p, src);
-		if (acc == GONE) {
+		if (acc == TFO_TCP_CONN_GONE) {
 			rte_pktmbuf_free(m);
 			return 0;
 		}
 	} else {
-		cnt(e, TFO_STAT_conns_opened_plain);
+		tfo_tcp_stat_inc(e, TFO_STAT_conns_opened_plain);
 	}
 	if ((uint32_t)acc < p->payload_len)
-		cnt(e, TFO_STAT_syn_data_dropped);
+		tfo_tcp_stat_inc(e, TFO_STAT_syn_data_dropped);
 	release_input(e, m);
 	/* data in a SYN-ACK only for a SYN with a TFO option: a plain
 	 * client (cookie-less mode) drops it; it gets the response right
@@ -215,7 +215,7 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 		c->snd_nxt = c->snd_max = c->snd_una + 1;	/* SYN-ACK not sent: the RTO resends it */
 	tfo_tcp_output(e, c);
 	tfo_tcp_update_timer(e, c);
-	finish(e);
+	tfo_tcp_spare_free(e);
 	return 0;
 }
 
@@ -241,14 +241,15 @@ tfo_engine_syncookie_reply_cookie(struct tfo_engine *e, struct rte_mbuf *m,
 	engine_clock(e, now_us);
 	if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST |
 			     TFO_TCP_FIN)) != TFO_TCP_SYN) {
-		cnt(e, TFO_STAT_drop_syn_bad);
+		tfo_tcp_stat_inc(e, TFO_STAT_drop_syn_bad);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	tfo_conn_key_from_pkt(&key, p);
 	info.mss = o->has_mss ? o->mss : (p->family == AF_INET ?
 					  TFO_DEFAULT_MSS_V4 : TFO_DEFAULT_MSS_V6);
-	/* without timestamps nothing carries WS/SACK: offer neither (Linux) */
+	/* XXX without timestamps nothing carries WS/SACK: offer neither (Linux);
+	 * such a connection recovers with NewReno and an unscaled window */
 	info.wscale = o->has_ts && o->has_wscale ? o->wscale : TFO_WSCALE_NONE;
 	info.sack_ok = o->has_ts && o->sack_ok;
 	tv = now_ms(e) + (uint32_t)(conn_secret_hash(e, &key) >> 32);
@@ -273,15 +274,19 @@ tfo_engine_syncookie_reply_cookie(struct tfo_engine *e, struct rte_mbuf *m,
 	t.opts = opts;
 	t.sport = p->dport;
 	t.dport = p->sport;
+	/* XXX stateless, so the SYN's data (a bad cookie's request) is not
+	 * acked and the client re-sends it after the handshake, and a lost
+	 * SYN-ACK is not retransmitted: the client's SYN retransmission
+	 * recovers it (RFC 4987) */
 	t.ack = p->seq + 1;
 	t.window = (uint16_t)RTE_MIN(e->rcv_wnd_max, 65535u);
 	t.flags = TFO_TCP_SYN | TFO_TCP_ACK;
-	tfo_route_from_pkt(&r, m, p, port_idx, &e->p.ports[port_idx]);
+	tfo_route_from_pkt(&r, m, p, port_idx);
 	release_input(e, m);
 	m = tfo_tcp_out_mbuf(e, 0);
 	if (m != NULL && tfo_tcp_push_frame(e, m, port_idx, &r, &t) == 0)
-		cnt(e, TFO_STAT_syncookies_sent);
-	finish(e);
+		tfo_tcp_stat_inc(e, TFO_STAT_syncookies_sent);
+	tfo_tcp_spare_free(e);
 }
 
 void
@@ -305,14 +310,14 @@ syncookie_conn(struct tfo_engine *e, const struct rte_mbuf *m,
 	int rc;
 
 	if (find_service(e, p->dport, &svc) == NULL) {
-		cnt(e, TFO_STAT_svc_no_service);
+		tfo_tcp_stat_inc(e, TFO_STAT_svc_no_service);
 		return NULL;
 	}
 	tfo_conn_key_from_pkt(&key, p);
 	c = tfo_tcp_conn_new(e, &key, &exists, &rc);
 	if (c == NULL) {
 		if (rc == -ENOSPC)
-			cnt(e, TFO_STAT_conn_pool_full);
+			tfo_tcp_stat_inc(e, TFO_STAT_conn_pool_full);
 		return NULL;
 	}
 	conn_init(e, c, m, p, port_idx, svc, info->mss, TFO_CONN_ESTABLISHED);
@@ -336,7 +341,7 @@ syncookie_conn(struct tfo_engine *e, const struct rte_mbuf *m,
 	c->wl1 = p->seq;
 	c->snd_wnd = (uint32_t)p->window << c->peer_ws;
 	c->cwnd = iw_bytes(seg_max(c));
-	cnt(e, TFO_STAT_conns_opened_syncookie);
+	tfo_tcp_stat_inc(e, TFO_STAT_conns_opened_syncookie);
 	return c;
 }
 
@@ -366,11 +371,11 @@ tfo_engine_syncookie_open(struct tfo_engine *e, struct rte_mbuf *m,
 	c = syncookie_conn(e, m, p, port_idx, &a->info, a->has_ts, a->tsval);
 	if (c == NULL) {
 		tfo_tcp_send_rst_nomatch(e, m, p, port_idx);
-		finish(e);
+		tfo_tcp_spare_free(e);
 		return -ENOSPC;
 	}
 	tfo_tcp_conn_input(e, c, m, p);
-	finish(e);
+	tfo_tcp_spare_free(e);
 	return 0;
 }
 
@@ -396,7 +401,7 @@ tfo_engine_input_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 
 	engine_clock(e, now_us);
 	if (fl & TFO_TCP_RST) {
-		cnt(e, TFO_STAT_drop_rst_ignored);	/* never answer a RST */
+		tfo_tcp_stat_inc(e, TFO_STAT_drop_rst_ignored);	/* never answer a RST */
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -404,12 +409,12 @@ tfo_engine_input_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 		struct tfo_syncookie_ack a;
 
 		if (tfo_engine_syncookie_ack_check(e, m, p, now_us, &a) == 0) {
-			cnt(e, TFO_STAT_syncookies_ok);
+			tfo_tcp_stat_inc(e, TFO_STAT_syncookies_ok);
 			tfo_engine_syncookie_open(e, m, p, port_idx, &a, now_us);
 			return;
 		}
-		cnt(e, TFO_STAT_syncookies_bad);
+		tfo_tcp_stat_inc(e, TFO_STAT_syncookies_bad);
 	}
 	tfo_tcp_send_rst_nomatch(e, m, p, port_idx);
-	finish(e);
+	tfo_tcp_spare_free(e);
 }

@@ -24,7 +24,7 @@ out_mbuf(struct tfo_engine *e, uint32_t copy)
 	}
 	m = rte_pktmbuf_alloc(e->pool);
 	if (unlikely(m == NULL))
-		cnt(e, TFO_STAT_mbuf_alloc_fail);
+		tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);
 	return m;
 }
 
@@ -43,7 +43,7 @@ static int
 fill_payload_slow(struct tfo_engine *e, const struct tfo_conn *c,
 		  struct rte_mbuf *m, uint32_t doff, uint32_t len)
 {
-	const struct tfo_sndq *q = sndq(e, c);
+	const struct tfo_sndq *q = tfo_tcp_sndq(e, c);
 	uint32_t inbuf = q->buf_len - q->buf_off;
 
 	if (doff < inbuf) {
@@ -92,7 +92,7 @@ fill_payload_slow(struct tfo_engine *e, const struct tfo_conn *c,
 		}
 		x = rte_pktmbuf_alloc(e->pool);
 		if (x == NULL) {
-			cnt(e, TFO_STAT_mbuf_alloc_fail);
+			tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);
 			return -ENOMEM;
 		}
 		rte_mbuf_ext_refcnt_update(&e->shinfo, 1);
@@ -105,7 +105,7 @@ fill_payload_slow(struct tfo_engine *e, const struct tfo_conn *c,
 			rte_pktmbuf_free(x);
 			return -ENOMEM;
 		}
-		cnt(e, TFO_STAT_zero_copy_segs);
+		tfo_tcp_stat_inc(e, TFO_STAT_zero_copy_segs);
 	}
 	return 0;
 }
@@ -119,7 +119,7 @@ static inline int
 fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
 	     struct rte_mbuf *m, uint32_t doff, uint32_t len)
 {
-	const struct tfo_sndq *q = sndq(e, c);
+	const struct tfo_sndq *q = tfo_tcp_sndq(e, c);
 	uint32_t inbuf = q->buf_len - q->buf_off;
 
 	if (likely(doff < inbuf && len <= inbuf - doff)) {
@@ -170,7 +170,7 @@ push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
 {
 	if (unlikely(tfo_pkt_prepend_tcp(m, &e->p.ports[port_idx], r, t) != 0)) {
 		rte_pktmbuf_free(m);
-		cnt(e, TFO_STAT_mbuf_alloc_fail);
+		tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);
 		return -ENOSPC;
 	}
 	if (unlikely(e->tx_low))
@@ -205,14 +205,17 @@ tfo_tcp_xmit(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq, uint8_t fla
 		rte_pktmbuf_free(m);
 		return -ENOMEM;
 	}
-	t.sport = c->key.local_port;
-	t.dport = c->key.peer_port;
-	t.seq = seq;
-	t.ack = (flags & TFO_TCP_ACK) ? c->rcv_nxt : 0;
-	t.window = wnd_field(e, c);
-	t.flags = flags;
-	t.opt_len = 0;
-	t.opts = opts;
+	/* designated: a field added later is zero, never stack garbage */
+	t = (struct tfo_tcp_out){
+		.sport = c->key.local_port,
+		.dport = c->key.peer_port,
+		.seq = seq,
+		.ack = (flags & TFO_TCP_ACK) ? c->rcv_nxt : 0,
+		.window = wnd_field(e, c),
+		.flags = flags,
+		.opt_len = 0,
+		.opts = opts,
+	};
 	if (c->flags & TFO_CF_PEER_TS)
 		t.opt_len = (uint8_t)tfo_tcpopt_write_ts(opts, tsval(e, c),
 							 c->ts_recent);
@@ -227,26 +230,27 @@ int
 tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 		    uint8_t form, uint8_t cookie_len, const uint8_t *cookie)
 {
+	/* designated: a field added later is zero, never stack garbage */
+	const struct tfo_synack_opts so = {
+		.mss = c->key.family == AF_INET ? e->mss4[c->port_idx] :
+		       e->mss6[c->port_idx],
+		.wscale = e->our_ws,
+		.peer_wscale = (c->flags & TFO_CF_PEER_WS) != 0,
+		.sack_ok = (c->flags & TFO_CF_PEER_SACK) != 0,
+		.ts = (c->flags & TFO_CF_PEER_TS) != 0,
+		.tsval = tsval(e, c),
+		.tsecr = c->ts_recent,
+		.form = cookie_len ? form : TFO_FORM_NONE,
+		.cookie_len = cookie_len,
+		.cookie = cookie,
+	};
 	uint8_t opts[TFO_TCPOPT_MAX_LEN];
-	struct tfo_synack_opts so;
 	uint32_t olen, total = 0, dlen = 0;
 	struct tfo_tcp_out t;
 	struct tfo_route r;
 	struct rte_mbuf *m;
 	bool fin = false;
 
-	/* every field is set below, so no memset before */
-	so.mss = c->key.family == AF_INET ? e->mss4[c->port_idx] :
-		 e->mss6[c->port_idx];
-	so.wscale = e->our_ws;
-	so.peer_wscale = (c->flags & TFO_CF_PEER_WS) != 0;
-	so.sack_ok = (c->flags & TFO_CF_PEER_SACK) != 0;
-	so.ts = (c->flags & TFO_CF_PEER_TS) != 0;
-	so.tsval = tsval(e, c);
-	so.tsecr = c->ts_recent;
-	so.form = cookie_len ? form : TFO_FORM_NONE;
-	so.cookie_len = cookie_len;
-	so.cookie = cookie;
 	olen = tfo_tcpopt_write_synack(opts, &so);
 
 	if (data_ok) {
@@ -263,19 +267,21 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 		rte_pktmbuf_free(m);
 		return -ENOMEM;
 	}
-	t.sport = c->key.local_port;
-	t.dport = c->key.peer_port;
-	t.seq = c->snd_una;
-	t.ack = c->rcv_nxt;
-	/* never scaled in a SYN-ACK */
-	t.window = (uint16_t)RTE_MIN(rcv_space(e, c), 65535u);
+	t = (struct tfo_tcp_out){
+		.sport = c->key.local_port,
+		.dport = c->key.peer_port,
+		.seq = c->snd_una,
+		.ack = c->rcv_nxt,
+		/* never scaled in a SYN-ACK */
+		.window = (uint16_t)RTE_MIN(rcv_space(e, c), 65535u),
+		.flags = TFO_TCP_SYN | TFO_TCP_ACK |
+			 (dlen > 0 && dlen == total ? TFO_TCP_PSH : 0) |
+			 (fin ? TFO_TCP_FIN : 0),
+		.opt_len = (uint8_t)olen,
+		.opts = opts,
+	};
 	c->adv_wnd = (uint16_t)(t.window >> ((c->flags & TFO_CF_PEER_WS) ?
 					    e->our_ws : 0));
-	t.flags = TFO_TCP_SYN | TFO_TCP_ACK |
-		  (dlen > 0 && dlen == total ? TFO_TCP_PSH : 0) |
-		  (fin ? TFO_TCP_FIN : 0);
-	t.opt_len = (uint8_t)olen;
-	t.opts = opts;
 	conn_route(e, c, &r);
 	if (push_frame(e, m, c->port_idx, &r, &t) != 0)
 		return -ENOSPC;
@@ -295,7 +301,7 @@ tfo_tcp_send_rst_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 	struct tfo_tcp_out t;
 	struct tfo_route r;
 
-	tfo_route_from_pkt(&r, m, p, port_idx, &e->p.ports[port_idx]);
+	tfo_route_from_pkt(&r, m, p, port_idx);
 	memset(&t, 0, sizeof(t));
 	t.sport = p->dport;
 	t.dport = p->sport;
@@ -312,8 +318,8 @@ tfo_tcp_send_rst_nomatch(struct tfo_engine *e, struct rte_mbuf *m,
 	if (m == NULL)
 		return;
 	if (push_frame(e, m, port_idx, &r, &t) == 0) {
-		cnt(e, TFO_STAT_rst_tx);
-		cnt(e, TFO_STAT_rst_tx_nomatch);
+		tfo_tcp_stat_inc(e, TFO_STAT_rst_tx);
+		tfo_tcp_stat_inc(e, TFO_STAT_rst_tx_nomatch);
 	}
 }
 
@@ -357,7 +363,7 @@ tfo_tcp_output_loop(struct tfo_engine *e, struct tfo_conn *c)
 					 (fin ? TFO_TCP_FIN : 0), off, len) != 0)
 				break;
 			if (tfo_seq_lt(c->snd_nxt, c->snd_max)) {
-				cnt(e, TFO_STAT_retransmit_segs);
+				tfo_tcp_stat_inc(e, TFO_STAT_retransmit_segs);
 			} else if (!(c->flags & (TFO_CF_PEER_TS | TFO_CF_RTT_TIMING))) {
 				/* time one segment per RTT (no timestamps) */
 				c->flags |= TFO_CF_RTT_TIMING;
@@ -369,7 +375,7 @@ tfo_tcp_output_loop(struct tfo_engine *e, struct tfo_conn *c)
 			if (tfo_tcp_xmit(e, c, c->snd_nxt, TFO_TCP_ACK | TFO_TCP_FIN, 0, 0) != 0)
 				break;
 			if (tfo_seq_lt(c->snd_nxt, c->snd_max))
-				cnt(e, TFO_STAT_retransmit_segs);
+				tfo_tcp_stat_inc(e, TFO_STAT_retransmit_segs);
 			c->snd_nxt++;
 		} else {
 			break;
@@ -394,7 +400,7 @@ tfo_tcp_retransmit_first(struct tfo_engine *e, struct tfo_conn *c)
 	if (tfo_tcp_xmit(e, c, start, TFO_TCP_ACK | (len == total && len ? TFO_TCP_PSH : 0) |
 			 (fin ? TFO_TCP_FIN : 0), 0, len) != 0)
 		return 0;
-	cnt(e, TFO_STAT_retransmit_segs);
+	tfo_tcp_stat_inc(e, TFO_STAT_retransmit_segs);
 	c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;	/* Karn */
 	return len + fin;
 }

@@ -5,9 +5,11 @@
  */
 #include "engine_priv.h"
 
-int
-tfo_engine_icmp_ptb(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq,
-		    uint32_t mtu, uint64_t now_us)
+/* The error for connection @p c, quoting @p seq, reporting @p mtu (the
+ * contract: tfo_engine_ptb in engine.h). @return enum tfo_ptb_result. */
+static int
+pmtu_apply(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq, uint32_t mtu,
+	   uint64_t now_us)
 {
 	bool v4 = c->key.family == AF_INET;
 	uint32_t mss;
@@ -16,7 +18,7 @@ tfo_engine_icmp_ptb(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq,
 	/* RFC 5927 4.1: only an error about a segment in flight; Linux
 	 * counts the others as OutOfWindowIcmps */
 	if (tfo_seq_lt(seq, c->snd_una) || tfo_seq_ge(seq, c->snd_max)) {
-		cnt(e, TFO_STAT_pmtu_rejected_seq);
+		tfo_tcp_stat_inc(e, TFO_STAT_pmtu_rejected_seq);
 		return TFO_PTB_REJECTED_SEQ;
 	}
 	/* a smaller (or no) MTU is raised to the floor, as Linux's
@@ -24,11 +26,11 @@ tfo_engine_icmp_ptb(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq,
 	mtu = RTE_MAX(mtu, v4 ? (uint32_t)TFO_PMTU_MIN_V4 : (uint32_t)TFO_PMTU_MIN_V6);
 	mss = mtu - (v4 ? 20u : 40u) - TFO_TCP_HDR_LEN;
 	if (mss >= c->mss) {
-		cnt(e, TFO_STAT_pmtu_ignored);
+		tfo_tcp_stat_inc(e, TFO_STAT_pmtu_ignored);
 		return TFO_PTB_IGNORED;
 	}
 	c->mss = (uint16_t)mss;
-	cnt(e, TFO_STAT_pmtu_accepted);
+	tfo_tcp_stat_inc(e, TFO_STAT_pmtu_accepted);
 	/* Karn: the re-sent segments time nothing */
 	c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
 	if (c->state == TFO_CONN_SYN_RCVD && seq == c->snd_una)
@@ -42,7 +44,7 @@ tfo_engine_icmp_ptb(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq,
 	 * treats this as no congestion */
 	tfo_tcp_output(e, c);
 	tfo_tcp_update_timer(e, c);
-	finish(e);
+	tfo_tcp_spare_free(e);
 	return TFO_PTB_ACCEPTED;
 }
 
@@ -57,8 +59,8 @@ tfo_engine_ptb(struct tfo_engine *e, const struct tfo_ptb *ptb, uint64_t now_us)
 		return -ENOENT;
 	if (c == tfo_conn_tw_mark(e->ct)) {
 		/* TIME-WAIT: nothing in flight, any quote is out of it */
-		cnt(e, TFO_STAT_pmtu_rejected_seq);
+		tfo_tcp_stat_inc(e, TFO_STAT_pmtu_rejected_seq);
 		return TFO_PTB_REJECTED_SEQ;
 	}
-	return tfo_engine_icmp_ptb(e, c, ptb->seq, ptb->mtu, now_us);
+	return pmtu_apply(e, c, ptb->seq, ptb->mtu, now_us);
 }

@@ -100,7 +100,7 @@ tfo_tcp_sack_input(struct tfo_engine *e, struct tfo_conn *c,
 		   const struct rte_mbuf *m, const struct tfo_pkt *p)
 {
 	uint32_t l[TFO_SACK_BLOCKS_MAX], r[TFO_SACK_BLOCKS_MAX], lo;
-	struct tfo_sndq *q = sndq(e, c);
+	struct tfo_sndq *q = tfo_tcp_sndq(e, c);
 	unsigned int n;
 
 	if (tfo_seq_gt(p->ack, c->snd_max))
@@ -113,10 +113,10 @@ tfo_tcp_sack_input(struct tfo_engine *e, struct tfo_conn *c,
 		 * empty or reversed: of no use to the scoreboard */
 		if (!tfo_seq_lt(l[k], r[k]) || tfo_seq_lt(l[k], lo) ||
 		    tfo_seq_gt(r[k], c->snd_max)) {
-			cnt(e, TFO_STAT_sack_blocks_ignored);
+			tfo_tcp_stat_inc(e, TFO_STAT_sack_blocks_ignored);
 			continue;
 		}
-		cnt(e, TFO_STAT_sack_blocks_rx);
+		tfo_tcp_stat_inc(e, TFO_STAT_sack_blocks_rx);
 		sb_insert(q, l[k], r[k]);
 	}
 }
@@ -124,7 +124,7 @@ tfo_tcp_sack_input(struct tfo_engine *e, struct tfo_conn *c,
 void
 tfo_tcp_sack_acked(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack)
 {
-	struct tfo_sndq *q = sndq(e, c);
+	struct tfo_sndq *q = tfo_tcp_sndq(e, c);
 	unsigned int i = 0, n = q->nsack;
 
 	while (i < n && tfo_seq_le(q->sack_r[i], ack))
@@ -148,7 +148,7 @@ tfo_tcp_sack_lost(const struct tfo_engine *e, const struct tfo_conn *c)
 
 	if (!(c->flags & TFO_CF_PEER_SACK) || c->sbuf == TFO_CONN_NONE)
 		return false;
-	q = sndq(e, c);
+	q = tfo_tcp_sndq(e, c);
 	return q->nsack >= 3 ||
 	       sacked_below(q, c->snd_max) > 2 * (uint32_t)seg_max(c);
 }
@@ -192,8 +192,8 @@ send_holes(struct tfo_engine *e, struct tfo_conn *c, struct tfo_sndq *q,
 				 (doff + len == total ? TFO_TCP_PSH : 0) |
 				 (fin ? TFO_TCP_FIN : 0), doff, len) != 0)
 			break;
-		cnt(e, TFO_STAT_retransmit_segs);
-		cnt(e, TFO_STAT_sack_retransmit_segs);
+		tfo_tcp_stat_inc(e, TFO_STAT_retransmit_segs);
+		tfo_tcp_stat_inc(e, TFO_STAT_sack_retransmit_segs);
 		c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;	/* Karn */
 		q->high_rxt = hs + len + fin;
 		force = false;
@@ -209,14 +209,14 @@ tfo_tcp_sack_enter(struct tfo_engine *e, struct tfo_conn *c)
 
 	if (c->sbuf == TFO_CONN_NONE)
 		return false;
-	q = sndq(e, c);
+	q = tfo_tcp_sndq(e, c);
 	/* after an RTO's rewind go-back-N is already resending */
 	q->sack_rec = (c->flags & TFO_CF_PEER_SACK) && c->snd_nxt == c->snd_max &&
 		      unacked_len(e, c) > 0;
 	if (!q->sack_rec)
 		return false;
 	q->high_rxt = c->snd_una;
-	cnt(e, TFO_STAT_sack_recovery_episodes);
+	tfo_tcp_stat_inc(e, TFO_STAT_sack_recovery_episodes);
 	send_holes(e, c, q, true);
 	return true;
 }
@@ -229,7 +229,7 @@ tfo_tcp_sack_partial(struct tfo_engine *e, struct tfo_conn *c, uint32_t ack)
 
 	if (c->sbuf == TFO_CONN_NONE)
 		return false;
-	q = sndq(e, c);
+	q = tfo_tcp_sndq(e, c);
 	if (!q->sack_rec)
 		return false;
 	/* everything resent is in, and no SACK tells where the next hole
@@ -251,7 +251,7 @@ tfo_tcp_sack_credit(const struct tfo_engine *e, const struct tfo_conn *c)
 
 	if (c->sbuf == TFO_CONN_NONE)
 		return 0;
-	q = sndq(e, c);
+	q = tfo_tcp_sndq(e, c);
 	if (!q->sack_rec)
 		return 0;
 	return c->snd_max - c->snd_una - pipe_bytes(c, q);
@@ -265,7 +265,7 @@ tfo_tcp_sack_output(struct tfo_engine *e, struct tfo_conn *c)
 
 	if (c->sbuf == TFO_CONN_NONE)
 		return;
-	q = sndq(e, c);
+	q = tfo_tcp_sndq(e, c);
 	if (q->sack_rec)
 		send_holes(e, c, q, false);
 }

@@ -111,7 +111,7 @@ hold_rest(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 			c->rbuf = buf_get(e);
 		if (c->rbuf == TFO_CONN_NONE) {
 			/* accept what was answered; the peer resends the rest */
-			cnt(e, TFO_STAT_buf_pool_empty);
+			tfo_tcp_stat_inc(e, TFO_STAT_buf_pool_empty);
 			return (int)done;
 		}
 		memcpy(req_data(e, c), req + done, rest);
@@ -173,7 +173,7 @@ svc_ctx_tcp(const struct tfo_engine *e, const struct tfo_conn *c,
  * buffer's. The first @p syn of them came as data in the SYN: a request
  * that begins there is in_syn, however late its last byte comes.
  * @return the bytes accepted (from_mbuf: len, or fewer when they could
- * not be stored), or GONE when the connection was reset.
+ * not be stored), or TFO_TCP_CONN_GONE when the connection was reset.
  */
 static int
 run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
@@ -195,7 +195,7 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 			sb = buf_get(e);
 			if (sb == TFO_CONN_NONE) {
 				/* callers make sure held bytes find one */
-				cnt(e, TFO_STAT_buf_pool_empty);
+				tfo_tcp_stat_inc(e, TFO_STAT_buf_pool_empty);
 				return (int)done;
 			}
 		}
@@ -205,21 +205,21 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 		resp.stats = e->st;
 		ctx.in_syn = done < syn;
 		st = si->svc->handle(si->state, &ctx, req + done, len - done, &resp);
-		cnt(e, TFO_STAT_svc_calls);
+		tfo_tcp_stat_inc(e, TFO_STAT_svc_calls);
 
 		if (st == TFO_SVC_NEED_MORE) {
 			c->sbuf = sb;
 			buf_put(e, &c->sbuf);
 			if (len - done >= e->max_request) {
 				tfo_tcp_conn_reset(e, c, TFO_STAT_req_too_big);
-				return GONE;
+				return TFO_TCP_CONN_GONE;
 			}
 			break;
 		}
 		if (st != TFO_SVC_RESPOND) {
 			c->sbuf = sb;
 			tfo_tcp_conn_reset(e, c, TFO_STAT_svc_reject);
-			return GONE;
+			return TFO_TCP_CONN_GONE;
 		}
 		if (resp.consumed == 0 || resp.consumed > len - done ||
 		    resp.buf_len > e->resp_cap ||
@@ -227,9 +227,9 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 					   resp.body_len > resp.body->len - resp.body_off))) {
 			c->sbuf = sb;
 			tfo_tcp_conn_reset(e, c, TFO_STAT_svc_bad_response);
-			return GONE;
+			return TFO_TCP_CONN_GONE;
 		}
-		cnt(e, TFO_STAT_svc_responses);
+		tfo_tcp_stat_inc(e, TFO_STAT_svc_responses);
 		lat_push(e, c, req + done, len - done, &resp);
 		done += resp.consumed;
 		q = (struct tfo_sndq *)(void *)buf_ptr(e, sb);
@@ -277,7 +277,7 @@ tfo_tcp_deliver(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf 
 	/* held bytes must always find a response buffer when served */
 	if (e->nb_buf_free < (uint32_t)(c->rbuf == TFO_CONN_NONE) +
 			     (uint32_t)can_serve) {
-		cnt(e, TFO_STAT_buf_pool_empty);
+		tfo_tcp_stat_inc(e, TFO_STAT_buf_pool_empty);
 		return 0;
 	}
 	if (c->rbuf == TFO_CONN_NONE)
@@ -294,8 +294,8 @@ tfo_tcp_deliver(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf 
 		rbuf_hdr(e, c)->syn_held = (uint16_t)(rbuf_hdr(e, c)->syn_held + syn);
 	c->req_len = (uint16_t)(c->req_len + len);
 	if (can_serve && run_service(e, c, req_data(e, c), c->req_len, false,
-				     rbuf_hdr(e, c)->syn_held) == GONE)
-		return GONE;
+				     rbuf_hdr(e, c)->syn_held) == TFO_TCP_CONN_GONE)
+		return TFO_TCP_CONN_GONE;
 	return (int)len;
 }
 
@@ -317,8 +317,8 @@ tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c)
 		 * its bytes that came while the response was sent */
 		req_begin(e, c);
 		if (run_service(e, c, req_data(e, c), c->req_len, false,
-				rbuf_hdr(e, c)->syn_held) == GONE)
-			return GONE;
+				rbuf_hdr(e, c)->syn_held) == TFO_TCP_CONN_GONE)
+			return TFO_TCP_CONN_GONE;
 		if (c->sbuf == TFO_CONN_NONE && (c->flags & TFO_CF_PEER_FIN)) {
 			tfo_tcp_queue_fin(e, c);	/* the request can never complete */
 		} else if (c->sbuf == TFO_CONN_NONE && before < seg_max(c)) {
@@ -333,7 +333,7 @@ tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c)
 		tfo_tcp_queue_fin(e, c);
 	} else if (unlikely(e->draining)) {
 		/* the server is going away: no next request here */
-		cnt(e, TFO_STAT_drain_keepalive_closed);
+		tfo_tcp_stat_inc(e, TFO_STAT_drain_keepalive_closed);
 		tfo_tcp_queue_fin(e, c);
 	}
 	return 0;

@@ -73,8 +73,10 @@ on_rto(struct tfo_engine *e, struct tfo_conn *c)
 			return;
 		}
 		c->retries++;
-		cnt(e, TFO_STAT_synack_retransmits);
+		tfo_tcp_stat_inc(e, TFO_STAT_synack_retransmits);
 		c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
+		/* XXX not rate-limited (nor are Linux's): under a spoofed flood
+		 * of half-open entries these go out behind fresh frames only */
 		/* RFC 7413 / Linux: no data, no TFO option; the data goes
 		 * after the handshake ACK. A re-sent answer: behind fresh
 		 * frames (under a spoofed SYN flood nearly all of these go
@@ -90,7 +92,7 @@ on_rto(struct tfo_engine *e, struct tfo_conn *c)
 		return;
 	}
 	c->retries++;
-	cnt(e, TFO_STAT_rto_expired);
+	tfo_tcp_stat_inc(e, TFO_STAT_rto_expired);
 	/* RFC 5681 3.1 (5.5/5.6 of RFC 6298): loss window, go back N */
 	c->ssthresh = RTE_MAX((c->snd_max - c->snd_una) / 2, 2 * smax);
 	c->cwnd = smax;
@@ -98,7 +100,7 @@ on_rto(struct tfo_engine *e, struct tfo_conn *c)
 	c->flags &= (uint16_t)~(TFO_CF_RECOVERY | TFO_CF_RTT_TIMING);
 	/* the peer may have dropped what it SACKed (RFC 2018 8) */
 	if (c->sbuf != TFO_CONN_NONE)
-		sack_reset(sndq(e, c));
+		sack_reset(tfo_tcp_sndq(e, c));
 	c->snd_nxt = data_start(c);
 	c->snd_nxt += tfo_tcp_retransmit_first(e, c);
 	arm(e, c, TFO_CT_RTO, (uint64_t)rto_ms(e, c) * 1000);
@@ -117,7 +119,7 @@ on_persist(struct tfo_engine *e, struct tfo_conn *c)
 		return;
 	}
 	c->retries++;
-	cnt(e, TFO_STAT_persist_probes);
+	tfo_tcp_stat_inc(e, TFO_STAT_persist_probes);
 	/* an old sequence number makes the peer answer with its window */
 	tfo_tcp_xmit(e, c, c->snd_una - 1, TFO_TCP_ACK, 0, 0);
 	arm(e, c, TFO_CT_PERSIST, (uint64_t)rto_ms(e, c) * 1000);
@@ -135,7 +137,7 @@ on_idle(struct tfo_engine *e, struct tfo_conn *c)
 		tfo_tcp_conn_reset(e, c, TFO_STAT_request_timeouts);
 		return;
 	}
-	cnt(e, TFO_STAT_conns_idle_timeout);
+	tfo_tcp_stat_inc(e, TFO_STAT_conns_idle_timeout);
 	tfo_tcp_queue_fin(e, c);
 	tfo_tcp_output(e, c);
 	tfo_tcp_update_timer(e, c);
@@ -179,7 +181,7 @@ tfo_tcp_time_wait(struct tfo_engine *e, struct tfo_conn *c)
 	if (w == NULL) {
 		/* the oldest is the nearest to its end anyway; the newest is
 		 * the one whose last ACK may still be lost */
-		cnt(e, TFO_STAT_time_wait_recycled);
+		tfo_tcp_stat_inc(e, TFO_STAT_time_wait_recycled);
 		tfo_tcp_tw_end(e, tfo_conn_tw_oldest(e->ct),
 			       TFO_STAT_conns_closed_normal);
 		w = tfo_conn_tw_next(e->ct);
@@ -206,7 +208,7 @@ tfo_tcp_tw_end(struct tfo_engine *e, struct tfo_tw *w, int why)
 	tfo_stats_dec(e->st, TFO_STAT_conns_active);
 	tfo_conn_tw_remove(e->ct, w);
 	if (why >= 0)
-		cnt(e, (enum tfo_stat_id)why);
+		tfo_tcp_stat_inc(e, (enum tfo_stat_id)why);
 }
 
 /* TIME-WAIT records due: the ring is in deadline order but for restarted
@@ -237,5 +239,5 @@ tfo_engine_timers(struct tfo_engine *e, uint64_t now_us)
 	tfo_timer_run(e->tw, now_us, timer_cb, e);
 	if (tfo_conn_tw_count(e->ct) > 0)
 		tw_expire(e);
-	finish(e);
+	tfo_tcp_spare_free(e);
 }

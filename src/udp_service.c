@@ -56,7 +56,7 @@ udp_answer(struct tfo_engine *e, const struct tfo_service_inst *si,
 	resp.buf_cap = room;
 	resp.stats = e->st;
 	st = si->svc->handle(si->state, ctx, req, len, &resp);
-	cnt(e, TFO_STAT_svc_calls);
+	tfo_tcp_stat_inc(e, TFO_STAT_svc_calls);
 	if (st == TFO_SVC_NEED_MORE)
 		return TFO_STAT_svc_udp_need_more;
 	/* one datagram is one whole request */
@@ -92,14 +92,14 @@ tfo_engine_udp_input(struct tfo_engine *e, const struct rte_mbuf *m,
 		tfo_stats_drop(e->st, (enum tfo_pkt_drop)p->drop);
 		return 0;
 	}
-	cnt(e, TFO_STAT_svc_udp_rx);
+	tfo_tcp_stat_inc(e, TFO_STAT_svc_udp_rx);
 	if (unlikely((uint32_t)p->payload_off + p->payload_len > m->data_len)) {
-		cnt(e, TFO_STAT_svc_udp_multiseg);
+		tfo_tcp_stat_inc(e, TFO_STAT_svc_udp_multiseg);
 		return 0;
 	}
 	out = rte_pktmbuf_alloc(e->pool);
 	if (unlikely(out == NULL)) {
-		cnt(e, TFO_STAT_mbuf_alloc_fail);	/* delivered, not answered */
+		tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);	/* delivered, not answered */
 		return 1;
 	}
 	/* what fits one unfragmented datagram: no IPv6 extension headers
@@ -111,19 +111,19 @@ tfo_engine_udp_input(struct tfo_engine *e, const struct rte_mbuf *m,
 			 p->payload_len, out);
 	if (why != 0) {
 		rte_pktmbuf_free(out);
-		cnt(e, why);
+		tfo_tcp_stat_inc(e, why);
 		return 0;
 	}
-	tfo_route_from_pkt(&r, m, p, port_idx, port);
+	tfo_route_from_pkt(&r, m, p, port_idx);
 	if (unlikely(tfo_pkt_prepend_udp(out, port, &r, p->dport, p->sport) != 0)) {
 		rte_pktmbuf_free(out);
-		cnt(e, TFO_STAT_mbuf_alloc_fail);
+		tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);
 		return 1;
 	}
 	tfo_tx_push(e->tx, port_idx, out);
 	e->nxmit++;
-	cnt(e, TFO_STAT_svc_udp_tx);
-	cnt(e, TFO_STAT_svc_responses);
+	tfo_tcp_stat_inc(e, TFO_STAT_svc_udp_tx);
+	tfo_tcp_stat_inc(e, TFO_STAT_svc_responses);
 	/* request_to_response from this poll's start (tfo/latency.h); no
 	 * access-log record: XXX it has no field for the transport yet */
 	if (e->lat != NULL)

@@ -58,7 +58,7 @@ tfo_worker_relay_tx_burst(struct tfo_worker *w, uint8_t pi, struct rte_mbuf **pk
 int
 tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 {
-	if (p->burst == 0 || p->burst > TFO_TX_BUF || p->nb_ports > TFO_MAX_PORTS ||
+	if (p->burst == 0 || p->burst > TFO_RX_BURST_MAX || p->nb_ports > TFO_MAX_PORTS ||
 	    p->nb_controls > TFO_MAX_CONTROLS)
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
@@ -66,22 +66,16 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 	w->lcore_id = p->lcore_id;
 	w->ports = p->ports;
 	w->nb_ports = p->nb_ports;
-	w->to_control = p->to_control;
-	w->nb_controls = 1;
-	if (p->nb_controls > 1) {
-		w->nb_controls = p->nb_controls;
-		memcpy(w->to_ctl, p->to_controls, sizeof(w->to_ctl[0]) * p->nb_controls);
-		w->to_control = w->to_ctl[0];
-	}
-	w->to_ctl[0] = w->to_control;
-	w->syn_inbox = p->syn_inbox;
+	w->nb_controls = RTE_MAX(p->nb_controls, 1u);
+	memcpy(w->to_ctl, p->to_controls, sizeof(w->to_ctl[0]) * w->nb_controls);
+	w->from_ctl = p->from_ctl;
 	w->to_neigh = p->to_neigh;
 	w->burst = p->burst;
 	w->quit = p->quit;
 	w->drain = p->drain;
 	w->cookies = p->cookies;
 	w->cookie_not_required = p->cookie_not_required;
-	tfo_syn_defence_init(&w->syn_def, p->syncookies, p->to_control);
+	tfo_syn_defence_init(&w->syn_def, p->syncookies, w->to_ctl[0]);
 	w->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
 	tfo_lat_init(&w->lat, rte_get_tsc_hz());
 	w->tx.flush = tfo_worker_tx_flush;
@@ -94,7 +88,7 @@ tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
 int
 tfo_worker_idle_watch(struct tfo_worker *w)
 {
-	int rc = tfo_idle_watch_ring(&w->idle, w->syn_inbox);
+	int rc = tfo_idle_watch_ring(&w->idle, w->from_ctl);
 
 	for (uint16_t pi = 0; pi < w->nb_ports && rc == 0; pi++)
 		for (unsigned int j = 0; j < w->nb_relays && rc == 0; j++)
@@ -155,7 +149,7 @@ static void
 tfo_worker_to_control(struct tfo_worker *w, struct rte_mbuf **pkts, const uint8_t *ctl,
 		      unsigned int n)
 {
-	struct rte_mbuf *grp[TFO_TX_BUF];
+	struct rte_mbuf *grp[TFO_RX_BURST_MAX];
 	uint16_t cnt[TFO_MAX_CONTROLS + 1] = { 0 };
 
 	if (w->nb_controls <= 1 || n == 0) {
@@ -180,21 +174,21 @@ struct tfo_burst {
 	unsigned int n;			/* TCP segments */
 	unsigned int nc;		/* frames for the control lcores */
 	unsigned int nn;		/* ARP and ND for control 0's neighbour ring */
-	struct rte_mbuf *neigh[TFO_TX_BUF];
+	struct rte_mbuf *neigh[TFO_RX_BURST_MAX];
 	unsigned int ncook;		/* SYNs whose cookie is checked */
 	unsigned int nb_controls;	/* the worker's */
 	/* the engine when the port has an exception path: TCP for a port no
 	 * service listens on goes to control 0, which alone feeds the kernel */
 	const struct tfo_engine *exc_engine;
-	struct rte_mbuf *ctrl[TFO_TX_BUF];
-	uint8_t ctl[TFO_TX_BUF];	/* the control lcore of each ctrl[] */
-	struct rte_mbuf *m[TFO_TX_BUF];
-	const struct tfo_pkt *p[TFO_TX_BUF];
-	struct tfo_conn *conn[TFO_TX_BUF];
-	struct tfo_tcpopts opts[TFO_TX_BUF];
-	uint8_t cook_idx[TFO_TX_BUF];	/* TCP index of each cookie SYN */
-	struct tfo_cookie_req req[TFO_TX_BUF];
-	uint8_t verdict[TFO_TX_BUF];
+	struct rte_mbuf *ctrl[TFO_RX_BURST_MAX];
+	uint8_t ctl[TFO_RX_BURST_MAX];	/* the control lcore of each ctrl[] */
+	struct rte_mbuf *m[TFO_RX_BURST_MAX];
+	const struct tfo_pkt *p[TFO_RX_BURST_MAX];
+	struct tfo_conn *conn[TFO_RX_BURST_MAX];
+	struct tfo_tcpopts opts[TFO_RX_BURST_MAX];
+	uint8_t cook_idx[TFO_RX_BURST_MAX];	/* TCP index of each cookie SYN */
+	struct tfo_cookie_req req[TFO_RX_BURST_MAX];
+	uint8_t verdict[TFO_RX_BURST_MAX];
 };
 
 /* @p p: the TCP segment's parse (its control lcore by tfo_ctrl_pick);
@@ -339,15 +333,17 @@ static void
 tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 			uint8_t port_idx, uint64_t now_us)
 {
-	struct tfo_cookie_req fresh_req[TFO_TX_BUF];
-	uint8_t fresh[TFO_TX_BUF][TFO_COOKIE_LEN];
-	uint8_t fresh_of[TFO_TX_BUF];
+	struct tfo_cookie_req fresh_req[TFO_RX_BURST_MAX];
+	uint8_t fresh[TFO_RX_BURST_MAX][TFO_COOKIE_LEN];
+	uint8_t fresh_of[TFO_RX_BURST_MAX];
 	unsigned int nfresh = 0;
-	const struct tfo_pkt *open_p[TFO_TX_BUF];
-	uint64_t hash[TFO_TX_BUF];
-	uint8_t hash_of[TFO_TX_BUF];
+	const struct tfo_pkt *open_p[TFO_RX_BURST_MAX];
+	uint64_t hash[TFO_TX_BUF];	/* tfo_engine_conn_hash_burst's room */
+	uint8_t hash_of[TFO_RX_BURST_MAX];
 	unsigned int nopen = 0;
 
+	/* a burst's opens in one hash burst */
+	RTE_BUILD_BUG_ON(TFO_RX_BURST_MAX > TFO_TX_BUF);
 	if (tfo_cookie_check_burst(w->cookies, b->req, b->ncook, b->verdict) < 0)
 		memset(b->verdict, TFO_COOKIE_BAD, b->ncook);	/* fail closed */
 	for (unsigned int k = 0; k < b->ncook; k++)
@@ -425,7 +421,7 @@ tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
 		const struct tfo_pkt *p = b->p[j];
 
 		if (b->conn[j] != NULL &&
-		    tfo_engine_input(w->engine, b->conn[j], m, p, port_idx,
+		    tfo_engine_input(w->engine, b->conn[j], m, p,
 				     now_us) == TFO_INPUT_DONE) {
 			w->stats.c[TFO_STAT_rx_delivered]++;
 			continue;
@@ -450,12 +446,12 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 		 unsigned int n, uint64_t now_us)
 {
 	const struct tfo_port_info *port = &w->ports[port_idx];
-	struct rte_mbuf *drop[TFO_TX_BUF];
-	struct tfo_pkt pk[TFO_TX_BUF];
+	struct rte_mbuf *drop[TFO_RX_BURST_MAX];
+	struct tfo_pkt pk[TFO_RX_BURST_MAX];
 	struct tfo_burst b;
 	unsigned int nd = 0;
 
-	RTE_ASSERT(n <= TFO_TX_BUF);
+	RTE_ASSERT(n <= TFO_RX_BURST_MAX);
 	w->stats.c[TFO_STAT_rx_pkts] += n;
 	for (unsigned int i = 0; i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
@@ -578,15 +574,25 @@ tfo_worker_is_ptb(const struct rte_mbuf *m)
 	return r == TFO_CTRL_PTB || r == TFO_CTRL_PTB_ANY;
 }
 
-void
-tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us)
+/* The index in w->ports of the port a hand-over @p m came in on;
+ * w->nb_ports when it is not one of ours. */
+static inline uint16_t
+tfo_worker_port_of(const struct tfo_worker *w, const struct rte_mbuf *m)
 {
-	struct tfo_ptb ptb;
-	struct tfo_pkt p;
 	uint16_t pi = 0;
 
 	while (pi < w->nb_ports && w->ports[pi].port_id != m->port)
 		pi++;
+	return pi;
+}
+
+void
+tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us)
+{
+	uint16_t pi = tfo_worker_port_of(w, m);
+	struct tfo_ptb ptb;
+	struct tfo_pkt p;
+
 	/* the control core parsed it already: a failure here is a frame it
 	 * should not have sent, counted as a missed flow */
 	if (pi == w->nb_ports || w->engine == NULL ||
@@ -604,13 +610,13 @@ tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us)
 unsigned int
 tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us)
 {
-	struct rte_mbuf *pkts[TFO_TX_BUF];
+	struct rte_mbuf *pkts[TFO_RX_BURST_MAX];
 	unsigned int n, start = 0;
 
-	n = rte_ring_sc_dequeue_burst(w->syn_inbox, (void **)pkts, w->burst, NULL);
+	n = rte_ring_sc_dequeue_burst(w->from_ctl, (void **)pkts, w->burst, NULL);
 	while (start < n) {
 		unsigned int end = start + 1;
-		uint16_t pi = 0;
+		uint16_t pi;
 
 		if (tfo_worker_is_ptb(pkts[start])) {
 			tfo_worker_ptb(w, pkts[start++], now_us);
@@ -619,8 +625,7 @@ tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us)
 		while (end < n && pkts[end]->port == pkts[start]->port &&
 		       !tfo_worker_is_ptb(pkts[end]))
 			end++;
-		while (pi < w->nb_ports && w->ports[pi].port_id != pkts[start]->port)
-			pi++;
+		pi = tfo_worker_port_of(w, pkts[start]);
 		if (pi == w->nb_ports) {	/* not from a port of ours: counted drop */
 			w->stats.c[TFO_STAT_rx_pkts] += end - start;
 			w->stats.c[TFO_STAT_drop_ctrl_no_port] += end - start;
@@ -636,7 +641,7 @@ tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us)
 unsigned int
 tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 {
-	struct rte_mbuf *pkts[TFO_TX_BUF];
+	struct rte_mbuf *pkts[TFO_RX_BURST_MAX];
 	unsigned int total = 0;
 
 	for (uint16_t pi = 0; pi < w->nb_ports; pi++) {
@@ -648,7 +653,7 @@ tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
 		total += n;
 		tfo_worker_burst(w, (uint8_t)pi, pkts, n, now_us);
 	}
-	if (w->syn_inbox != NULL)
+	if (w->from_ctl != NULL)
 		total += tfo_worker_inbox(w, now_us);
 	tfo_worker_housekeeping(w, now_us);
 	return total;

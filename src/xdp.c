@@ -404,6 +404,8 @@ xdp_iface_rx_queues(const char *iface)
 
 /* Served TCP that RSS puts on a queue without one of our sockets goes to
  * the kernel, which has no listener there and resets the connection. */
+/* XXX the interface's RSS is not set here: served TCP that it puts on a
+ * queue no worker polls reaches the kernel and is reset; only a warning */
 static void
 xdp_check_queues(const struct tfo_cfg_port *p, const char *iface, unsigned long first,
 		 unsigned long count)

@@ -22,9 +22,20 @@
 - README.md links the runbook and docs/architecture.md, and nothing outside
   the repository;
 - every file docs/architecture.md's file map names exists, every .c file of
-  src/ and services/ is named there (a new file gets its row), and its
-  "Start here" names at most three files (a renamed or split file must be
-  renamed there too: the checks list the missing ones).
+  src/ and services/ and their folders is named there (a new file gets its
+  row), each row's mark is H, H<n>, C or none (tests/filemap.py: the H and
+  C rows are the files tests/log_audit.py holds to the logging rule), a
+  header whose inline functions an H or C file calls is in an H or C row
+  too, and its "Start here" names at most three files (a renamed or split
+  file must be renamed there too: the checks list the missing ones);
+- every file of the repository that README.md, docs/architecture.md and
+  docs/runbook.md name (a link, a path from the root such as src/pkt.c or
+  tfo/log.h, a bare NAME.md) exists;
+- README's performance figures are a dated run's: the block between
+  `<!-- figures from bench/results/runs/FILE ...-->` and `<!-- figures: end
+  -->` names that run's date and CPU model, and each of its bold figures is
+  in that report (bench.sh no longer writes README; a new quote cites its
+  run).
 """
 import os
 import re
@@ -34,6 +45,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tap'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import filemap  # noqa: E402
 from tfotap import Checks  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
@@ -127,6 +140,9 @@ def main():
     keys_help = subprocess.run([server, '--', '--help-config'], stdout=subprocess.PIPE,
                                text=True, check=True).stdout
     cfg_keys = set(re.findall(r'^  ([a-z_0-9]+)\s', keys_help, re.M))
+    # the services' keys: "    keys: port, root, ..." under each service
+    for line in re.findall(r'^    keys: (.*)$', keys_help, re.M):
+        cfg_keys |= set(k.strip() for k in line.split(','))
     extra_ok = {'rx_unaccounted', 'tx_unaccounted', 'accounting_ok', 'cookie_algo',
                 'key_file', 'q_ipackets', 'tfo_pending',
                 'tfo_key_info', 'syn_steering', 'numa_node', 'nr_hugepages',
@@ -201,7 +217,8 @@ def main():
         check('systemd-analyze verify: no complaint but the uninstalled binaries', not issues,
               issues)
     else:
-        print('note: systemd-analyze not installed: unit syntax not verified')
+        # a skipped case: scripts/devtools/test-summary.py counts SKIP lines
+        print('SKIP systemd-analyze verify: systemd-analyze is not installed')
     with open(os.path.join(ROOT, 'README.md')) as f:
         readme = f.read()
     check('README links the runbook', 'docs/runbook.md' in readme)
@@ -209,26 +226,120 @@ def main():
     outside = re.findall(r'\]\((\.\./[^)]*)\)', readme)
     check('README links nothing outside the repository', not outside, outside)
     architecture(ROOT)
+    for doc in ('README.md', 'docs/architecture.md', 'docs/runbook.md'):
+        gone = dangling(ROOT, doc)
+        check('every file %s names exists' % doc, not gone, 'missing: ' + ' '.join(gone))
+    bench_figures(readme)
     return T.done()
+
+
+def bench_figures(readme):
+    """README's quoted benchmark figures against the dated report they cite."""
+    m = re.search(r'<!-- figures from (bench/results/runs/[^ ]+\.md)[^>]*-->\n(.*?)'
+                  r'<!-- figures: end -->', readme, re.S)
+    check('README quotes its benchmark figures from a dated run (bench/results/runs/)',
+          m is not None)
+    if m is None:
+        return
+    path, block = os.path.join(ROOT, m.group(1)), m.group(2)
+    check('the run README quotes exists (%s)' % m.group(1), os.path.exists(path))
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        report = f.read()
+    run = re.search(r'^Run (\S+ \S+ UTC) on ([^(]+?) \(', report, re.M)
+    check('README names the run\'s date and CPU model (%s)' %
+          (', '.join(run.groups()) if run else 'no "Run DATE on CPU (" line'),
+          run is not None and run.group(1) in block and run.group(2) in block)
+    bold = re.findall(r'\*\*([^*]+)\*\*', block)
+    absent = [b for b in bold if b not in report]
+    check('each of README\'s %d bold figures is in that report' % len(bold),
+          len(bold) >= 3 and not absent, 'not there: %s' % absent)
+
+
+INLINE = re.compile(r'^static (?:inline|__rte_always_inline)\b[^;{(]*?\b([A-Za-z_]\w*)\s*\(',
+                    re.M)
+
+
+def inline_callers(root, hot):
+    """[(header, [H or C files calling its inline functions])] for the
+    headers of src/, include/ and services/ that are not in @p hot."""
+    texts = {}
+    for f in hot:
+        if os.path.exists(os.path.join(root, f)):
+            with open(os.path.join(root, f)) as fh:
+                texts[f] = fh.read()
+    out = []
+    for top in ('include', 'src', 'services'):
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            for name in sorted(files):
+                h = os.path.relpath(os.path.join(d, name), root)
+                if not name.endswith('.h') or h in hot:
+                    continue
+                with open(os.path.join(d, name)) as fh:
+                    fns = set(INLINE.findall(fh.read()))
+                if not fns:
+                    continue
+                call = re.compile(r'\b(?:%s)\s*\(' % '|'.join(sorted(fns)))
+                callers = sorted(f for f, text in texts.items() if call.search(text))
+                if callers:
+                    out.append((h, callers))
+    return out
+
+
+# a path from the repository's root: one of its top folders, then a file name
+TOP = r'(?:src|include|services|apps|tests|scripts|config|docs|bench)'
+ROOTED = re.compile(r'(?<![\w/.-])(%s/(?:[\w.-]+/)*[\w.-]+\.[a-z]+)\b' % TOP)
+# tfo/NAME is the header NAME under include/tfo/; a bare NAME.md is a document of the repository
+TFOH = re.compile(r'(?<![\w/.-])tfo/([\w-]+\.h)\b')
+BARE_MD = re.compile(r'(?<![\w/.-])([A-Za-z][\w-]*\.md)\b')
+LINK = re.compile(r'\]\(([^)#\s]+)(?:#[^)]*)?\)')
+
+
+def dangling(root, rel):
+    """The files of the repository document @p rel names that do not exist
+    (links relative to the document, paths from the root)."""
+    path = os.path.join(root, rel)
+    with open(path) as f:
+        doc = f.read()
+    want = set()
+    for link in LINK.findall(doc):
+        if '://' not in link and not link.startswith('mailto:'):
+            want.add(os.path.relpath(os.path.join(os.path.dirname(path), link), root))
+    want |= set(ROOTED.findall(doc))
+    want |= {'include/tfo/' + h for h in TFOH.findall(doc)}
+    mds = set()
+    for _, dirs, files in os.walk(root):
+        # build trees and .git hold no document of the repository
+        dirs[:] = [d for d in dirs if not d.startswith(('build', '.'))]
+        mds |= {f for f in files if f.endswith('.md')}
+    gone = sorted(p for p in want if not os.path.exists(os.path.join(root, p)))
+    return gone + sorted(m for m in set(BARE_MD.findall(doc)) if m not in mds)
 
 
 def architecture(root):
     """docs/architecture.md's file map and its hot-path entry point."""
     with open(os.path.join(root, 'docs', 'architecture.md')) as f:
         doc = f.read()
-    fmap = doc.partition('## 2. File map')[2].partition('\n## ')[0]
-    named = []
-    for row in re.findall(r'^\|[^|\n]*\| ([^|\n]+) \|', fmap, re.M):
-        named += [n.strip().strip('`') for n in row.split(',')]
-    named = [n for n in named if n and n != 'file' and not set(n) <= set('-')]
+    named = filemap.named(root)
+    marks = sorted({m for m, _ in filemap.rows(root) if not filemap.MARK.match(m)})
+    check('every mark of the file map is H, H<n>, C or none', not marks, marks)
     missing = [n for n in named if not os.path.exists(os.path.join(root, n))]
     check('the file map names files (%d)' % len(named), len(named) > 20, named)
     check('every file of the file map exists', not missing, 'missing: ' + ' '.join(missing))
-    sources = sorted(os.path.join(d, f) for d in ('src', 'services')
-                     for f in os.listdir(os.path.join(root, d)) if f.endswith('.c'))
+    # their folders too (src/bpf/, and layer folders if src/ gets them)
+    sources = sorted(os.path.relpath(os.path.join(d, f), root)
+                     for top in ('src', 'services')
+                     for d, _, files in os.walk(os.path.join(root, top))
+                     for f in files if f.endswith('.c'))
     unnamed = [f for f in sources if f not in named]
     check('the file map names every .c file of src/ and services/ (%d)' % len(sources),
           not unnamed, 'not in the map: ' + ' '.join(unnamed))
+    hot = set(filemap.per_frame(root))
+    unmarked = inline_callers(root, hot)
+    check('a header whose inline code H or C files call is marked H or C (%d files)' % len(hot),
+          not unmarked, ' '.join('%s (called by %s)' % (h, ', '.join(c[:3]))
+                                 for h, c in unmarked))
     start = doc.partition('**Start here.**')[2].partition('\n\n')[0]
     first = sorted(set(re.findall(r'\]\(\.\./([^)]+)\)', start)))
     check('"Start here" names 1 to 3 files of the hot path, which exist',

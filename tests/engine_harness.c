@@ -466,7 +466,7 @@ h_rx(struct harness *h, struct rte_mbuf *m)
 	}
 	tfo_engine_lookup_bulk(h->e, &pp, 1, &c);
 	if (c != NULL) {
-		int r = tfo_engine_input(h->e, c, m, &p, 0, h->now);
+		int r = tfo_engine_input(h->e, c, m, &p, h->now);
 
 		if (r == TFO_INPUT_DONE)
 			goto out;

@@ -3,8 +3,11 @@
  * TFO_TEST(name) and ends with TFO_TEST_MAIN(); every case must assert
  * something (a case that checks nothing fails) or say why it cannot run
  * (SKIP). Exit code: 1 a check failed; 77 (meson's "skipped") when every
- * case that ran was skipped; 0 otherwise. argv[1], when given, runs only the
- * cases whose name contains it.
+ * case that ran was skipped; 0 otherwise. The last line, "cases: N passed,
+ * N failed, N skipped", is what scripts/devtools/test-summary.py adds to the
+ * suite's skipped count when the program passed: skip a case with SKIP (one
+ * case per variant, e.g. per SIMD engine), never with a silent return or
+ * continue. argv[1], when given, runs only the cases whose name contains it.
  */
 #ifndef TFO_TEST_H
 #define TFO_TEST_H

@@ -249,7 +249,8 @@ TFO_TEST(server_two_controls_two_workers)
 		CHECK(c[i] != NULL && c[i]->idx == i && w[i]->nb_controls == 2);
 		c[i]->tx.flush = sink_flush;
 	}
-	CHECK(w[0]->to_control == w[0]->to_ctl[0] && w[0]->to_ctl[0] != w[0]->to_ctl[1]);
+	CHECK(w[0]->to_ctl[0] != NULL && w[0]->to_ctl[1] != NULL &&
+	      w[0]->to_ctl[0] != w[0]->to_ctl[1]);
 	CHECK(c[0]->tx_queue == 2 && c[1]->tx_queue == 3);
 
 	for (unsigned int i = 0; i < NCONN; i++) {
@@ -374,7 +375,7 @@ TFO_TEST(server_neighbours_pass_a_full_control_ring)
 		tfo_worker_burst(w, 0, acks, 32, now);
 	}
 	CHECK(w->stats.c[TFO_STAT_ring_drop_full] > 0);
-	CHECK_EQ(rte_ring_count(w->to_control), rte_ring_get_capacity(w->to_control));
+	CHECK_EQ(rte_ring_count(w->to_ctl[0]), rte_ring_get_capacity(w->to_ctl[0]));
 	/* the router asks for our MAC on both families */
 	memset(&sip, 0, sizeof(sip));
 	sip.b[0] = 198, sip.b[1] = 18, sip.b[3] = 254;

@@ -333,6 +333,137 @@ TFO_TEST(fallback_resends_request_and_new_cookie_replaces)
 	CHECK_EQ(lg_stats_errors(&lcore.stats), 0);
 }
 
+/*
+ * --dns-query: one plain transaction answered by a fake server with
+ * @p mutate applied to a right answer (0: none). @return the answer's
+ * fate: 1 validated, 0 failed (the lcore's counters say why).
+ */
+enum dns_mutation { DNS_RIGHT, DNS_WRONG_ID, DNS_WRONG_CASE, DNS_NO_ANSWER, DNS_TC };
+
+static int
+dns_txn(enum dns_mutation mutate)
+{
+	char *argv[] = { (char *)(uintptr_t)"lg", (char *)(uintptr_t)"--server",
+		(char *)(uintptr_t)"198.18.0.1", (char *)(uintptr_t)"--client",
+		(char *)(uintptr_t)"198.18.0.100", (char *)(uintptr_t)"--clients",
+		(char *)(uintptr_t)"4", (char *)(uintptr_t)"--client-ports",
+		(char *)(uintptr_t)"1000-1015", (char *)(uintptr_t)"--concurrency",
+		(char *)(uintptr_t)"4", (char *)(uintptr_t)"--server-port",
+		(char *)(uintptr_t)"53", (char *)(uintptr_t)"--dns-query",
+		(char *)(uintptr_t)"www.Example.org/AAAA" };
+	/* the answer record: a pointer to the question's name, AAAA IN, TTL,
+	 * 16 bytes of address */
+	static const uint8_t rr[] = { 0xc0, 12, 0, 28, 0, 1, 0, 0, 0x0e, 0x10, 0, 16,
+		0xfd, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+	uint64_t now = rte_get_tsc_cycles();
+	struct seen syn, req;
+	uint8_t ans[256];
+	uint32_t irs = 424242, alen;
+
+	if (!(fixture((int)RTE_DIM(argv), argv) == 0)) {
+		CHECK(fixture((int)RTE_DIM(argv), argv) == 0);
+		return -1;
+	}
+	if (!(lg_start(&lcore, LG_KIND_PLAIN, UINT32_MAX, false, now) == 0)) {
+		CHECK(lg_start(&lcore, LG_KIND_PLAIN, UINT32_MAX, false, now) == 0);
+		return -1;
+	}
+	if (!(take_syn(&syn) == 0)) {
+		CHECK(take_syn(&syn) == 0);
+		return -1;
+	}
+	feed(server_seg(&syn, TFO_TCP_SYN | TFO_TCP_ACK, irs, syn.p.seq + 1, NULL, 0, NULL, 0),
+	     now);
+	if (!(ncap == 1)) {
+		CHECK(ncap == 1);
+		return -1;
+	}
+	if (!(server_parse(cap[0], &req) == 0)) {
+		CHECK(server_parse(cap[0], &req) == 0);
+		return -1;
+	}
+	/* the framed query: 2-byte length, ID, flags 0, QDCOUNT 1, the name
+	 * as given, AAAA IN */
+	if (!(req.p.payload_len == 2 + 12 + 17 + 4)) {
+		CHECK(req.p.payload_len == 2 + 12 + 17 + 4);
+		return -1;
+	}
+	CHECK_EQ(req.data[0] << 8 | req.data[1], 12 + 17 + 4);
+	CHECK_EQ(req.data[2] << 8 | req.data[3], lg_dns_id(lcore.conns[0].txn_id));
+	CHECK_EQ(req.data[4] | req.data[5], 0);
+	CHECK_EQ(req.data[7], 1);
+	CHECK_MEM(req.data + 14, "\x03www\x07" "Example\x03org\x00\x00\x1c\x00\x01", 21);
+
+	alen = req.p.payload_len + (uint32_t)sizeof(rr);
+	memcpy(ans, req.data, req.p.payload_len);
+	memcpy(ans + req.p.payload_len, rr, sizeof(rr));
+	ans[0] = (uint8_t)((alen - 2) >> 8);
+	ans[1] = (uint8_t)(alen - 2);
+	ans[4] = 0x84;		/* QR, AA */
+	ans[9] = 1;		/* ANCOUNT */
+	if (mutate == DNS_WRONG_ID)
+		ans[3] ^= 1;
+	else if (mutate == DNS_WRONG_CASE)
+		ans[19] = 'e';	/* "Example" lower-cased: not the question echoed */
+	else if (mutate == DNS_NO_ANSWER)
+		ans[9] = 0;
+	else if (mutate == DNS_TC)
+		ans[4] |= 0x02;
+	/* in two segments: the header split after 5 bytes */
+	feed(server_seg(&syn, TFO_TCP_ACK, irs + 1, req.p.seq + req.p.payload_len, NULL, 0,
+			ans, 5), now);
+	feed(server_seg(&syn, TFO_TCP_ACK | TFO_TCP_PSH, irs + 6,
+			req.p.seq + req.p.payload_len, NULL, 0, ans + 5, alen - 5), now);
+	return lcore.stats.c[LG_STAT_responses_validated] == 1;
+}
+
+TFO_TEST(dns_query_framed_and_answers_checked)
+{
+	struct seen s;
+
+	CHECK_EQ(dns_txn(DNS_RIGHT), 1);
+	/* validated: our FIN goes out */
+	REQUIRE(ncap == 1);
+	REQUIRE(server_parse(cap[0], &s) == 0);
+	CHECK(s.p.tcp_flags & TFO_TCP_FIN);
+	CHECK_EQ(lg_stats_errors(&lcore.stats), 0);
+
+	CHECK_EQ(dns_txn(DNS_WRONG_ID), 0);
+	CHECK_EQ(lcore.stats.c[LG_STAT_err_dns_id], 1);
+	CHECK_EQ(dns_txn(DNS_WRONG_CASE), 0);
+	CHECK_EQ(lcore.stats.c[LG_STAT_err_dns_question], 1);
+	CHECK_EQ(dns_txn(DNS_NO_ANSWER), 0);
+	CHECK_EQ(lcore.stats.c[LG_STAT_err_dns_no_answer], 1);
+	CHECK_EQ(dns_txn(DNS_TC), 0);
+	CHECK_EQ(lcore.stats.c[LG_STAT_err_dns_header], 1);
+	CHECK_EQ(lcore.nb_free, lcore.nb_conns);	/* every failure freed its slot */
+}
+
+TFO_TEST(dns_query_arguments)
+{
+	char err[256], *argv[8];
+	static const char *const bad[][8] = {
+		{ "lg", "--server", "198.18.0.1", "--client", "198.18.0.100", "--dns-query",
+		  "www.example.org", NULL },
+		{ "lg", "--server", "198.18.0.1", "--client", "198.18.0.100", "--dns-query",
+		  "www..org/A", NULL },
+		{ "lg", "--server", "198.18.0.1", "--client", "198.18.0.100", "--dns-query",
+		  "www.example.org/NOPE", NULL },
+		{ "lg", "--server", "198.18.0.1", "--client", "198.18.0.100", "--dns-rcode",
+		  "NXDOMAIN", NULL },
+	};
+
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		for (unsigned int j = 0; j < 8; j++)
+			argv[j] = (char *)(uintptr_t)bad[i][j];
+		lg_opts_free(&opts);
+		CHECK_EQ(lg_parse_args(&opts, 7, argv, err, sizeof(err)), -EINVAL);
+	}
+	CHECK_EQ(lg_dns_rcode("nxdomain"), 3);
+	CHECK_EQ(lg_dns_rcode("5"), 5);
+	CHECK_EQ(lg_dns_rcode("16"), -1);
+}
+
 TFO_TEST(synack_wrong_tsecr_is_an_error)
 {
 	uint64_t now = 1000 * hz;

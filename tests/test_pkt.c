@@ -3257,7 +3257,7 @@ TFO_TEST(route_from_pkt)
 			p = parse_m(m, &pi);
 			REQUIRE(p.cls == TFO_PKT_TCP);
 			memset(&r, 0x5a, sizeof(r));
-			tfo_route_from_pkt(&r, m, &p, 5, &pi);
+			tfo_route_from_pkt(&r, m, &p, 5);
 			CHECK(rte_is_same_ether_addr(&r.peer_mac, &peer_mac));
 			CHECK_EQ(r.has_vlan, vlan);
 			CHECK_EQ(r.vlan_tci, vlan ? 0xa123 : 0);

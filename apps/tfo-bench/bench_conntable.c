@@ -15,7 +15,6 @@
  *   churn      remove a live key, insert a new one (a close and an open)
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +29,6 @@
 #include "tfo/conn.h"
 
 #include "bench.h"
-#include "bench_list.h"
 
 #define BT_BURST 32
 
@@ -270,34 +268,16 @@ bt_churn(struct bt *b, bool ours, unsigned int ops, uint32_t *base)
 static int
 bench_conntable(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "ops", required_argument, NULL, 'n' },
-		{ "live", required_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 },
-	};
 	uint32_t lives[8] = { 1000, 65536, 1000000 }, nlives = 3;
 	unsigned int reps = 7, ops = 65536;
-	int opt;
+	const struct tfo_bench_opt opts[] = {
+		{ "reps", TFO_BENCH_OPT_U32, &reps, NULL, 0, 0 },
+		{ "ops", TFO_BENCH_OPT_U32, &ops, NULL, 0, 0 },
+		{ "live", TFO_BENCH_OPT_LIST, lives, &nlives, RTE_DIM(lives), 0 },
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'r':
-			reps = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'n':
-			ops = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'l':
-			nlives = tfo_bench_u32_list(optarg, lives, RTE_DIM(lives));
-			if (nlives == 0)
-				return -EINVAL;
-			break;
-		default:
-			return -EINVAL;
-		}
-	}
+	if (tfo_bench_getopt(argc, argv, opts, RTE_DIM(opts), NULL) < 0)
+		return -EINVAL;
 	if (reps == 0 || reps > 99 || ops < BT_BURST)
 		return -EINVAL;
 	printf("# TSC cycles per key, median of %u x %u; 24-byte keys, random live "

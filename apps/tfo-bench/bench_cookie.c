@@ -17,7 +17,6 @@
  * Each figure: TSC cycles per cookie, median of R runs of N cookies.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -276,11 +275,6 @@ struct bc_row {
 static int
 bench_cookie(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "cookies", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct bc_row rows[] = {
 		{ "(a) batch API, aes128", op_batch_aes, 0, { 0 }, false },
 		{ "(a) batch API, aes128 IPv6", op_batch_aes6, 0, { 0 }, false },
@@ -298,25 +292,17 @@ bench_cookie(int argc, char **argv)
 		  TFO_COOKIE_SIMD_AUTO, { 0 }, false },
 	};
 	unsigned int reps = 9, cookies = 200000;
+	const struct tfo_bench_opt opts[] = {
+		{ "reps", TFO_BENCH_OPT_U32, &reps, NULL, 0, 0 },
+		{ "cookies", TFO_BENCH_OPT_U32, &cookies, NULL, 0, 0 },
+	};
 	struct tfo_keyring *kr[2] = { NULL, NULL };
 	struct bc *b;
-	int ch, rc;
+	int rc;
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'r':
-			reps = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'n':
-			cookies = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		default:
-			fprintf(stderr, "usage: tfo-bench cookie [--reps R] "
-				"[--cookies N]\n");
-			return -EINVAL;
-		}
-	}
+	if (tfo_bench_getopt(argc, argv, opts, RTE_DIM(opts),
+			     "usage: tfo-bench cookie [--reps R] [--cookies N]") < 0)
+		return -EINVAL;
 	if (reps == 0 || reps > 64 || cookies < BC_MAX) {
 		fprintf(stderr, "cookie: --reps 1..64, --cookies >= 64\n");
 		return -EINVAL;

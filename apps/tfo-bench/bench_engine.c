@@ -20,7 +20,6 @@
  * Figures: median over R runs of N transactions, TSC cycles.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +38,6 @@
 #include "tfo/tx.h"
 
 #include "bench.h"
-#include "bench_list.h"
 
 #define BE_BURST 32
 #define BE_RESP_LEN 128
@@ -287,7 +285,7 @@ be_burst(struct be *b, unsigned int n, bool with_fin, uint64_t cyc[4])
 		tfo_engine_lookup_bulk(b->e, b->pp, n, b->c);
 		for (unsigned int i = 0; i < n; i++) {
 			if (b->c[i] == NULL ||
-			    tfo_engine_input(b->e, b->c[i], b->m[i], &b->pk[i], 0,
+			    tfo_engine_input(b->e, b->c[i], b->m[i], &b->pk[i],
 					     b->now) != TFO_INPUT_DONE) {
 				rte_pktmbuf_free(b->m[i]);
 				b->errors++;
@@ -373,44 +371,21 @@ be_setup(struct be *b, uint32_t live, bool offload, uint32_t time_wait_ms)
 static int
 bench_engine(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "trans", required_argument, NULL, 'n' },
-		{ "live", required_argument, NULL, 'l' },
-		{ "no-offload", no_argument, NULL, 'o' },
-		{ "time-wait", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
 	uint32_t lives[8] = { 1000, 65536, 1000000 }, nlives = 3;
 	unsigned int reps = 7, trans = 32768;
 	uint32_t time_wait_ms = 0;
-	bool offload = true;
-	int opt;
+	bool no_offload = false, offload;
+	const struct tfo_bench_opt opts[] = {
+		{ "reps", TFO_BENCH_OPT_U32, &reps, NULL, 0, 0 },
+		{ "trans", TFO_BENCH_OPT_U32, &trans, NULL, 0, 0 },
+		{ "live", TFO_BENCH_OPT_LIST, lives, &nlives, RTE_DIM(lives), 0 },
+		{ "no-offload", TFO_BENCH_OPT_FLAG, &no_offload, NULL, 0, 0 },
+		{ "time-wait", TFO_BENCH_OPT_U32, &time_wait_ms, NULL, 0, 0 },
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'r':
-			reps = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'n':
-			trans = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'l':
-			nlives = tfo_bench_u32_list(optarg, lives, RTE_DIM(lives));
-			if (nlives == 0)
-				return -EINVAL;
-			break;
-		case 'o':
-			offload = false;
-			break;
-		case 't':
-			time_wait_ms = (uint32_t)strtoul(optarg, NULL, 0);
-			break;
-		default:
-			return -EINVAL;
-		}
-	}
+	if (tfo_bench_getopt(argc, argv, opts, RTE_DIM(opts), NULL) < 0)
+		return -EINVAL;
+	offload = !no_offload;
 	if (reps == 0 || reps > 99 || trans < BE_BURST)
 		return -EINVAL;
 	for (unsigned int i = 0; i < BE_RESP_LEN; i++)

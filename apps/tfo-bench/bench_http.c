@@ -24,7 +24,6 @@
  * checksums offloaded.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -331,17 +330,17 @@ http_txn_table(unsigned int reps, unsigned int trans)
 static int
 bench_http(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "iters", required_argument, NULL, 'i' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "root", required_argument, NULL, 'd' },
-		{ "trans", required_argument, NULL, 't' },
-		{ "no-txn", no_argument, NULL, 'x' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned int iters = 20000, reps = 11, trans = 16384;
-	bool txn = true;
-	const char *root = TFO_CONFIG_DIR "/www";
+	bool no_txn = false, txn;
+	char *root_s = NULL;
+	const char *root;
+	const struct tfo_bench_opt opts[] = {
+		{ "iters", TFO_BENCH_OPT_U32, &iters, NULL, 0, 0 },
+		{ "reps", TFO_BENCH_OPT_U32, &reps, NULL, 0, 0 },
+		{ "root", TFO_BENCH_OPT_STR, &root_s, NULL, 0, 0 },
+		{ "trans", TFO_BENCH_OPT_U32, &trans, NULL, 0, 0 },
+		{ "no-txn", TFO_BENCH_OPT_FLAG, &no_txn, NULL, 0, 0 },
+	};
 	struct tfo_service_kv kv[1];
 	struct tfo_service_args a = { .port = 80, .nb_kv = 1, .kv = kv,
 				      .socket_id = SOCKET_ID_ANY };
@@ -352,7 +351,6 @@ bench_http(int argc, char **argv)
 	const char *p, *e;
 	double hz = (double)tfo_bench_tsc_hz();
 	void *state = NULL;
-	int opt;
 	struct {
 		const char *name;
 		const char *req;
@@ -372,30 +370,12 @@ bench_http(int argc, char **argv)
 #endif
 	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'i':
-			iters = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'r':
-			reps = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'd':
-			root = optarg;
-			break;
-		case 't':
-			trans = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'x':
-			txn = false;
-			break;
-		default:
-			fprintf(stderr, "usage: tfo-bench http [--iters N] "
-				"[--reps R] [--root DIR] [--trans N] [--no-txn]\n");
-			return -EINVAL;
-		}
-	}
+	if (tfo_bench_getopt(argc, argv, opts, RTE_DIM(opts),
+			     "usage: tfo-bench http [--iters N] [--reps R] [--root DIR] "
+			     "[--trans N] [--no-txn]") < 0)
+		return -EINVAL;
+	txn = !no_txn;
+	root = root_s != NULL ? root_s : TFO_CONFIG_DIR "/www";
 	if (iters == 0 || reps == 0 || trans == 0)
 		return -EINVAL;
 	kv[0].key = "root";

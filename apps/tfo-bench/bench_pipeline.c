@@ -40,7 +40,6 @@
  * transaction (each control lcore on its own core).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +47,6 @@
 #include <rte_common.h>
 
 #include "bench.h"
-#include "bench_list.h"
 #include "bench_txn.h"
 
 static const char bp_http_req[] =
@@ -230,24 +228,6 @@ bp_names(char *arg, const char *const *names, unsigned int nnames, const char **
 static int
 bench_pipeline(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "trans", required_argument, NULL, 'n' },
-		{ "live", required_argument, NULL, 'l' },
-		{ "service", required_argument, NULL, 's' },
-		{ "cksum", required_argument, NULL, 'c' },
-		{ "burst", required_argument, NULL, 'b' },
-		{ "request-size", required_argument, NULL, 'q' },
-		{ "ackfin", no_argument, NULL, 'a' },
-		{ "cold", no_argument, NULL, 'C' },
-		{ "plain", no_argument, NULL, 'P' },
-		{ "bad-cookie", no_argument, NULL, 'B' },
-		{ "cookie-req", no_argument, NULL, 'R' },
-		{ "flood", no_argument, NULL, 'F' },
-		{ "controls", required_argument, NULL, 'N' },
-		{ "syncookies", required_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const modes[] = { "auto", "always", "no" };
 	struct bp_slow_set set = { .modes = { "auto" }, .nmodes = 1,
 				   .controls = { 1 }, .ncontrols = 1 };
@@ -255,104 +235,65 @@ bench_pipeline(int argc, char **argv)
 	uint32_t lives[8] = { 1000, 65536 }, nlives = 2;
 	unsigned int reps = 7, trans = 32768, nsvc = 2, ncks = 2;
 	const char *svcs[2] = { "echo", "http" };
+	char *svc_s = NULL, *cks_s = NULL, *modes_s = NULL;
 	bool cks[2] = { true, false };
 	uint8_t echo_req[1400];
 	uint32_t echo_len;
 	char root[64];
-	struct bt_params p;
+	struct bt_params p = { .burst = 32, .req_len = 100, .tx_multiseg = true };
+	const struct tfo_bench_opt opts[] = {
+		{ "reps", TFO_BENCH_OPT_U32, &reps, NULL, 0, 0 },
+		{ "trans", TFO_BENCH_OPT_U32, &trans, NULL, 0, 0 },
+		{ "live", TFO_BENCH_OPT_LIST, lives, &nlives, RTE_DIM(lives), 0 },
+		{ "service", TFO_BENCH_OPT_STR, &svc_s, NULL, 0, 0 },
+		{ "cksum", TFO_BENCH_OPT_STR, &cks_s, NULL, 0, 0 },
+		{ "burst", TFO_BENCH_OPT_U32, &p.burst, NULL, 0, 0 },
+		{ "request-size", TFO_BENCH_OPT_U32, &p.req_len, NULL, 0, 0 },
+		{ "ackfin", TFO_BENCH_OPT_FLAG, &p.ackfin, NULL, 0, 0 },
+		{ "cold", TFO_BENCH_OPT_FLAG, &p.cold, NULL, 0, 0 },
+		{ "plain", TFO_BENCH_OPT_PUSH, set.kinds, &set.nkinds, RTE_DIM(set.kinds),
+		  BT_KIND_PLAIN },
+		{ "bad-cookie", TFO_BENCH_OPT_PUSH, set.kinds, &set.nkinds, RTE_DIM(set.kinds),
+		  BT_KIND_BAD_COOKIE },
+		{ "cookie-req", TFO_BENCH_OPT_PUSH, set.kinds, &set.nkinds, RTE_DIM(set.kinds),
+		  BT_KIND_COOKIE_REQ },
+		{ "flood", TFO_BENCH_OPT_PUSH, set.kinds, &set.nkinds, RTE_DIM(set.kinds),
+		  BT_KIND_FLOOD },
+		{ "controls", TFO_BENCH_OPT_LIST, set.controls, &set.ncontrols,
+		  RTE_DIM(set.controls), 0 },
+		{ "syncookies", TFO_BENCH_OPT_STR, &modes_s, NULL, 0, 0 },
+	};
 	double hz = (double)tfo_bench_tsc_hz();
-	int opt, rc = 0;
+	int rc = 0;
 
-	memset(&p, 0, sizeof(p));
-	p.burst = 32;
-	p.req_len = 100;
-	p.tx_multiseg = true;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'r':
-			reps = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'n':
-			trans = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'l':
-			nlives = tfo_bench_u32_list(optarg, lives, RTE_DIM(lives));
-			if (nlives == 0)
-				return -EINVAL;
-			break;
-		case 's':
-			if (strcmp(optarg, "both") == 0)
-				break;
-			if (strcmp(optarg, "echo") != 0 && strcmp(optarg, "http") != 0)
-				return -EINVAL;
-			svcs[0] = optarg;
-			nsvc = 1;
-			break;
-		case 'c':
-			if (strcmp(optarg, "both") == 0)
-				break;
-			if (strcmp(optarg, "offload") != 0 && strcmp(optarg, "sw") != 0)
-				return -EINVAL;
-			cks[0] = strcmp(optarg, "offload") == 0;
-			ncks = 1;
-			break;
-		case 'b':
-			p.burst = (uint32_t)strtoul(optarg, NULL, 0);
-			break;
-		case 'q':
-			p.req_len = (uint32_t)strtoul(optarg, NULL, 0);
-			break;
-		case 'a':
-			p.ackfin = true;
-			break;
-		case 'C':
-			p.cold = true;
-			break;
-		case 'P':
-			if (set.nkinds == RTE_DIM(set.kinds))
-				return -EINVAL;
-			set.kinds[set.nkinds++] = BT_KIND_PLAIN;
-			break;
-		case 'B':
-			if (set.nkinds == RTE_DIM(set.kinds))
-				return -EINVAL;
-			set.kinds[set.nkinds++] = BT_KIND_BAD_COOKIE;
-			break;
-		case 'R':
-			if (set.nkinds == RTE_DIM(set.kinds))
-				return -EINVAL;
-			set.kinds[set.nkinds++] = BT_KIND_COOKIE_REQ;
-			break;
-		case 'F':
-			if (set.nkinds == RTE_DIM(set.kinds))
-				return -EINVAL;
-			set.kinds[set.nkinds++] = BT_KIND_FLOOD;
-			break;
-		case 'N':
-			set.ncontrols = tfo_bench_u32_list(optarg, set.controls,
-							   RTE_DIM(set.controls));
-			if (set.ncontrols == 0)
-				return -EINVAL;
-			for (unsigned int i = 0; i < set.ncontrols; i++)
-				if (set.controls[i] == 0 || set.controls[i] > BT_MAX_CONTROLS)
-					return -EINVAL;
-			break;
-		case 'S':
-			set.nmodes = bp_names(optarg, modes, RTE_DIM(modes), set.modes,
-					      RTE_DIM(set.modes));
-			if (set.nmodes == 0)
-				return -EINVAL;
-			break;
-		default:
-			fprintf(stderr, "usage: tfo-bench pipeline [--reps R] [--trans N] "
-				"[--live N,...] [--service echo|http|both] "
-				"[--cksum offload|sw|both] [--burst B] [--request-size N] "
-				"[--ackfin] [--cold] [--plain] [--bad-cookie] [--cookie-req] "
-				"[--flood] [--controls N[,N...]] "
-				"[--syncookies auto|always|no[,...]]\n");
+	if (tfo_bench_getopt(argc, argv, opts, RTE_DIM(opts),
+			     "usage: tfo-bench pipeline [--reps R] [--trans N] "
+			     "[--live N,...] [--service echo|http|both] "
+			     "[--cksum offload|sw|both] [--burst B] [--request-size N] "
+			     "[--ackfin] [--cold] [--plain] [--bad-cookie] [--cookie-req] "
+			     "[--flood] [--controls N[,N...]] "
+			     "[--syncookies auto|always|no[,...]]") < 0)
+		return -EINVAL;
+	if (svc_s != NULL && strcmp(svc_s, "both") != 0) {
+		if (strcmp(svc_s, "echo") != 0 && strcmp(svc_s, "http") != 0)
 			return -EINVAL;
-		}
+		svcs[0] = svc_s;
+		nsvc = 1;
+	}
+	if (cks_s != NULL && strcmp(cks_s, "both") != 0) {
+		if (strcmp(cks_s, "offload") != 0 && strcmp(cks_s, "sw") != 0)
+			return -EINVAL;
+		cks[0] = strcmp(cks_s, "offload") == 0;
+		ncks = 1;
+	}
+	for (unsigned int i = 0; i < set.ncontrols; i++)
+		if (set.controls[i] == 0 || set.controls[i] > BT_MAX_CONTROLS)
+			return -EINVAL;
+	if (modes_s != NULL) {
+		set.nmodes = bp_names(modes_s, modes, RTE_DIM(modes), set.modes,
+				      RTE_DIM(set.modes));
+		if (set.nmodes == 0)
+			return -EINVAL;
 	}
 	if (set.nkinds == 0 && (set.ncontrols > 1 || set.controls[0] != 1 || set.nmodes > 1 ||
 				strcmp(set.modes[0], "auto") != 0)) {

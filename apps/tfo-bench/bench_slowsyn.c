@@ -16,7 +16,6 @@
  * TSC ticks per SYN, the median of R runs of N SYNs (after one warm-up run).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,7 +211,7 @@ ss_measure(enum ss_kind kind, uint8_t mode, unsigned int reps, unsigned int n,
 		t1 = rte_rdtsc();
 		got = 0;
 		for (;;) {
-			unsigned int k = rte_ring_sc_dequeue_burst(s.w->to_control,
+			unsigned int k = rte_ring_sc_dequeue_burst(s.w->to_ctl[0],
 								   (void **)pkts, SS_BURST, NULL);
 
 			if (k == 0)
@@ -240,40 +239,28 @@ ss_measure(enum ss_kind kind, uint8_t mode, unsigned int reps, unsigned int n,
 static int
 bench_slowsyn(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "reps", required_argument, NULL, 'r' },
-		{ "syns", required_argument, NULL, 'n' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "syncookies", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned int reps = 7, n = 2048, id = 0;
-	int kind = -1, mode = -1, opt, rc = 0;
+	char *kind_s = NULL, *mode_s = NULL;
+	int kind = -1, mode = -1, rc = 0;
+	const struct tfo_bench_opt opts[] = {
+		{ "reps", TFO_BENCH_OPT_U32, &reps, NULL, 0, 0 },
+		{ "syns", TFO_BENCH_OPT_U32, &n, NULL, 0, 0 },
+		{ "kind", TFO_BENCH_OPT_STR, &kind_s, NULL, 0, 0 },
+		{ "syncookies", TFO_BENCH_OPT_STR, &mode_s, NULL, 0, 0 },
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (opt) {
-		case 'r':
-			reps = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'n':
-			n = (unsigned int)strtoul(optarg, NULL, 0);
-			break;
-		case 'k':
-			for (kind = SS_NB_KINDS - 1; kind >= 0; kind--)
-				if (strcmp(optarg, ss_kind_name[kind]) == 0)
-					break;
-			if (kind < 0 && strcmp(optarg, "all") != 0)
-				return -EINVAL;
-			break;
-		case 'm':
-			mode = strcmp(optarg, "no") == 0 ? TFO_SYNCOOKIES_NO :
-			       strcmp(optarg, "always") == 0 ? TFO_SYNCOOKIES_ALWAYS : -1;
-			break;
-		default:
+	if (tfo_bench_getopt(argc, argv, opts, RTE_DIM(opts), NULL) < 0)
+		return -EINVAL;
+	if (kind_s != NULL) {
+		for (kind = SS_NB_KINDS - 1; kind >= 0; kind--)
+			if (strcmp(kind_s, ss_kind_name[kind]) == 0)
+				break;
+		if (kind < 0 && strcmp(kind_s, "all") != 0)
 			return -EINVAL;
-		}
 	}
+	if (mode_s != NULL)
+		mode = strcmp(mode_s, "no") == 0 ? TFO_SYNCOOKIES_NO :
+		       strcmp(mode_s, "always") == 0 ? TFO_SYNCOOKIES_ALWAYS : -1;
 	if (reps == 0 || reps > SS_MAX_RUNS || n == 0 || n > 4096 || (reps + 1) * n > 65536 / 2) {
 		fprintf(stderr, "slowsyn: 1..%u reps, 1..4096 SYNs, (reps + 1) x SYNs <= 32768\n",
 			SS_MAX_RUNS);

@@ -780,7 +780,7 @@ bt_server(struct bt *b)
 	}
 	b->pool = tfo_server_pool(b->srv_all);
 	b->w = tfo_server_worker(b->srv_all, 0);
-	b->ring = b->w->to_control;
+	b->ring = b->w->to_ctl[0];
 	b->w->tx.flush = bt_flush;
 	b->w->tx.arg = b;
 	b->nc = tfo_server_nb_controls(b->srv_all);

@@ -6,6 +6,8 @@
  * Without EAL arguments it uses hugepages when some are free (the figures
  * that count), else --no-huge (and says so: 1.4-4.5x slower here).
  */
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 
 #include "app.h"
 #include "bench.h"
+#include "bench_list.h"
 
 static struct tfo_bench *benches;
 
@@ -79,6 +82,62 @@ tfo_bench_cpu_model(void)
 	}
 	fclose(f);
 	return model;
+}
+
+/* One option's value into its place; false when it does not fit. */
+static bool
+bench_opt_set(const struct tfo_bench_opt *o, char *arg)
+{
+	char *end;
+
+	switch (o->type) {
+	case TFO_BENCH_OPT_U32:
+		*(uint32_t *)o->val = (uint32_t)strtoul(arg, &end, 0);
+		return end != arg && *end == '\0';
+	case TFO_BENCH_OPT_LIST:
+		*o->n = tfo_bench_u32_list(arg, o->val, o->max);
+		return *o->n != 0;
+	case TFO_BENCH_OPT_FLAG:
+		*(bool *)o->val = true;
+		return true;
+	case TFO_BENCH_OPT_STR:
+		*(char **)o->val = arg;
+		return true;
+	case TFO_BENCH_OPT_PUSH:
+		if (*o->n >= o->max)
+			return false;
+		((uint8_t *)o->val)[(*o->n)++] = o->tag;
+		return true;
+	}
+	return false;
+}
+
+int
+tfo_bench_getopt(int argc, char **argv, const struct tfo_bench_opt *opts,
+		 unsigned int nopts, const char *usage)
+{
+	struct option lo[TFO_BENCH_MAX_OPTS + 1];
+	int opt;
+
+	if (nopts > TFO_BENCH_MAX_OPTS)
+		return -EINVAL;
+	for (unsigned int i = 0; i < nopts; i++) {
+		bool arg = opts[i].type == TFO_BENCH_OPT_U32 || opts[i].type == TFO_BENCH_OPT_LIST ||
+			   opts[i].type == TFO_BENCH_OPT_STR;
+
+		/* past any character: the index, never '?' */
+		lo[i] = (struct option){ opts[i].name, arg ? required_argument : no_argument,
+					 NULL, 256 + (int)i };
+	}
+	lo[nopts] = (struct option){ NULL, 0, NULL, 0 };
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1)
+		if (opt < 256 || !bench_opt_set(&opts[opt - 256], optarg)) {
+			if (usage != NULL)
+				fprintf(stderr, "%s\n", usage);
+			return -EINVAL;
+		}
+	return 0;
 }
 
 static void

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "tfo/config.h"
+#include "tfo/file.h"
 #include "tfo/cookie.h"
 
 #define EXIT_USAGE 2

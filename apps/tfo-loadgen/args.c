@@ -86,6 +86,14 @@ lg_usage(FILE *f, const char *prog)
 		"  --expect-prefix STR     the response must start with STR (escapes as above)\n"
 		"                          Without --expect-echo/--expect-len a response ends\n"
 		"                          with the server's FIN. Every mismatch is an error.\n"
+		"  --dns-query NAME/TYPE   the request is a DNS query over TCP (2-byte length,\n"
+		"                          class IN, RD clear, no EDNS; TYPE A, AAAA, MX,\n"
+		"                          TXT, NS, SOA..., TYPEnnn), a new ID per transaction;\n"
+		"                          every answer is checked: its length, ID, QR,\n"
+		"                          opcode, TC clear, the question echoed, the RCODE,\n"
+		"                          and for NOERROR at least one answer record\n"
+		"  --dns-rcode RCODE       the RCODE expected (NOERROR, NXDOMAIN, REFUSED...\n"
+		"                          or 0..15; default NOERROR)\n"
 		"TCP:\n"
 		"  --rto-ms N              first retransmission timeout (default 1000; doubles)\n"
 		"  --retries N             retransmissions before giving up (default 3)\n"
@@ -248,6 +256,7 @@ enum {
 	OPT_RTO_MS, OPT_RETRIES, OPT_TIMEOUT_MS, OPT_MTU, OPT_MSS, OPT_BURST,
 	OPT_RXD, OPT_TXD, OPT_STATS_PERIOD, OPT_JSON, OPT_VERSION, OPT_COOKIE_REQ,
 	OPT_SPOOF_FLOOD, OPT_SPOOF_SRC, OPT_SPOOF_PORTS, OPT_RSS_PEER,
+	OPT_DNS_QUERY, OPT_DNS_RCODE,
 };
 
 static const struct option lg_long_opts[] = {
@@ -278,6 +287,8 @@ static const struct option lg_long_opts[] = {
 	{ "expect-echo", no_argument, NULL, OPT_EXPECT_ECHO },
 	{ "expect-len", required_argument, NULL, OPT_EXPECT_LEN },
 	{ "expect-prefix", required_argument, NULL, OPT_EXPECT_PREFIX },
+	{ "dns-query", required_argument, NULL, OPT_DNS_QUERY },
+	{ "dns-rcode", required_argument, NULL, OPT_DNS_RCODE },
 	{ "rto-ms", required_argument, NULL, OPT_RTO_MS },
 	{ "retries", required_argument, NULL, OPT_RETRIES },
 	{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT_MS },
@@ -453,6 +464,7 @@ int
 lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
 	bool have_server = false, have_client = false, have_spoof_src = false;
+	bool have_request = false;
 	int client_family = 0, alias_family = 0, spoof_family = 0, opt, rc;
 	struct tfo_local_addr la;
 	uint64_t v;
@@ -592,6 +604,7 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 				return tfo_errmsg(err, errlen, "--request: bad escape (\\r \\n \\t \\\\ "
 					      "\\xHH)");
 			o->tag = false;
+			have_request = true;
 			break;
 		case OPT_REQUEST_SIZE:
 			if (lg_u64(a, 1, LG_MAX_REQUEST, &v) < 0)
@@ -600,6 +613,19 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 			free(o->request);
 			if (lg_pattern(o, (uint32_t)v) < 0)
 				return tfo_errmsg(err, errlen, "out of memory");
+			have_request = true;
+			break;
+		case OPT_DNS_QUERY:
+			rc = lg_dns_query(o, a, err, errlen);
+			if (rc < 0)
+				return rc;
+			break;
+		case OPT_DNS_RCODE:
+			rc = lg_dns_rcode(a);
+			if (rc < 0)
+				return tfo_errmsg(err, errlen, "--dns-rcode %s: want NOERROR, FORMERR, "
+					      "SERVFAIL, NXDOMAIN, NOTIMP, REFUSED or 0..15", a);
+			o->dns_rcode = (uint8_t)rc;
 			break;
 		case OPT_EXPECT_ECHO:
 			o->expect_echo = true;
@@ -687,6 +713,12 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 		return tfo_errmsg(err, errlen, "--alias: not of --server's family");
 	if (have_spoof_src && !o->spoof)
 		return tfo_errmsg(err, errlen, "--spoof-src without --spoof-flood");
+	if (o->dns && (have_request || o->expect_echo || o->expect_len >= 0 ||
+		       o->expect_prefix != NULL))
+		return tfo_errmsg(err, errlen, "--dns-query builds the request and checks the "
+			      "answer: not with --request, --request-size or --expect-*");
+	if (!o->dns && o->dns_rcode != 0)
+		return tfo_errmsg(err, errlen, "--dns-rcode without --dns-query");
 	return lg_check(o, have_server, have_client, client_family, spoof_family,
 			have_spoof_src, err, errlen);
 }

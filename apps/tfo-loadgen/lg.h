@@ -41,6 +41,8 @@
 #define LG_TAG_LEN 16
 #define LG_WSCALE 7
 #define LG_RCV_WND (256u * 1024)
+/** --dns-query: the 2-byte length and the 12-byte DNS header */
+#define LG_DNS_HDR 14
 
 /* ---- options ----------------------------------------------------------- */
 
@@ -102,6 +104,11 @@ struct lg_opts {
 	int64_t expect_len;		/**< -1: not checked (echo sets it) */
 	uint8_t *expect_prefix;
 	uint32_t expect_prefix_len;
+
+	/* --dns-query: the request is a framed DNS query (RFC 1035 4.2.2),
+	 * its ID per transaction; every answer is checked (dns.c) */
+	bool dns;
+	uint8_t dns_rcode;		/**< --dns-rcode: the RCODE expected */
 };
 
 /**
@@ -228,6 +235,8 @@ struct lg_conn {
 	uint64_t start_tsc;
 	uint64_t rto_tsc;		/**< 0 = no retransmission timer */
 	uint64_t deadline_tsc;		/**< end of --timeout-ms */
+	/** --dns-query: the answer's length field and header, as received */
+	uint8_t dns_hdr[LG_DNS_HDR];
 };
 
 struct lg_lcore {
@@ -342,7 +351,66 @@ int64_t lg_addr_index(const struct lg_opts *o, int family, const struct tfo_addr
 unsigned int lg_flow_queue(const struct lg_shared *sh, const struct lg_opts *o,
 			   uint32_t addr, uint16_t sport);
 
-/* ---- the state machine (client.c) --------------------------------------- */
+/* ---- shared by client.c, starts.c and lcore.c ------------------------- */
+
+static inline uint64_t
+lg_rand(struct lg_lcore *lc)
+{
+	/* xorshift64*: good enough to pick a mix and an ISN offset */
+	lc->rng ^= lc->rng >> 12;
+	lc->rng ^= lc->rng << 25;
+	lc->rng ^= lc->rng >> 27;
+	return lc->rng * 0x2545F4914F6CDD1Dull;
+}
+
+static inline uint32_t
+lg_tsval(const struct lg_lcore *lc, uint64_t now)
+{
+	/* Linux's 1 kHz timestamp clock, without a random offset: the TSC
+	 * counts from boot, so a tuple's TSval grows across runs too, and a
+	 * server's TIME-WAIT entry from the previous run takes our new SYN
+	 * (RFC 7323 PAWS, Linux tcp_timewait_state_process) */
+	return (uint32_t)(now / lc->tsc_per_ms);
+}
+
+static inline struct lg_addr *
+lg_conn_addr(struct lg_lcore *lc, const struct lg_conn *c)
+{
+	return &lc->addrs[c->addr / lc->sh->nb_lcores];
+}
+
+/** One segment to send for a transaction (lg_xmit builds the frame). */
+struct lg_seg {
+	uint8_t port_idx;
+	uint8_t flags;
+	uint8_t opt_len;
+	uint16_t sport;
+	uint16_t window;
+	uint32_t addr;
+	uint32_t seq;
+	uint32_t ack;
+	uint32_t data_off;
+	uint32_t data_len;
+	uint64_t txn_id;
+	const uint8_t *opts;
+};
+
+/** Build and queue @p s; @return 0 or -ENOMEM / -ENOSPC (counted). */
+int lg_xmit(struct lg_lcore *lc, const struct lg_seg *s);
+/** Write a SYN's options into @p out; @return their length. */
+unsigned int lg_syn_opts(uint8_t *out, uint16_t mss, uint32_t tsval, uint8_t form,
+			 const uint8_t *cookie, unsigned int cookie_len);
+/** The SYN of @p c; with data (the first one) or without (retransmissions). */
+void lg_send_syn(struct lg_lcore *lc, struct lg_conn *c, bool with_data, uint64_t now);
+/** A TCP segment for client address index @p addr of this lcore. */
+void lg_tcp_input(struct lg_lcore *lc, const struct rte_mbuf *m, const struct tfo_pkt *p,
+		  uint32_t addr, uint64_t now);
+/** Whether tuple @p t goes out on @p lc's own queue pair (starts.c). */
+bool lg_tuple_ours(const struct lg_lcore *lc, uint32_t t);
+/** How many tuples the start's round robin goes over (starts.c). */
+uint32_t lg_nb_pickable(const struct lg_lcore *lc);
+
+/* ---- the state machine (client.c, starts.c, lcore.c) -------------------- */
 
 /**
  * Handle a received frame on the lcore that owns it (or hand a TCP
@@ -391,6 +459,38 @@ void lg_tx_flush_all(struct lg_lcore *lc);
 unsigned int lg_poll(struct lg_lcore *lc, uint64_t now);
 /** lcore entry point: poll until the DONE phase. */
 int lg_lcore_main(void *arg);
+
+/* ---- DNS queries and answers (dns.c) ----------------------------------- */
+
+/**
+ * --dns-query NAME/TYPE: build the framed query (length, header with RD
+ * clear, one question of class IN, no EDNS) into @p o's request.
+ * @return 0 or -EINVAL with one line in @p err.
+ */
+int lg_dns_query(struct lg_opts *o, const char *arg, char *err, size_t errlen);
+/** --dns-rcode: a name (NOERROR, NXDOMAIN, REFUSED...) or 0..15; -1 if neither. */
+int lg_dns_rcode(const char *s);
+/** The DNS ID of transaction @p txn_id (bytes 2-3 of its request). */
+static inline uint16_t
+lg_dns_id(uint64_t txn_id)
+{
+	/* the lcore (bits 48..) moves the counter's IDs apart */
+	return (uint16_t)(txn_id + (txn_id >> 48) * 40503u);
+}
+/**
+ * Check @p len answer bytes at offset @p pos of the answer (frame offset
+ * @p off of @p m): the header kept in @p c, the question compared with the
+ * query's, nothing past the length field. @return false after counting the
+ * error.
+ */
+bool lg_dns_scan(struct lg_lcore *lc, struct lg_conn *c, const struct rte_mbuf *m,
+		 uint32_t off, uint32_t pos, uint32_t len);
+/**
+ * Whether the answer of @p c is complete, and then whether it is the one
+ * expected (ID, QR, opcode, TC, RCODE, an answer record for NOERROR).
+ * @return 1 complete and right, 0 not complete, -1 wrong (counted).
+ */
+int lg_dns_complete(struct lg_lcore *lc, const struct lg_conn *c);
 
 /* ---- ARP / ND (resolve.c; the frames are tfo/neigh.h's) -------------- */
 

@@ -92,6 +92,11 @@
 	X(err_timeout_data,	"request data unacknowledged after --retries retransmissions") \
 	X(err_timeout_fin,	"FINs unacknowledged after --retries retransmissions") \
 	X(err_timeout_txn,	"transactions not closed within --timeout-ms") \
+	X(err_dns_id,		"--dns-query: answers whose ID is not the query's") \
+	X(err_dns_header,	"--dns-query: answers that are no response to a QUERY (QR, opcode), truncated (TC) or shorter than a header") \
+	X(err_dns_question,	"--dns-query: answers whose question section is not the query's") \
+	X(err_dns_rcode,	"--dns-query: answers with another RCODE than --dns-rcode") \
+	X(err_dns_no_answer,	"--dns-query: NOERROR answers without an answer record") \
 	X(err_warmup_no_cookie,	"client addresses still without a cookie when the warm-up ended")
 
 #define LG_STATS_ALL(X) \

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "tfo/file.h"	/* the file functions it is read with */
 #include "tfo/pkt.h"
 
 #ifdef __cplusplus
@@ -218,18 +219,6 @@ void tfo_config_dump(FILE *f, const struct tfo_config *c);
 
 /** Print every key with its default and description (for --help-config). */
 void tfo_config_help(FILE *f);
-
-/**
- * Open @p path read-only, refusing anything but a regular file (a FIFO
- * with no writer would hang the open; a directory or device is a typo).
- * Never blocks. @return the descriptor, or a negative errno with the
- * reason (without the path) in @p why.
- */
-int tfo_open_regular(const char *path, char *why, size_t whylen);
-
-/** @p text past a UTF-8 byte order mark, if it starts with one (files
- *  written by some editors do; it is not part of the content). */
-const char *tfo_skip_bom(const char *text);
 
 /** Parse "198.18.0.2/24" or "fd00::2/64" (prefix optional). */
 int tfo_parse_addr(const char *s, struct tfo_local_addr *a);

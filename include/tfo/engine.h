@@ -250,8 +250,7 @@ enum tfo_input_result {
  * @return enum tfo_input_result.
  */
 int tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c,
-		     struct rte_mbuf *m, const struct tfo_pkt *p,
-		     uint8_t port_idx, uint64_t now_us);
+		     struct rte_mbuf *m, const struct tfo_pkt *p, uint64_t now_us);
 
 /**
  * A segment that matched no connection on this engine (control core only):
@@ -332,7 +331,7 @@ bool tfo_engine_syncookie_supersedes(struct tfo_engine *e, struct tfo_conn *c,
  */
 void tfo_engine_share_secrets(struct tfo_engine *dst, const struct tfo_engine *src);
 
-/** Results of tfo_engine_icmp_ptb(). */
+/** Results of tfo_engine_ptb(). */
 enum tfo_ptb_result {
 	TFO_PTB_ACCEPTED = 0,	/**< the MSS went down, the flight was re-sent */
 	TFO_PTB_REJECTED_SEQ,	/**< the quoted sequence is not in flight */
@@ -340,25 +339,18 @@ enum tfo_ptb_result {
 };
 
 /**
- * A path-MTU error ("fragmentation needed", "packet too big") for the
- * connection @p c (looked up from the quoted, reversed tuple), quoting our
- * sequence number @p seq and reporting @p mtu, as Linux does: @p seq must be
- * in [snd_una, snd_max) (RFC 5927 section 4.1: a blind attacker must not
- * shrink the segments); the MTU is raised to the family's floor
- * (TFO_PMTU_MIN_V4, TFO_PMTU_MIN_V6) and must be below the connection's
- * MSS + headers; then the MSS goes down to it and everything in flight is
- * sent again at once from snd_una in the smaller size (tcp_simple_retransmit:
- * not a congestion signal, cwnd and ssthresh are kept). The MSS never goes
- * up again. Counts pmtu_accepted, pmtu_rejected_seq or pmtu_ignored.
- *
- * @return enum tfo_ptb_result.
- */
-int tfo_engine_icmp_ptb(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq,
-			uint32_t mtu, uint64_t now_us);
-
-/**
- * Look up the connection a parsed path-MTU error @p ptb (tfo_pkt_icmp_ptb)
- * is about and, if this engine has it, run tfo_engine_icmp_ptb() on it.
+ * A parsed path-MTU error @p ptb ("fragmentation needed", "packet too big";
+ * tfo_pkt_icmp_ptb) for the connection of the quoted, reversed tuple, if
+ * this engine has it, quoting our sequence number and reporting an MTU, as
+ * Linux takes it: the sequence must be in [snd_una, snd_max) (RFC 5927
+ * section 4.1: a blind attacker must not shrink the segments; a connection
+ * in TIME-WAIT has nothing in flight); the MTU is raised to the family's
+ * floor (TFO_PMTU_MIN_V4, TFO_PMTU_MIN_V6) and must be below the
+ * connection's MSS + headers; then the MSS goes down to it and everything
+ * in flight is sent again at once from snd_una in the smaller size
+ * (tcp_simple_retransmit: not a congestion signal, cwnd and ssthresh are
+ * kept). The MSS never goes up again. Counts pmtu_accepted,
+ * pmtu_rejected_seq or pmtu_ignored.
  *
  * @return enum tfo_ptb_result, or -ENOENT when no connection here has the
  *   flow (nothing counted: the caller knows whether another lcore may).
@@ -388,8 +380,6 @@ void tfo_engine_timers(struct tfo_engine *e, uint64_t now_us);
 
 /* ---- state ------------------------------------------------------------- */
 
-/** 1 if a new TFO open (accept_data) would be within the pending limit. */
-int tfo_engine_tfo_pending_ok(struct tfo_engine *e, uint64_t now_us);
 /**
  * Whether a new TFO open (accept_data) from @p p's source would be within
  * the limits. @return 0; -EBUSY at the per-core pending limit (counted:

@@ -24,7 +24,6 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-#include "tfo/engine.h"
 #include "tfo/tx.h"
 #include "tfo/pkt.h"
 #include "tfo/stats.h"

@@ -401,10 +401,9 @@ struct tfo_route {
 	struct tfo_addr peer;
 };
 
-/** Fill @p r to answer the frame @p p received on @p port (index @p port_idx). */
+/** Fill @p r to answer the frame @p p received on port index @p port_idx. */
 void tfo_route_from_pkt(struct tfo_route *r, const struct rte_mbuf *m,
-			const struct tfo_pkt *p, uint8_t port_idx,
-			const struct tfo_port_info *port);
+			const struct tfo_pkt *p, uint8_t port_idx);
 
 /** The fields of an outgoing TCP segment. */
 struct tfo_tcp_out {

@@ -121,8 +121,6 @@ struct tfo_control *tfo_server_control_at(struct tfo_server *s, unsigned int i);
 /** The mbuf pool of the main lcore's socket (control 0's): the one pool
  *  of a server without devices, what its callers build frames from. */
 struct rte_mempool *tfo_server_pool(struct tfo_server *s);
-/** The ports, as the workers see them (nb: tfo_server_nb_ports). */
-const struct tfo_port_info *tfo_server_ports(const struct tfo_server *s);
 
 #ifdef __cplusplus
 }

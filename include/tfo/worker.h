@@ -36,6 +36,12 @@
 extern "C" {
 #endif
 
+/** Most frames a worker takes in one burst (its RX burst, [server] burst):
+ *  the size of its per-burst scratch on the stack. Apart from TFO_TX_BUF,
+ *  what its TX buffer holds per port, though a burst's TFO opens must fit
+ *  tfo_engine_conn_hash_burst() (checked at build time in worker.c). */
+#define TFO_RX_BURST_MAX 64
+
 /** Why a worker passed a frame to the control core. */
 #define TFO_CTRL_REASONS(X) \
 	X(ARP) X(ICMP) X(ICMP6) \
@@ -88,14 +94,15 @@ struct tfo_worker {
 	uint16_t queue;			/**< RX/TX queue index on every port */
 	uint16_t nb_ports;
 	const struct tfo_port_info *ports;
-	struct rte_ring *to_control;	/**< SP/SC, this worker -> control 0 */
-	/** Rings to each control lcore (SP/SC; to_ctl[0] == to_control). */
+	/** SP/SC rings, this worker -> each control lcore (nb_controls of
+	 *  them): to_ctl[0] to control 0, which also takes ARP, ICMP and
+	 *  ICMPv6. */
 	struct rte_ring *to_ctl[TFO_MAX_CONTROLS];
 	unsigned int nb_controls;	/**< 1..TFO_MAX_CONTROLS */
 	/** SP/SC, this worker -> control 0: ARP and ND only (tfo_neigh_is_nd),
 	 *  which control 0 drains before anything else, so that a flood of
 	 *  pings or stray segments filling to_ctl cannot make the member
-	 *  unreachable; NULL: they share to_control. */
+	 *  unreachable; NULL: they share to_ctl[0]. */
 	struct rte_ring *to_neigh;
 	/** Per port, frames control lcores ask this worker to send (ports
 	 *  whose device gave them no TX queue): the SP/SC ring of each control
@@ -112,7 +119,7 @@ struct tfo_worker {
 	/** The control core's hand-overs: SYNs from the ports' SYN queues
 	 *  (hardware SYN steering) and path-MTU errors about this worker's
 	 *  flows (reason PTB, PTB_ANY); NULL only in tests. */
-	struct rte_ring *syn_inbox;
+	struct rte_ring *from_ctl;
 	uint32_t burst;
 	uint64_t tsc_per_us;
 	const volatile bool *quit;
@@ -145,14 +152,13 @@ struct tfo_worker_params {
 	unsigned int lcore_id;
 	const struct tfo_port_info *ports;
 	uint16_t nb_ports;
-	struct rte_ring *to_control;	/**< to control 0 (nb_controls <= 1) */
-	/** With nb_controls > 1: the ring to each control lcore
-	 *  (to_controls[0] then replaces to_control). 0 or 1: to_control. */
+	/** Control lcores (0 counts as 1) and the ring to each:
+	 *  to_controls[0] to control 0. */
 	unsigned int nb_controls;
 	struct rte_ring *to_controls[TFO_MAX_CONTROLS];
-	struct rte_ring *syn_inbox;	/**< control -> worker; NULL: none */
+	struct rte_ring *from_ctl;	/**< control -> worker; NULL: none */
 	struct rte_ring *to_neigh;	/**< ARP and ND to control 0; NULL: none */
-	uint32_t burst;			/**< 1..TFO_TX_BUF */
+	uint32_t burst;			/**< 1..TFO_RX_BURST_MAX */
 	struct tfo_idle_params idle;	/**< what it does when a poll finds nothing */
 	const volatile bool *quit;
 	const volatile bool *drain;	/**< NULL: no drain */
@@ -167,7 +173,7 @@ struct tfo_worker_params {
 int tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p);
 
 /**
- * Process @p n (<= TFO_TX_BUF) frames received on port @p port_idx: parse,
+ * Process @p n (<= TFO_RX_BURST_MAX) frames received on port @p port_idx: parse,
  * classify, look up, check cookies in one batch, run the engine; frames for
  * the control lcores go to their rings (per control lcore, one enqueue per
  * burst; TCP by tfo_ctrl_pick, the rest to control 0). Replies are queued in w->tx (flushed by
@@ -187,7 +193,7 @@ void tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx,
 void tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us);
 
 /**
- * Take up to a burst of the control core's hand-overs from w->syn_inbox:
+ * Take up to a burst of the control core's hand-overs from w->from_ctl:
  * steered SYNs (tfo_worker_burst, by runs of one port) and path-MTU errors
  * (tfo_worker_ptb). Device-free. @return frames taken.
  */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The benchmark suite, in one run on this machine (a benchmark, not a test:
 # nothing fails on a number):
-#   sudo scripts/devtools/bench.sh [--no-readme] [--quick] [--phases LIST]
+#   sudo scripts/devtools/bench.sh [--quick] [--phases LIST]
 # 1. the I/O ceiling: dpdk-testpmd macswap forwarding between two processes
 #    over net_memif, fed by a second testpmd (flowgen: it generates like
 #    txonly and also drains what comes back, so the forwarder's TX succeeds)
@@ -23,6 +23,13 @@
 # 3. the Linux kernel's TFO server and client (bench/kernel_tfo_*) over
 #    loopback in a private network namespace on the same 2 cores --
 #    transactions/s of the machine, next to (2);
+# 3b. side by side with the servers users run (scripts/devtools/bench_servers.sh,
+#    phases dns and nginx): DNS over TCP queries/s, TFO and plain,
+#    tfo-server's dns service (a "not built" row without it) against Knot
+#    DNS and NSD serving bench/dns/example.org.zone; http transactions/s,
+#    tfo-server against nginx (nginx-light, listen fastopen= reuseport)
+#    serving the same file; one tfo-loadgen checking every answer for all
+#    of them; per server core and the ratio to the 20x target;
 # 4. tfo-bench pipeline, engine, cookie and http; the pipeline's slow path
 #    (--plain --bad-cookie --cookie-req) next to its TFO figure, the same
 #    with 1 and 2 control lcores (--controls 1,2), and the spoofed SYN
@@ -64,12 +71,14 @@
 # previous.md/previous.json, its figures beside the new ones with the
 # change) and two pictures, bench/results/latest.png and latency.png
 # (matplotlib: Debian's python3-matplotlib, installed with apt-get when
-# missing; skipped, with the reason, when that fails); puts its summary
-# table into README.md's "## Performance" section (between its markers)
-# unless --no-readme.
+# missing; skipped, with the reason, when that fails); keeps the report
+# under its date and CPU model (bench/results/runs/DATE-TIME-CPU.md) and
+# puts its summary table into bench/results/summary.md (README.md links
+# it and quotes a few figures of a dated run: it is not written here).
 # --quick: 3 repetitions of 3 s (BENCH_REPS/BENCH_SECONDS still win).
 # --phases LIST: only these phases (comma-separated): testpmd (1), peak (2),
-# loads (2c), flood (2d), kernel (3), tfo-bench (all of 4) or tb-NAME (one
+# loads (2c), flood (2d), kernel (3), dns and nginx (3b), tfo-bench (all
+# of 4) or tb-NAME (one
 # tfo-bench run: tb-pipeline, tb-pipeline_ackfin, tb-pipeline_cold,
 # tb-pipeline_slow, tb-pipeline_controls, tb-pipeline_flood, tb-engine,
 # tb-cookie, tb-http), latency (5), scale (6).
@@ -80,8 +89,9 @@
 # beside the last full run's figures (latest.md, which it leaves alone, as
 # latest.png, latency.png and scaling.png; its own latency and scaling
 # pictures, with those phases, go beside its report:
-# latest-partial-latency.png, latest-partial-scaling.png), and puts only
-# its own rows into README.md's table.
+# latest-partial-latency.png, latest-partial-scaling.png; its dated copy
+# is runs/DATE-TIME-CPU-partial.md), and puts only its own rows into
+# summary.md's table.
 # Builds in BENCH_BUILD (default build-bench, release). BENCH_KEEP_RAW=1: keep
 # the run's logs (/tmp/tfo-bench-run.*; bench_report.py RAW makes its report
 # again), which a successful run removes.
@@ -98,15 +108,14 @@ cd "$(dirname "$0")/../.." || exit 1
 ROOT=$(pwd)
 B=${BENCH_BUILD:-build-bench}
 QUICK=0
-README=1
 PHASES=""
-ALL_PHASES="testpmd peak loads flood kernel tfo-bench latency scale"
+ALL_PHASES="testpmd peak loads flood kernel dns nginx tfo-bench latency scale"
 TB_NAMES="pipeline pipeline_ackfin pipeline_cold pipeline_slow pipeline_controls pipeline_flood
 engine cookie http"
 SCALE_WORKERS=""
 SCALE_CONTROLS=1,2,4
 usage() {
-	echo "usage: $0 [--no-readme] [--quick] [--phases testpmd,peak,loads,flood,kernel,tfo-bench,tb-NAME,latency,scale...]" \
+	echo "usage: $0 [--quick] [--phases testpmd,peak,loads,flood,kernel,dns,nginx,tfo-bench,tb-NAME,latency,scale...]" \
 		"[--workers N,N...] [--controls N,N...]" >&2
 	exit 2
 }
@@ -127,7 +136,6 @@ num_list() {
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--no-readme) README=0 ;;
 	--quick) QUICK=1 ;;
 	--phases)
 		[ $# -ge 2 ] || usage
@@ -692,6 +700,10 @@ stop "$KS_PID"
 kns_down
 }
 
+# ---- 3b. side by side with Knot DNS, NSD and nginx ----------------------------
+# shellcheck source=scripts/devtools/bench_servers.sh
+. scripts/devtools/bench_servers.sh
+
 # ---- 4. tfo-bench -------------------------------------------------------------
 TB_EAL=(-l "$DUT" --file-prefix "$TAG-tb" -m 1024 "${EAL_COMMON[@]}" --log-level=lib.*:warning)
 # name: arguments (the pipeline again in tfo-loadgen's shape, ACK and FIN
@@ -997,6 +1009,8 @@ if [ -f "$RAW/scale_rows.txt" ]; then
 fi
 "$PY" scripts/devtools/bench_report.py "${PREV[@]}" "$RAW" >"$RAW/report.md" ||
 	die "report failed"
+[ -d "$RAW/servers" ] && { "$PY" scripts/devtools/bench_servers.py "$RAW" >>"$RAW/report.md" ||
+	die "the servers' report (bench_servers.py) failed"; }
 mv "$RAW/report.md" "$OUT"
 # Debian's matplotlib (the PATH python may be another one)
 if [ -z "$PNG$LAT_PNG$SCALE_PNG" ]; then
@@ -1030,9 +1044,9 @@ else
 	tail -n 3 "$RAW/apt.log" >&2 2>/dev/null
 fi
 cat "$OUT"
-if [ "$README" = 1 ]; then
-	"$PY" scripts/devtools/bench_report.py "${PREV[@]}" --readme "$RAW" README.md ||
-		die "README update failed"
-	say "README.md: performance section updated"
-fi
-say "written: $OUT"
+# the report under its date and CPU model, and the summary table beside it
+DATED=$RES/$("$PY" scripts/devtools/bench_report.py --dated "$RAW") || die "no dated name"
+mkdir -p "$(dirname "$DATED")" && cp "$OUT" "$DATED" || die "cannot write $DATED"
+"$PY" scripts/devtools/bench_report.py "${PREV[@]}" --table "$RAW" "$RES/summary.md" ||
+	die "summary table update failed"
+say "written: $OUT, $DATED, $RES/summary.md"

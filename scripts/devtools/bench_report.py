@@ -2,11 +2,14 @@
 """The report of scripts/devtools/bench.sh, from the logs of one run.
 
     bench_report.py [--prev MD] RAW             markdown report on stdout
-    bench_report.py [--prev MD] --readme RAW FILE
-                                        put the summary table into FILE's
-                                        "## Performance" section (between
-                                        its markers; the section is added at
-                                        the end when missing)
+    bench_report.py [--prev MD] --table RAW FILE
+                                        put the summary table into FILE
+                                        (bench/results/summary.md: between
+                                        its markers, written whole when
+                                        missing; a partial run replaces or
+                                        adds only its rows)
+    bench_report.py --dated RAW         the name of the run's dated copy:
+                                        runs/YYYY-MM-DD-HHMM-CPU[-partial].md
     bench_report.py --plot RAW PNG      the picture (matplotlib): transactions/s
                                         per load type side by side, and the
                                         latency distribution at idle_policy
@@ -50,6 +53,10 @@ import statistics
 import sys
 
 BEGIN = '<!-- bench: begin (scripts/devtools/bench.sh writes this table) -->'
+TABLE_TITLE = ('# tfo-fastpath benchmark: the summary table (scripts/devtools/bench.sh)\n\n'
+               'The last full run\'s rows, with the rows of partial runs since; the figures '
+               'depend on the machine: each run names its CPU. Every run\'s whole report: '
+               '[runs/](runs/).\n\n')
 END = '<!-- bench: end -->'
 
 
@@ -653,7 +660,7 @@ def lat_errors(L):
 
 
 def lat_summary_rows(raw, L, m):
-    """The latency phase's rows of the summary table (README's)."""
+    """The latency phase's rows of the summary table (bench/results/summary.md)."""
     rows = []
     a = rows.append
     srv, ker = L['srv'], L['ker']
@@ -1128,7 +1135,7 @@ def scale_section(raw):
 
 
 def scale_summary_rows(raw):
-    """The scaling phase's rows of the summary table (README's)."""
+    """The scaling phase's rows of the summary table (bench/results/summary.md)."""
     rows = scale_rows(raw)
     out = []
     tg = {w: (v, why) for w, v, why in scale_targets(rows)} if rows else {}
@@ -1449,13 +1456,13 @@ softirq work is not told apart), and tfo-bench leaves out the bursts the OS inte
     return '\n'.join(parts)
 
 
-# a group of rows new to the README's table goes after this one, as in a
+# a group of rows new to the summary table goes after this one, as in a
 # full run's (else at the end)
 GROUP_AFTER = {'lat': '2/3'}
 
 
 def merge_rows(old_body, new_summary, note):
-    """A partial run's table rows into the README's table (old_body): a row
+    """A partial run's table rows into the summary table (old_body): a row
     with the same measure (row_key) is replaced, a new one goes after the
     last row of its group (the # column), else at the end of the table;
     @p note is added after the table."""
@@ -1488,8 +1495,24 @@ def merge_rows(old_body, new_summary, note):
     return '\n'.join(old)
 
 
-def readme(raw, path, prev_md=None):
-    text = open(path).read()
+def dated(raw):
+    """runs/YYYY-MM-DD-HHMM-CPU[-partial].md: where a run's report is kept
+    under its date and CPU model (bench/results/runs/)."""
+    m = machine(raw)
+    when = re.sub(r'[^0-9]', '', m.get('date', ''))[:12]
+    # "Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz" -> intel-xeon-platinum-8481c
+    cpu = re.sub(r'\((r|tm)\)|\bcpu\b|@.*', '', m.get('cpu', '').lower())
+    cpu = re.sub(r'[^a-z0-9]+', '-', cpu).strip('-')[:40].strip('-') or 'cpu'
+    part = '' if m.get('phases', 'all') == 'all' else '-partial'
+    if len(when) == 12:
+        when = '%s-%s-%s-%s' % (when[:4], when[4:6], when[6:8], when[8:12])
+    return 'runs/%s-%s%s.md' % (when or 'undated', cpu, part)
+
+
+def table(raw, path, prev_md=None):
+    """The summary table into @p path (bench/results/summary.md); its links
+    are to files beside it."""
+    text = open(path).read() if os.path.exists(path) else ''
     m = machine(raw)
     if m.get('phases', 'all') != 'all':
         # a partial run: only its rows change, the rest is the last full run's
@@ -1504,7 +1527,7 @@ def readme(raw, path, prev_md=None):
         note = (f"Rows of the partial run {m['date']} (`bench.sh --phases {m['phases']}`, "
                 f"commit {m['commit']}, load average {m['load_before']} / "
                 f"{m.get('load_after', '?')}) replace or join the rows above: "
-                f"[bench/results/latest-partial.md](bench/results/latest-partial.md).")
+                f"[latest-partial.md](latest-partial.md).")
         merged = merge_rows(body, summary(raw, prev_md), note)
         if merged is None:
             raise SystemExit(f'bench_report: no table between the markers of {path}')
@@ -1513,24 +1536,19 @@ def readme(raw, path, prev_md=None):
         return
     lat_png = m.get('latency_png')
     lat_pic = (f"\n\n![latency against rate, per idle_policy, beside the Linux kernel's TFO "
-               f"server](bench/results/{lat_png})" if lat_png else '')
+               f"server]({lat_png})" if lat_png else '')
     body = (f"{BEGIN}\n{summary(raw, prev_md)}\n\n![transactions/s per load type; latency at "
-            f"idle_policy adaptive](bench/results/latest.png){lat_pic}\n\nThe pictures: "
-            f"[bench/results/latest.png](bench/results/latest.png)"
-            + (f", [bench/results/{lat_png}](bench/results/{lat_png})" if lat_png else '') +
+            f"idle_policy adaptive](latest.png){lat_pic}\n\nThe pictures: "
+            f"[latest.png](latest.png)"
+            + (f", [{lat_png}]({lat_png})" if lat_png else '') +
             f". The whole report, with the latency table per idle_policy and the "
-            f"tfo-bench tables: [bench/results/latest.md](bench/results/latest.md) (the run "
-            f"before: [bench/results/previous.md](bench/results/previous.md)).\n{END}")
+            f"tfo-bench tables: [latest.md](latest.md), kept as [{dated(raw)}]({dated(raw)}) "
+            f"(the run before: [previous.md](previous.md)).\n{END}")
     if BEGIN in text and END in text:
         head, rest = text.split(BEGIN, 1)
         text = head + body + rest.split(END, 1)[1]
-    elif '## Performance' in text:
-        head, rest = text.split('## Performance', 1)
-        title, _, after = rest.partition('\n')
-        text = head + '## Performance' + title + '\n\n' + body + '\n' + after
     else:
-        text = text.rstrip('\n') + '\n\n## Performance\n\n`sudo scripts/devtools/bench.sh` builds ' \
-            '(release) and runs the benchmark suite on this machine in one go.\n\n' + body + '\n'
+        text = TABLE_TITLE + body + '\n'
     with open(path, 'w') as f:
         f.write(text)
 
@@ -1769,8 +1787,10 @@ def main():
     if len(args) >= 2 and args[0] == '--prev':
         prev_md = args[1]
         args = args[2:]
-    if len(args) == 3 and args[0] == '--readme':
-        readme(args[1], args[2], prev_md)
+    if len(args) == 3 and args[0] == '--table':
+        table(args[1], args[2], prev_md)
+    elif len(args) == 2 and args[0] == '--dated':
+        print(dated(args[1]))
     elif len(args) == 3 and args[0] == '--plot':
         plot(args[1], args[2])
     elif len(args) == 3 and args[0] == '--plot-latency':

@@ -3,14 +3,18 @@
  * responder), and the echo service.
  *
  * Input: a limits byte, then request bytes. Limits: max_header 64 << (b & 7)
- * (64..8192), max_uri 16 << ((b >> 3) & 7) (16..2048).
+ * (64..8192), max_uri 16 << ((b >> 3) & 7) (16..2048); bit 6: the request
+ * came as TFO SYN data (tfo_svc_ctx.in_syn); bit 7: the http service with
+ * tests/http_rules/rules.ini (fixed answers, POST, OCSP, a virtual host,
+ * encoded_slash = decode) instead of the plain one.
  *
  * Invariants: tfo_http_parse() reads only [b, b+len) (exact-size buffers);
  * a complete head lies inside the input, within the limits, with every
  * slice inside it; every shorter prefix of a valid head is INCOMPLETE, and
  * the head alone parses to the same head; an error seen in a prefix stays
  * the same error with more bytes; tfo_http_path() gives a normalized path
- * ("/..."; no "//", "/./", "/../", '%'); the services keep their contract
+ * ("/..."; no "//", "/./", "/../", '%') in every encoded_slash mode; base64
+ * decoding stays in its buffer; the services keep their contract
  * (consumed within the request, output within the buffer, body slice
  * within the blob) and are idempotent (the same request, the same bytes).
  */
@@ -33,15 +37,19 @@ static const struct tfo_service *http_svc, *echo_svc;
 static const struct tfo_svc_ctx fuzz_ctx = {
 	.family = AF_INET, .transport = TFO_SVC_TCP, .dst_port = 80,
 };
-static void *http_state, *echo_state;
+static const struct tfo_svc_ctx fuzz_syn_ctx = {
+	.family = AF_INET, .transport = TFO_SVC_TCP, .dst_port = 80, .in_syn = 1,
+};
+static const struct tfo_svc_ctx *cur_ctx = &fuzz_ctx;
+static void *http_state, *http_rules_state, *echo_state;
 static struct tfo_stats stats;
 
+/* create() with @p nb key, value pairs */
 static void *
-svc_create(const struct tfo_service *svc, const char *k1, const char *v1,
-	   const char *k2, const char *v2)
+svc_create(const struct tfo_service *svc, unsigned int nb,
+	   const struct tfo_service_kv *kv)
 {
-	struct tfo_service_kv kv[2] = { { k1, v1 }, { k2, v2 } };
-	struct tfo_service_args a = { .port = 80, .nb_kv = k2 ? 2 : 1, .kv = kv,
+	struct tfo_service_args a = { .port = 80, .nb_kv = nb, .kv = kv,
 				      .socket_id = SOCKET_ID_ANY };
 	void *st = NULL;
 
@@ -55,12 +63,21 @@ svc_create(const struct tfo_service *svc, const char *k1, const char *v1,
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	/* date = no: the same request, the same bytes (idempotence check) */
+	static const struct tfo_service_kv plain[] = {
+		{ "root", TFO_CONFIG_DIR "/../tests/www" }, { "date", "no" },
+	}, rules[] = {
+		{ "root", TFO_CONFIG_DIR "/../tests/www" }, { "date", "no" },
+		{ "rules", TFO_CONFIG_DIR "/../tests/http_rules/rules.ini" },
+		{ "encoded_slash", "decode" },
+	}, echo[] = { { "max_line", "512" } };
+
 	fz_eal_init((*argv)[0], 128);
 	http_svc = tfo_service_find("http");
 	echo_svc = tfo_service_find("echo");
-	http_state = svc_create(http_svc, "root", TFO_CONFIG_DIR "/../tests/www",
-				"date", "no");
-	echo_state = svc_create(echo_svc, "max_line", "512", NULL, NULL);
+	http_state = svc_create(http_svc, RTE_DIM(plain), plain);
+	http_rules_state = svc_create(http_svc, RTE_DIM(rules), rules);
+	echo_state = svc_create(echo_svc, RTE_DIM(echo), echo);
 	return 0;
 }
 
@@ -91,7 +108,9 @@ check_path(const struct tfo_http_slice *t)
 
 	if (out == NULL)
 		abort();
-	if (tfo_http_path(&tc, out, t->len + 1u, &olen) == TFO_HTTP_PATH_OK) {
+	for (int mode = TFO_HTTP_SLASH_404; mode <= TFO_HTTP_SLASH_KEEP; mode++) {
+	if (tfo_http_path_mode(&tc, out, t->len + 1u, &olen,
+			       (enum tfo_http_slash)mode) == TFO_HTTP_PATH_OK) {
 		FZ_ASSERT(olen >= 1 && olen <= t->len + 1u && out[0] == '/',
 			  "path length %u of %u", olen, t->len);
 		for (uint32_t i = 0; i + 1 < olen; i++)
@@ -104,8 +123,26 @@ check_path(const struct tfo_http_slice *t)
 		FZ_ASSERT(!(olen >= 2 && out[olen - 1] == '.' && out[olen - 2] == '/'),
 			  "trailing /. left");
 	}
+	}
 	free(out);
 	free(tcopy);
+}
+
+/* base64 of a target stays in its buffer and decodes to 3/4 of it at most */
+static void
+check_b64(const struct tfo_http_slice *t)
+{
+	uint32_t cap = t->len / 2 + 1;
+	uint8_t *out = malloc(cap);
+	int n;
+
+	if (out == NULL)
+		abort();
+	n = tfo_http_b64_decode(t->p, t->len, t->len & 1, out, cap);
+	FZ_ASSERT(n == -1 || (n >= 0 && n <= (int)cap &&
+				(uint64_t)n * 4 <= (uint64_t)t->len * 3 + 3),
+		  "base64 of %u bytes: %d", t->len, n);
+	free(out);
 }
 
 static void
@@ -124,6 +161,15 @@ check_parser(const uint8_t *b, uint32_t len, const struct tfo_http_limits *lim)
 		FZ_ASSERT(r.target.len >= 1 && r.target.len <= lim->max_uri &&
 			  in_input(b, r.head_len, &r.target), "target slice");
 		FZ_ASSERT(in_input(b, r.head_len, &r.ims), "If-Modified-Since slice");
+		FZ_ASSERT(in_input(b, r.head_len, &r.host) && in_input(b, r.head_len, &r.range) &&
+			  in_input(b, r.head_len, &r.if_range), "Host, Range, If-Range slices");
+		FZ_ASSERT((r.content_length == TFO_HTTP_NO_LENGTH ||
+			   r.content_length <= (UINT64_MAX >> 1)) &&
+			  (r.body == TFO_HTTP_BODY_NONE) ==
+			  (!r.chunked && (r.content_length == 0 ||
+					  r.content_length == TFO_HTTP_NO_LENGTH)),
+			  "Content-Length %lu, body %u", (unsigned long)r.content_length, r.body);
+		check_b64(&r.target);
 		for (unsigned int i = 0; i < r.nb_inm; i++) {
 			FZ_ASSERT(in_input(b, r.head_len, &r.inm[i]), "If-None-Match slice");
 			(void)tfo_http_inm_match(&r.inm[i], "\"abc\"", 5);
@@ -158,7 +204,7 @@ svc_call(const struct tfo_service *svc, const void *state, const uint8_t *b,
 	resp->buf = buf;
 	resp->buf_cap = RESP_CAP;
 	resp->stats = &stats;
-	*st = svc->handle(state, &fuzz_ctx, b, len, resp);
+	*st = svc->handle(state, cur_ctx, b, len, resp);
 	FZ_ASSERT(*st <= TFO_SVC_REJECT, "status %d", *st);
 	if (*st != TFO_SVC_RESPOND)
 		return 0;
@@ -211,8 +257,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t len = (uint32_t)RTE_MIN(in.n, (size_t)16384);
 	uint8_t *b = fz_dup(in.p, len);
 
+	cur_ctx = lb & 0x40 ? &fuzz_syn_ctx : &fuzz_ctx;
 	check_parser(b, len, &lim);
-	check_service(http_svc, http_state, b, len);
+	check_service(http_svc, lb & 0x80 ? http_rules_state : http_state, b, len);
 	check_service(echo_svc, echo_state, b, len);
 	free(b);
 	return 0;

@@ -210,7 +210,7 @@ check_reply(const struct rte_mbuf *m, const struct tfo_pkt *p,
 
 	srv.tx_ip_cksum_offload = tx_offload;
 	srv.tx_tcp_cksum_offload = tx_offload;
-	tfo_route_from_pkt(&r, m, p, 0, &srv);
+	tfo_route_from_pkt(&r, m, p, 0);
 	memset(&so, 0, sizeof(so));
 	so.mss = 1460;
 	so.peer_wscale = o->has_wscale;

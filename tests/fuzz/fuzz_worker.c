@@ -415,7 +415,7 @@ fz_server(void)
 	G.pool = tfo_server_pool(G.srv);
 	W = tfo_server_worker(G.srv, 0);
 	G.c = tfo_server_control(G.srv);
-	G.to_ctrl = W->to_control;
+	G.to_ctrl = W->to_ctl[0];
 	G.to_neigh = W->to_neigh;	/* ARP and ND: their own ring */
 	for (unsigned int i = 0; i < NB_PORTS; i++)
 		G.relay[i] = W->relay[i][0];

@@ -164,6 +164,21 @@ def http_corpus():
     for name, r in reqs.items():
         write('http', name, bytes([0x3f]) + r)
     write('http', 'small_limits', bytes([0x00]) + reqs['ims'])
+    # with tests/http_rules/rules.ini (0x80), some as SYN data (0x40)
+    rules = {
+        'r_range': b'GET /hello.txt HTTP/1.1\r\nHost: a\r\nRange: bytes=1-3\r\n'
+                   b'If-Range: "x"\r\n\r\n',
+        'r_204': b'GET /generate_204 HTTP/1.1\r\nHost: a\r\n\r\n',
+        'r_post': b'POST /hello.txt HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabc',
+        'r_ocsp_post': b'POST /ocsp HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\n'
+                       b'\x30\x03\x02\x01\x07',
+        'r_ocsp_get': b'GET /ocsp/MAMCAQc%3D HTTP/1.1\r\nHost: a\r\n\r\n',
+        'r_vhost': b'GET /page.txt HTTP/1.1\r\nHost: A.Example:80\r\n\r\n',
+        'r_slash': b'GET /docs%2Findex.html HTTP/1.1\r\nHost: a\r\n\r\n',
+    }
+    for name, r in rules.items():
+        write('http', name, bytes([0xbf]) + r)
+    write('http', 'r_post_syn', bytes([0xff]) + rules['r_post'])
 
 
 def dns_query(name, qtype, edns=None, flags=0x0100, keepalive=False):
