@@ -388,8 +388,10 @@ dns_reclaim(void *state, tfo_svc_sends_from_fn sends_from, void *arg)
 			continue;
 		if (sends_from == NULL ||
 		    !sends_from(arg, st->blocks, st->blocks + st->nb_blocks)) {
-			TFO_LOG(INFO, "dns: port %u: zone set generation %" PRIu64 " freed",
-				sv->port, st->gen);
+			/* on the control lcore's loop: rate-limited as every
+			 * line there (tests/log_audit.py) */
+			TFO_LOG_RATELIMIT(INFO, "dns: port %u: zone set generation %" PRIu64
+					  " freed", sv->port, st->gen);
 			dns_set_free(st);
 			__atomic_store_n(&sv->retired[i].st, NULL, __ATOMIC_RELEASE);
 			continue;
