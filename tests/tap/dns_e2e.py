@@ -407,10 +407,13 @@ def main():
             return 77
     server = os.path.abspath(sys.argv[1])
     tmp = tempfile.mkdtemp(prefix='tfo-knot.')
-    # a copy of example.net that the reload check changes
-    net = os.path.join(tmp, 'example.net.zone')
-    shutil.copy(ZONES[1][1], net)
-    ZONES[1] = ('example.net', net)
+    # copies: knotd (as nobody) reads them wherever the tree is, and the
+    # reload check changes example.net's
+    for i, (origin, path) in enumerate(ZONES):
+        ZONES[i] = (origin, os.path.join(tmp, os.path.basename(path)))
+        shutil.copy(path, ZONES[i][1])
+        os.chmod(ZONES[i][1], 0o644)
+    net = ZONES[1][1]
     zones = ' '.join('%s:%s' % z for z in ZONES)
     args = ['--set', 'service dns.port=53', '--set', 'service dns.zone=' + zones,
             '--set', 'service dns.idle_timeout=%d' % IDLE_S]
