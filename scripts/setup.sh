@@ -15,6 +15,8 @@ PKGS=(
 	libhttp-parser-dev
 	# the clients of tests/tap/real_clients.py (tap-real-clients)
 	apache2-utils wrk nghttp2-client httping wget socat netcat-openbsd
+	# the dns service's referee and clients (tap-dns): knotd, kdig, dig
+	knot knot-dnsutils bind9-dnsutils
 	# BIRD, for the BGP-announced fleet test (tap-bird-fleet)
 	bird2
 	# AF_XDP mode: the XDP program (clang's BPF target, libbpf), and the

@@ -181,6 +181,47 @@ def http_corpus():
     write('http', 'r_post_syn', bytes([0xff]) + rules['r_post'])
 
 
+def dns_query(name, qtype, edns=None, flags=0x0100, keepalive=False):
+    wire = b''.join(bytes([len(lb)]) + lb.encode() for lb in name.split('.') if lb) + b'\0'
+    m = struct.pack('!HHHHHH', 0x1234, flags, 1, 0, 0, 1 if edns else 0) + wire + \
+        struct.pack('!HH', qtype, 1)
+    if edns:
+        opt = b'\x00\x0b\x00\x00' if keepalive else b''
+        m += b'\0' + struct.pack('!HHIH', 41, edns, 0, len(opt)) + opt
+    return m
+
+
+def dns_corpus():
+    """fuzz_dns.c: mode 0 (a query; the second byte sets udp_max) and
+    mode 1 (master file text for example.org.)."""
+    qs = {
+        'a': dns_query('www.example.org', 1),
+        'case': dns_query('WwW.ExAmple.org', 1),
+        'nx': dns_query('nope.example.org', 1, 1232),
+        'cname': dns_query('chain.example.org', 1),
+        'wild': dns_query('x.y.wild.example.org', 16),
+        'referral': dns_query('a.sub.example.org', 28),
+        'mx': dns_query('example.org', 15, 4096),
+        'any': dns_query('www.example.org', 255),
+        'big': dns_query('big.example.org', 16, 4096),
+        'keepalive': dns_query('www.example.org', 1, 1232, keepalive=True),
+        'notimp': dns_query('www.example.org', 1, flags=0x1000),
+        'axfr': dns_query('example.org', 252),
+        'refused': dns_query('www.example.com', 1, 512),
+    }
+    for name, q in qs.items():
+        write('dns', 'q_' + name, bytes([0x00, 0x10]) + q)
+    # two pipelined TCP messages
+    a, b = qs['a'], qs['mx']
+    write('dns', 'q_pipelined', bytes([0x00, 0x00]) + struct.pack('!H', len(a)) + a +
+          struct.pack('!H', len(b)) + b)
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, '..', 'dns', 'example.org.zone'), 'rb') as f:
+        write('dns', 'z_example_org', b'\x01' + f.read())
+    write('dns', 'z_small', b'\x01' + b'$TTL 60\n@ SOA a b 1 2 3 4 5\n NS ns\n'
+          b'ns A 198.18.0.1\n*.w TXT "x" y\nc CNAME w\nd NS e.d\ne.d AAAA fd00::1\n')
+
+
 def worker_corpus():
     base = F_CKSUM | F_EXACT
     conv = {}
@@ -312,6 +353,7 @@ def worker_corpus():
 if __name__ == '__main__':
     parser_corpus()
     http_corpus()
+    dns_corpus()
     worker_corpus()
     n = sum(len(files) for _, _, files in os.walk(OUT))
     print('corpus: %d files in %s' % (n, OUT))

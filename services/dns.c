@@ -1,0 +1,669 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: service "dns", an authoritative DNS server over TCP
+ * (RFC 7766) and UDP, from RFC 1035 master files loaded in memory.
+ *
+ *   [service dns]
+ *   port = 53
+ *   udp = on                 ; answer UDP on the port too
+ *   zone = example.org:/etc/tfo/example.org.zone
+ *   zone2 = example.net:example.net.zone   ; zone2..zone8: more zones
+ *   idle_timeout = 10        ; s: TCP idle timeout, announced by
+ *                            ; edns-tcp-keepalive (RFC 7828); 1..6553
+ *   edns_size = 1232         ; our EDNS UDP payload size; 512..4096
+ *   reload_drain = 10        ; s a replaced zone set is kept at least
+ *
+ * A `zone` value may also list several "origin:file" separated by blanks
+ * (the configuration keeps one value per key).
+ *
+ * Each handle() call answers one message: over TCP the first complete
+ * one of the stream (2-byte length, consumed = its framed length, so
+ * several queries in a segment and pipelined ones are answered in order);
+ * over UDP the datagram, within the client's EDNS payload size (512
+ * without EDNS, our edns_size and the engine's udp_max at most): when the
+ * answer does not fit, the additional section goes first, then TC=1 with
+ * an empty answer (the client retries over TCP).
+ *
+ * A response is the header and the question written per request (the
+ * question's case echoed) followed by the node's prebuilt block
+ * (dns_zone.c), sent without a copy when it is large and the plain OPT
+ * suffices; the rest (wildcards, CNAME chains, referrals, NXDOMAIN) is
+ * composed per request into the engine's buffer (dns_write.c): such an
+ * answer larger than the buffer (buf_cap) is a SERVFAIL over TCP
+ * and a TC=1 over UDP.
+ *
+ * Choices: NOTIMP for every opcode but QUERY (NOTIFY and UPDATE
+ * included: this server has no secondaries and takes no updates);
+ * REFUSED for AXFR/IXFR, for classes other than IN and for names outside
+ * the zones; FORMERR for malformed queries; a message shorter than a
+ * header or with QR set gets no answer (UDP: dropped; TCP: reset).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+
+#include "tfo/log.h"
+#include "tfo/service.h"
+
+#include "dns.h"
+
+#define DNS_MAX_ZONES 64
+#define DNS_ZONE_KEYS 8
+#define DNS_RETIRED 4
+#define DNS_ZC_MIN 512		/* smaller blocks are copied */
+#define DNS_OPT_RESERVE (DNS_OPT_LEN + 12)	/* OPT with keepalive and EDE */
+#define DNS_MIN_BUF (2 + DNS_HDR + DNS_NAME_MAX + 4 + DNS_OPT_RESERVE)
+
+enum dns_ctr {
+	C_RCODE_NOERROR, C_RCODE_FORMERR, C_RCODE_SERVFAIL, C_RCODE_NXDOMAIN,
+	C_RCODE_NOTIMP, C_RCODE_REFUSED, C_RCODE_BADVERS,
+	C_QTYPE_A, C_QTYPE_AAAA, C_QTYPE_NS, C_QTYPE_CNAME, C_QTYPE_SOA,
+	C_QTYPE_PTR, C_QTYPE_MX, C_QTYPE_TXT, C_QTYPE_SRV, C_QTYPE_CAA,
+	C_QTYPE_ANY, C_QTYPE_AXFR, C_QTYPE_IXFR, C_QTYPE_OTHER,
+	C_TRUNCATED, C_ZERO_COPY, C_REJECT,
+	C_MAX
+};
+
+static const struct tfo_svc_counter dns_counters[C_MAX + 1] = {
+	[C_RCODE_NOERROR] = { "dns_rcode_noerror", "answers NOERROR (NODATA and referrals included)" },
+	[C_RCODE_FORMERR] = { "dns_rcode_formerr", "answers FORMERR (malformed query)" },
+	[C_RCODE_SERVFAIL] = { "dns_rcode_servfail", "answers SERVFAIL (a composed answer larger than the engine's buffer)" },
+	[C_RCODE_NXDOMAIN] = { "dns_rcode_nxdomain", "answers NXDOMAIN" },
+	[C_RCODE_NOTIMP] = { "dns_rcode_notimp", "answers NOTIMP (opcode other than QUERY)" },
+	[C_RCODE_REFUSED] = { "dns_rcode_refused", "answers REFUSED (outside the zones, AXFR/IXFR, class not IN)" },
+	[C_RCODE_BADVERS] = { "dns_rcode_badvers", "answers BADVERS (EDNS version above 0)" },
+	[C_QTYPE_A] = { "dns_qtype_a", "queries of type A" },
+	[C_QTYPE_AAAA] = { "dns_qtype_aaaa", "queries of type AAAA" },
+	[C_QTYPE_NS] = { "dns_qtype_ns", "queries of type NS" },
+	[C_QTYPE_CNAME] = { "dns_qtype_cname", "queries of type CNAME" },
+	[C_QTYPE_SOA] = { "dns_qtype_soa", "queries of type SOA" },
+	[C_QTYPE_PTR] = { "dns_qtype_ptr", "queries of type PTR" },
+	[C_QTYPE_MX] = { "dns_qtype_mx", "queries of type MX" },
+	[C_QTYPE_TXT] = { "dns_qtype_txt", "queries of type TXT" },
+	[C_QTYPE_SRV] = { "dns_qtype_srv", "queries of type SRV" },
+	[C_QTYPE_CAA] = { "dns_qtype_caa", "queries of type CAA" },
+	[C_QTYPE_ANY] = { "dns_qtype_any", "queries of type ANY (one RRset, RFC 8482)" },
+	[C_QTYPE_AXFR] = { "dns_qtype_axfr", "AXFR queries (refused)" },
+	[C_QTYPE_IXFR] = { "dns_qtype_ixfr", "IXFR queries (refused)" },
+	[C_QTYPE_OTHER] = { "dns_qtype_other", "queries of another type" },
+	[C_TRUNCATED] = { "dns_truncated", "UDP answers sent with TC=1 (larger than the client's payload size)" },
+	[C_ZERO_COPY] = { "dns_zero_copy", "answers whose prebuilt block left without a copy" },
+	[C_REJECT] = { "dns_reject", "messages not answered (shorter than a header, or a response)" },
+	[C_MAX] = { NULL, NULL },
+};
+
+struct dns_conf {
+	struct dns_zone_src *zones;	/* malloc'ed, nb_zones */
+	unsigned int nb_zones;
+	uint32_t idle_s;
+	uint32_t edns_size;
+	uint32_t drain_s;
+};
+
+/* The service instance: the zone set serving now and the replaced ones. */
+struct dns_svc {
+	struct dns_set *cur;		/* atomic: release store, acquire load */
+	uint32_t idle_ms;
+	uint16_t port;
+	struct dns_conf conf;		/* for reload(); zones in rte_malloc */
+	int socket;
+	struct {
+		struct dns_set *st;	/* atomic; NULL: free slot */
+		uint64_t grace_tsc;
+		uint64_t check_tsc;	/* control lcore only */
+		bool held;
+	} retired[DNS_RETIRED];
+};
+
+/* ------------------------------------------------------------------ */
+/* configuration                                                       */
+
+static const char *const dns_keys[] = {
+	"zone", "zone2", "zone3", "zone4", "zone5", "zone6", "zone7", "zone8",
+	"idle_timeout", "edns_size", "reload_drain", NULL
+};
+
+static int
+dns_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (!isdigit((unsigned char)v[0]) || errno != 0 || *end != '\0' || x < lo || x > hi)
+		return -EINVAL;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+/* "origin:path[ origin:path...]" into @p c's zones (appended). */
+static int
+dns_zone_value(const char *key, const char *value, const char *base_dir,
+	       struct dns_conf *c, char *why, size_t whylen)
+{
+	const char *p = value;
+
+	for (;;) {
+		const char *e, *colon;
+		struct dns_zone_src *z;
+		uint8_t n[DNS_NAME_MAX];
+		size_t len;
+		int l;
+
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		if (*p == '\0')
+			return 0;
+		for (e = p; *e != '\0' && *e != ' ' && *e != '\t' && *e != ','; e++)
+			;
+		colon = memchr(p, ':', (size_t)(e - p));
+		if (colon == NULL || colon == p || colon + 1 == e)
+			return tfo_errmsg(why, whylen, "%s = %s: expected ORIGIN:FILE "
+					  "(example.org:/etc/tfo/example.org.zone)", key, value);
+		l = dns_name_from_text(p, (size_t)(colon - p), (const uint8_t *)"", n);
+		if (l < 0)
+			return tfo_errmsg(why, whylen, "%s: bad zone name %.*s", key,
+					  (int)(colon - p), p);
+		if (c == NULL) {	/* check_key: the syntax only */
+			p = e;
+			continue;
+		}
+		if (c->nb_zones == DNS_MAX_ZONES)
+			return tfo_errmsg(why, whylen, "more than %d zones", DNS_MAX_ZONES);
+		z = &c->zones[c->nb_zones];
+		dns_name_lower(z->origin, n);
+		for (unsigned int i = 0; i < c->nb_zones; i++)
+			if (dns_name_len(c->zones[i].origin) == dns_name_len(z->origin) &&
+			    memcmp(c->zones[i].origin, z->origin, dns_name_len(z->origin)) == 0)
+				return tfo_errmsg(why, whylen, "%s: zone %.*s given twice", key,
+						  (int)(colon - p), p);
+		len = (size_t)(e - colon - 1);
+		if (colon[1] == '/' || base_dir == NULL)
+			l = snprintf(z->path, sizeof(z->path), "%.*s", (int)len, colon + 1);
+		else
+			l = snprintf(z->path, sizeof(z->path), "%s/%.*s", base_dir, (int)len,
+				     colon + 1);
+		if (l < 0 || (size_t)l >= sizeof(z->path))
+			return tfo_errmsg(why, whylen, "%s: path too long", key);
+		c->nb_zones++;
+		p = e;
+	}
+}
+
+static int
+dns_check_key(const char *key, const char *value, char *why, size_t whylen)
+{
+	uint32_t v;
+
+	if (strncmp(key, "zone", 4) == 0)
+		return dns_zone_value(key, value, NULL, NULL, why, whylen);
+	if (strcmp(key, "idle_timeout") == 0 && dns_u32(value, 1, 6553, &v) < 0)
+		return tfo_errmsg(why, whylen, "expected seconds in 1..6553");
+	if (strcmp(key, "edns_size") == 0 && dns_u32(value, 512, 4096, &v) < 0)
+		return tfo_errmsg(why, whylen, "expected an integer in 512..4096");
+	if (strcmp(key, "reload_drain") == 0 && dns_u32(value, 1, 86400, &v) < 0)
+		return tfo_errmsg(why, whylen, "expected seconds in 1..86400");
+	return 0;
+}
+
+/* The section into @p c (no DPDK: the configuration check runs it). */
+static int
+dns_conf_read(const struct tfo_service_args *a, struct dns_conf *c, char *why,
+	      size_t whylen)
+{
+	static const char *const num[] = { "idle_timeout", "edns_size", "reload_drain" };
+	static const char *const def[] = { "10", "1232", "10" };
+	uint32_t *dst[] = { &c->idle_s, &c->edns_size, &c->drain_s };
+	char r[160];
+
+	memset(c, 0, sizeof(*c));
+	for (unsigned int i = 0; i < RTE_DIM(num); i++) {
+		const char *v = tfo_service_arg(a, num[i], def[i]);
+
+		if (dns_check_key(num[i], v, r, sizeof(r)) < 0)
+			return tfo_errmsg(why, whylen, "%s = %s: %s", num[i], v, r);
+		dns_u32(v, 0, UINT32_MAX, dst[i]);
+	}
+	c->zones = calloc(DNS_MAX_ZONES, sizeof(*c->zones));
+	if (c->zones == NULL)
+		return tfo_errmsg(why, whylen, "out of memory");
+	for (unsigned int i = 0; dns_keys[i] != NULL && i < DNS_ZONE_KEYS; i++) {
+		const char *v = tfo_service_arg(a, dns_keys[i], NULL);
+
+		if (v != NULL && dns_zone_value(dns_keys[i], v, a->base_dir, c, why,
+						whylen) < 0)
+			return -EINVAL;
+	}
+	if (c->nb_zones == 0)
+		return tfo_errmsg(why, whylen, "no zone: zone = ORIGIN:FILE is required");
+	return 0;
+}
+
+static int
+dns_check(const struct tfo_service_args *a, char *why, size_t whylen)
+{
+	struct dns_conf c;
+	int rc = dns_conf_read(a, &c, why, whylen);
+
+	/* the files' syntax; the zone checks need the built set (create) */
+	for (unsigned int i = 0; rc == 0 && i < c.nb_zones; i++) {
+		struct dns_recs recs = { 0 };
+
+		rc = dns_zparse_file(c.zones[i].path, c.zones[i].origin, &recs, why, whylen);
+		dns_recs_free(&recs);
+	}
+	free(c.zones);
+	return rc < 0 ? -EINVAL : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* life cycle                                                          */
+
+static void
+dns_destroy(void *state)
+{
+	struct dns_svc *sv = state;
+
+	if (sv == NULL)
+		return;
+	dns_set_free(sv->cur);
+	for (unsigned int i = 0; i < DNS_RETIRED; i++)
+		dns_set_free(sv->retired[i].st);
+	rte_free(sv->conf.zones);
+	rte_free(sv);
+}
+
+static int
+dns_create(const struct tfo_service_args *a, void **state)
+{
+	char why[PATH_MAX + 256] = "";
+	struct dns_conf c;
+	struct dns_svc *sv;
+	int rc;
+
+	rc = dns_conf_read(a, &c, why, sizeof(why));
+	if (rc < 0) {
+		TFO_LOG(ERR, "dns: %s", why);
+		free(c.zones);
+		return -EINVAL;
+	}
+	sv = rte_zmalloc_socket("tfo_dns_svc", sizeof(*sv), RTE_CACHE_LINE_SIZE, a->socket_id);
+	if (sv == NULL) {
+		free(c.zones);
+		return -ENOMEM;
+	}
+	sv->conf = c;
+	/* in DPDK memory like the rest of the state (LeakSanitizer does not
+	 * scan it), for reload() */
+	sv->conf.zones = rte_malloc_socket("tfo_dns_conf", c.nb_zones * sizeof(*c.zones), 0,
+					   a->socket_id);
+	if (sv->conf.zones == NULL) {
+		free(c.zones);
+		rte_free(sv);
+		return -ENOMEM;
+	}
+	memcpy(sv->conf.zones, c.zones, c.nb_zones * sizeof(*c.zones));
+	free(c.zones);
+	sv->socket = a->socket_id;
+	sv->port = a->port;
+	sv->idle_ms = c.idle_s * 1000;
+	rc = dns_set_load(sv->conf.zones, c.nb_zones, a->socket_id, (uint16_t)c.edns_size,
+			  &sv->cur, why, sizeof(why));
+	if (rc < 0) {
+		TFO_LOG(ERR, "dns: %s", why);
+		dns_destroy(sv);
+		return rc;
+	}
+	sv->cur->gen = 1;
+	TFO_LOG(INFO, "dns: port %u: %u zones, %u records, %u names, %u prebuilt answers",
+		a->port, sv->cur->nb_zones, sv->cur->nb_records, sv->cur->nb_nodes,
+		sv->cur->nb_blocks);
+	*state = sv;
+	return 0;
+}
+
+static int
+dns_reload(void *state, char *msg, size_t msglen)
+{
+	struct dns_svc *sv = state;
+	struct dns_set *old = sv->cur, *st = NULL;
+	char why[PATH_MAX + 256] = "";
+	unsigned int slot;
+	int rc;
+
+	for (slot = 0; slot < DNS_RETIRED; slot++)
+		if (__atomic_load_n(&sv->retired[slot].st, __ATOMIC_ACQUIRE) == NULL)
+			break;
+	if (slot == DNS_RETIRED) {
+		snprintf(msg, msglen, "dns: new zones refused, the old ones serve: %u "
+			 "earlier sets are still draining (reload_drain = %u s): retry later",
+			 DNS_RETIRED, sv->conf.drain_s);
+		return -EBUSY;
+	}
+	rc = dns_set_load(sv->conf.zones, sv->conf.nb_zones, sv->socket,
+			  (uint16_t)sv->conf.edns_size, &st, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(msg, msglen, "dns: new zones refused, the old ones serve: %s", why);
+		return rc;
+	}
+	st->gen = old->gen + 1;
+	sv->retired[slot].grace_tsc = rte_get_tsc_cycles() +
+				      (uint64_t)sv->conf.drain_s * rte_get_tsc_hz();
+	sv->retired[slot].check_tsc = 0;
+	sv->retired[slot].held = false;
+	__atomic_store_n(&sv->retired[slot].st, old, __ATOMIC_RELEASE);
+	/* from here on every new query is answered from st */
+	__atomic_store_n(&sv->cur, st, __ATOMIC_RELEASE);
+	snprintf(msg, msglen, "dns: port %u: zone set generation %" PRIu64 " serves "
+		 "(%u zones, %u records); generation %" PRIu64 " is freed in %u s or "
+		 "once no connection sends from it", sv->port, st->gen, st->nb_zones,
+		 st->nb_records, old->gen, sv->conf.drain_s);
+	return 1;
+}
+
+/* A replaced set is freed once its grace time is over (a handle() that
+ * loaded it before the swap, frames on their way) and no engine sends
+ * from its blocks (asked at most once a second): as http's roots. */
+static unsigned int
+dns_reclaim(void *state, tfo_svc_sends_from_fn sends_from, void *arg)
+{
+	struct dns_svc *sv = state;
+	uint64_t now = rte_get_tsc_cycles();
+	unsigned int held = 0;
+
+	for (unsigned int i = 0; i < DNS_RETIRED; i++) {
+		struct dns_set *st = __atomic_load_n(&sv->retired[i].st, __ATOMIC_ACQUIRE);
+
+		if (st == NULL || now < sv->retired[i].grace_tsc ||
+		    now < sv->retired[i].check_tsc)
+			continue;
+		if (sends_from == NULL ||
+		    !sends_from(arg, st->blocks, st->blocks + st->nb_blocks)) {
+			/* on the control lcore's loop: rate-limited as every
+			 * line there (tests/log_audit.py) */
+			TFO_LOG_RATELIMIT(INFO, "dns: port %u: zone set generation %" PRIu64
+					  " freed", sv->port, st->gen);
+			dns_set_free(st);
+			__atomic_store_n(&sv->retired[i].st, NULL, __ATOMIC_RELEASE);
+			continue;
+		}
+		sv->retired[i].check_tsc = now + rte_get_tsc_hz();
+		if (!sv->retired[i].held) {
+			sv->retired[i].held = true;
+			held++;
+			TFO_LOG_RATELIMIT(WARNING, "dns: port %u: zone set generation %" PRIu64
+				" kept past reload_drain (%u s): connections still send "
+				"from it", sv->port, st->gen, sv->conf.drain_s);
+		}
+	}
+	return held;
+}
+
+/* ------------------------------------------------------------------ */
+/* hot path                                                            */
+
+static inline void
+dns_count(const struct tfo_svc_ctx *ctx, enum dns_ctr c)
+{
+	if (ctx->counters != NULL)
+		ctx->counters[c]++;
+}
+
+static enum dns_ctr
+dns_qtype_ctr(uint16_t t)
+{
+	switch (t) {
+	case DNS_T_A: return C_QTYPE_A;
+	case DNS_T_AAAA: return C_QTYPE_AAAA;
+	case DNS_T_NS: return C_QTYPE_NS;
+	case DNS_T_CNAME: return C_QTYPE_CNAME;
+	case DNS_T_SOA: return C_QTYPE_SOA;
+	case DNS_T_PTR: return C_QTYPE_PTR;
+	case DNS_T_MX: return C_QTYPE_MX;
+	case DNS_T_TXT: return C_QTYPE_TXT;
+	case DNS_T_SRV: return C_QTYPE_SRV;
+	case DNS_T_CAA: return C_QTYPE_CAA;
+	case DNS_T_ANY: return C_QTYPE_ANY;
+	case DNS_T_AXFR: return C_QTYPE_AXFR;
+	case DNS_T_IXFR: return C_QTYPE_IXFR;
+	default: return C_QTYPE_OTHER;
+	}
+}
+
+static enum dns_ctr
+dns_rcode_ctr(unsigned int rcode)
+{
+	switch (rcode) {
+	case DNS_R_NOERROR: return C_RCODE_NOERROR;
+	case DNS_R_FORMERR: return C_RCODE_FORMERR;
+	case DNS_R_NXDOMAIN: return C_RCODE_NXDOMAIN;
+	case DNS_R_NOTIMP: return C_RCODE_NOTIMP;
+	case DNS_R_REFUSED: return C_RCODE_REFUSED;
+	case DNS_R_BADVERS: return C_RCODE_BADVERS;
+	default: return C_RCODE_SERVFAIL;
+	}
+}
+
+/* What a request is answered within. */
+struct dns_out {
+	struct dns_writer w;
+	uint32_t lim;		/* the whole message's largest size */
+	uint32_t head;		/* header + question */
+	uint16_t an, ns, ar;
+	bool tc;
+	uint16_t rcode;
+	const struct dns_block *zc;	/* sent after buf without a copy */
+	bool opt_in_zc;		/* with the plain OPT that follows it */
+	int32_t ede;		/* RFC 8914 info code, or -1 */
+	uint32_t zc_len;
+};
+
+/*
+ * Answer from a prebuilt block: without a copy when it is large and the
+ * plain OPT that follows it in the blob will do, or when it does not fit
+ * the buffer (then a keepalive option or DO echo is dropped: both are
+ * optional); copied otherwise; without its additional section, then truncated, when it
+ * exceeds the limit.
+ */
+static void
+dns_from_block(struct dns_out *o, const struct dns_block *b, uint32_t opt_len,
+	       bool plain_opt)
+{
+	o->rcode = b->rcode;
+	if (o->head + b->len + opt_len <= o->lim) {
+		if ((b->len >= DNS_ZC_MIN && plain_opt) || o->head + b->len > o->w.cap) {
+			o->zc = b;
+			o->zc_len = b->len + (opt_len ? DNS_OPT_LEN : 0);
+			o->opt_in_zc = opt_len != 0;
+		} else {
+			memcpy(o->w.buf + o->w.len, b->blob.data, b->len);
+			o->w.len += b->len;
+		}
+		o->an = b->an;
+		o->ns = b->ns;
+		o->ar = b->ar;
+		return;
+	}
+	/* RFC 2181 9: the additional section may go without TC */
+	if (o->head + b->len_noadd + opt_len <= o->lim &&
+	    o->head + b->len_noadd <= o->w.cap) {
+		memcpy(o->w.buf + o->w.len, b->blob.data, b->len_noadd);
+		o->w.len += b->len_noadd;
+		o->an = b->an;
+		o->ns = b->ns;
+		return;
+	}
+	o->tc = true;
+}
+
+static enum tfo_svc_status
+dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
+	   uint32_t len, struct tfo_svc_resp *resp)
+{
+	const struct dns_svc *sv = state;
+	/* one zone set for the whole query, even if a reload publishes another */
+	const struct dns_set *s = __atomic_load_n(&sv->cur, __ATOMIC_ACQUIRE);
+	bool tcp = ctx->transport != TFO_SVC_UDP;
+	uint32_t pre = tcp ? 2 : 0, mlen, opt_len = 0;
+	const uint8_t *m = req;
+	struct dns_query q;
+	struct dns_out o;
+	enum dns_qerr qe;
+
+	if (tcp) {
+		if (len < 2)
+			return TFO_SVC_NEED_MORE;
+		mlen = ((uint32_t)req[0] << 8) | req[1];
+		if (len < 2 + mlen)
+			return TFO_SVC_NEED_MORE;
+		m = req + 2;
+	} else {
+		mlen = len;
+	}
+	qe = dns_query_parse(m, mlen, &q);
+	if (unlikely(qe == DNS_Q_SHORT || qe == DNS_Q_RESPONSE ||
+		     resp->buf_cap < DNS_MIN_BUF)) {
+		dns_count(ctx, C_REJECT);
+		return TFO_SVC_REJECT;
+	}
+	dns_w_init(&o.w, resp->buf + pre, resp->buf_cap - pre - DNS_OPT_RESERVE);
+	o.an = o.ns = o.ar = 0;
+	o.tc = false;
+	o.zc = NULL;
+	o.opt_in_zc = false;
+	o.ede = -1;
+	o.rcode = DNS_R_NOERROR;
+	if (tcp) {
+		o.lim = DNS_MSG_MAX;
+	} else {
+		o.lim = q.edns ? RTE_MIN(RTE_MAX(q.payload, 512u), s->edns_size) : 512u;
+		if (ctx->udp_max != 0)
+			o.lim = RTE_MIN(o.lim, ctx->udp_max);
+	}
+	if (q.edns)
+		opt_len = DNS_OPT_LEN + (tcp && q.keepalive ? 6 : 0);
+	if (q.has_q)
+		dns_count(ctx, dns_qtype_ctr(q.qtype));
+
+	if (qe == DNS_Q_FORMERR) {
+		o.rcode = DNS_R_FORMERR;
+	} else if (qe == DNS_Q_NOTIMP) {
+		o.rcode = DNS_R_NOTIMP;
+	} else if (q.edns && q.edns_version > 0) {
+		o.rcode = DNS_R_BADVERS;	/* RFC 6891 6.1.3 */
+	} else if (q.qclass != DNS_CLASS_IN || q.qtype == DNS_T_AXFR ||
+		   q.qtype == DNS_T_IXFR) {
+		o.rcode = DNS_R_REFUSED;
+	}
+	if (o.rcode != DNS_R_NOERROR) {
+		dns_w_head(&o.w, &q, (uint8_t)o.rcode, false);
+		o.head = o.w.len;
+	} else {
+		int zone = dns_set_zone_of(s, q.lname);
+		const struct dns_block *b = NULL;
+		struct dns_lookup lk;
+
+		if (zone >= 0) {
+			dns_set_lookup(s, zone, q.lname, q.qtype, &lk);
+			b = dns_set_block(s, &lk, q.qtype);
+		}
+		dns_w_head(&o.w, &q, 0, b != NULL ? b->aa : true);
+		o.head = o.w.len;
+		if (b != NULL) {
+			dns_from_block(&o, b, opt_len, !q.edns_do && opt_len <= DNS_OPT_LEN);
+		} else {
+			struct dns_sections sec;
+
+			dns_compose(&o.w, s, q.lname, q.qtype, &sec);
+			o.rcode = sec.rcode;
+			/* as Knot DNS: say why (RFC 8914 4.21) */
+			if (zone < 0)
+				o.ede = DNS_EDE_NOT_AUTH;
+			o.w.buf[2] = (uint8_t)((o.w.buf[2] & ~0x04) | (sec.aa ? 0x04 : 0));
+			o.an = sec.an;
+			o.ns = sec.ns;
+			o.ar = sec.ar;
+			if (o.w.overflow || o.w.len + opt_len > o.lim) {
+				if (!o.w.overflow && sec.add_off + opt_len <= o.lim) {
+					o.w.len = sec.add_off;
+					o.ar = 0;
+				} else if (tcp) {
+					o.rcode = DNS_R_SERVFAIL;
+					o.an = o.ns = o.ar = 0;
+					o.w.len = o.head;
+				} else {
+					o.tc = true;
+				}
+				o.w.overflow = false;
+			}
+		}
+		o.w.buf[3] = (uint8_t)((o.w.buf[3] & 0xf0) | (o.rcode & 0x0f));
+	}
+	if (o.tc) {
+		dns_count(ctx, C_TRUNCATED);
+		o.w.buf[2] |= 0x02;
+		o.an = o.ns = o.ar = 0;
+		o.w.len = o.head;
+	}
+	if (q.edns) {
+		o.ar++;
+		if (!o.opt_in_zc) {
+			o.w.cap += DNS_OPT_RESERVE;
+			dns_w_opt(&o.w, s->edns_size, (uint8_t)(o.rcode >> 4), q.edns_do,
+				  tcp && q.keepalive ?
+				  (int32_t)RTE_MIN(sv->idle_ms / 100, 65535u) : -1, o.ede);
+		}
+	}
+	dns_w_counts(&o.w, o.an, o.ns, o.ar);
+	resp->buf_len = pre + o.w.len;
+	resp->body = NULL;
+	resp->body_off = 0;
+	resp->body_len = 0;
+	if (o.zc != NULL) {
+		resp->body = &o.zc->blob;
+		resp->body_len = o.zc_len;
+		dns_count(ctx, C_ZERO_COPY);
+	}
+	if (tcp) {
+		uint32_t total = o.w.len + resp->body_len;
+
+		resp->buf[0] = (uint8_t)(total >> 8);
+		resp->buf[1] = (uint8_t)total;
+		resp->consumed = 2 + mlen;
+		resp->idle_ms = sv->idle_ms;
+	} else {
+		resp->consumed = len;
+		resp->idle_ms = 0;
+	}
+	resp->close = false;
+	resp->status = o.rcode;
+	dns_count(ctx, dns_rcode_ctr(o.rcode));
+	return TFO_SVC_RESPOND;
+}
+
+static struct tfo_service dns_service = {
+	.name = "dns",
+	.help = "authoritative DNS over TCP and UDP from master files "
+		"(zone = ORIGIN:FILE, udp = on)",
+	.keys = dns_keys,
+	.counters = dns_counters,
+	.udp_ok = true,
+	.create = dns_create,
+	.destroy = dns_destroy,
+	.handle = dns_handle,
+	.check_key = dns_check_key,
+	.check = dns_check,
+	.reload = dns_reload,
+	.reclaim = dns_reclaim,
+};
+
+TFO_SERVICE_REGISTER(dns_service);

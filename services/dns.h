@@ -1,0 +1,320 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the dns service's shared pieces, private to the service.
+ *
+ *   dns_zparse.c  RFC 1035 master files -> records (no DPDK)
+ *   dns_zone.c    records -> the read-only zone set in DPDK memory, lookup
+ *   dns_query.c   query bytes -> struct dns_query (header, question, EDNS)
+ *   dns_write.c   the message writer: header, question, sections with
+ *                 name compression, OPT (at load for the prebuilt blocks,
+ *                 per request for the rest)
+ *   dns.c         the service: keys, create/reload/reclaim, handle()
+ *
+ * Names are kept in wire form (length-prefixed labels, root byte last);
+ * lookups use a lower-cased copy, answers echo the question's case.
+ */
+#ifndef TFO_DNS_H
+#define TFO_DNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_memzone.h>
+
+#include "tfo/service.h"
+
+#define DNS_NAME_MAX 255
+#define DNS_HDR 12
+#define DNS_OPT_LEN 11		/* an OPT record without options */
+#define DNS_MSG_MAX 65535
+
+enum {
+	DNS_T_A = 1, DNS_T_NS = 2, DNS_T_CNAME = 5, DNS_T_SOA = 6,
+	DNS_T_PTR = 12, DNS_T_HINFO = 13, DNS_T_MX = 15, DNS_T_TXT = 16,
+	DNS_T_AAAA = 28, DNS_T_SRV = 33, DNS_T_OPT = 41, DNS_T_DS = 43,
+	DNS_T_IXFR = 251, DNS_T_AXFR = 252, DNS_T_ANY = 255, DNS_T_CAA = 257,
+};
+
+enum {
+	DNS_R_NOERROR = 0, DNS_R_FORMERR = 1, DNS_R_SERVFAIL = 2,
+	DNS_R_NXDOMAIN = 3, DNS_R_NOTIMP = 4, DNS_R_REFUSED = 5,
+	DNS_R_BADVERS = 16,
+};
+
+#define DNS_CLASS_IN 1
+#define DNS_OPT_KEEPALIVE 11	/* RFC 7828 edns-tcp-keepalive */
+#define DNS_OPT_EDE 15		/* RFC 8914 extended DNS error */
+#define DNS_EDE_NOT_AUTH 20	/* Not Authoritative */
+
+/* ------------------------------------------------------------------ */
+/* names (dns_zparse.c)                                                */
+
+/** Wire length of the uncompressed name at @p n (root byte included). */
+unsigned int dns_name_len(const uint8_t *n);
+/** Number of labels of @p n (the root not counted). */
+unsigned int dns_name_labels(const uint8_t *n);
+/** Lower-case copy of @p n into @p out; @return its length. */
+unsigned int dns_name_lower(uint8_t *out, const uint8_t *n);
+/** @p n equals or is below @p zone (both lower case). */
+bool dns_name_under(const uint8_t *n, const uint8_t *zone);
+/** Presentation form of @p n into @p out (for logs). */
+void dns_name_str(const uint8_t *n, char *out, size_t cap);
+
+/* ------------------------------------------------------------------ */
+/* master files (dns_zparse.c)                                         */
+
+/** One record as read from a master file; rdata in wire form. */
+struct dns_rec {
+	uint8_t *owner;		/* malloc'ed wire name, as written */
+	uint16_t type;
+	uint32_t ttl;
+	uint16_t rdlen;
+	uint8_t *rdata;		/* malloc'ed */
+	unsigned int line;
+};
+
+struct dns_recs {
+	struct dns_rec *r;
+	unsigned int n, cap;
+};
+
+/**
+ * Read the master file @p path for zone @p origin (wire, lower case) into
+ * @p out (appended). Refuses, with "file:line: reason" in @p why, what the
+ * service cannot serve: other types than the common ones, other classes
+ * than IN, names outside the zone, $INCLUDE, syntax errors. No DPDK.
+ * @return 0 or a negative errno.
+ */
+int dns_zparse_file(const char *path, const uint8_t *origin,
+		    struct dns_recs *out, char *why, size_t whylen);
+/** The same from @p len bytes of text in memory (tests, fuzzing); @p fname
+ *  names it in errors. */
+int dns_zparse_text(const char *text, size_t len, const char *fname,
+		    const uint8_t *origin, struct dns_recs *out, char *why,
+		    size_t whylen);
+void dns_recs_free(struct dns_recs *rs);
+/** Presentation name ("example.org.") -> wire, relative to @p origin
+ *  (may be NULL: absolute only). @return wire length or -EINVAL. */
+int dns_name_from_text(const char *s, size_t len, const uint8_t *origin,
+		       uint8_t *out);
+
+/* ------------------------------------------------------------------ */
+/* the zone set (dns_zone.c)                                           */
+
+/** One RRset; its RRs are rdata[0..count) of the set's rdata arena,
+ *  each a 2-byte length (host order) then the bytes. */
+struct dns_rrset {
+	uint16_t type;
+	uint16_t count;
+	uint32_t ttl;
+	uint32_t rdata;		/* offset into dns_set.rdata */
+};
+
+/** A prebuilt answer: the message's sections after the question, for a
+ *  question whose name is the node's (any case): pointers in it point
+ *  into the question. blob.data: the sections, then a plain OPT
+ *  (DNS_OPT_LEN bytes, the configured payload size) for EDNS queries. */
+struct dns_block {
+	struct tfo_blob blob;	/* the sections, then the plain OPT */
+	uint32_t len;		/* the sections */
+	uint32_t len_noadd;	/* the sections without the additional one */
+	uint16_t an, ns, ar;
+	uint8_t rcode;
+	uint8_t aa;
+};
+
+enum {
+	DNS_N_APEX = 1,		/* a zone's apex */
+	DNS_N_CUT = 2,		/* NS below an apex: a delegation point */
+	DNS_N_BELOW = 4,	/* strictly below a delegation point (glue) */
+	DNS_N_WILD = 8,		/* has a "*" child */
+};
+
+struct dns_node {
+	uint32_t name;		/* offset of its wire name (lower case) */
+	uint16_t zone;		/* index into dns_set.zones */
+	uint8_t flags;		/* DNS_N_* */
+	uint8_t nb_rrsets;
+	uint32_t rrsets;	/* first index into dns_set.rrsets */
+	uint32_t blocks;	/* first index into dns_set.blocks: one per
+				 * RRset (same order), then the NODATA one */
+	int32_t cut;		/* the delegation node above (DNS_N_BELOW), or -1 */
+};
+
+struct dns_zone {
+	uint32_t name;		/* offset of the apex name */
+	uint32_t apex;		/* node index */
+	int32_t soa;		/* rrset index */
+};
+
+struct dns_slot {
+	uint32_t hash;
+	int32_t node;		/* -1: empty */
+};
+
+/** Everything loaded: read-only once built, shared by every lcore. */
+struct dns_set {
+	uint64_t gen;
+	uint16_t nb_zones;
+	uint32_t nb_nodes, nb_rrsets, nb_blocks;
+	uint32_t mask;		/* slots - 1 */
+	struct dns_zone *zones;
+	struct dns_node *nodes;
+	struct dns_rrset *rrsets;
+	struct dns_block *blocks;
+	struct dns_slot *slots;
+	uint8_t *names;		/* wire names, lower case */
+	uint8_t *rdata;
+	const struct rte_memzone *mz;	/* the blocks' bytes */
+	uint16_t edns_size;	/* our UDP payload size in OPT */
+	uint32_t nb_records;
+};
+
+/** One zone to load: "origin:path". */
+struct dns_zone_src {
+	uint8_t origin[DNS_NAME_MAX];
+	char path[4096];
+};
+
+/**
+ * Load @p nb zones into a new set (DPDK memory on @p socket; rte_malloc
+ * only, so any thread may call it). @p why: the reason it failed.
+ */
+int dns_set_load(const struct dns_zone_src *z, unsigned int nb, int socket,
+		 uint16_t edns_size, struct dns_set **out, char *why,
+		 size_t whylen);
+/** The same from records already read: @p recs[i] for zone
+ *  @p origins[i] read from @p files[i] (for errors; may be NULL). */
+int dns_set_build(struct dns_recs *recs, const uint8_t (*origins)[DNS_NAME_MAX],
+		  unsigned int nb, int socket, uint16_t edns_size,
+		  struct dns_set **out, char *why, size_t whylen,
+		  const char *const *files);
+void dns_set_free(struct dns_set *s);
+
+/** Node of the exact name @p lname (lower case, wire, @p len bytes) in
+ *  zone @p zone, or -1. */
+int32_t dns_set_find(const struct dns_set *s, uint16_t zone, const uint8_t *lname,
+		     unsigned int len);
+/** Zone whose apex @p lname is at or below (the deepest), or -1. */
+int dns_set_zone_of(const struct dns_set *s, const uint8_t *lname);
+
+enum dns_lk_kind {
+	DNS_LK_NODE,		/* node answers (exact, or a wildcard's) */
+	DNS_LK_REFERRAL,	/* node is the delegation point */
+	DNS_LK_NXDOMAIN,
+};
+
+struct dns_lookup {
+	enum dns_lk_kind kind;
+	int zone;
+	int32_t node;
+	bool wild;		/* node is the "*" that matched (RFC 4592) */
+};
+
+/** Where @p lname (lower case) of zone @p zone leads for @p qtype. */
+void dns_set_lookup(const struct dns_set *s, int zone, const uint8_t *lname,
+		    uint16_t qtype, struct dns_lookup *r);
+/** The prebuilt answer for @p lk and @p qtype, or NULL (composed per
+ *  request: wildcards, CNAME chains, referrals, NXDOMAIN). */
+const struct dns_block *dns_set_block(const struct dns_set *s,
+				      const struct dns_lookup *lk, uint16_t qtype);
+
+static inline const uint8_t *
+dns_node_name(const struct dns_set *s, const struct dns_node *n)
+{
+	return s->names + n->name;
+}
+
+static inline const struct dns_rrset *
+dns_node_rrset(const struct dns_set *s, const struct dns_node *n, uint16_t type)
+{
+	for (unsigned int i = 0; i < n->nb_rrsets; i++)
+		if (s->rrsets[n->rrsets + i].type == type)
+			return &s->rrsets[n->rrsets + i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* queries (dns_query.c)                                               */
+
+struct dns_query {
+	uint16_t id;
+	uint8_t flags1, flags2;	/* header bytes 2 and 3 as received */
+	uint8_t opcode;
+	bool has_q;		/* the question parsed */
+	uint16_t qtype, qclass;
+	uint8_t qname_len;	/* wire length, root byte included */
+	const uint8_t *qname;	/* in the request */
+	uint8_t lname[DNS_NAME_MAX];	/* lower case */
+	bool edns;
+	uint8_t edns_version;
+	bool edns_do;
+	bool keepalive;		/* edns-tcp-keepalive asked */
+	uint16_t payload;	/* the client's UDP payload size */
+};
+
+enum dns_qerr {
+	DNS_Q_OK = 0,
+	DNS_Q_SHORT,		/* shorter than a header: no answer possible */
+	DNS_Q_RESPONSE,		/* QR set */
+	DNS_Q_FORMERR,		/* malformed (has_q says if the question is) */
+	DNS_Q_NOTIMP,		/* opcode other than QUERY */
+};
+
+/** Parse the @p len bytes of one message. Never reads outside them. */
+enum dns_qerr dns_query_parse(const uint8_t *m, uint32_t len, struct dns_query *q);
+
+/* ------------------------------------------------------------------ */
+/* writing (dns_write.c)                                               */
+
+#define DNS_COMPR_MAX 64
+
+/** A message being written into [buf, buf+cap). */
+struct dns_writer {
+	uint8_t *buf;
+	uint32_t cap;
+	uint32_t len;
+	bool overflow;
+	uint16_t nb_ptr;
+	uint16_t ptr[DNS_COMPR_MAX];	/* offsets of written labels */
+};
+
+void dns_w_init(struct dns_writer *w, uint8_t *buf, uint32_t cap);
+/** Header (counts 0) and the question of @p q (its name as received). */
+void dns_w_head(struct dns_writer *w, const struct dns_query *q, uint8_t rcode,
+		bool aa);
+/** The question from a lower-case name (prebuilt blocks). */
+void dns_w_question(struct dns_writer *w, const uint8_t *name, uint16_t qtype);
+/** Name @p n (wire, uncompressed) with compression. */
+void dns_w_name(struct dns_writer *w, const uint8_t *n);
+/** Every RR of @p rr owned by @p owner; @p ttl_cap caps the TTL (negative
+ *  answers' SOA). @return RRs written. */
+unsigned int dns_w_rrset(struct dns_writer *w, const struct dns_set *s,
+			 const uint8_t *owner, const struct dns_rrset *rr,
+			 uint32_t ttl_cap);
+/** The OPT record: our payload size, ext rcode, DO, keepalive (100 ms units
+ *  or -1: none), an extended DNS error (RFC 8914 info code, or -1: none). */
+void dns_w_opt(struct dns_writer *w, uint16_t payload, uint8_t ext_rcode,
+	       bool do_bit, int32_t keepalive, int32_t ede);
+void dns_w_counts(struct dns_writer *w, uint16_t an, uint16_t ns, uint16_t ar);
+
+/** What dns_compose() wrote. */
+struct dns_sections {
+	uint16_t an, ns, ar;
+	uint32_t add_off;	/* where the additional section starts */
+	uint8_t rcode;
+	bool aa;
+};
+
+/**
+ * The answer, authority and additional sections for the question
+ * (@p lname, lower case; @p qtype) into @p w, after its question: the
+ * lookup, CNAME chains within the zone (8 links at most), wildcards,
+ * referrals with glue, NXDOMAIN and NODATA with the SOA, additional
+ * A/AAAA for NS, MX and SRV targets in the zone. REFUSED outside the
+ * zones. @p w->overflow says it did not fit.
+ */
+void dns_compose(struct dns_writer *w, const struct dns_set *s,
+		 const uint8_t *lname, uint16_t qtype, struct dns_sections *sec);
+
+#endif /* TFO_DNS_H */

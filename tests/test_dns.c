@@ -1,0 +1,675 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Unit tests of the dns service: master file parsing and its refusals,
+ * and every kind of answer through handle(), over TCP and UDP contexts.
+ * Queries are handed over in buffers of exactly their length (ASan).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tfo/service.h"
+
+#include "../services/dns.h"
+#include "test.h"
+
+#define ZDIR TFO_CONFIG_DIR "/../tests/dns"
+
+static const struct tfo_service *svc;
+static void *st;
+static uint64_t ctrs[TFO_SVC_MAX_COUNTERS];
+static struct tfo_svc_ctx tcp_ctx = {
+	.family = AF_INET, .transport = TFO_SVC_TCP, .dst_port = 53, .counters = ctrs,
+};
+static struct tfo_svc_ctx udp_ctx = {
+	.family = AF_INET, .transport = TFO_SVC_UDP, .dst_port = 53, .udp_max = 1472,
+	.counters = ctrs,
+};
+static uint8_t scratch[2048];
+static uint8_t out[70000];
+static uint32_t out_len;	/* the DNS message (TCP prefix removed) */
+static struct tfo_svc_resp R;
+
+/* ------------------------------------------------------------------ */
+/* queries                                                             */
+
+struct qopt {
+	bool edns;
+	uint16_t payload;
+	uint8_t version;
+	bool do_bit;
+	bool keepalive;
+	uint8_t opcode;
+	uint16_t qdcount;	/* 0: 1 */
+};
+
+static uint32_t
+mkq(uint8_t *b, const char *name, uint16_t qtype, const struct qopt *o)
+{
+	uint32_t n = DNS_HDR;
+	int l;
+
+	memset(b, 0, DNS_HDR);
+	b[0] = 0x12;
+	b[1] = 0x34;
+	b[2] = (uint8_t)(0x01 | ((o ? o->opcode : 0) << 3));	/* RD */
+	b[5] = (uint8_t)(o && o->qdcount ? o->qdcount : 1);
+	l = dns_name_from_text(name, strlen(name), NULL, b + n);
+	if (l < 0)
+		abort();
+	n += (uint32_t)l;
+	b[n++] = (uint8_t)(qtype >> 8);
+	b[n++] = (uint8_t)qtype;
+	b[n++] = 0;
+	b[n++] = 1;
+	if (o != NULL && o->edns) {
+		b[11] = 1;
+		b[n++] = 0;
+		b[n++] = 0;
+		b[n++] = 41;
+		b[n++] = (uint8_t)(o->payload >> 8);
+		b[n++] = (uint8_t)o->payload;
+		b[n++] = 0;
+		b[n++] = o->version;
+		b[n++] = o->do_bit ? 0x80 : 0;
+		b[n++] = 0;
+		b[n++] = 0;
+		b[n++] = o->keepalive ? 4 : 0;
+		if (o->keepalive) {
+			b[n++] = 0;
+			b[n++] = 11;
+			b[n++] = 0;
+			b[n++] = 0;
+		}
+	}
+	return n;
+}
+
+/* handle() on an exact-size copy; the message into out */
+static enum tfo_svc_status
+call(const struct tfo_svc_ctx *ctx, const uint8_t *req, uint32_t len)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+	enum tfo_svc_status s;
+
+	memcpy(copy, req, len);
+	memset(&R, 0, sizeof(R));
+	R.buf = scratch;
+	R.buf_cap = sizeof(scratch);
+	s = svc->handle(st, ctx, copy, len, &R);
+	out_len = 0;
+	if (s == TFO_SVC_RESPOND) {
+		uint32_t pre = ctx->transport == TFO_SVC_TCP ? 2 : 0;
+
+		memcpy(out, R.buf + pre, R.buf_len - pre);
+		out_len = R.buf_len - pre;
+		if (R.body != NULL) {
+			/* the engine's contract: the slice within the blob */
+			CHECK(R.body_off <= R.body->len &&
+			      R.body_len <= R.body->len - R.body_off);
+			memcpy(out + out_len, R.body->data + R.body_off, R.body_len);
+			out_len += R.body_len;
+		}
+		if (pre)
+			CHECK_EQ(((uint32_t)R.buf[0] << 8 | R.buf[1]), out_len);
+	}
+	free(copy);
+	return s;
+}
+
+static enum tfo_svc_status
+ask(const struct tfo_svc_ctx *ctx, const char *name, uint16_t qtype,
+    const struct qopt *o)
+{
+	uint8_t q[600];
+	uint32_t n;
+
+	if (ctx->transport == TFO_SVC_TCP) {
+		n = mkq(q + 2, name, qtype, o);
+		q[0] = (uint8_t)(n >> 8);
+		q[1] = (uint8_t)n;
+		return call(ctx, q, n + 2);
+	}
+	n = mkq(q, name, qtype, o);
+	return call(ctx, q, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* responses                                                           */
+
+static unsigned int rcode(void) { return out[3] & 0x0f; }
+static bool aa(void) { return (out[2] & 0x04) != 0; }
+static bool tc(void) { return (out[2] & 0x02) != 0; }
+static unsigned int cnt(int i) { return (unsigned int)(out[4 + 2 * i] << 8 | out[5 + 2 * i]); }
+
+struct rr {
+	char owner[300];
+	uint16_t type;
+	uint32_t ttl;
+	uint16_t rdlen;
+	const uint8_t *rd;
+	uint32_t owner_off;	/* where the owner starts in out */
+};
+
+static struct rr rrs[64];
+static unsigned int nb_rrs;
+
+/* Name at out[*o] into @p s (presentation, lower-case as sent). */
+static int
+rd_name(uint32_t *o, char *s)
+{
+	uint32_t p = *o, n = 0;
+	bool jumped = false;
+
+	for (int hops = 0; hops < 64; hops++) {
+		uint8_t l;
+
+		if (p >= out_len)
+			return -1;
+		l = out[p];
+		if ((l & 0xc0) == 0xc0) {
+			if (!jumped)
+				*o = p + 2;
+			jumped = true;
+			p = (uint32_t)(l & 0x3f) << 8 | out[p + 1];
+			continue;
+		}
+		if (l == 0) {
+			if (!jumped)
+				*o = p + 1;
+			if (n == 0)
+				s[n++] = '.';
+			s[n] = '\0';
+			return 0;
+		}
+		memcpy(s + n, out + p + 1, l);
+		n += l;
+		s[n++] = '.';
+		p += 1u + l;
+	}
+	return -1;
+}
+
+/* Every record of the response into rrs[]; the question's name in @p qn. */
+static void
+decode(char *qn)
+{
+	uint32_t o = DNS_HDR;
+	char tmp[300];
+
+	nb_rrs = 0;
+	if (cnt(0) == 1) {
+		CHECK(rd_name(&o, qn ? qn : tmp) == 0);
+		o += 4;
+	}
+	for (unsigned int i = 0; i < cnt(1) + cnt(2) + cnt(3) && nb_rrs < 64; i++) {
+		struct rr *r = &rrs[nb_rrs++];
+
+		r->owner_off = o;
+		CHECK(rd_name(&o, r->owner) == 0);
+		r->type = (uint16_t)(out[o] << 8 | out[o + 1]);
+		r->ttl = (uint32_t)out[o + 4] << 24 | (uint32_t)out[o + 5] << 16 |
+			 (uint32_t)out[o + 6] << 8 | out[o + 7];
+		r->rdlen = (uint16_t)(out[o + 8] << 8 | out[o + 9]);
+		r->rd = out + o + 10;
+		o += 10u + r->rdlen;
+	}
+	CHECK_EQ(o, out_len);
+}
+
+/* ------------------------------------------------------------------ */
+/* zone files                                                          */
+
+static int
+parse(const char *text, char *why, size_t whylen)
+{
+	struct dns_recs recs = { 0 };
+	uint8_t origin[DNS_NAME_MAX];
+	int rc;
+
+	dns_name_from_text("example.org.", 12, NULL, origin);
+	rc = dns_zparse_text(text, strlen(text), "t.zone", origin, &recs, why, whylen);
+	dns_recs_free(&recs);
+	return rc;
+}
+
+TFO_TEST(setup)
+{
+	struct tfo_service_kv kv[] = {
+		{ "zone", "example.org:" ZDIR "/example.org.zone" },
+		{ "zone2", "example.net:" ZDIR "/example.net.zone" },
+		{ "reload_drain", "1" },
+	};
+	struct tfo_service_args a = { .port = 53, .udp = true, .nb_kv = 3, .kv = kv,
+				      .socket_id = 0 };
+
+	tfo_test_eal_init("test_dns", 256, NULL);
+	svc = tfo_service_find("dns");
+	REQUIRE(svc != NULL);
+	CHECK(svc->udp_ok);
+	CHECK_EQ(svc->create(&a, &st), 0);
+	REQUIRE(st != NULL);
+	for (unsigned int i = 0; svc->counters[i].name != NULL; i++)
+		CHECK(strncmp(svc->counters[i].name, "dns_", 4) == 0);
+}
+
+TFO_TEST(zparse_accepts)
+{
+	struct dns_recs recs = { 0 };
+	uint8_t origin[DNS_NAME_MAX];
+	char why[256] = "";
+	const char *t =
+		"$ORIGIN example.org.\n$TTL 1h\n"
+		"@ IN SOA a b ( 1 ; serial\n 2 3 4 5 )\n"
+		"  NS ns\n"
+		"x 60 IN A 198.18.0.1\n"
+		"x IN 70 TXT \"a;b\" c\\059d \"\\\"q\\\"\"\n"
+		"$ORIGIN sub.example.org.\n"
+		"y CAA 128 tag \"v\"\n"
+		"z MX 10 mail.example.org.\n";
+
+	dns_name_from_text("example.org.", 12, NULL, origin);
+	CHECK_EQ(dns_zparse_text(t, strlen(t), "t.zone", origin, &recs, why, sizeof(why)), 0);
+	CHECK_MSG(recs.n == 6, "%u records: %s", recs.n, why);
+	if (recs.n < 6)
+		goto out;
+	CHECK_EQ(recs.r[0].type, DNS_T_SOA);
+	CHECK_EQ(recs.r[0].ttl, 3600);
+	CHECK_EQ(recs.r[0].line, 3);
+	CHECK_EQ(recs.r[1].type, DNS_T_NS);	/* owner repeated */
+	CHECK(recs.r[1].owner[0] == 0 || recs.r[1].owner[0] == 7);
+	CHECK_EQ(recs.r[2].ttl, 60);
+	CHECK_EQ(recs.r[3].ttl, 70);
+	/* three strings: "a;b", "c;d", "\"q\"" */
+	CHECK_EQ(recs.r[3].rdlen, 4 + 4 + 4);
+	CHECK(memcmp(recs.r[3].rdata, "\3a;b\3c;d\3\"q\"", 12) == 0);
+	CHECK_EQ(recs.r[4].type, DNS_T_CAA);
+	CHECK(memcmp(recs.r[4].owner, "\1y\3sub\7example\3org", 19) == 0);
+	CHECK_EQ(recs.r[5].rdlen, 2 + 18);
+out:
+	dns_recs_free(&recs);
+}
+
+TFO_TEST(zparse_refuses)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "$TTL 60\nx IN LOC 1 2 3\n", "t.zone:2: type LOC not served" },
+		{ "$TTL 60\nx CH A 198.18.0.1\n", "t.zone:2: class CH" },
+		{ "$TTL 60\nx.example.com. A 198.18.0.1\n", "t.zone:2: owner x.example.com. is outside" },
+		{ "$INCLUDE other\n", "t.zone:1: directive not supported" },
+		{ "x A 198.18.0.1\n", "t.zone:1: no TTL" },
+		{ "$TTL 60\n\nx A 198.18.0.300\n", "t.zone:3: bad address" },
+		{ "$TTL 60\nx ( A\n198.18.0.1\n", "unbalanced '('" },
+		{ "$TTL 60\nx MX 70000 y\n", "t.zone:2: bad MX" },
+		{ "$TTL 1h30\n", "bad $TTL" },
+		{ "$TTL 60\nx TXT \"open\n", "unterminated quote" },
+		{ "$TTL 60\nx SRV 1 2 y\n", "wrong number of fields" },
+		{ " A 198.18.0.1\n", "no owner yet" },
+	};
+	char why[256];
+
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		why[0] = '\0';
+		CHECK_EQ(parse(bad[i].text, why, sizeof(why)), -EINVAL);
+		CHECK_MSG(strstr(why, bad[i].want) != NULL, "%u: '%s', want '%s'", i, why,
+			  bad[i].want);
+	}
+}
+
+/* Zone checks of the build: CNAME and other data, SOA. */
+TFO_TEST(zone_refuses)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "$TTL 60\n@ SOA a b 1 2 3 4 5\nx CNAME y\nx A 198.18.0.1\n",
+		  "t.zone:3: x.example.org.: CNAME and other data" },
+		{ "$TTL 60\n@ NS a\n", "no SOA at the zone's apex" },
+		{ "$TTL 60\n@ SOA a b 1 2 3 4 5\nx SOA a b 1 2 3 4 5\n", "SOA outside" },
+	};
+	uint8_t origins[1][DNS_NAME_MAX];
+	const char *files[] = { "t.zone" };
+
+	dns_name_from_text("example.org.", 12, NULL, origins[0]);
+	for (unsigned int i = 0; i < RTE_DIM(bad); i++) {
+		struct dns_recs recs = { 0 };
+		struct dns_set *s = NULL;
+		char why[256] = "";
+
+		CHECK_EQ(dns_zparse_text(bad[i].text, strlen(bad[i].text), "t.zone",
+					 origins[0], &recs, why, sizeof(why)), 0);
+		CHECK(dns_set_build(&recs, (const uint8_t (*)[DNS_NAME_MAX])origins, 1, 0,
+				    1232, &s, why, sizeof(why), files) < 0);
+		CHECK(s == NULL);
+		CHECK_MSG(strstr(why, bad[i].want) != NULL, "%u: '%s'", i, why);
+		dns_recs_free(&recs);
+	}
+}
+
+TFO_TEST(exact_case_echoed)
+{
+	char qn[300];
+
+	CHECK_EQ(ask(&tcp_ctx, "WwW.ExAmple.ORG.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK(aa());
+	CHECK_EQ(out[0], 0x12);
+	CHECK_EQ(out[1], 0x34);
+	CHECK(out[2] & 0x80);
+	CHECK(out[2] & 0x01);	/* RD copied */
+	CHECK_EQ(cnt(1), 2);
+	decode(qn);
+	CHECK(strcmp(qn, "WwW.ExAmple.ORG.") == 0);
+	/* owners point at the question; RRs sorted by rdata */
+	CHECK_EQ(out[rrs[0].owner_off], 0xc0);
+	CHECK_EQ(out[rrs[0].owner_off + 1], 12);
+	CHECK(strcmp(rrs[0].owner, "WwW.ExAmple.ORG.") == 0);
+	CHECK(memcmp(rrs[0].rd, "\xc6\x12\x35\x50", 4) == 0);
+	CHECK(memcmp(rrs[1].rd, "\xc6\x12\x35\x51", 4) == 0);
+	CHECK_EQ(rrs[0].ttl, 3600);
+	CHECK_EQ(R.status, 0);
+	CHECK_EQ(R.consumed, 2 + 12 + 17 + 4);
+}
+
+TFO_TEST(nodata_nxdomain_ent)
+{
+	CHECK_EQ(ask(&tcp_ctx, "www.example.org.", DNS_T_MX, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK(aa());
+	CHECK_EQ(cnt(1), 0);
+	CHECK_EQ(cnt(2), 1);
+	decode(NULL);
+	CHECK_EQ(rrs[0].type, DNS_T_SOA);
+	CHECK_EQ(rrs[0].ttl, 300);	/* min(TTL, MINIMUM) */
+	CHECK(strcmp(rrs[0].owner, "example.org.") == 0);
+
+	CHECK_EQ(ask(&udp_ctx, "nope.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_NXDOMAIN);
+	CHECK(aa());
+	CHECK_EQ(cnt(2), 1);
+	CHECK_EQ(R.status, DNS_R_NXDOMAIN);
+	/* an empty non-terminal exists: NODATA */
+	CHECK_EQ(ask(&udp_ctx, "c.ent.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK_EQ(cnt(1), 0);
+	CHECK_EQ(cnt(2), 1);
+	CHECK_EQ(ask(&udp_ctx, "a.b.c.ent.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(cnt(1), 1);
+}
+
+TFO_TEST(cname)
+{
+	CHECK_EQ(ask(&tcp_ctx, "chain.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK_EQ(cnt(1), 4);
+	decode(NULL);
+	CHECK_EQ(rrs[0].type, DNS_T_CNAME);
+	CHECK(strcmp(rrs[0].owner, "chain.example.org.") == 0);
+	CHECK(strcmp(rrs[1].owner, "alias.example.org.") == 0);
+	CHECK(strcmp(rrs[2].owner, "www.example.org.") == 0);
+	CHECK_EQ(rrs[3].type, DNS_T_A);
+	/* the CNAME itself */
+	CHECK_EQ(ask(&tcp_ctx, "alias.example.org.", DNS_T_CNAME, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(cnt(1), 1);
+	/* out of the zone: the CNAME only */
+	CHECK_EQ(ask(&tcp_ctx, "outside.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK_EQ(cnt(1), 1);
+	/* to nothing: NXDOMAIN with the CNAME */
+	CHECK_EQ(ask(&tcp_ctx, "deadend.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_NXDOMAIN);
+	CHECK_EQ(cnt(1), 1);
+	CHECK_EQ(cnt(2), 1);
+}
+
+TFO_TEST(wildcard)
+{
+	CHECK_EQ(ask(&udp_ctx, "Foo.wild.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK(aa());
+	CHECK_EQ(cnt(1), 1);
+	decode(NULL);
+	CHECK(strcmp(rrs[0].owner, "Foo.wild.example.org.") == 0);
+	CHECK(memcmp(rrs[0].rd, "\xc6\x12\x35\x63", 4) == 0);
+	/* deeper names match too (RFC 4592 3.3.1) */
+	CHECK_EQ(ask(&udp_ctx, "a.b.wild.example.org.", DNS_T_TXT, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(cnt(1), 1);
+	/* NODATA at a wildcard */
+	CHECK_EQ(ask(&udp_ctx, "a.wild.example.org.", DNS_T_MX, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK_EQ(cnt(1), 0);
+	CHECK_EQ(cnt(2), 1);
+	/* the wildcard's parent itself is an empty non-terminal */
+	CHECK_EQ(ask(&udp_ctx, "wild.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK_EQ(cnt(1), 0);
+}
+
+TFO_TEST(referral_glue)
+{
+	CHECK_EQ(ask(&udp_ctx, "host.sub.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK(!aa());
+	CHECK_EQ(cnt(1), 0);
+	CHECK_EQ(cnt(2), 2);
+	CHECK_EQ(cnt(3), 1);
+	decode(NULL);
+	CHECK_EQ(rrs[0].type, DNS_T_NS);
+	CHECK(strcmp(rrs[2].owner, "ns.sub.example.org.") == 0);
+	CHECK_EQ(ask(&udp_ctx, "sub.example.org.", DNS_T_NS, NULL), TFO_SVC_RESPOND);
+	CHECK(!aa());
+	CHECK_EQ(cnt(2), 2);
+	/* DS: the parent's (NODATA here) */
+	CHECK_EQ(ask(&udp_ctx, "sub.example.org.", DNS_T_DS, NULL), TFO_SVC_RESPOND);
+	CHECK(aa());
+	CHECK_EQ(cnt(2), 1);
+}
+
+TFO_TEST(additional)
+{
+	CHECK_EQ(ask(&udp_ctx, "example.org.", DNS_T_MX, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(cnt(1), 1);
+	CHECK_EQ(cnt(3), 1);
+	decode(NULL);
+	CHECK(strcmp(rrs[1].owner, "mail.example.org.") == 0);
+	CHECK_EQ(rrs[1].ttl, 300);
+	CHECK_EQ(ask(&udp_ctx, "example.org.", DNS_T_NS, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(cnt(1), 2);
+	CHECK_EQ(cnt(3), 3);	/* ns1 A, ns1 AAAA, ns2 A */
+	CHECK_EQ(ask(&udp_ctx, "_sip._tcp.example.org.", DNS_T_SRV, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(cnt(1), 1);
+	CHECK_EQ(cnt(3), 1);
+}
+
+TFO_TEST(errors)
+{
+	struct qopt o = { .opcode = 2 };
+	uint8_t q[64];
+	uint32_t n;
+
+	CHECK_EQ(ask(&udp_ctx, "www.example.com.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_REFUSED);
+	CHECK(!aa());
+	CHECK_EQ(cnt(0), 1);
+	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_NOTIMP);
+	CHECK_EQ((out[2] >> 3) & 0xf, 2);
+	CHECK_EQ(ask(&tcp_ctx, "example.org.", DNS_T_AXFR, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_REFUSED);
+	CHECK_EQ(ask(&tcp_ctx, "example.org.", DNS_T_IXFR, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_REFUSED);
+	o = (struct qopt){ .qdcount = 2 };
+	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_FORMERR);
+	/* a question cut short: FORMERR without it */
+	n = mkq(q, "www.example.org.", DNS_T_A, NULL);
+	CHECK_EQ(call(&udp_ctx, q, n - 3), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_FORMERR);
+	CHECK_EQ(out_len, DNS_HDR);
+	CHECK_EQ(cnt(0), 0);
+	/* a response, or less than a header: no answer */
+	q[2] |= 0x80;
+	CHECK_EQ(call(&udp_ctx, q, n), TFO_SVC_REJECT);
+	CHECK_EQ(call(&udp_ctx, q, 5), TFO_SVC_REJECT);
+	/* compressed question name */
+	n = mkq(q, "www.example.org.", DNS_T_A, NULL);
+	q[DNS_HDR] = 0xc0;
+	CHECK_EQ(call(&udp_ctx, q, n), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_FORMERR);
+}
+
+TFO_TEST(any_minimal)
+{
+	CHECK_EQ(ask(&tcp_ctx, "www.example.org.", DNS_T_ANY, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK_EQ(cnt(1), 2);
+	decode(NULL);
+	CHECK_EQ(rrs[0].type, DNS_T_A);
+	CHECK_EQ(rrs[1].type, DNS_T_A);
+	CHECK_EQ(ask(&tcp_ctx, "info.example.org.", DNS_T_ANY, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(cnt(1), 1);
+	decode(NULL);
+	CHECK_EQ(rrs[0].type, DNS_T_HINFO);
+}
+
+TFO_TEST(edns)
+{
+	struct qopt o = { .edns = true, .payload = 4096, .do_bit = true };
+
+	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
+	CHECK_EQ(cnt(3), 1);
+	decode(NULL);
+	CHECK_EQ(rrs[2].type, DNS_T_OPT);
+	CHECK(strcmp(rrs[2].owner, ".") == 0);
+	CHECK_EQ(out[out_len - 11 + 3], 1232 >> 8);	/* our payload size */
+	CHECK_EQ(out[out_len - 11 + 4], 1232 & 0xff);
+	CHECK_EQ(out[out_len - 11 + 7], 0x80);	/* DO echoed */
+	o.version = 1;
+	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK_EQ(cnt(1), 0);
+	CHECK_EQ(out[out_len - 11 + 5], 1);	/* extended rcode: BADVERS */
+	CHECK_EQ(R.status, DNS_R_BADVERS);
+}
+
+TFO_TEST(udp_truncation)
+{
+	struct qopt o = { .edns = true, .payload = 4096 };
+
+	/* 16 TXT of ~100 bytes: more than 512 and than 1232 */
+	CHECK_EQ(ask(&udp_ctx, "big.example.org.", DNS_T_TXT, NULL), TFO_SVC_RESPOND);
+	CHECK(tc());
+	CHECK_EQ(cnt(1), 0);
+	CHECK(out_len <= 512);
+	CHECK_EQ(ask(&udp_ctx, "big.example.org.", DNS_T_TXT, &o), TFO_SVC_RESPOND);
+	CHECK(tc());
+	CHECK_EQ(cnt(3), 1);	/* the OPT */
+	/* over TCP whole, without a copy */
+	CHECK_EQ(ask(&tcp_ctx, "big.example.org.", DNS_T_TXT, NULL), TFO_SVC_RESPOND);
+	CHECK(!tc());
+	CHECK_EQ(cnt(1), 16);
+	CHECK(R.body != NULL);
+	decode(NULL);
+	/* DO asked: copied, so that the OPT echoes it */
+	o.do_bit = true;
+	CHECK_EQ(ask(&tcp_ctx, "big.example.org.", DNS_T_TXT, &o), TFO_SVC_RESPOND);
+	CHECK(R.body == NULL);
+	CHECK_EQ(out[out_len - 11 + 7], 0x80);
+	o.do_bit = false;
+	/* the engine's limit wins over the client's */
+	udp_ctx.udp_max = 100;
+	CHECK_EQ(ask(&udp_ctx, "example.org.", DNS_T_NS, &o), TFO_SVC_RESPOND);
+	CHECK(out_len <= 100);
+	udp_ctx.udp_max = 1472;
+	/* the additional section goes first, without TC */
+	o.payload = 512;
+	CHECK_EQ(ask(&udp_ctx, "example.org.", DNS_T_NS, &o), TFO_SVC_RESPOND);
+	CHECK(!tc());
+}
+
+TFO_TEST(tcp_framing_keepalive)
+{
+	uint8_t q[400];
+	uint32_t n1, n2;
+	struct qopt o = { .edns = true, .payload = 1232, .keepalive = true };
+
+	n1 = mkq(q + 2, "www.example.org.", DNS_T_A, NULL);
+	q[0] = 0;
+	q[1] = (uint8_t)n1;
+	n2 = mkq(q + 2 + n1 + 2, "mail.example.org.", DNS_T_A, NULL);
+	q[2 + n1] = 0;
+	q[2 + n1 + 1] = (uint8_t)n2;
+	/* two queries in one segment: the first answered, then the second */
+	CHECK_EQ(call(&tcp_ctx, q, n1 + n2 + 4), TFO_SVC_RESPOND);
+	CHECK_EQ(R.consumed, n1 + 2);
+	CHECK_EQ(cnt(1), 2);
+	CHECK(!R.close);
+	CHECK_EQ(R.idle_ms, 10000);
+	CHECK_EQ(call(&tcp_ctx, q + R.consumed, n2 + 2), TFO_SVC_RESPOND);
+	CHECK_EQ(cnt(1), 1);
+	/* incomplete: the length, then part of the message */
+	CHECK_EQ(call(&tcp_ctx, q, 1), TFO_SVC_NEED_MORE);
+	CHECK_EQ(call(&tcp_ctx, q, n1 + 1), TFO_SVC_NEED_MORE);
+	/* edns-tcp-keepalive: our idle timeout in 100 ms units */
+	CHECK_EQ(ask(&tcp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
+	decode(NULL);
+	CHECK_EQ(rrs[2].type, DNS_T_OPT);
+	CHECK_EQ(rrs[2].rdlen, 6);
+	CHECK(memcmp(rrs[2].rd, "\x00\x0b\x00\x02\x00\x64", 6) == 0);
+	/* not over UDP (RFC 7828 3.2.1) */
+	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
+	decode(NULL);
+	CHECK_EQ(rrs[2].rdlen, 0);
+	CHECK_EQ(R.idle_ms, 0);
+}
+
+TFO_TEST(counters)
+{
+	unsigned int a = UINT32_MAX, nx = UINT32_MAX;
+
+	for (unsigned int i = 0; svc->counters[i].name != NULL; i++) {
+		if (strcmp(svc->counters[i].name, "dns_qtype_a") == 0)
+			a = i;
+		if (strcmp(svc->counters[i].name, "dns_rcode_nxdomain") == 0)
+			nx = i;
+	}
+	REQUIRE(a != UINT32_MAX && nx != UINT32_MAX);
+	memset(ctrs, 0, sizeof(ctrs));
+	ask(&udp_ctx, "nope.example.org.", DNS_T_A, NULL);
+	ask(&tcp_ctx, "www.example.org.", DNS_T_A, NULL);
+	CHECK_EQ(ctrs[a], 2);
+	CHECK_EQ(ctrs[nx], 1);
+	/* without the engine's counters */
+	udp_ctx.counters = NULL;
+	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	udp_ctx.counters = ctrs;
+	CHECK_EQ(ctrs[a], 2);
+}
+
+TFO_TEST(second_zone_and_reload)
+{
+	char msg[512];
+
+	CHECK_EQ(ask(&udp_ctx, "www.example.net.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK_EQ(cnt(1), 1);
+	CHECK_EQ(svc->reload(st, msg, sizeof(msg)), 1);
+	CHECK_MSG(strstr(msg, "generation 2 serves") != NULL, "%s", msg);
+	CHECK_EQ(ask(&udp_ctx, "www.example.net.", DNS_T_A, NULL), TFO_SVC_RESPOND);
+	CHECK_EQ(cnt(1), 1);
+	/* before the grace time nothing is freed, after it everything */
+	CHECK_EQ(svc->reclaim(st, NULL, NULL), 0);
+	usleep(1100 * 1000);
+	CHECK_EQ(svc->reclaim(st, NULL, NULL), 0);
+	CHECK_EQ(svc->reload(st, msg, sizeof(msg)), 1);
+	CHECK_MSG(strstr(msg, "generation 3 serves") != NULL, "%s", msg);
+	svc->destroy(st);
+	st = NULL;
+}
+
+TFO_TEST_MAIN()
