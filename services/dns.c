@@ -6,14 +6,14 @@
  *   port = 53
  *   udp = on                 ; answer UDP on the port too
  *   zone = example.org:/etc/tfo/example.org.zone
- *   zone2 = example.net:example.net.zone   ; zone2..zone8: more zones
+ *   zone = example.net:example.net.zone    ; once per zone
  *   idle_timeout = 10        ; s: TCP idle timeout, announced by
  *                            ; edns-tcp-keepalive (RFC 7828); 1..6553
  *   edns_size = 1232         ; our EDNS UDP payload size; 512..4096
  *   reload_drain = 10        ; s a replaced zone set is kept at least
  *
- * A `zone` value may also list several "origin:file" separated by blanks
- * (the configuration keeps one value per key).
+ * `zone` may be given once per zone (a repeat key: every occurrence is
+ * kept); one value may also list several "origin:file" separated by blanks.
  *
  * Each handle() call answers one message: over TCP the first complete
  * one of the stream (2-byte length, consumed = its framed length, so
@@ -56,7 +56,6 @@
 #include "dns.h"
 
 #define DNS_MAX_ZONES 64
-#define DNS_ZONE_KEYS 8
 #define DNS_RETIRED 4
 #define DNS_ZC_MIN 512		/* smaller blocks are copied */
 #define DNS_OPT_RESERVE (DNS_OPT_LEN + 12)	/* OPT with keepalive and EDE */
@@ -127,9 +126,10 @@ struct dns_svc {
 /* configuration                                                       */
 
 static const char *const dns_keys[] = {
-	"zone", "zone2", "zone3", "zone4", "zone5", "zone6", "zone7", "zone8",
-	"idle_timeout", "edns_size", "reload_drain", NULL
+	"zone", "idle_timeout", "edns_size", "reload_drain", NULL
 };
+
+static const char *const dns_repeat_keys[] = { "zone", NULL };
 
 static int
 dns_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
@@ -204,7 +204,7 @@ dns_check_key(const char *key, const char *value, char *why, size_t whylen)
 {
 	uint32_t v;
 
-	if (strncmp(key, "zone", 4) == 0)
+	if (strcmp(key, "zone") == 0)
 		return dns_zone_value(key, value, NULL, NULL, why, whylen);
 	if (strcmp(key, "idle_timeout") == 0 && dns_u32(value, 1, 6553, &v) < 0)
 		return tfo_errmsg(why, whylen, "expected seconds in 1..6553");
@@ -236,13 +236,12 @@ dns_conf_read(const struct tfo_service_args *a, struct dns_conf *c, char *why,
 	c->zones = calloc(DNS_MAX_ZONES, sizeof(*c->zones));
 	if (c->zones == NULL)
 		return tfo_errmsg(why, whylen, "out of memory");
-	for (unsigned int i = 0; dns_keys[i] != NULL && i < DNS_ZONE_KEYS; i++) {
-		const char *v = tfo_service_arg(a, dns_keys[i], NULL);
-
-		if (v != NULL && dns_zone_value(dns_keys[i], v, a->base_dir, c, why,
-						whylen) < 0)
+	/* every occurrence of the repeat key, in the file's order */
+	for (unsigned int i = 0; i < a->nb_kv; i++)
+		if (strcmp(a->kv[i].key, "zone") == 0 &&
+		    dns_zone_value("zone", a->kv[i].value, a->base_dir, c, why,
+				   whylen) < 0)
 			return -EINVAL;
-	}
 	if (c->nb_zones == 0)
 		return tfo_errmsg(why, whylen, "no zone: zone = ORIGIN:FILE is required");
 	return 0;
@@ -655,6 +654,7 @@ static struct tfo_service dns_service = {
 	.help = "authoritative DNS over TCP and UDP from master files "
 		"(zone = ORIGIN:FILE, udp = on)",
 	.keys = dns_keys,
+	.repeat_keys = dns_repeat_keys,
 	.counters = dns_counters,
 	.udp_ok = true,
 	.create = dns_create,

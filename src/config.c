@@ -521,7 +521,7 @@ tfo_service_set(struct tfo_cfg_service *s, const char *key, const char *value,
 	if (strlen(key) >= sizeof(s->kv[0].key) ||
 	    strlen(value) >= sizeof(s->kv[0].value))
 		return tfo_errmsg(why, whylen, "key or value too long");
-	for (unsigned int i = 0; i < s->nb_kv; i++)
+	for (unsigned int i = 0; i < s->nb_kv && !tfo_service_key_repeats(svc, key); i++)
 		if (strcmp(s->kv[i].key, key) == 0) {
 			strcpy(s->kv[i].value, value);
 			return 0;

@@ -129,6 +129,15 @@ tfo_svc_ctr_map_add(struct tfo_svc_ctr_map *map, struct tfo_service_inst *si,
 	return 0;
 }
 
+int
+tfo_service_key_repeats(const struct tfo_service *s, const char *key)
+{
+	for (const char *const *k = s->repeat_keys; k != NULL && *k != NULL; k++)
+		if (strcmp(*k, key) == 0)
+			return 1;
+	return 0;
+}
+
 const char *
 tfo_service_arg(const struct tfo_service_args *a, const char *key,
 		const char *def)

@@ -886,4 +886,25 @@ TFO_TEST(service_udp_key)
 	CHECK(!cfg.services[0].udp);
 }
 
+/* A repeat key keeps every occurrence in order; another key's last wins. */
+TFO_TEST(service_repeat_key)
+{
+	const struct tfo_cfg_service *s;
+
+	REQUIRE(parse("[service dns]\nport = 53\nzone = a.example:a.zone\n"
+		      "edns_size = 512\nzone = b.example:b.zone\nedns_size = 1232\n") == 0);
+	REQUIRE(cfg.nb_services == 1);
+	s = &cfg.services[0];
+	REQUIRE(s->nb_kv == 3);
+	CHECK(strcmp(s->kv[0].key, "zone") == 0);
+	CHECK(strcmp(s->kv[0].value, "a.example:a.zone") == 0);
+	CHECK(strcmp(s->kv[1].key, "edns_size") == 0);
+	CHECK(strcmp(s->kv[1].value, "1232") == 0);
+	CHECK(strcmp(s->kv[2].key, "zone") == 0);
+	CHECK(strcmp(s->kv[2].value, "b.example:b.zone") == 0);
+	CHECK(tfo_service_key_repeats(tfo_service_find("dns"), "zone"));
+	CHECK(!tfo_service_key_repeats(tfo_service_find("dns"), "edns_size"));
+	CHECK(!tfo_service_key_repeats(tfo_service_find("http"), "root"));
+}
+
 TFO_TEST_MAIN()

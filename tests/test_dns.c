@@ -240,7 +240,7 @@ TFO_TEST(setup)
 {
 	struct tfo_service_kv kv[] = {
 		{ "zone", "example.org:" ZDIR "/example.org.zone" },
-		{ "zone2", "example.net:" ZDIR "/example.net.zone" },
+		{ "zone", "example.net:" ZDIR "/example.net.zone" },
 		{ "reload_drain", "1" },
 	};
 	struct tfo_service_args a = { .port = 53, .udp = true, .nb_kv = 3, .kv = kv,

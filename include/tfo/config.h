@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 #define TFO_MAX_SERVICES 8
-#define TFO_SERVICE_MAX_KV 16
+#define TFO_SERVICE_MAX_KV 32
 #define TFO_CFG_STR 256
 #define TFO_CFG_ERR 512
 

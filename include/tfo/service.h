@@ -194,6 +194,11 @@ struct tfo_service {
 	/** Keys accepted in the section besides `port` and `udp`,
 	 *  NULL-terminated. */
 	const char *const *keys;
+	/** Keys of @p keys that may be given several times in the section
+	 *  (`zone = ...` once per zone), NULL-terminated, or NULL: each
+	 *  occurrence is kept in tfo_service_args.kv, in the file's order,
+	 *  where another key's last occurrence replaces the ones before. */
+	const char *const *repeat_keys;
 	/** Its counters, ending with a NULL name (at most
 	 *  TFO_SVC_MAX_COUNTERS), or NULL: see struct tfo_svc_counter. */
 	const struct tfo_svc_counter *counters;
@@ -280,6 +285,9 @@ const struct tfo_service *tfo_service_find(const char *name);
 
 /** First registered service (iterate with ->next). */
 const struct tfo_service *tfo_service_first(void);
+
+/** 1 if @p key is one of @p s's repeat_keys: every occurrence is kept. */
+int tfo_service_key_repeats(const struct tfo_service *s, const char *key);
 
 /** 1 if @p key is one of @p s's keys (or "port", or "udp" when udp_ok). */
 int tfo_service_key_ok(const struct tfo_service *s, const char *key);
