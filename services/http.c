@@ -56,8 +56,8 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
+#include "ops/stats.h"
 #include "tfo/service.h"
-#include "tfo/stats.h"
 
 #include "http.h"
 #include "http_impl.h"

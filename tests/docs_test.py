@@ -29,7 +29,7 @@
   too, and its "Start here" names at most three files (a renamed or split
   file must be renamed there too: the checks list the missing ones);
 - every file of the repository that README.md, docs/architecture.md and
-  docs/runbook.md name (a link, a path from the root such as src/pkt.c or
+  docs/runbook.md name (a link, a path from the root such as src/net/pkt.c or
   tfo/log.h, a bare NAME.md) exists;
 - README's performance figures are a dated run's: the block between
   `<!-- figures from bench/results/runs/FILE ...-->` and `<!-- figures: end

@@ -12,7 +12,7 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
-#include "tfo/conn.h"
+#include "tcp/conn.h"
 #include "tfo/service.h"
 #include "engine_harness.h"
 #include "test.h"

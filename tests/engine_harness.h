@@ -14,10 +14,10 @@
 
 #include <rte_mbuf.h>
 
-#include "tfo/engine.h"
-#include "tfo/pkt.h"
-#include "tfo/tcpopt.h"
-#include "tfo/tx.h"
+#include "net/pkt.h"
+#include "net/tcpopt.h"
+#include "net/tx.h"
+#include "tcp/engine.h"
 
 #define H_SEG_DATA 2048
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Write tests/pkt_vectors.h: frames built by scapy, an implementation
-independent of src/pkt.c, for test_pkt's cross-check.
+independent of src/net/pkt.c, for test_pkt's cross-check.
 
 Run by hand when the vectors must change (needs Debian's python3-scapy, hence
 /usr/bin/python3):  /usr/bin/python3 tests/gen_pkt_vectors.py > tests/pkt_vectors.h

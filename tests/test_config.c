@@ -12,10 +12,10 @@
 
 #include <rte_common.h>
 
-#include "tfo/config.h"
-#include "tfo/idle.h"
-#include "tfo/start_plan.h"
-#include "tfo/xdp.h"
+#include "ops/config.h"
+#include "lcore/idle.h"
+#include "ops/start_plan.h"
+#include "net/xdp.h"
 #include "test.h"
 
 static struct tfo_config cfg;

@@ -6,8 +6,8 @@
 #include <rte_eal.h>
 #include <rte_malloc.h>
 
-#include "tfo/conn.h"
-#include "tfo/timer.h"
+#include "tcp/conn.h"
+#include "tcp/timer.h"
 #include "test.h"
 
 static void

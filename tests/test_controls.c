@@ -14,10 +14,10 @@
 #include <rte_ip.h>
 #include <rte_ring.h>
 
-#include "tfo/config.h"
-#include "tfo/ctrl_pick.h"
-#include "tfo/neigh.h"
-#include "tfo/server.h"
+#include "lcore/ctrl_pick.h"
+#include "net/neigh.h"
+#include "ops/config.h"
+#include "ops/server.h"
 
 #include "engine_harness.h"
 #include "test.h"

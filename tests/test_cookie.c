@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests of TFO cookies, the key ring, the batched checker and SYN
- * cookies (src/cookie.c, src/siphash.c, src/aes128.c, src/syncookie.c).
+ * cookies (src/cookie/cookie.c, src/cookie/siphash.c, src/cookie/aes128.c, src/cookie/syncookie.c).
  *
  * The aes128 expectations are computed by openssl(1) from inside the test
  * (an AES implementation that is not ours); the siphash-linux ones are the
@@ -22,11 +22,11 @@
 #include <rte_log.h>
 #include <rte_memory.h>
 
-#include "tfo/cookie.h"
+#include "cookie/cookie.h"
+#include "cookie/syncookie.h"
 #include "tfo/log.h"
-#include "tfo/syncookie.h"
 
-#include "../src/siphash.h"
+#include "cookie/siphash.h"
 #include "test.h"
 
 static void

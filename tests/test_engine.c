@@ -10,13 +10,13 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
-#include "tfo/access_log.h"
-#include "tfo/conn.h"
-#include "tfo/latency.h"
-#include "tfo/neigh.h"
-#include "tfo/tx.h"
+#include "tcp/access_log.h"
+#include "tcp/conn.h"
+#include "tcp/latency.h"
+#include "net/neigh.h"
+#include "net/tx.h"
 #include "engine_harness.h"
-#include "tfo/start_plan.h"
+#include "ops/start_plan.h"
 #include "test.h"
 
 #define SEC 1000000ull

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "tfo/conn.h"
+#include "tcp/conn.h"
 #include "engine_harness.h"
 #include "test.h"
 

@@ -16,8 +16,8 @@
 #include <rte_common.h>
 #include <rte_log.h>
 
+#include "ops/stats.h"
 #include "tfo/service.h"
-#include "tfo/stats.h"
 
 #include "../services/http_parse.h"
 #include "test.h"

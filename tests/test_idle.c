@@ -15,7 +15,7 @@
 #include <rte_eal.h>
 #include <rte_ring.h>
 
-#include "tfo/idle.h"
+#include "lcore/idle.h"
 #include "test.h"
 
 /* long enough that a lost wake-up cannot hide behind a time-out */

@@ -12,7 +12,7 @@
 #include <rte_log.h>
 #include <rte_memory.h>
 
-#include "tfo/cookie.h"
+#include "cookie/cookie.h"
 #include "tfo/log.h"
 
 #include "test.h"

@@ -14,10 +14,10 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-#include "tfo/pkt.h"
-#include "tfo/port.h"
-#include "tfo/tcpopt.h"
-#include "tfo/tx.h"
+#include "net/pkt.h"
+#include "net/port.h"
+#include "net/tcpopt.h"
+#include "net/tx.h"
 
 #include "lg.h"
 #include "test.h"

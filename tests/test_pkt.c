@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: unit tests of the packet parser, the checksum helpers and
- * the TCP header builder (src/pkt.c).
+ * the TCP header builder (src/net/pkt.c).
  *
  * Frames are crafted byte by byte here, with a deliberately naive RFC 1071
  * checksum, so that nothing is checked against itself. The parser is given
@@ -23,8 +23,8 @@
 #include <rte_net.h>
 #include <rte_tcp.h>
 
-#include "tfo/pkt.h"
-#include "tfo/stats.h"
+#include "net/pkt.h"
+#include "ops/stats.h"
 #include "test.h"
 #include "pkt_vectors.h"
 

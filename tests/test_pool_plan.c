@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "tfo/pool_plan.h"
-#include "tfo/tx.h"
+#include "net/tx.h"
+#include "ops/pool_plan.h"
 
 #include "test.h"
 

@@ -11,7 +11,7 @@
 #include <rte_ethdev.h>
 #include <rte_flow.h>
 
-#include "tfo/port_flow.h"
+#include "net/port_flow.h"
 
 #include "test.h"
 

@@ -13,7 +13,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
-#include "tfo/port.h"
+#include "net/port.h"
 
 #include "test.h"
 

@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "tfo/report.h"
+#include "lcore/report.h"
 
 #include "test.h"
 

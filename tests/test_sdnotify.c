@@ -11,7 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "tfo/sdnotify.h"
+#include "lcore/sdnotify.h"
 #include "test.h"
 
 /* A datagram socket bound to @p name ('@': abstract), as systemd's. */

@@ -10,10 +10,10 @@
 #include <rte_ip.h>
 #include <rte_udp.h>
 
-#include "tfo/conn.h"
-#include "tfo/latency.h"
+#include "tcp/conn.h"
+#include "tcp/latency.h"
 #include "tfo/service.h"
-#include "tfo/tx.h"
+#include "net/tx.h"
 #include "engine_harness.h"
 #include "test.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Unit tests of the TCP option codec (src/tcpopt.c).
+ * Unit tests of the TCP option codec (src/net/tcpopt.c).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -9,7 +9,7 @@
 
 #include <rte_common.h>
 
-#include "tfo/tcpopt.h"
+#include "net/tcpopt.h"
 
 #include "test.h"
 

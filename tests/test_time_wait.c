@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfo/conn.h"
-#include "tfo/engine.h"
+#include "tcp/conn.h"
+#include "tcp/engine.h"
 #include "engine_harness.h"
-#include "../src/engine_priv.h"
+#include "tcp/engine_priv.h"
 #include "test.h"
 
 #define MS 1000ull

@@ -66,10 +66,10 @@ def load_prom():
 
 def header_counters():
     """[(name, 'counter'|'gauge', help)] of stats.h, then pkt.h's drop_<reason>."""
-    text = open(os.path.join(ROOT, 'include', 'tfo', 'stats.h')).read()
+    text = open(os.path.join(ROOT, 'src', 'ops', 'stats.h')).read()
     out = [(n, 'gauge' if k == 'G' else 'counter', h.replace('\\"', '"'))
            for n, k, h in re.findall(r'X\((\w+),\s*([CG]),\s*"((?:[^"\\]|\\.)*)"\)', text)]
-    pkt = open(os.path.join(ROOT, 'include', 'tfo', 'pkt.h')).read()
+    pkt = open(os.path.join(ROOT, 'src', 'net', 'pkt.h')).read()
     body = pkt[pkt.index('#define TFO_PKT_DROP_REASONS'):]
     body = body[:body.index('\n\n')]
     out += [('drop_' + n, 'counter', h) for n, h in re.findall(r'X\((\w+),\s*"([^"]*)"\)', body)]
@@ -77,13 +77,13 @@ def header_counters():
 
 
 def parser_drops_h():
-    pkt = open(os.path.join(ROOT, 'include', 'tfo', 'pkt.h')).read()
+    pkt = open(os.path.join(ROOT, 'src', 'net', 'pkt.h')).read()
     body = pkt.split('#define TFO_PKT_DROP_REASONS')[1].split('\n\n')[0]
     return {'drop_' + r for r in re.findall(r'X\((\w+),', body)}
 
 
 def frame_drops_h():
-    text = open(os.path.join(ROOT, 'include', 'tfo', 'stats.h')).read()
+    text = open(os.path.join(ROOT, 'src', 'ops', 'stats.h')).read()
     body = text[text.index('#define TFO_STATS_FRAME_DROPS'):]
     body = body[:body.index('\n\n')]
     return re.findall(r'X\((\w+)\)', body)

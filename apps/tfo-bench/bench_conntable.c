@@ -26,7 +26,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
-#include "tfo/conn.h"
+#include "tcp/conn.h"
 
 #include "bench.h"
 

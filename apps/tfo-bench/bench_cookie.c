@@ -28,7 +28,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
-#include "tfo/cookie.h"
+#include "cookie/cookie.h"
 
 #include "bench.h"
 

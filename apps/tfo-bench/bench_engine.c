@@ -32,10 +32,10 @@
 #include <rte_mbuf.h>
 #include <rte_tcp.h>
 
-#include "tfo/conn.h"
-#include "tfo/engine.h"
-#include "tfo/tcpopt.h"
-#include "tfo/tx.h"
+#include "net/tcpopt.h"
+#include "net/tx.h"
+#include "tcp/conn.h"
+#include "tcp/engine.h"
 
 #include "bench.h"
 

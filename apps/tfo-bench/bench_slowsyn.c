@@ -25,9 +25,9 @@
 #include <rte_ring.h>
 #include <rte_tcp.h>
 
-#include "tfo/control.h"
-#include "tfo/server.h"
-#include "tfo/worker.h"
+#include "lcore/control.h"
+#include "lcore/worker.h"
+#include "ops/server.h"
 
 #include "bench.h"
 

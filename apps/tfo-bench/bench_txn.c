@@ -20,14 +20,14 @@
 #include <immintrin.h>
 #endif
 
-#include "tfo/config.h"
-#include "tfo/cookie.h"
-#include "tfo/engine.h"
-#include "tfo/server.h"
+#include "cookie/cookie.h"
+#include "lcore/worker.h"
+#include "net/tcpopt.h"
+#include "net/tx.h"
+#include "ops/config.h"
+#include "ops/server.h"
+#include "tcp/engine.h"
 #include "tfo/service.h"
-#include "tfo/tcpopt.h"
-#include "tfo/tx.h"
-#include "tfo/worker.h"
 
 #include "bench.h"
 #include "bench_txn.h"

@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
-#include "tfo/file.h"
-#include "tfo/cookie.h"
+#include "ops/file.h"
+#include "cookie/cookie.h"
 
 #define EXIT_USAGE 2
 

@@ -12,7 +12,7 @@
 
 #include <rte_version.h>
 
-#include "tfo/config.h"
+#include "ops/config.h"
 #include "tfo/log.h"
 
 #include "lg.h"

@@ -18,9 +18,9 @@
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 
+#include "net/port.h"
+#include "tcp/seq.h"
 #include "tfo/log.h"
-#include "tfo/port.h"
-#include "tfo/seq.h"
 
 #include "lg.h"
 

@@ -13,8 +13,8 @@
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
 
+#include "net/port.h"
 #include "tfo/log.h"
-#include "tfo/port.h"
 
 #include "lg.h"
 

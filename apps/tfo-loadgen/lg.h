@@ -23,10 +23,10 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
-#include "tfo/engine.h"
-#include "tfo/pkt.h"
-#include "tfo/tcpopt.h"
-#include "tfo/tx.h"
+#include "net/pkt.h"
+#include "net/tcpopt.h"
+#include "net/tx.h"
+#include "tcp/engine.h"
 
 #include "lg_stats.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-loadgen: counters and the latency histogram.
  *
- * Same conventions as include/tfo/stats.h (X-macro lists, one writer per
+ * Same conventions as src/ops/stats.h (X-macro lists, one writer per
  * lcore, greppable names), but a list of its own: these are a client's
  * counters, they have no place in the server's per-lcore struct.
  */
@@ -13,7 +13,7 @@
 
 #include <rte_common.h>
 
-#include "tfo/pkt.h"
+#include "net/pkt.h"
 
 /* X(name, help) */
 #define LG_STATS_IO(X) \

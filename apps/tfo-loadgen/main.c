@@ -24,8 +24,8 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "net/port.h"
 #include "tfo/log.h"
-#include "tfo/port.h"
 
 #include "app.h"
 #include "lg.h"

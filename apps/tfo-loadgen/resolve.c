@@ -15,7 +15,7 @@
 #include <rte_ether.h>
 #include <rte_ip.h>
 
-#include "tfo/neigh.h"
+#include "net/neigh.h"
 
 #include "lg.h"
 

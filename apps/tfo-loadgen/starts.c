@@ -11,7 +11,7 @@
 
 #include <rte_cycles.h>
 
-#include "tfo/port.h"
+#include "net/port.h"
 
 #include "lg.h"
 

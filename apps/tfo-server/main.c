@@ -23,13 +23,13 @@
 #include <rte_pdump.h>
 #include <rte_version.h>
 
-#include "tfo/config.h"
-#include "tfo/control.h"
+#include "ops/config.h"
+#include "lcore/control.h"
 #include "tfo/log.h"
-#include "tfo/stats.h"
-#include "tfo/server.h"
-#include "tfo/start_plan.h"
-#include "tfo/xdp.h"
+#include "ops/stats.h"
+#include "ops/server.h"
+#include "ops/start_plan.h"
+#include "net/xdp.h"
 
 #include "app.h"
 

@@ -25,8 +25,8 @@
 
 #include <rte_common.h>
 
+#include "ops/stats.h"
 #include "tfo/service.h"
-#include "tfo/stats.h"
 
 #include "../../services/http_parse.h"
 #include "fuzz_common.h"

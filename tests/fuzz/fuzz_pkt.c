@@ -23,8 +23,8 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
-#include "tfo/pkt.h"
-#include "tfo/tcpopt.h"
+#include "net/pkt.h"
+#include "net/tcpopt.h"
 
 #include "fuzz_common.h"
 #include "fuzz_ports.h"

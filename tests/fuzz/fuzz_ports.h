@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "tfo/pkt.h"
+#include "net/pkt.h"
 
 /* port 0: 02:00:00:00:00:01, 198.18.0.2/24, fd00:7f0::2/64
  * port 1: 02:00:00:00:01:01, 198.18.1.2/24, fd00:7f1::2/64 */

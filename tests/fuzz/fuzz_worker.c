@@ -49,15 +49,15 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include "tfo/config.h"
-#include "tfo/control.h"
-#include "tfo/cookie.h"
-#include "tfo/engine.h"
-#include "tfo/server.h"
+#include "cookie/cookie.h"
+#include "lcore/control.h"
+#include "lcore/worker.h"
+#include "net/tcpopt.h"
+#include "net/tx.h"
+#include "ops/config.h"
+#include "ops/server.h"
+#include "tcp/engine.h"
 #include "tfo/service.h"
-#include "tfo/tcpopt.h"
-#include "tfo/tx.h"
-#include "tfo/worker.h"
 
 #include "fuzz_common.h"
 #include "fuzz_ports.h"

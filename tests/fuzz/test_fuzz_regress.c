@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tfo/stats.h"
+#include "ops/stats.h"
 
 #include "../../services/http_parse.h"
 #include "../test.h"

@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the control core: its loop over the workers' rings, the
+ * slow-path TCP, the SYN queue of hardware steering, key rotation and
+ * reload. Frames that are not TCP go to neigh.c; the stats line and the
+ * summary are in report.c, the telemetry commands in telemetry.c.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "lcore/control.h"
+#include "net/neigh.h"
+#include "net/port.h"
+#include "tcp/service_reload.h"
+#include "tfo/log.h"
+
+/* Control-core TX: software checksums everywhere (slow path), so frames
+ * carry no offload request. */
+static void
+tfo_control_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
+{
+	struct tfo_control *c = tx->arg;
+	struct tfo_tx_q *q = &tx->q[port_idx];
+	uint16_t sent, n = q->n;
+
+	if (n == 0)
+		return;
+	if (c->relay[port_idx] == NULL) {
+		tfo_tx_q_send(q, c->ports[port_idx].port_id, c->tx_queue, &c->stats);
+		return;
+	}
+	/* A relay ring three quarters full (its worker's TX queue refusing
+	 * for a while): the re-sent SYN-ACKs at the tail stay out, so that
+	 * the room left is for fresh answers (SYN-ACKs of new clients, ARP,
+	 * ND); they count as relay_drop_full and tx_drop_resend below. */
+	if (q->nlow != 0 && q->nlow <= n &&
+	    rte_ring_free_count(c->relay[port_idx]) < rte_ring_get_capacity(c->relay[port_idx]) / 4)
+		n = (uint16_t)(n - q->nlow);
+	/* the worker counts them as its tx_pkts when the port takes them */
+	sent = (uint16_t)rte_ring_sp_enqueue_burst(c->relay[port_idx], (void **)q->pkts, n,
+						   NULL);
+	c->stats.c[TFO_STAT_ctrl_relayed] += sent;
+	/* a relayed SYN-ACK must not wait for its worker's nap */
+	if (sent != 0 && c->nb_workers != 0)
+		tfo_doorbell_ring(&c->workers[c->relay_worker]->idle.bell, &c->stats);
+	if (unlikely(sent < q->n)) {
+		/* the worker leaves what its TX queue refuses in the ring */
+		c->stats.c[TFO_STAT_relay_drop_full] += q->n - sent;
+		c->stats.c[TFO_STAT_tx_drop_resend] +=
+			tfo_tx_q_low_dropped(q, (uint16_t)(q->n - sent));
+		rte_pktmbuf_free_bulk(&q->pkts[sent], q->n - sent);
+	}
+	q->n = 0;
+	q->nlow = 0;
+}
+
+int
+tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
+{
+	const struct tfo_config *cfg = p->cfg;
+
+	unsigned int nb_controls = RTE_MAX(p->nb_controls, 1u);
+
+	if (p->nb_ports > TFO_MAX_PORTS || cfg->burst > TFO_TX_BUF ||
+	    nb_controls > TFO_MAX_CONTROLS || p->idx >= nb_controls)
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	c->idx = p->idx;
+	c->nb_controls = nb_controls;
+	c->peers = p->peers;
+	c->inbox = p->inbox;
+	c->lcore_id = rte_lcore_id();
+	c->cfg = cfg;
+	c->ports = p->ports;
+	c->nb_ports = p->nb_ports;
+	c->workers = p->workers;
+	c->nb_workers = p->nb_workers;
+	c->tx_queue = (uint16_t)(p->nb_workers + p->idx);
+	c->burst = cfg->burst;
+	/* full; its first refill is bounded by the cap whatever the clock */
+	tfo_tbucket_init(&c->echo_tb, cfg->icmp_echo_per_s, TFO_ICMP_BURST, 0);
+	c->stats_period_s = p->idx == 0 ? cfg->stats_period : 0;
+	c->quit = p->quit;
+	c->drain = p->drain;
+	c->life.notify = p->idx == 0 ? p->notify : NULL;
+	c->life.drain_timeout_s = cfg->drain_timeout;
+	c->out = stdout;
+	c->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
+	tfo_lat_init(&c->lat, rte_get_tsc_hz());
+	c->tx.flush = tfo_control_tx_flush;
+	c->tx.arg = c;
+	c->tx.stats = &c->stats;
+	c->syn_reserve = cfg->max_conns / 4;
+	c->engine = p->engine;
+	c->cookies = p->cookies;
+	c->keys = p->keys;
+	if (p->keys != NULL) {
+		c->key_file = p->key_file;
+		/* XXX a random new primary suits a single server only: a fleet
+		 * rotates through its shared key file (runbook section 6) */
+		if (cfg->rotate_period_s)
+			c->next_rotate_us = rte_rdtsc() / c->tsc_per_us +
+					    (uint64_t)cfg->rotate_period_s * 1000000;
+	}
+	/* whatever the keys: services reload and report without TFO too */
+	c->svc_reload = p->svc_reload;
+	c->svc_ctrs = p->svc_ctrs;
+	memcpy(c->relay, p->relay, sizeof(c->relay));
+	c->relay_worker = p->nb_workers != 0 ? p->idx % p->nb_workers : 0;
+	c->exc = p->exc;
+	return tfo_idle_init(&c->idle, &p->idle);
+}
+
+int
+tfo_control_idle_watch(struct tfo_control *c)
+{
+	int rc = tfo_idle_watch_ring(&c->idle, c->inbox);
+
+	for (unsigned int wi = 0; wi < c->nb_workers && rc == 0; wi++) {
+		rc = tfo_idle_watch_ring(&c->idle, c->workers[wi]->to_ctl[c->idx]);
+		if (rc == 0 && c->idx == 0)
+			rc = tfo_idle_watch_ring(&c->idle, c->workers[wi]->to_neigh);
+	}
+	for (uint16_t pi = 0; pi < c->nb_ports && c->idx == 0 && rc >= 0; pi++) {
+		if (c->ports[pi].syn_steering)
+			rc = tfo_idle_watch_rxq(&c->idle, c->ports[pi].port_id,
+						c->ports[pi].syn_queue);
+		if (rc >= 0 && c->exc != NULL && c->exc[pi].on)
+			rc = tfo_idle_watch_rxq(&c->idle, c->exc[pi].tap_id, 0);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+void
+tfo_control_close(struct tfo_control *c)
+{
+	tfo_idle_close(&c->idle);
+}
+
+void
+tfo_control_drain_begin(struct tfo_control *c, uint64_t now_us)
+{
+	c->draining = true;
+	if (c->engine != NULL)
+		tfo_engine_drain(c->engine, now_us);	/* its FINs: at this poll's flush */
+}
+
+static int
+tfo_control_port_idx(const struct tfo_control *c, uint16_t port_id)
+{
+	for (uint16_t i = 0; i < c->nb_ports; i++)
+		if (c->ports[i].port_id == port_id)
+			return i;
+	return -1;
+}
+
+/* ---- slow-path TCP ----------------------------------------------------- */
+
+/*
+ * A SYN the fast path did not take, by the worker's reason: plain
+ * handshakes, cookie requests and failed cookies get a SYN-ACK that acks only
+ * the SYN (the SYN's data is not delivered: the client re-sends it), the
+ * latter two with a fresh cookie; over the limit or with a worker's table
+ * full, no cookie (as Linux). A table full down to its reserve means a SYN
+ * cookie: under a flood of spoofed SYNs the entries they would take stay
+ * free for the clients that complete the handshake (RFC 4987 section 3.6).
+ * @return true if @m was consumed (false: a counted drop, caller frees).
+ */
+static bool
+tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+		uint8_t port_idx, enum tfo_ctrl_reason reason, uint64_t now_us)
+{
+	const uint8_t *th = tfo_pkt_tcp_hdr(m, p);
+	uint8_t cookie[TFO_COOKIE_LEN];
+	struct tfo_tcpopts o;
+	struct tfo_open_params op = { .opts = &o };
+	int rc;
+
+	/* the worker's parse (syn_defence.h); else malformed: keep what parsed */
+	if (!tfo_syn_summary_opts(m, reason, &o))
+		tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, &o);
+	if (c->cfg->syncookies && tfo_engine_free_conns(c->engine) <= c->syn_reserve &&
+	    tfo_engine_serves(c->engine, p->dport)) {
+		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
+		return true;
+	}
+	if ((reason == TFO_CTRL_TCP_COOKIE_REQ || reason == TFO_CTRL_TCP_BAD_COOKIE) &&
+	    c->cookies != NULL && o.form != TFO_FORM_NONE) {
+		struct tfo_cookie_req r = {
+			.family = p->family, .client = &p->src, .server = &p->dst,
+		};
+
+		if (tfo_cookie_gen_burst(c->cookies, &r, 1, &cookie) == 0) {
+			op.cookie_form = o.form;
+			op.cookie_len = TFO_COOKIE_LEN;
+			op.cookie = cookie;
+		}
+	}
+	rc = tfo_engine_open(c->engine, m, p, port_idx, &op, now_us);
+	if (rc == 0)
+		return true;
+	/* a source at max_conns_per_source is answered as a full table
+	 * (counted by the engine): its cookie ACK is held to the limit too */
+	if ((rc == -ENOSPC || rc == -EDQUOT) && c->cfg->syncookies) {
+		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
+		return true;
+	}
+	if (rc == -EDQUOT)
+		return false;
+	if (rc == -ENOSPC) {
+		/* no room and no SYN cookies: silence, as Linux; the client
+		 * retransmits its SYN (a RST would make it give up) */
+		c->stats.c[TFO_STAT_drop_syn_table_full]++;
+		return false;
+	}
+	/* -ENOENT: closed port, answered with a RST */
+	tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
+	return true;
+}
+
+static bool
+tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+		uint8_t port_idx, enum tfo_ctrl_reason reason, uint64_t now_us)
+{
+	const struct tfo_pkt *pp = p;
+	struct tfo_conn *conn;
+
+	if (c->engine == NULL) {
+		c->stats.c[TFO_STAT_drop_tcp_nohandler]++;
+		return false;
+	}
+	tfo_engine_lookup_bulk(c->engine, &pp, 1, &conn);
+	if (conn != NULL && reason == TFO_CTRL_TCP_SYNCOOKIE_ACK &&
+	    tfo_engine_syncookie_supersedes(c->engine, conn, p))
+		conn = NULL;
+	if (conn != NULL &&
+	    tfo_engine_input(c->engine, conn, m, p, now_us) == TFO_INPUT_DONE) {
+		return true;
+	}
+	if (reason == TFO_CTRL_TCP_SYNCOOKIE_ACK) {
+		/* checked on the worker, under the secret we share */
+		struct tfo_syncookie_ack a;
+
+		tfo_syn_summary_to_ack(tfo_syn_summary(m), &a);
+		tfo_engine_syncookie_open(c->engine, m, p, port_idx, &a, now_us);
+		return true;
+	}
+	if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN &&
+	    reason != TFO_CTRL_TCP_NO_SERVICE) {
+		if (unlikely(c->draining) && tfo_engine_serves(c->engine, p->dport)) {
+			/* draining: refused as by a closed listener (drain.h) */
+			c->stats.c[TFO_STAT_drain_syn_refused]++;
+			tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
+			return true;
+		}
+		return tfo_control_syn(c, m, p, port_idx, reason, now_us);
+	}
+	/* RST for what belongs to nothing (never for a RST), or a SYN-cookie ACK */
+	tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
+	return true;
+}
+
+/* ---- path-MTU errors ---------------------------------------------------- */
+
+/* Hand @p m to worker @p wi's inbox; false if it is full. */
+static bool
+tfo_control_to_inbox(struct tfo_control *c, unsigned int wi, struct rte_mbuf *m,
+		     enum tfo_ctrl_reason r)
+{
+	struct rte_ring *in = c->workers[wi]->from_ctl;
+
+	tfo_ctrl_reason_set(m, r);
+	/* multi-producer when several control lcores hand over */
+	if (in == NULL || rte_ring_mp_enqueue(in, m) != 0)
+		return false;
+	tfo_doorbell_ring(&c->workers[wi]->idle.bell, &c->stats);
+	return true;
+}
+
+/*
+ * Hand path-MTU error @p m, about a flow no engine of a control lcore
+ * holds, to the worker RSS gives the flow: the ICMP arrived hashed on the
+ * router's address, so that worker is computed from the quoted tuple. When
+ * the port's redirection table is not known, a copy goes to every worker
+ * (only the owner finds the flow). @return false if the inbox was full
+ * (@p m not consumed).
+ */
+static bool
+tfo_control_ptb_to_worker(struct tfo_control *c, struct rte_mbuf *m, uint8_t pi,
+			  const struct tfo_ptb *ptb)
+{
+	unsigned int w = tfo_port_flow_worker(&c->ports[pi], c->nb_workers, &ptb->flow);
+
+	if (w < c->nb_workers)
+		return tfo_control_to_inbox(c, w, m, TFO_CTRL_PTB);
+	for (unsigned int wi = 1; wi < c->nb_workers; wi++) {
+		struct rte_mbuf *copy = rte_pktmbuf_copy(m, m->pool, 0, UINT32_MAX);
+
+		if (copy != NULL && !tfo_control_to_inbox(c, wi, copy, TFO_CTRL_PTB_ANY))
+			rte_pktmbuf_free(copy);
+	}
+	return tfo_control_to_inbox(c, 0, m, TFO_CTRL_PTB_ANY);
+}
+
+/*
+ * A path-MTU error about one of our TCP flows. The connection lives on the
+ * engine of the control lcore tfo_ctrl_pick gives its flow (slow path:
+ * this one, or another, which gets the frame in its inbox), or on a
+ * worker (tfo_control_ptb_to_worker).
+ * @return -1 if @p m is another ICMP message (for neigh.c), else as
+ * tfo_control_handle.
+ */
+static int
+tfo_control_icmp_err(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt *p,
+		     uint8_t pi, uint64_t now_us)
+{
+	struct tfo_ptb ptb;
+	unsigned int k;
+	int rc = tfo_pkt_icmp_ptb(m, &c->ports[pi], p, &ptb);
+
+	if (rc == 0)
+		return -1;
+	if (rc < 0) {
+		c->stats.c[TFO_STAT_drop_pmtu_bad_quote]++;
+		return false;
+	}
+	k = tfo_ctrl_pick(&ptb.flow, c->nb_controls);
+	if (k != c->idx && c->peers != NULL) {
+		struct rte_ring *in = c->peers[k]->inbox;
+
+		if (in == NULL || rte_ring_mp_enqueue(in, m) != 0) {
+			c->stats.c[TFO_STAT_drop_pmtu_inbox_full]++;
+			return false;
+		}
+		tfo_doorbell_ring(&c->peers[k]->idle.bell, &c->stats);
+		c->stats.c[TFO_STAT_pmtu_ctrl_handoff]++;
+		return true;
+	}
+	if (c->engine != NULL && tfo_engine_ptb(c->engine, &ptb, now_us) != -ENOENT) {
+		rte_pktmbuf_free(m);
+		return true;
+	}
+	if (!tfo_control_ptb_to_worker(c, m, pi, &ptb)) {
+		c->stats.c[TFO_STAT_drop_pmtu_inbox_full]++;
+		return false;
+	}
+	c->stats.c[TFO_STAT_pmtu_handoff]++;
+	return true;
+}
+
+unsigned int
+tfo_control_inbox(struct tfo_control *c, uint64_t now_us)
+{
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+	unsigned int n;
+
+	if (c->inbox == NULL)
+		return 0;
+	n = rte_ring_sc_dequeue_burst(c->inbox, (void **)pkts, c->burst, NULL);
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		int pi = tfo_control_port_idx(c, m->port);
+		struct tfo_ptb ptb;
+		struct tfo_pkt p;
+
+		/* control 0 parsed it already: what fails here is lost */
+		if (pi < 0 || tfo_pkt_classify(m, &c->ports[pi], &p) == TFO_PKT_DROP ||
+		    tfo_pkt_icmp_ptb(m, &c->ports[pi], &p, &ptb) != 1) {
+			c->stats.c[TFO_STAT_pmtu_handoff_lost]++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (c->engine != NULL && tfo_engine_ptb(c->engine, &ptb, now_us) != -ENOENT) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (tfo_control_ptb_to_worker(c, m, (uint8_t)pi, &ptb)) {
+			c->stats.c[TFO_STAT_pmtu_handoff]++;
+		} else {
+			c->stats.c[TFO_STAT_pmtu_handoff_lost]++;
+			rte_pktmbuf_free(m);
+		}
+	}
+	return n;
+}
+
+/* ---- keys -------------------------------------------------------------- */
+
+static void
+tfo_control_keys(struct tfo_control *c, uint64_t now_us)
+{
+	bool due = c->next_rotate_us != 0 && now_us >= c->next_rotate_us;
+
+	if (c->keys == NULL || (!due && !c->rotate_requested))
+		return;
+	if (due)
+		c->next_rotate_us = now_us + (uint64_t)c->cfg->rotate_period_s * 1000000;
+	c->rotate_requested = 0;
+	if (tfo_keyring_rotate(c->keys, NULL) == 0)
+		c->stats.c[TFO_STAT_key_rotations]++;
+}
+
+/*
+ * The services' part of a reload (http: the document root), started with
+ * the key file's and built on a control thread: when it is done, count it
+ * and publish both outcomes in one answer (the keys' first, as before;
+ * none when there is no key file to reload). Also frees what earlier
+ * reloads replaced, once the services say it is unused.
+ */
+static void
+tfo_control_reload_services(struct tfo_control *c)
+{
+	bool keys = c->keys != NULL && c->key_file != NULL;
+	char smsg[sizeof(c->reload_msg)];
+	int krc = c->reload_rc, src;
+	size_t n;
+
+	c->stats.c[TFO_STAT_svc_reload_held] += tfo_svc_reclaim(c->svc_reload);
+	if (!c->svc_reload_wait ||
+	    tfo_svc_reload_poll(c->svc_reload, &src, smsg, sizeof(smsg)) == 0)
+		return;
+	c->svc_reload_wait = false;
+	if (src < 0) {
+		c->stats.c[TFO_STAT_svc_reload_errors]++;
+		TFO_LOG(ERR, "reload refused: %s", smsg);
+	} else {
+		if (src > 0)
+			c->stats.c[TFO_STAT_svc_reloads]++;
+		TFO_LOG(INFO, "reloaded: %s", smsg);
+	}
+	if (!keys) {
+		snprintf(c->reload_msg, sizeof(c->reload_msg), "%s", smsg);
+		c->reload_rc = src;
+	} else {
+		n = strlen(c->reload_msg);
+		snprintf(c->reload_msg + n, sizeof(c->reload_msg) - n, "; %s", smsg);
+		c->reload_rc = krc < 0 ? krc : src < 0 ? src : RTE_MAX(krc, src);
+	}
+	__atomic_store_n(&c->reload_seq, c->reload_seq + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Re-read the key file (SIGHUP, /tfo/reload). Done here, not in the
+ * telemetry thread, so that the counters keep one writer; the outcome is
+ * published with reload_seq for whoever asked (after the services').
+ */
+static void
+tfo_control_reload(struct tfo_control *c)
+{
+	char msg[sizeof(c->reload_msg)];
+	int rc;
+
+	if (c->svc_reload != NULL)
+		tfo_control_reload_services(c);
+	if (!c->reload_requested || c->svc_reload_wait)
+		return;
+	c->reload_requested = 0;
+	if (c->alog != NULL)	/* logrotate's postrotate: a new file */
+		c->alog->reopen = 1;
+	if (c->keys == NULL) {
+		rc = -ENOTSUP;
+		snprintf(msg, sizeof(msg), "TFO is disabled: no keys to reload");
+	} else if (c->key_file == NULL) {
+		rc = -ENOENT;
+		snprintf(msg, sizeof(msg), "no [tfo] key_file configured (random keys): "
+			 "nothing to reload; /tfo/rotate makes a new key");
+	} else {
+		rc = tfo_keyring_reload_file(c->keys, c->key_file, msg, sizeof(msg));
+	}
+	if (rc < 0) {
+		c->stats.c[TFO_STAT_key_reload_errors]++;
+		TFO_LOG(ERR, "key reload refused: %s", msg);
+	} else {
+		if (rc > 0)
+			c->stats.c[TFO_STAT_key_reloads]++;
+		TFO_LOG(INFO, "key file %s re-read: %s", c->key_file, msg);
+	}
+	c->reload_rc = rc;
+	snprintf(c->reload_msg, sizeof(c->reload_msg), "%s", msg);
+	if (c->svc_reload != NULL && tfo_svc_reload_start(c->svc_reload) == 0) {
+		c->svc_reload_wait = true;	/* published when they are done */
+		return;
+	}
+	__atomic_store_n(&c->reload_seq, c->reload_seq + 1, __ATOMIC_RELEASE);
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+/*
+ * Handle one frame from a worker. @return true if it was delivered (@m is
+ * the handler's now), false if it is to be freed: then exactly one
+ * frame-drop reason was counted (the accounting of stats.h).
+ */
+static bool
+tfo_control_handle(struct tfo_control *c, struct rte_mbuf *m, uint64_t now_us)
+{
+	struct tfo_pkt p;
+	int pi = tfo_control_port_idx(c, m->port);
+	enum tfo_pkt_class cls;
+
+	if (pi < 0) {
+		c->stats.c[TFO_STAT_drop_ctrl_no_port]++;
+		return false;
+	}
+	/* a slow-path SYN comes with what its worker parsed (syn_defence.h);
+	 * the rest is parsed again: cheaper than carrying struct tfo_pkt */
+	cls = tfo_syn_summary_pkt(m, tfo_ctrl_reason_get(m), &p) ? TFO_PKT_TCP :
+	      tfo_pkt_classify(m, &c->ports[pi], &p);
+	/* a served port's UDP datagram that reached a control lcore (its
+	 * own RX queue): answered here as on a worker */
+	if (unlikely(cls == TFO_PKT_DROP && p.drop == TFO_PKT_DROP_l4_proto &&
+		     p.l4proto == IPPROTO_UDP && c->engine != NULL)) {
+		int rc = tfo_engine_udp_input(c->engine, m, &p, (uint8_t)pi);
+
+		if (rc >= 0) {
+			/* delivered: it is ours to free (counted by the caller) */
+			if (rc > 0)
+				rte_pktmbuf_free(m);
+			return rc > 0;
+		}
+	}
+	if (c->exc != NULL && c->ports[pi].exception &&
+	    tfo_exc_wants(&c->ports[pi], c->engine, m, &p))
+		return tfo_exc_to_kernel(&c->exc[pi], &c->stats, m, now_us);
+	switch (cls) {
+	case TFO_PKT_ICMP:
+	case TFO_PKT_ICMP6: {
+		int rc = tfo_control_icmp_err(c, m, &p, (uint8_t)pi, now_us);
+
+		if (rc >= 0)
+			return rc != 0;
+	}
+		/* fall through */
+	case TFO_PKT_ARP:
+		/* our XDP program passes these to the kernel: if one gets
+		 * here anyway (xdp.h), the kernel has answered it already */
+		if (c->ports[pi].kernel_neigh) {
+			c->stats.c[TFO_STAT_drop_kernel_neigh]++;
+			return false;
+		}
+		return tfo_neigh_input(&c->tx, &c->stats, &c->ports[pi], (uint8_t)pi,
+				       m, &p, &c->echo_tb, now_us);
+	case TFO_PKT_TCP:
+		return tfo_control_tcp(c, m, &p, (uint8_t)pi, tfo_ctrl_reason_get(m),
+				       now_us);
+	case TFO_PKT_DROP:
+	default:
+		tfo_stats_drop(&c->stats, (enum tfo_pkt_drop)p.drop);
+		return false;
+	}
+}
+
+void
+tfo_control_burst(struct tfo_control *c, struct rte_mbuf **pkts, unsigned int n,
+		  uint64_t now_us)
+{
+	c->stats.c[TFO_STAT_ctrl_rx] += n;
+	for (unsigned int i = 0; i < n; i++) {
+		if (tfo_control_handle(c, pkts[i], now_us))
+			c->stats.c[TFO_STAT_rx_delivered]++;
+		else
+			rte_pktmbuf_free(pkts[i]);
+	}
+}
+
+/*
+ * The SYN queue of a port with hardware SYN steering: each SYN goes to the
+ * worker RSS gives its flow, so that the rest of the connection (which RSS
+ * sends there) finds it. A full inbox is a counted drop (the client
+ * retransmits its SYN).
+ */
+static unsigned int
+tfo_control_syn_queue(struct tfo_control *c, uint8_t pi)
+{
+	const struct tfo_port_info *port = &c->ports[pi];
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+	uint16_t n = rte_eth_rx_burst(port->port_id, port->syn_queue, pkts,
+				      (uint16_t)c->burst);
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct tfo_pkt p, *pp = NULL;
+		unsigned int w;
+
+		if (!(m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) && port->syn_workers > 1 &&
+		    tfo_pkt_classify(m, port, &p) == TFO_PKT_TCP)
+			pp = &p;
+		w = tfo_port_syn_worker(port, m, pp);
+		if (w < c->nb_workers && tfo_control_to_inbox(c, w, m, TFO_CTRL_TCP_SYN)) {
+			c->stats.c[TFO_STAT_syn_steered]++;
+			continue;
+		}
+		/* counted here as received, and dropped */
+		c->stats.c[TFO_STAT_rx_pkts]++;
+		c->stats.c[TFO_STAT_rx_bytes] += m->pkt_len;
+		c->stats.c[TFO_STAT_syn_steer_drop]++;
+		rte_pktmbuf_free(m);
+	}
+	return n;
+}
+
+unsigned int
+tfo_control_poll(struct tfo_control *c, uint64_t now_us)
+{
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+	unsigned int total = 0;
+
+	/* ARP and ND first, whatever waits in the other rings: answered
+	 * within one poll under any flood of pings or stray segments */
+	for (unsigned int wi = 0; wi < c->nb_workers && c->idx == 0; wi++) {
+		struct rte_ring *r = c->workers[wi]->to_neigh;
+		unsigned int n;
+
+		if (r == NULL)
+			continue;
+		n = rte_ring_sc_dequeue_burst(r, (void **)pkts, c->burst, NULL);
+		total += n;
+		tfo_control_burst(c, pkts, n, now_us);
+	}
+	for (unsigned int wi = 0; wi < c->nb_workers; wi++) {
+		unsigned int n = rte_ring_sc_dequeue_burst(c->workers[wi]->to_ctl[c->idx],
+							   (void **)pkts, c->burst, NULL);
+
+		total += n;
+		tfo_control_burst(c, pkts, n, now_us);
+	}
+	total += tfo_control_inbox(c, now_us);
+	for (uint8_t pi = 0; pi < c->nb_ports && c->idx == 0; pi++)
+		if (c->ports[pi].syn_steering)
+			total += tfo_control_syn_queue(c, pi);
+	if (c->engine != NULL) {
+		uint8_t pressure;
+
+		tfo_engine_timers(c->engine, now_us);
+		pressure = tfo_engine_free_conns(c->engine) <= c->syn_reserve;
+		if (pressure != c->syn_pressure)
+			c->syn_pressure = pressure;
+	}
+	tfo_control_keys(c, now_us);
+	tfo_control_reload(c);
+	for (uint8_t pi = 0; pi < c->nb_ports; pi++) {
+		if (c->exc != NULL && c->ports[pi].exception)
+			total += tfo_exc_poll(&c->exc[pi], &c->tx, pi, &c->stats, now_us,
+					      c->burst);
+		c->tx.flush(&c->tx, pi);
+	}
+	return total;
+}
+
+/* How long an idle control lcore may sleep: a timer tick while its engine
+ * has timers or a service reload is being waited for; else until the next
+ * stats line or key rotation (doorbells bring frames and requests). */
+static uint32_t
+tfo_control_wait_max(const struct tfo_control *c, uint64_t now_us)
+{
+	uint64_t max = TFO_IDLE_QUIET_US;
+
+	if ((c->engine != NULL && !tfo_engine_quiet(c->engine)) || c->svc_reload_wait)
+		return TFO_IDLE_WAIT_MAX_US;
+	if (c->stats_period_s != 0) {
+		uint64_t due = c->last_stats_us + (uint64_t)c->stats_period_s * 1000000;
+
+		max = RTE_MIN(max, due > now_us ? due - now_us : 0);
+	}
+	if (c->next_rotate_us != 0)
+		max = RTE_MIN(max, c->next_rotate_us > now_us ? c->next_rotate_us - now_us : 0);
+	/* control 0: the next WATCHDOG=1, the drain's next look */
+	if (c->life.notify != NULL && c->life.notify->watchdog_us != 0)
+		max = RTE_MIN(max, c->life.next_watchdog_us > now_us ?
+			      c->life.next_watchdog_us - now_us : 0);
+	if (c->life.draining)
+		max = RTE_MIN(max, (uint64_t)TFO_DRAIN_CHECK_US);
+	return (uint32_t)RTE_MAX(max, (uint64_t)TFO_IDLE_WAIT_MAX_US);
+}
+
+int
+tfo_control_main(struct tfo_control *c)
+{
+	uint64_t now_us = rte_rdtsc() / c->tsc_per_us;
+	char what[32];
+
+	c->lcore_id = rte_lcore_id();
+	c->last_stats_us = now_us;
+	if (c->stats_period_s != 0)	/* the first line's start */
+		tfo_report_snap_take(c, &c->last_snap);
+	snprintf(what, sizeof(what), "control %u", c->idx);
+	tfo_idle_enter(&c->idle, what);
+	c->polling = true;
+	while (!*c->quit) {
+		uint64_t t0 = rte_rdtsc();
+		unsigned int n;
+
+		c->lat.t_rx = t0;	/* what this poll takes arrived now */
+		now_us = t0 / c->tsc_per_us;
+		/* the drain flag shares the quit flag's cache line */
+		if (unlikely(c->drain != NULL && *c->drain) && !c->draining)
+			tfo_control_drain_begin(c, now_us);
+		n = tfo_control_poll(c, now_us);
+		if (c->lat.npend != 0)	/* after the TX flush */
+			tfo_lat_flush(&c->lat, rte_rdtsc());
+		if (c->alog != NULL)
+			n += tfo_alog_poll(c->alog, t0);
+		if (c->idx == 0 && tfo_drain_tick(c, now_us))
+			break;
+		/* busy share, as the workers': sizes control_lcores */
+		if (n != 0) {
+			c->stats.c[TFO_STAT_busy_tsc] += rte_rdtsc() - t0;
+			tfo_idle_work(&c->idle, t0);
+		}
+		if (c->stats_period_s &&
+		    now_us - c->last_stats_us >= (uint64_t)c->stats_period_s * 1000000)
+			tfo_control_stats_line(c, now_us);
+		if (n == 0)
+			tfo_idle_wait(&c->idle, t0, tfo_control_wait_max(c, now_us), &c->stats);
+	}
+	return 0;
+}
+
+int
+tfo_control_lcore_main(void *arg)
+{
+	struct tfo_control *c = arg;
+
+	TFO_LOG(INFO, "control %u on lcore %u: TX queue %u", c->idx, rte_lcore_id(),
+		c->tx_queue);
+	return tfo_control_main(c);
+}

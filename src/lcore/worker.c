@@ -1,0 +1,708 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the worker poll loop (fast path).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_prefetch.h>
+
+#include "lcore/exception.h"
+#include "lcore/worker.h"
+#include "net/neigh.h"
+#include "tfo/log.h"
+
+int tfo_ctrl_reason_offset = -1;
+
+int
+tfo_ctrl_reason_register(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "tfo_ctrl_reason",
+		.size = sizeof(uint8_t),
+		.align = __alignof__(uint8_t),
+	};
+	int off = rte_mbuf_dynfield_register(&desc);
+
+	if (off < 0) {
+		TFO_LOG(ERR, "cannot register the mbuf field for control reasons: %s",
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	tfo_ctrl_reason_offset = off;
+	return tfo_syn_summary_register();
+}
+
+static void
+tfo_worker_tx_flush(struct tfo_tx *tx, uint8_t port_idx)
+{
+	struct tfo_worker *w = tx->arg;
+
+	tfo_tx_q_send(&tx->q[port_idx], w->ports[port_idx].port_id, w->queue,
+		      &w->stats);
+}
+
+/* The relay's way out on a device (tfo_worker.relay_send). */
+static uint16_t
+tfo_worker_relay_tx_burst(struct tfo_worker *w, uint8_t pi, struct rte_mbuf **pkts,
+			  uint16_t n)
+{
+	return tfo_tx_burst(w->ports[pi].port_id, w->queue, pkts, n, &w->stats);
+}
+
+int
+tfo_worker_init(struct tfo_worker *w, const struct tfo_worker_params *p)
+{
+	if (p->burst == 0 || p->burst > TFO_RX_BURST_MAX || p->nb_ports > TFO_MAX_PORTS ||
+	    p->nb_controls > TFO_MAX_CONTROLS)
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->queue = p->queue;
+	w->lcore_id = p->lcore_id;
+	w->ports = p->ports;
+	w->nb_ports = p->nb_ports;
+	w->nb_controls = RTE_MAX(p->nb_controls, 1u);
+	memcpy(w->to_ctl, p->to_controls, sizeof(w->to_ctl[0]) * w->nb_controls);
+	w->from_ctl = p->from_ctl;
+	w->to_neigh = p->to_neigh;
+	w->burst = p->burst;
+	w->quit = p->quit;
+	w->drain = p->drain;
+	w->cookies = p->cookies;
+	w->cookie_not_required = p->cookie_not_required;
+	tfo_syn_defence_init(&w->syn_def, p->syncookies, w->to_ctl[0]);
+	w->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
+	tfo_lat_init(&w->lat, rte_get_tsc_hz());
+	w->tx.flush = tfo_worker_tx_flush;
+	w->tx.arg = w;
+	w->tx.stats = &w->stats;
+	w->relay_send = tfo_worker_relay_tx_burst;
+	return tfo_idle_init(&w->idle, &p->idle);
+}
+
+int
+tfo_worker_idle_watch(struct tfo_worker *w)
+{
+	int rc = tfo_idle_watch_ring(&w->idle, w->from_ctl);
+
+	for (uint16_t pi = 0; pi < w->nb_ports && rc == 0; pi++)
+		for (unsigned int j = 0; j < w->nb_relays && rc == 0; j++)
+			rc = tfo_idle_watch_ring(&w->idle, w->relay[pi][j]);
+	for (uint16_t pi = 0; pi < w->nb_ports && rc >= 0; pi++)
+		rc = tfo_idle_watch_rxq(&w->idle, w->ports[pi].port_id, w->queue);
+	return rc < 0 ? rc : 0;
+}
+
+void
+tfo_worker_close(struct tfo_worker *w)
+{
+	tfo_idle_close(&w->idle);
+}
+
+void
+tfo_worker_drain_begin(struct tfo_worker *w, uint64_t now_us)
+{
+	w->draining = true;
+	if (w->engine != NULL)
+		tfo_engine_drain(w->engine, now_us);	/* its FINs: at this poll's flush */
+}
+
+/* Hand @n frames to control lcore @ci by ring @r; a full ring is a
+ * counted drop. */
+static unsigned int
+tfo_worker_ring_put_r(struct tfo_worker *w, struct rte_ring *r, unsigned int ci,
+		      struct rte_mbuf **pkts, unsigned int n)
+{
+	unsigned int done;
+
+	if (n == 0)
+		return 0;
+	done = rte_ring_sp_enqueue_burst(r, (void **)pkts, n, NULL);
+	w->stats.c[TFO_STAT_to_control] += done;
+	if (done != 0)
+		tfo_doorbell_ring(w->ctl_bell[ci], &w->stats);
+	if (unlikely(done < n)) {
+		w->stats.c[TFO_STAT_ring_drop_full] += n - done;
+		rte_pktmbuf_free_bulk(&pkts[done], n - done);
+	}
+	return done;
+}
+
+static void
+tfo_worker_ring_put(struct tfo_worker *w, unsigned int ci, struct rte_mbuf **pkts,
+		    unsigned int n)
+{
+	tfo_worker_ring_put_r(w, w->to_ctl[ci], ci, pkts, n);
+}
+
+/*
+ * The burst's frames for the control lcores: with one, a single enqueue;
+ * with several, grouped by control lcore (@ctl[i]: that of @pkts[i]),
+ * one enqueue per control lcore that has frames.
+ */
+static void
+tfo_worker_to_control(struct tfo_worker *w, struct rte_mbuf **pkts, const uint8_t *ctl,
+		      unsigned int n)
+{
+	struct rte_mbuf *grp[TFO_RX_BURST_MAX];
+	uint16_t cnt[TFO_MAX_CONTROLS + 1] = { 0 };
+
+	if (w->nb_controls <= 1 || n == 0) {
+		tfo_worker_ring_put(w, 0, pkts, n);
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		cnt[ctl[i] + 1]++;
+	for (unsigned int ci = 1; ci <= w->nb_controls; ci++)
+		cnt[ci] = (uint16_t)(cnt[ci] + cnt[ci - 1]);
+	/* cnt[ci]: where control ci's group starts; advanced while filling */
+	for (unsigned int i = 0; i < n; i++)
+		grp[cnt[ctl[i]]++] = pkts[i];
+	for (unsigned int ci = 0, start = 0; ci < w->nb_controls; ci++) {
+		tfo_worker_ring_put(w, ci, &grp[start], cnt[ci] - start);
+		start = cnt[ci];
+	}
+}
+
+/* Per-burst scratch of the TCP fast path. */
+struct tfo_burst {
+	unsigned int n;			/* TCP segments */
+	unsigned int nc;		/* frames for the control lcores */
+	unsigned int nn;		/* ARP and ND for control 0's neighbour ring */
+	struct rte_mbuf *neigh[TFO_RX_BURST_MAX];
+	unsigned int ncook;		/* SYNs whose cookie is checked */
+	unsigned int nb_controls;	/* the worker's */
+	/* the engine when the port has an exception path: TCP for a port no
+	 * service listens on goes to control 0, which alone feeds the kernel */
+	const struct tfo_engine *exc_engine;
+	struct rte_mbuf *ctrl[TFO_RX_BURST_MAX];
+	uint8_t ctl[TFO_RX_BURST_MAX];	/* the control lcore of each ctrl[] */
+	struct rte_mbuf *m[TFO_RX_BURST_MAX];
+	const struct tfo_pkt *p[TFO_RX_BURST_MAX];
+	struct tfo_conn *conn[TFO_RX_BURST_MAX];
+	struct tfo_tcpopts opts[TFO_RX_BURST_MAX];
+	uint8_t cook_idx[TFO_RX_BURST_MAX];	/* TCP index of each cookie SYN */
+	struct tfo_cookie_req req[TFO_RX_BURST_MAX];
+	uint8_t verdict[TFO_RX_BURST_MAX];
+};
+
+/* @p p: the TCP segment's parse (its control lcore by tfo_ctrl_pick);
+ * NULL for ARP, ICMP and ICMPv6, which control 0 handles. */
+static inline void
+tfo_to_ctrl(struct tfo_burst *b, struct rte_mbuf *m, const struct tfo_pkt *p,
+	    enum tfo_ctrl_reason r)
+{
+	tfo_ctrl_reason_set(m, r);
+	b->ctl[b->nc] = (uint8_t)(p != NULL ? tfo_ctrl_pick(p, b->nb_controls) : 0);
+	if (unlikely(b->exc_engine != NULL) && p != NULL &&
+	    !tfo_engine_serves(b->exc_engine, p->dport))
+		b->ctl[b->nc] = 0;
+	b->ctrl[b->nc++] = m;
+}
+
+/* A SYN TCP segment @j bound for the slow path: a SYN cookie from here
+ * when they are due (syn_defence.c), else to the control core. */
+static inline void
+tfo_syn_to_ctrl(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
+		uint8_t port_idx, enum tfo_ctrl_reason r, uint64_t now_us)
+{
+	if (!tfo_syn_defence_syn(w, b->m[j], b->p[j], port_idx, &b->opts[j], r, now_us))
+		tfo_to_ctrl(b, b->m[j], b->p[j], r);
+}
+
+/*
+ * Open a fast-path TFO connection for a SYN whose cookie validated (or
+ * that needs none); what the engine refuses goes to the control core as a
+ * plain SYN, with the reason.
+ */
+static void
+tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
+		    uint8_t port_idx, const uint8_t *fresh_cookie,
+		    const uint64_t *conn_hash, uint64_t now_us)
+{
+	const struct tfo_tcpopts *o = &b->opts[j];
+	struct tfo_open_params op = {
+		.opts = o,
+		.accept_data = true,
+		.cookie_form = fresh_cookie != NULL ? o->form : TFO_FORM_NONE,
+		.cookie_len = fresh_cookie != NULL ? TFO_COOKIE_LEN : 0,
+		.cookie = fresh_cookie,
+		.has_conn_hash = conn_hash != NULL,
+		.conn_hash = conn_hash != NULL ? *conn_hash : 0,
+	};
+	int rc = tfo_engine_open(w->engine, b->m[j], b->p[j], port_idx, &op, now_us);
+
+	switch (rc) {
+	case 0:
+		w->stats.c[TFO_STAT_rx_delivered]++;
+		return;
+	case -EBUSY:	/* both counted by the engine */
+	case -EDQUOT:
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_OVERFLOW, now_us);
+		return;
+	case -ENOSPC:
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_FULL, now_us);
+		return;
+	default:	/* -ENOENT: nothing listens there */
+		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_NO_SERVICE);
+		return;
+	}
+}
+
+/*
+ * At the pending-TFO limit, or at the cap of the SYN's source (a flood with
+ * one stolen cookie then falls back alone), the SYN is a plain one for the
+ * control core.
+ */
+static bool
+tfo_worker_over_limit(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
+		      uint8_t port_idx, uint64_t now_us)
+{
+	int rc = tfo_engine_tfo_pending_check(w->engine, b->p[j], now_us);
+
+	if (rc == 0)	/* -EBUSY and -EDQUOT are counted by the engine */
+		return false;
+	tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_OVERFLOW, now_us);
+	return true;
+}
+
+/*
+ * A SYN that opens nothing yet: decide from its TFO option whether it is a
+ * fast-path candidate (queued for the batched cookie check) or a slow-path
+ * SYN for the control core. Linux's order: the pending-limit check comes
+ * before the cookie check, so an overflowing SYN costs no AES.
+ */
+static void
+tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
+	       const struct rte_mbuf *m, uint8_t port_idx, uint64_t now_us)
+{
+	const struct tfo_pkt *p = b->p[j];
+	struct tfo_tcpopts *o = &b->opts[j];
+	const uint8_t *th = tfo_pkt_tcp_hdr(m, p);
+
+	/* malformed: a plain SYN, with what parsed */
+	if (tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, o) < 0 ||
+	    w->cookies == NULL) {
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_SYN, now_us);
+		return;
+	}
+	if (w->cookie_not_required && p->payload_len > 0 &&
+	    o->cookie_state != TFO_COOKIE_INVALID) {
+		if (!tfo_worker_over_limit(w, b, j, port_idx, now_us))
+			tfo_worker_tfo_open(w, b, j, port_idx, NULL, NULL, now_us);
+		return;
+	}
+	switch (o->cookie_state) {
+	case TFO_COOKIE_REQUEST:
+		w->stats.c[TFO_STAT_TCPFastOpenCookieReqd]++;
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_COOKIE_REQ, now_us);
+		return;
+	case TFO_COOKIE_INVALID:
+		w->stats.c[TFO_STAT_TCPFastOpenPassiveFail]++;
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_BAD_COOKIE, now_us);
+		return;
+	case TFO_COOKIE_PRESENT:
+		if (tfo_worker_over_limit(w, b, j, port_idx, now_us))
+			return;
+		b->req[b->ncook] = (struct tfo_cookie_req){
+			.family = p->family,
+			.cookie_len = o->cookie_len,
+			.client = &p->src,
+			.server = &p->dst,
+			.cookie = o->cookie,
+		};
+		b->cook_idx[b->ncook++] = (uint8_t)j;
+		return;
+	default:
+		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_SYN, now_us);
+		return;
+	}
+}
+
+/*
+ * The cookies of the burst's TFO SYNs in one batched check; after a
+ * backup-key hit the SYN-ACK carries a fresh primary cookie (as Linux), and
+ * those are generated in one batch too.
+ */
+static void
+tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
+			uint8_t port_idx, uint64_t now_us)
+{
+	struct tfo_cookie_req fresh_req[TFO_RX_BURST_MAX];
+	uint8_t fresh[TFO_RX_BURST_MAX][TFO_COOKIE_LEN];
+	uint8_t fresh_of[TFO_RX_BURST_MAX];
+	unsigned int nfresh = 0;
+	const struct tfo_pkt *open_p[TFO_RX_BURST_MAX];
+	uint64_t hash[TFO_TX_BUF];	/* tfo_engine_conn_hash_burst's room */
+	uint8_t hash_of[TFO_RX_BURST_MAX];
+	unsigned int nopen = 0;
+
+	/* a burst's opens in one hash burst */
+	RTE_BUILD_BUG_ON(TFO_RX_BURST_MAX > TFO_TX_BUF);
+	if (tfo_cookie_check_burst(w->cookies, b->req, b->ncook, b->verdict) < 0)
+		memset(b->verdict, TFO_COOKIE_BAD, b->ncook);	/* fail closed */
+	for (unsigned int k = 0; k < b->ncook; k++)
+		if (b->verdict[k] == TFO_COOKIE_OK_BACKUP) {
+			fresh_req[nfresh] = b->req[k];
+			fresh_of[k] = (uint8_t)nfresh++;
+		}
+	if (nfresh > 0 &&
+	    tfo_cookie_gen_burst(w->cookies, fresh_req, nfresh, fresh) < 0) {
+		/* cannot offer a fresh cookie: the old one still works */
+		nfresh = 0;
+		for (unsigned int k = 0; k < b->ncook; k++)
+			if (b->verdict[k] == TFO_COOKIE_OK_BACKUP)
+				fresh_of[k] = UINT8_MAX;
+	}
+	/* the opens' ISN and TSval offset hashes in SIMD lanes at once */
+	for (unsigned int k = 0; k < b->ncook; k++)
+		if (b->verdict[k] == TFO_COOKIE_OK_PRIMARY ||
+		    b->verdict[k] == TFO_COOKIE_OK_BACKUP) {
+			open_p[nopen] = b->p[b->cook_idx[k]];
+			hash_of[k] = (uint8_t)nopen++;
+		}
+	if (nopen > 0)
+		tfo_engine_conn_hash_burst(w->engine, open_p, nopen, hash);
+
+	for (unsigned int k = 0; k < b->ncook; k++) {
+		unsigned int j = b->cook_idx[k];
+
+		switch (b->verdict[k]) {
+		case TFO_COOKIE_OK_PRIMARY:
+			tfo_worker_tfo_open(w, b, j, port_idx, NULL,
+					    &hash[hash_of[k]], now_us);
+			break;
+		case TFO_COOKIE_OK_BACKUP:
+			w->stats.c[TFO_STAT_TCPFastOpenPassiveAltKey]++;
+			tfo_worker_tfo_open(w, b, j, port_idx,
+					    fresh_of[k] != UINT8_MAX ? fresh[fresh_of[k]] : NULL,
+					    &hash[hash_of[k]], now_us);
+			break;
+		default:
+			w->stats.c[TFO_STAT_TCPFastOpenPassiveFail]++;
+			tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_BAD_COOKIE, now_us);
+			break;
+		}
+	}
+}
+
+/*
+ * Draining (drain.h): a new SYN to a served port is answered with a RST,
+ * as by a listener that closed: the client's connect() fails at once and
+ * it tries its next address. Other ports go on as usual (the exception
+ * path's SSH keeps working). @return true if @p m was consumed.
+ */
+static inline bool
+tfo_worker_drain_refuse(struct tfo_worker *w, struct rte_mbuf *m, const struct tfo_pkt *p,
+			uint8_t port_idx, uint64_t now_us)
+{
+	if (likely(!w->draining) || !tfo_engine_serves(w->engine, p->dport))
+		return false;
+	w->stats.c[TFO_STAT_drain_syn_refused]++;
+	w->stats.c[TFO_STAT_rx_delivered]++;
+	tfo_engine_input_nomatch(w->engine, m, p, port_idx, now_us);
+	return true;
+}
+
+/* The TCP segments of one burst from port @port_idx. */
+static void
+tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
+	       uint64_t now_us)
+{
+	b->ncook = 0;
+	tfo_engine_lookup_bulk(w->engine, b->p, b->n, b->conn);
+	for (unsigned int j = 0; j < b->n; j++) {
+		struct rte_mbuf *m = b->m[j];
+		const struct tfo_pkt *p = b->p[j];
+
+		if (b->conn[j] != NULL &&
+		    tfo_engine_input(w->engine, b->conn[j], m, p,
+				     now_us) == TFO_INPUT_DONE) {
+			w->stats.c[TFO_STAT_rx_delivered]++;
+			continue;
+		}
+		/* a miss, a TIME-WAIT entry a new SYN replaced, or a stale entry */
+		if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN) {
+			if (!tfo_worker_drain_refuse(w, m, p, port_idx, now_us))
+				tfo_worker_syn(w, b, j, m, port_idx, now_us);
+		} else if (tfo_syn_defence_armed(&w->syn_def, now_us) &&
+			   tfo_syn_defence_ack(w, m, p, now_us)) {
+			tfo_to_ctrl(b, m, p, TFO_CTRL_TCP_SYNCOOKIE_ACK);
+		} else {
+			tfo_to_ctrl(b, m, p, TFO_CTRL_TCP_MISS);
+		}
+	}
+	if (b->ncook > 0)
+		tfo_worker_cookie_batch(w, b, port_idx, now_us);
+}
+
+void
+tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
+		 unsigned int n, uint64_t now_us)
+{
+	const struct tfo_port_info *port = &w->ports[port_idx];
+	struct rte_mbuf *drop[TFO_RX_BURST_MAX];
+	struct tfo_pkt pk[TFO_RX_BURST_MAX];
+	struct tfo_burst b;
+	unsigned int nd = 0;
+
+	RTE_ASSERT(n <= TFO_RX_BURST_MAX);
+	w->stats.c[TFO_STAT_rx_pkts] += n;
+	for (unsigned int i = 0; i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+
+	b.n = 0;
+	b.nc = 0;
+	b.nn = 0;
+	b.nb_controls = w->nb_controls;
+	b.exc_engine = port->exception && w->nb_controls > 1 ? w->engine : NULL;
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		struct tfo_pkt *p = &pk[i];
+
+		w->stats.c[TFO_STAT_rx_bytes] += m->pkt_len;
+		switch (tfo_pkt_classify(m, port, p)) {
+		case TFO_PKT_TCP:
+			if (w->engine == NULL) {
+				w->stats.c[TFO_STAT_drop_tcp_nohandler]++;
+				drop[nd++] = m;
+				break;
+			}
+			b.m[b.n] = m;
+			b.p[b.n++] = p;
+			break;
+		case TFO_PKT_ARP:
+		case TFO_PKT_ICMP6:
+			if (w->to_neigh != NULL && tfo_neigh_is_nd(m, p)) {
+				tfo_ctrl_reason_set(m, p->cls == TFO_PKT_ARP ? TFO_CTRL_ARP :
+						    TFO_CTRL_ICMP6);
+				b.neigh[b.nn++] = m;
+				break;
+			}
+			tfo_to_ctrl(&b, m, NULL, p->cls == TFO_PKT_ARP ? TFO_CTRL_ARP :
+				    TFO_CTRL_ICMP6);
+			break;
+		case TFO_PKT_ICMP:
+			tfo_to_ctrl(&b, m, NULL, TFO_CTRL_ICMP);
+			break;
+		case TFO_PKT_MLD:
+			/* listeners' chatter on the link: seen, not a drop
+			 * that a drop alert should see */
+			w->stats.c[TFO_STAT_rx_mld_ignored]++;
+			w->stats.c[TFO_STAT_rx_delivered]++;
+			drop[nd++] = m;
+			break;
+		case TFO_PKT_DROP:
+		default:
+			/* UDP is a drop to the parser: a served port's
+			 * datagram is answered here (udp = on) */
+			if (unlikely(p->drop == TFO_PKT_DROP_l4_proto) &&
+			    p->l4proto == IPPROTO_UDP && w->engine != NULL) {
+				int rc = tfo_engine_udp_input(w->engine, m, p, port_idx);
+
+				if (rc >= 0) {
+					w->stats.c[TFO_STAT_rx_delivered] += (uint64_t)rc;
+					drop[nd++] = m;
+					break;
+				}
+			}
+			if (unlikely(tfo_exc_wants_drop(port, p))) {
+				tfo_to_ctrl(&b, m, NULL, TFO_CTRL_EXCEPTION);
+				break;
+			}
+			tfo_stats_drop(&w->stats, (enum tfo_pkt_drop)p->drop);
+			drop[nd++] = m;
+			break;
+		}
+	}
+	if (b.n > 0)
+		tfo_worker_tcp(w, &b, port_idx, now_us);
+	if (b.nn != 0)
+		w->stats.c[TFO_STAT_to_control_neigh] +=
+			tfo_worker_ring_put_r(w, w->to_neigh, 0, b.neigh, b.nn);
+	tfo_worker_to_control(w, b.ctrl, b.ctl, b.nc);
+	if (nd)
+		rte_pktmbuf_free_bulk(drop, nd);
+}
+
+/*
+ * Send what control lcores left in relay ring @p r from our TX queue on
+ * port @p pi, after our own frames. What the queue refuses stays in the
+ * ring (peeked, only the sent ones taken): back-pressure up to the control
+ * lcore, whose enqueue fails once the ring is full (relay_drop_full),
+ * instead of frames dropped here after they crossed.
+ */
+static void
+tfo_worker_relay(struct tfo_worker *w, uint8_t pi, struct rte_ring *r)
+{
+	struct rte_mbuf *pkts[TFO_TX_BUF];
+	unsigned int n = rte_ring_dequeue_burst_start(r, (void **)pkts, TFO_TX_BUF, NULL);
+	uint16_t sent;
+
+	if (n == 0)
+		return;
+	sent = w->relay_send(w, pi, pkts, (uint16_t)n);
+	rte_ring_dequeue_finish(r, sent);
+	w->stats.c[TFO_STAT_tx_relay_in] += sent;
+	if (sent < n)
+		w->stats.c[TFO_STAT_relay_tx_busy]++;
+}
+
+void
+tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us)
+{
+	if (w->engine != NULL)
+		tfo_engine_timers(w->engine, now_us);
+	for (uint8_t pi = 0; pi < w->nb_ports; pi++) {
+		w->tx.flush(&w->tx, pi);
+		for (unsigned int j = 0; j < w->nb_relays; j++)
+			if (w->relay[pi][j] != NULL)
+				tfo_worker_relay(w, pi, w->relay[pi][j]);
+	}
+}
+
+static inline bool
+tfo_worker_is_ptb(const struct rte_mbuf *m)
+{
+	enum tfo_ctrl_reason r = tfo_ctrl_reason_get(m);
+
+	return r == TFO_CTRL_PTB || r == TFO_CTRL_PTB_ANY;
+}
+
+/* The index in w->ports of the port a hand-over @p m came in on;
+ * w->nb_ports when it is not one of ours. */
+static inline uint16_t
+tfo_worker_port_of(const struct tfo_worker *w, const struct rte_mbuf *m)
+{
+	uint16_t pi = 0;
+
+	while (pi < w->nb_ports && w->ports[pi].port_id != m->port)
+		pi++;
+	return pi;
+}
+
+void
+tfo_worker_ptb(struct tfo_worker *w, struct rte_mbuf *m, uint64_t now_us)
+{
+	uint16_t pi = tfo_worker_port_of(w, m);
+	struct tfo_ptb ptb;
+	struct tfo_pkt p;
+
+	/* the control core parsed it already: a failure here is a frame it
+	 * should not have sent, counted as a missed flow */
+	if (pi == w->nb_ports || w->engine == NULL ||
+	    (tfo_pkt_classify(m, &w->ports[pi], &p) != TFO_PKT_ICMP && p.cls != TFO_PKT_ICMP6) ||
+	    tfo_pkt_icmp_ptb(m, &w->ports[pi], &p, &ptb) != 1 ||
+	    tfo_engine_ptb(w->engine, &ptb, now_us) == -ENOENT) {
+		if (tfo_ctrl_reason_get(m) == TFO_CTRL_PTB)
+			w->stats.c[TFO_STAT_pmtu_no_conn]++;
+	}
+	rte_pktmbuf_free(m);
+}
+
+/* The control core's hand-overs: path-MTU errors one by one, steered SYNs
+ * run by run of one port (tfo_worker_burst takes one port's frames). */
+unsigned int
+tfo_worker_inbox(struct tfo_worker *w, uint64_t now_us)
+{
+	struct rte_mbuf *pkts[TFO_RX_BURST_MAX];
+	unsigned int n, start = 0;
+
+	n = rte_ring_sc_dequeue_burst(w->from_ctl, (void **)pkts, w->burst, NULL);
+	while (start < n) {
+		unsigned int end = start + 1;
+		uint16_t pi;
+
+		if (tfo_worker_is_ptb(pkts[start])) {
+			tfo_worker_ptb(w, pkts[start++], now_us);
+			continue;
+		}
+		while (end < n && pkts[end]->port == pkts[start]->port &&
+		       !tfo_worker_is_ptb(pkts[end]))
+			end++;
+		pi = tfo_worker_port_of(w, pkts[start]);
+		if (pi == w->nb_ports) {	/* not from a port of ours: counted drop */
+			w->stats.c[TFO_STAT_rx_pkts] += end - start;
+			w->stats.c[TFO_STAT_drop_ctrl_no_port] += end - start;
+			rte_pktmbuf_free_bulk(&pkts[start], end - start);
+		} else {
+			tfo_worker_burst(w, (uint8_t)pi, &pkts[start], end - start, now_us);
+		}
+		start = end;
+	}
+	return n;
+}
+
+unsigned int
+tfo_worker_poll(struct tfo_worker *w, uint64_t now_us)
+{
+	struct rte_mbuf *pkts[TFO_RX_BURST_MAX];
+	unsigned int total = 0;
+
+	for (uint16_t pi = 0; pi < w->nb_ports; pi++) {
+		uint16_t n = rte_eth_rx_burst(w->ports[pi].port_id, w->queue, pkts,
+					      (uint16_t)w->burst);
+
+		if (n == 0)
+			continue;
+		total += n;
+		tfo_worker_burst(w, (uint8_t)pi, pkts, n, now_us);
+	}
+	if (w->from_ctl != NULL)
+		total += tfo_worker_inbox(w, now_us);
+	tfo_worker_housekeeping(w, now_us);
+	return total;
+}
+
+/* How long an idle worker may sleep: a timer tick while its engine has
+ * timers; with none, until a frame or a doorbell comes. */
+static uint32_t
+tfo_worker_wait_max(const struct tfo_worker *w)
+{
+	return w->engine == NULL || tfo_engine_quiet(w->engine) ? TFO_IDLE_QUIET_US :
+	       TFO_IDLE_WAIT_MAX_US;
+}
+
+int
+tfo_worker_main(void *arg)
+{
+	struct tfo_worker *w = arg;
+	char what[32];
+
+	w->lcore_id = rte_lcore_id();
+	TFO_LOG(INFO, "worker on lcore %u: queue %u on %u port(s)", w->lcore_id,
+		w->queue, w->nb_ports);
+	snprintf(what, sizeof(what), "worker %u", w->queue);
+	tfo_idle_enter(&w->idle, what);
+	w->polling = true;
+	while (!*w->quit) {
+		uint64_t t0 = rte_rdtsc();
+
+		w->lat.t_rx = t0;	/* what this poll receives arrived now */
+		/* the drain flag shares the quit flag's cache line */
+		if (unlikely(w->drain != NULL && *w->drain) && !w->draining)
+			tfo_worker_drain_begin(w, t0 / w->tsc_per_us);
+
+		/* busy time, as testpmd's --record-core-cycles: what a core
+		 * can do is what it did over the share it was busy */
+		if (tfo_worker_poll(w, t0 / w->tsc_per_us) != 0) {
+			uint64_t t1 = rte_rdtsc();
+
+			w->stats.c[TFO_STAT_busy_tsc] += t1 - t0;
+			/* after the TX flush: the responses left at t1 */
+			if (w->lat.npend != 0)
+				tfo_lat_flush(&w->lat, t1);
+			tfo_idle_work(&w->idle, t0);
+		} else {
+			if (unlikely(w->lat.npend != 0))
+				tfo_lat_flush(&w->lat, rte_rdtsc());
+			tfo_idle_wait(&w->idle, t0, tfo_worker_wait_max(w), &w->stats);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: building frames: the route of a reply, IPv6 extension
+ * headers taken out of a frame answered in place, and the Ethernet, IP and
+ * TCP headers in front of a segment, or UDP's in front of a datagram
+ * (checksums in software or offloaded).
+ * Parsing is pkt.c's.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+
+#include "net/pkt.h"
+
+/* header words are built in wire byte order for a little-endian CPU */
+#if RTE_BYTE_ORDER != RTE_LITTLE_ENDIAN
+#error "tfo_pkt_prepend_tcp assumes a little-endian CPU"
+#endif
+
+/* ---- building ---------------------------------------------------------- */
+
+void
+tfo_route_from_pkt(struct tfo_route *r, const struct rte_mbuf *m,
+		   const struct tfo_pkt *p, uint8_t port_idx)
+{
+	const struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+
+	rte_ether_addr_copy(&eh->src_addr, &r->peer_mac);
+	r->vlan_tci = p->vlan_tci;
+	r->has_vlan = p->has_vlan;
+	r->family = p->family;
+	r->local_idx = p->local_idx;
+	r->port_idx = port_idx;
+	r->local = p->dst;
+	r->peer = p->src;
+}
+
+uint16_t
+tfo_pkt_ipv6_strip_ext(struct rte_mbuf *m, struct tfo_pkt *p)
+{
+	uint16_t ext, hdr;
+	struct rte_ipv6_hdr *ih;
+	uint8_t *d;
+
+	if (p->family != AF_INET6 || p->l3_len <= sizeof(*ih))
+		return 0;
+	ext = (uint16_t)(p->l3_len - sizeof(*ih));
+	hdr = (uint16_t)(p->l2_len + sizeof(*ih));
+	d = rte_pktmbuf_mtod(m, uint8_t *);
+	memmove(d + ext, d, hdr);
+	rte_pktmbuf_adj(m, ext);
+	ih = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, p->l2_len);
+	ih->proto = p->l4proto;
+	ih->payload_len = rte_cpu_to_be_16((uint16_t)(rte_be_to_cpu_16(ih->payload_len) -
+						      ext));
+	p->l3_len = sizeof(*ih);
+	p->payload_off = (uint16_t)(p->payload_off - ext);
+	return ext;
+}
+
+/*
+ * A 64-bit word of a frame into a ones'-complement sum: its two 32-bit
+ * halves added, so that no carry is lost.
+ */
+static inline uint64_t
+tfo_sum64(uint64_t v)
+{
+	return (v & 0xffffffffu) + (v >> 32);
+}
+
+/*
+ * The options behind the TCP header: @p n is a multiple of 4, at most 40.
+ * Two or three overlapping fixed-size copies instead of memcpy's general
+ * size dispatch; every byte lands where memcpy would put it.
+ */
+static inline void
+copy_opts(uint8_t *d, const uint8_t *s, unsigned int n)
+{
+	if (n >= 16) {
+		memcpy(d, s, 16);
+		if (n > 32)
+			memcpy(d + 16, s + 16, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+	} else if (n >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else {
+		memcpy(d, s, 4);
+	}
+}
+
+/*
+ * Over 80 lines: the headers of a frame, outermost first, in one pass. Every
+ * header is built in registers and stored a word at a time; the IPv4 header
+ * checksum and the TCP pseudo-header and header sums come from those words,
+ * not from re-reading the bytes just written.
+ */
+int
+tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
+		    const struct tfo_route *r, const struct tfo_tcp_out *t)
+{
+	uint16_t l2 = RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0);
+	uint16_t l3 = r->family == AF_INET ? 20 : 40;
+	uint16_t l4 = (uint16_t)(TFO_TCP_HDR_LEN + t->opt_len);
+	uint16_t etype = rte_cpu_to_be_16(r->family == AF_INET ?
+					  RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
+	uint64_t sum, dst, src, w, tw[2];
+	uint32_t l4_total, plen;
+	uint8_t *p, *ip, *th;
+
+	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + l4));
+	if (p == NULL)
+		return -ENOSPC;
+	l4_total = m->pkt_len - l2 - l3;
+
+	/*
+	 * Both MACs are read 8 bytes at a time: the 2 bytes behind each are
+	 * fields of the same struct, and what they put in the frame is
+	 * overwritten by the next store.
+	 */
+	RTE_BUILD_BUG_ON(offsetof(struct tfo_route, peer_mac) + 8 >
+			 sizeof(struct tfo_route));
+	RTE_BUILD_BUG_ON(offsetof(struct tfo_port_info, mac) + 8 >
+			 sizeof(struct tfo_port_info));
+	memcpy(&dst, (const uint8_t *)r + offsetof(struct tfo_route, peer_mac), 8);
+	memcpy(&src, (const uint8_t *)port + offsetof(struct tfo_port_info, mac), 8);
+	memcpy(p, &dst, 8);
+	if (r->has_vlan) {
+		uint32_t vh = (uint32_t)rte_cpu_to_be_16(r->vlan_tci) |
+			      (uint32_t)etype << 16;
+
+		etype = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		memcpy(p + RTE_ETHER_HDR_LEN, &vh, 4);
+	}
+	src = (src & 0xffffffffffffull) | (uint64_t)etype << 48;
+	memcpy(p + 6, &src, 8);
+
+	m->l2_len = l2;
+	m->l3_len = l3;
+	m->l4_len = l4;
+	m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 |
+			 RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
+
+	/* the words below are the bytes of the headers, loaded as on the wire */
+	ip = p + l2;
+	sum = rte_cpu_to_be_16((uint16_t)(l4_total & 0xffff)) +
+	      (uint64_t)rte_cpu_to_be_16((uint16_t)(l4_total >> 16)) +
+	      rte_cpu_to_be_16((uint16_t)IPPROTO_TCP);
+	if (r->family == AF_INET) {
+		uint32_t a[2];
+		uint64_t ck;
+		uint16_t hc = 0;
+
+		memcpy(&a[0], r->local.b, 4);
+		memcpy(&a[1], r->peer.b, 4);
+		sum += (uint64_t)a[0] + a[1];
+		/* version/IHL 0x45, TOS 0, total length; ID 0, DF */
+		w = 0x45u | (uint64_t)rte_cpu_to_be_16((uint16_t)(l3 + l4_total)) << 16 |
+		    (uint64_t)rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) << 48;
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4;
+		if (port->tx_ip_cksum_offload) {
+			m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+		} else {
+			/* TTL 64, protocol TCP, checksum 0 */
+			ck = tfo_sum64(w) + (64u | IPPROTO_TCP << 8) + a[0] + a[1];
+			hc = (uint16_t)~tfo_cksum_fold(ck);
+		}
+		memcpy(ip, &w, 8);
+		w = 64u | IPPROTO_TCP << 8 | (uint64_t)hc << 16 | (uint64_t)a[0] << 32;
+		memcpy(ip + 8, &w, 8);
+		memcpy(ip + 16, &a[1], 4);
+	} else {
+		uint64_t a[4];
+
+		memcpy(a, r->local.b, 16);
+		memcpy(a + 2, r->peer.b, 16);
+		sum += tfo_sum64(a[0]) + tfo_sum64(a[1]) + tfo_sum64(a[2]) +
+		       tfo_sum64(a[3]);
+		/* version 6, no class or flow label; length, TCP, hop limit 64 */
+		w = 0x60u | (uint64_t)rte_cpu_to_be_16((uint16_t)l4_total) << 32 |
+		    (uint64_t)IPPROTO_TCP << 48 | (uint64_t)64 << 56;
+		memcpy(ip, &w, 8);
+		memcpy(ip + 8, a, 32);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV6;
+	}
+
+	th = ip + l3;
+	tw[0] = rte_cpu_to_be_16(t->sport) | (uint64_t)rte_cpu_to_be_16(t->dport) << 16 |
+		(uint64_t)rte_cpu_to_be_32(t->seq) << 32;
+	/* data offset, flags, window */
+	tw[1] = rte_cpu_to_be_32(t->ack) | (uint64_t)((l4 / 4) << 4) << 32 |
+		(uint64_t)t->flags << 40 | (uint64_t)rte_cpu_to_be_16(t->window) << 48;
+	memcpy(th, tw, 16);
+	if (t->opt_len)
+		copy_opts(th + TFO_TCP_HDR_LEN, t->opts, t->opt_len);
+
+	if (port->tx_tcp_cksum_offload) {
+		/* the NIC adds the segment to the pseudo-header sum */
+		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
+		w = tfo_cksum_fold(sum);
+	} else {
+		/* the options and the payload from memory, from an even offset */
+		sum += tfo_sum64(tw[0]) + tfo_sum64(tw[1]);
+		plen = l4_total - TFO_TCP_HDR_LEN;
+		if (likely(m->next == NULL))
+			sum = tfo_cksum_add(sum, th + TFO_TCP_HDR_LEN, plen);
+		else
+			sum += tfo_cksum_mbuf(m, (uint32_t)(l2 + l3 + TFO_TCP_HDR_LEN), plen);
+		w = (uint16_t)~tfo_cksum_fold(sum);
+	}
+	/* checksum, urgent pointer 0 */
+	memcpy(th + 16, &w, 4);
+	return 0;
+}
+
+/*
+ * A UDP answer: one per datagram served (`udp = on`), so written plainly
+ * with DPDK's header structs, not word by word as a TCP segment's.
+ */
+int
+tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
+		    const struct tfo_route *r, uint16_t sport, uint16_t dport)
+{
+	uint16_t l2 = RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0);
+	uint16_t l3 = r->family == AF_INET ? 20 : 40;
+	uint16_t etype = r->family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
+	uint32_t ulen = m->pkt_len + (uint32_t)sizeof(struct rte_udp_hdr);
+	struct rte_ether_hdr *eh;
+	struct rte_udp_hdr *uh;
+	uint8_t *p, *ip;
+	uint64_t sum;
+
+	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + sizeof(*uh)));
+	if (p == NULL)
+		return -ENOSPC;
+	eh = (struct rte_ether_hdr *)(void *)p;
+	rte_ether_addr_copy(&r->peer_mac, &eh->dst_addr);
+	rte_ether_addr_copy(&port->mac, &eh->src_addr);
+	if (r->has_vlan) {
+		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(void *)(eh + 1);
+
+		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+		vh->vlan_tci = rte_cpu_to_be_16(r->vlan_tci);
+		vh->eth_proto = rte_cpu_to_be_16(etype);
+	} else {
+		eh->ether_type = rte_cpu_to_be_16(etype);
+	}
+	m->l2_len = l2;
+	m->l3_len = l3;
+	m->l4_len = sizeof(*uh);
+	m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 |
+			 RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
+	ip = p + l2;
+	if (r->family == AF_INET) {
+		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)(void *)ip;
+
+		ih->version_ihl = RTE_IPV4_VHL_DEF;
+		ih->type_of_service = 0;
+		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + ulen));
+		ih->packet_id = 0;
+		ih->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+		ih->time_to_live = 64;
+		ih->next_proto_id = IPPROTO_UDP;
+		ih->hdr_checksum = 0;
+		memcpy(&ih->src_addr, r->local.b, 4);
+		memcpy(&ih->dst_addr, r->peer.b, 4);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4;
+		if (port->tx_ip_cksum_offload)
+			m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+		else
+			ih->hdr_checksum = rte_ipv4_cksum(ih);
+	} else {
+		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)(void *)ip;
+
+		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
+		ih->payload_len = rte_cpu_to_be_16((uint16_t)ulen);
+		ih->proto = IPPROTO_UDP;
+		ih->hop_limits = 64;
+		memcpy(ih->src_addr, r->local.b, 16);
+		memcpy(ih->dst_addr, r->peer.b, 16);
+		m->ol_flags |= RTE_MBUF_F_TX_IPV6;
+	}
+	uh = (struct rte_udp_hdr *)(void *)(ip + l3);
+	uh->src_port = rte_cpu_to_be_16(sport);
+	uh->dst_port = rte_cpu_to_be_16(dport);
+	uh->dgram_len = rte_cpu_to_be_16((uint16_t)ulen);
+	uh->dgram_cksum = 0;
+	sum = tfo_cksum_pseudo(r->family, &r->local, &r->peer, IPPROTO_UDP, ulen);
+	if (port->tx_udp_cksum_offload) {
+		/* the NIC adds the datagram to the pseudo-header sum */
+		m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM;
+		uh->dgram_cksum = tfo_cksum_fold(sum);
+	} else {
+		uint16_t ck;
+
+		sum += tfo_cksum_mbuf(m, (uint32_t)(l2 + l3), ulen);
+		ck = (uint16_t)~tfo_cksum_fold(sum);
+		uh->dgram_cksum = ck == 0 ? 0xffff : ck;
+	}
+	return 0;
+}

@@ -1,0 +1,852 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * tfo-fastpath: the configuration's grammar: parsing keys and sections,
+ * defaults, --set overrides. The key table, dump and help are
+ * config_keys.c's; reading a file and the whole-configuration checks are
+ * config_file.c's.
+ *
+ * One table (tfo_keys) describes every scalar key: where it lives, its
+ * range, default and help. Parsing, --set overrides, --help-config and the
+ * dump all read it, so they cannot disagree.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <rte_common.h>
+#include <rte_debug.h>
+
+#include "cookie/keyring.h"
+#include "lcore/ctrl_pick.h"
+#include "lcore/idle.h"
+#include "net/tcpopt.h"
+#include "ops/config.h"
+#include "tfo/log.h"
+#include "tfo/service.h"
+
+#include "ops/config_priv.h"
+
+#ifndef TFO_CONFIG_DIR
+#define TFO_CONFIG_DIR "."
+#endif
+
+
+/* String keys with a fixed set of values, checked as they are read. */
+static int
+tfo_key_check_str(const struct tfo_key_desc *k, const char *value, char *why,
+		  size_t whylen)
+{
+	if (strcmp(k->section, "tfo") == 0 && strcmp(k->key, "cookie_algo") == 0 &&
+	    strcasecmp(value, "aes128") != 0 && strcasecmp(value, "siphash-linux") != 0)
+		return tfo_errmsg(why, whylen, "expected aes128 or siphash-linux");
+	return 0;
+}
+
+/*
+ * A decimal integer in [min, max]: digits only, no sign, no leading zero.
+ * C's base detection read "010" as 8 and "0x10" as 16; both are refused
+ * rather than read as decimal, so that a file written for the old reading
+ * cannot change meaning without a word.
+ */
+static int
+tfo_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	for (const char *d = s; *d != '\0'; d++)
+		if (!isdigit((unsigned char)*d))
+			return -EINVAL;
+	if (*s == '\0' || (s[0] == '0' && s[1] != '\0'))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Why @p s was refused when it looks like C's octal or hex, else "". */
+static const char *
+tfo_int_hint(const char *s)
+{
+	return s[0] == '0' && s[1] != '\0' ? " (decimal, without leading zeros)" : "";
+}
+
+/* The one boolean grammar of every boolean key, for messages. */
+#define TFO_BOOL_EXPECTED "expected yes or no (or on/off, true/false, 1/0; any case)"
+
+/* Every boolean key: yes/no, on/off, true/false, 1/0, in any case. */
+static int
+tfo_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (unsigned int i = 0; i < RTE_DIM(yes); i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int
+tfo_parse_addr(const char *s, struct tfo_local_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN + 8];
+	char *slash;
+	uint64_t prefix;
+	int max;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (slash != NULL)
+		*slash++ = '\0';
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, buf, a->addr.b) == 1) {
+		a->family = AF_INET;
+		max = 32;
+	} else if (inet_pton(AF_INET6, buf, a->addr.b) == 1) {
+		a->family = AF_INET6;
+		max = 128;
+	} else {
+		return -EINVAL;
+	}
+	if (slash == NULL) {
+		a->prefix_len = (uint8_t)max;
+		return 0;
+	}
+	if (tfo_parse_u64(slash, 0, (uint64_t)max, &prefix) < 0)
+		return -EINVAL;
+	a->prefix_len = (uint8_t)prefix;
+	return 0;
+}
+
+/*
+ * Why @p a cannot be one of our addresses, or NULL: the unspecified
+ * address (0.0.0.0/0 would be every address), loopback, multicast, the
+ * limited broadcast, and the network or broadcast address of its own
+ * prefix (IPv6: the subnet-router anycast address, RFC 4291 2.6.1).
+ */
+static const char *
+tfo_addr_not_host(const struct tfo_local_addr *a)
+{
+	static const uint8_t zero[16];
+	static const uint8_t loop6[16] = { [15] = 1 };
+	unsigned int bits = a->family == AF_INET ? 32 : 128;
+	bool host_zero = true, host_ones = true;
+
+	if (memcmp(a->addr.b, zero, bits / 8) == 0)
+		return "the unspecified address, not one of ours";
+	if (a->family == AF_INET) {
+		if (a->addr.b[0] == 127)
+			return "a loopback address";
+		if (a->addr.b[0] >= 224 && a->addr.b[0] <= 239)
+			return "a multicast address";
+		if (memcmp(a->addr.b, "\xff\xff\xff\xff", 4) == 0)
+			return "the broadcast address";
+	} else {
+		if (memcmp(a->addr.b, loop6, 16) == 0)
+			return "a loopback address";
+		if (a->addr.b[0] == 0xff)
+			return "a multicast address";
+	}
+	/* /31 and /32 (IPv6: /127, /128) have no network or broadcast address */
+	if (a->prefix_len + 1u >= bits)
+		return NULL;
+	for (unsigned int i = a->prefix_len; i < bits; i++) {
+		bool one = (a->addr.b[i / 8] >> (7 - i % 8)) & 1;
+
+		host_zero = host_zero && !one;
+		host_ones = host_ones && one;
+	}
+	if (host_zero)
+		return a->family == AF_INET ? "the network address of its prefix, not a host's" :
+		       "the subnet-router anycast address of its prefix, not a host's";
+	if (host_ones && a->family == AF_INET)
+		return "the broadcast address of its prefix, not a host's";
+	return NULL;
+}
+
+const char *
+tfo_addr_str(int family, const struct tfo_addr *a, char *buf, size_t len)
+{
+	if (inet_ntop(family, a->b, buf, (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* Keys renamed since a release: a clear error that names the new key. */
+static const struct {
+	const char *section, *old, *now;
+} tfo_renamed_keys[] = {
+	{ "tcp", "wscale", "wscale_max" },
+	{ "tcp", "rcv_wnd", "rcv_wnd_max" },
+};
+
+static const char *
+tfo_key_renamed(const char *section, const char *key)
+{
+	for (unsigned int i = 0; i < RTE_DIM(tfo_renamed_keys); i++)
+		if (strcmp(tfo_renamed_keys[i].section, section) == 0 &&
+		    strcmp(tfo_renamed_keys[i].old, key) == 0)
+			return tfo_renamed_keys[i].now;
+	return NULL;
+}
+
+static const struct tfo_key_desc *
+tfo_key_find(const char *section, const char *key)
+{
+	for (unsigned int i = 0; i < tfo_nb_keys; i++)
+		if (strcmp(tfo_keys[i].section, section) == 0 &&
+		    strcmp(tfo_keys[i].key, key) == 0)
+			return &tfo_keys[i];
+	return NULL;
+}
+
+
+/* "expected a, b or c" for an enum key, then @p tail. */
+static int
+tfo_enum_expected(const char *const *names, const char *tail, char *why, size_t whylen)
+{
+	char list[160] = "";
+	size_t len = 0;
+	unsigned int n = 0;
+
+	while (names[n] != NULL)
+		n++;
+	for (unsigned int i = 0; i < n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+	return tfo_errmsg(why, whylen, "expected %s%s", list, tail);
+}
+
+static int
+tfo_key_apply(struct tfo_config *c, const struct tfo_key_desc *k,
+	      const char *value, char *why, size_t whylen)
+{
+	uint8_t *field = (uint8_t *)c + k->off;
+	uint64_t v;
+	bool b;
+
+	switch (k->type) {
+	case KT_U32:
+	case KT_U16:
+	case KT_U8:
+		if (tfo_parse_u64(value, k->min, k->max, &v) < 0 &&
+		    (tfo_key_zero(k) == NULL || tfo_parse_u64(value, 0, 0, &v) < 0)) {
+			char range[96];
+
+			tfo_key_range(k, range, sizeof(range));
+			return tfo_errmsg(why, whylen, "expected %s%s%s",
+					  tfo_key_zero(k) ? "" : "an integer in ", range,
+					  tfo_int_hint(value));
+		}
+		if (k->type == KT_U32) {
+			uint32_t v32 = (uint32_t)v;
+
+			memcpy(field, &v32, sizeof(v32));
+		} else if (k->type == KT_U16) {
+			uint16_t v16 = (uint16_t)v;
+
+			memcpy(field, &v16, sizeof(v16));
+		} else {
+			*field = (uint8_t)v;
+		}
+		return 0;
+	case KT_BOOL:
+		if (tfo_parse_bool(value, &b) < 0)
+			return tfo_errmsg(why, whylen, TFO_BOOL_EXPECTED);
+		memcpy(field, &b, sizeof(b));
+		return 0;
+	case KT_ENUM:
+		for (unsigned int i = 0; k->names[i] != NULL; i++)
+			if (strcasecmp(value, k->names[i]) == 0) {
+				*field = (uint8_t)i;
+				return 0;
+			}
+		/* the boolean of older configurations: yes was "when the
+		 * control core is full", which auto now covers */
+		if (tfo_parse_bool(value, &b) == 0 && k->names == tfo_syncookies_names) {
+			*field = b ? TFO_SYNCOOKIES_AUTO : TFO_SYNCOOKIES_NO;
+			return 0;
+		}
+		return tfo_enum_expected(k->names, k->names == tfo_syncookies_names ?
+					 " (yes = auto)" : "", why, whylen);
+	case KT_STR:
+		if (strlen(value) >= k->size)
+			return tfo_errmsg(why, whylen, "longer than %zu characters",
+				       k->size - 1);
+		if (tfo_key_check_str(k, value, why, whylen) < 0)
+			return -EINVAL;
+		strcpy((char *)field, value);
+		/* an enum in all but its type: stored as its name is spelt */
+		if (strcmp(k->key, "cookie_algo") == 0)
+			for (char *ch = (char *)field; *ch != '\0'; ch++)
+				*ch = (char)tolower((unsigned char)*ch);
+		return 0;
+	}
+	return tfo_errmsg(why, whylen, "internal: bad key type");
+}
+
+void
+tfo_config_defaults(struct tfo_config *c)
+{
+	char why[64];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->source, sizeof(c->source), "(defaults)");
+	snprintf(c->base_dir, sizeof(c->base_dir), "%s", TFO_CONFIG_DIR);
+	for (unsigned int i = 0; i < tfo_nb_keys; i++)
+		if (tfo_key_apply(c, &tfo_keys[i], tfo_keys[i].def, why,
+				  sizeof(why)) < 0)
+			rte_panic("config: default of %s.%s: %s\n",
+				  tfo_keys[i].section, tfo_keys[i].key, why);
+}
+
+static struct tfo_cfg_port *
+tfo_port_get(struct tfo_config *c, const char *device, char *why, size_t whylen)
+{
+	struct tfo_cfg_port *p;
+
+	for (unsigned int i = 0; i < c->nb_ports; i++)
+		if (strcmp(c->ports[i].device, device) == 0)
+			return &c->ports[i];
+	if (c->nb_ports == TFO_MAX_PORTS) {
+		tfo_errmsg(why, whylen, "more than %d ports", TFO_MAX_PORTS);
+		return NULL;
+	}
+	if (*device == '\0' || strlen(device) >= sizeof(p->device) ||
+	    strpbrk(device, " \t") != NULL) {
+		tfo_errmsg(why, whylen, "bad device name (one word, at most %zu characters)",
+			   sizeof(p->device) - 1);
+		return NULL;
+	}
+	p = &c->ports[c->nb_ports++];
+	memset(p, 0, sizeof(*p));
+	strcpy(p->device, device);
+	p->mtu = 1500;
+	p->rx_desc = 1024;
+	p->exception_pps = 10000;
+	p->tx_desc = 1024;
+	p->offload = TFO_OFFLOAD_AUTO;
+	return p;
+}
+
+static int
+tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
+	     char *why, size_t whylen)
+{
+	uint64_t v;
+
+	if (strcmp(key, "vdev") == 0) {
+		if (strlen(value) >= sizeof(p->vdev))
+			return tfo_errmsg(why, whylen, "too long");
+		strcpy(p->vdev, value);
+		return 0;
+	}
+	if (strcmp(key, "ipv4") == 0 || strcmp(key, "ipv6") == 0) {
+		struct tfo_local_addr a;
+		int fam = key[3] == '4' ? AF_INET : AF_INET6;
+		const char *not_host;
+
+		if (tfo_parse_addr(value, &a) < 0 || a.family != fam)
+			return tfo_errmsg(why, whylen, "not an %s address[/prefix]",
+				       fam == AF_INET ? "IPv4" : "IPv6");
+		not_host = tfo_addr_not_host(&a);
+		if (not_host != NULL)
+			return tfo_errmsg(why, whylen, "%s", not_host);
+		if (p->nb_addrs == TFO_MAX_PORT_ADDRS)
+			return tfo_errmsg(why, whylen, "more than %d addresses on a port",
+				       TFO_MAX_PORT_ADDRS);
+		for (unsigned int i = 0; i < p->nb_addrs; i++)
+			if (p->addrs[i].family == a.family &&
+			    memcmp(&p->addrs[i].addr, &a.addr, sizeof(a.addr)) == 0)
+				return tfo_errmsg(why, whylen, "address given twice");
+		p->addrs[p->nb_addrs++] = a;
+		return 0;
+	}
+	if (strcmp(key, "mtu") == 0) {
+		if (tfo_parse_u64(value, 68, 9198, &v) < 0)
+			return tfo_errmsg(why, whylen, "expected an integer in 68..9198%s",
+					  tfo_int_hint(value));
+		p->mtu = (uint16_t)v;
+		return 0;
+	}
+	if (strcmp(key, "rx_desc") == 0 || strcmp(key, "tx_desc") == 0) {
+		if (tfo_parse_u64(value, 32, 32768, &v) < 0)
+			return tfo_errmsg(why, whylen, "expected an integer in 32..32768%s",
+					  tfo_int_hint(value));
+		if (key[0] == 'r')
+			p->rx_desc = (uint16_t)v;
+		else
+			p->tx_desc = (uint16_t)v;
+		return 0;
+	}
+	if (strcmp(key, "syn_steering") == 0 || strcmp(key, "exception") == 0 ||
+	    strcmp(key, "isolate") == 0) {
+		bool *flag = key[0] == 's' ? &p->syn_steering :
+			     key[0] == 'e' ? &p->exception : &p->isolate;
+
+		if (tfo_parse_bool(value, flag) < 0)
+			return tfo_errmsg(why, whylen, TFO_BOOL_EXPECTED);
+		return 0;
+	}
+	if (strcmp(key, "exception_iface") == 0) {
+		if (strlen(value) >= sizeof(p->exception_iface) ||
+		    strpbrk(value, " ,=/") != NULL)
+			return tfo_errmsg(why, whylen, "an interface name of at most %zu "
+				       "characters, without space , = /",
+				       sizeof(p->exception_iface) - 1);
+		snprintf(p->exception_iface, sizeof(p->exception_iface), "%s", value);
+		return 0;
+	}
+	if (strcmp(key, "exception_pps") == 0) {
+		if (tfo_parse_u64(value, 1, 10000000, &v) < 0)
+			return tfo_errmsg(why, whylen, "expected an integer in 1..10000000%s",
+					  tfo_int_hint(value));
+		p->exception_pps = (uint32_t)v;
+		return 0;
+	}
+	if (strcmp(key, "xdp") == 0) {
+		if (strcasecmp(value, "auto") == 0)
+			p->xdp = TFO_XDP_AUTO;
+		else if (strcasecmp(value, "own") == 0)
+			p->xdp = TFO_XDP_OWN;
+		else if (strcasecmp(value, "off") == 0)
+			p->xdp = TFO_XDP_OFF;
+		else
+			return tfo_errmsg(why, whylen, "expected own, off or auto");
+		return 0;
+	}
+	if (strcmp(key, "rss") == 0) {
+		if (strcasecmp(value, "device") == 0)
+			p->rss = TFO_RSS_DEVICE;
+		else if (strcasecmp(value, "peer") == 0)
+			p->rss = TFO_RSS_PEER;
+		else
+			return tfo_errmsg(why, whylen, "expected device or peer");
+		return 0;
+	}
+	if (strcmp(key, "offload") == 0) {
+		if (strcasecmp(value, "auto") == 0)
+			p->offload = TFO_OFFLOAD_AUTO;
+		else if (strcasecmp(value, "off") == 0)
+			p->offload = TFO_OFFLOAD_OFF;
+		else
+			return tfo_errmsg(why, whylen, "expected auto or off");
+		return 0;
+	}
+	return tfo_errmsg(why, whylen, "unknown key in a [port] section");
+}
+
+static struct tfo_cfg_service *
+tfo_service_get(struct tfo_config *c, const char *name, char *why, size_t whylen)
+{
+	struct tfo_cfg_service *s;
+
+	for (unsigned int i = 0; i < c->nb_services; i++)
+		if (strcmp(c->services[i].name, name) == 0)
+			return &c->services[i];
+	if (c->nb_services == TFO_MAX_SERVICES) {
+		tfo_errmsg(why, whylen, "more than %d services", TFO_MAX_SERVICES);
+		return NULL;
+	}
+	if (*name == '\0' || strlen(name) >= sizeof(s->name)) {
+		tfo_errmsg(why, whylen, "bad service name");
+		return NULL;
+	}
+	if (tfo_service_find(name) == NULL) {
+		char known[128] = "";
+
+		for (const struct tfo_service *r = tfo_service_first(); r != NULL;
+		     r = r->next) {
+			strncat(known, " ", sizeof(known) - strlen(known) - 1);
+			strncat(known, r->name, sizeof(known) - strlen(known) - 1);
+		}
+		tfo_errmsg(why, whylen, "no service named '%s' (built in:%s; one built "
+			   "out of tree needs `plugin = PATH.so` first in its section)",
+			   name, known[0] ? known : " none");
+		return NULL;
+	}
+	s = &c->services[c->nb_services++];
+	memset(s, 0, sizeof(*s));
+	strcpy(s->name, name);
+	return s;
+}
+
+static int
+tfo_service_set(struct tfo_cfg_service *s, const char *key, const char *value,
+		char *why, size_t whylen)
+{
+	const struct tfo_service *svc = tfo_service_find(s->name);
+	uint64_t v;
+
+	if (strcmp(key, "port") == 0) {
+		if (tfo_parse_u64(value, 1, 65535, &v) < 0)
+			return tfo_errmsg(why, whylen, "expected a TCP port 1..65535%s",
+					  tfo_int_hint(value));
+		s->port = (uint16_t)v;
+		return 0;
+	}
+	if (svc != NULL && strcmp(key, "udp") == 0) {
+		bool b;
+
+		if (tfo_parse_bool(value, &b) < 0)
+			return tfo_errmsg(why, whylen, "expected a boolean (on/off, yes/no)");
+		if (b && !svc->udp_ok)
+			return tfo_errmsg(why, whylen, "service %s does not serve UDP "
+					  "(udp = on is for services that declare udp_ok)",
+					  s->name);
+		s->udp = b;
+		return 0;
+	}
+	if (svc == NULL || !tfo_service_key_ok(svc, key))
+		return tfo_errmsg(why, whylen, "unknown key for service %s", s->name);
+	if (svc->check_key != NULL && svc->check_key(key, value, why, whylen) < 0)
+		return -EINVAL;
+	if (strlen(key) >= sizeof(s->kv[0].key) ||
+	    strlen(value) >= sizeof(s->kv[0].value))
+		return tfo_errmsg(why, whylen, "key or value too long");
+	for (unsigned int i = 0; i < s->nb_kv && !tfo_service_key_repeats(svc, key); i++)
+		if (strcmp(s->kv[i].key, key) == 0) {
+			strcpy(s->kv[i].value, value);
+			return 0;
+		}
+	if (s->nb_kv == TFO_SERVICE_MAX_KV)
+		return tfo_errmsg(why, whylen, "more than %d keys", TFO_SERVICE_MAX_KV);
+	strcpy(s->kv[s->nb_kv].key, key);
+	strcpy(s->kv[s->nb_kv].value, value);
+	s->nb_kv++;
+	return 0;
+}
+
+/*
+ * `plugin = PATH.so` (relative: from the configuration's directory): load
+ * it now, so that the section's other keys are checked by the service it
+ * registers. Hence it comes first in the section.
+ */
+static int
+tfo_service_plugin_set(struct tfo_config *c, const char *name, const char *value,
+		       char *why, size_t whylen)
+{
+	struct tfo_cfg_service *s;
+	char path[PATH_MAX];
+	int n;
+
+	for (unsigned int i = 0; i < c->nb_services; i++)
+		if (strcmp(c->services[i].name, name) == 0 &&
+		    strcmp(c->services[i].plugin, value) != 0)
+			return tfo_errmsg(why, whylen, c->services[i].plugin[0] ?
+					  "one plugin per section" :
+					  "the section has keys already (or its service "
+					  "is built in): plugin must come first");
+	if (value[0] == '/' || c->base_dir[0] == '\0')
+		n = snprintf(path, sizeof(path), "%s", value);
+	else
+		n = snprintf(path, sizeof(path), "%s/%s", c->base_dir, value);
+	if (n < 0 || (size_t)n >= sizeof(path) || strlen(value) >= sizeof(s->plugin))
+		return tfo_errmsg(why, whylen, "path too long");
+	if (tfo_service_plugin_load(path, name, why, whylen) < 0)
+		return -EINVAL;
+	s = tfo_service_get(c, name, why, whylen);
+	if (s == NULL)
+		return -EINVAL;
+	/* the real path, so that --print-config's output loads from anywhere */
+	if (realpath(path, s->plugin) == NULL)
+		snprintf(s->plugin, sizeof(s->plugin), "%s", value);
+	return 0;
+}
+
+/* Split "port net_tap0" into kind "port" and name "net_tap0". */
+static int
+tfo_section_split(const char *section, char *kind, size_t klen,
+		  const char **name)
+{
+	const char *sp = strchr(section, ' ');
+	size_t n = sp ? (size_t)(sp - section) : strlen(section);
+
+	if (n >= klen)
+		return -EINVAL;
+	memcpy(kind, section, n);
+	kind[n] = '\0';
+	*name = sp ? sp + 1 : NULL;
+	while (*name != NULL && **name == ' ')
+		(*name)++;
+	return 0;
+}
+
+static int
+tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
+		   const char *value, char *why, size_t whylen)
+{
+	char kind[16];
+	const char *name;
+
+	if (tfo_section_split(section, kind, sizeof(kind), &name) < 0)
+		return tfo_errmsg(why, whylen, "unknown section");
+	if (strcmp(kind, "port") == 0) {
+		struct tfo_cfg_port *p;
+
+		if (name == NULL || *name == '\0')
+			return tfo_errmsg(why, whylen,
+				       "a port section needs a device: [port NAME]");
+		p = tfo_port_get(c, name, why, whylen);
+		return p == NULL ? -EINVAL : tfo_port_set(p, key, value, why, whylen);
+	}
+	if (strcmp(kind, "service") == 0) {
+		struct tfo_cfg_service *s;
+
+		if (name == NULL || *name == '\0')
+			return tfo_errmsg(why, whylen,
+				       "a service section needs a name: [service NAME]");
+		if (strcmp(key, "plugin") == 0)
+			return tfo_service_plugin_set(c, name, value, why, whylen);
+		s = tfo_service_get(c, name, why, whylen);
+		return s == NULL ? -EINVAL : tfo_service_set(s, key, value, why, whylen);
+	}
+	if (name != NULL)
+		return tfo_errmsg(why, whylen, "unknown section");
+	{
+		const struct tfo_key_desc *k = tfo_key_find(kind, key);
+
+		if (k == NULL) {
+			const char *now = tfo_key_renamed(kind, key);
+			bool known_section = false;
+
+			if (now != NULL)
+				return tfo_errmsg(why, whylen, "renamed %s (it is a bound: "
+						  "see --help-config)", now);
+
+			for (unsigned int i = 0; i < tfo_nb_keys; i++)
+				if (strcmp(tfo_keys[i].section, kind) == 0)
+					known_section = true;
+			return tfo_errmsg(why, whylen, known_section ? "unknown key" :
+				       "unknown section");
+		}
+		return tfo_key_apply(c, k, value, why, whylen);
+	}
+}
+
+static char *
+tfo_trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* Section "[service  http ]" -> "service http". */
+static void
+tfo_section_normalize(char *s)
+{
+	char *out = s;
+	bool space = false;
+
+	for (char *in = s; *in; in++) {
+		if (isspace((unsigned char)*in)) {
+			space = out != s;
+			continue;
+		}
+		if (space)
+			*out++ = ' ';
+		space = false;
+		*out++ = *in;
+	}
+	*out = '\0';
+}
+
+/*
+ * @p in for an error message, with bytes that do not show (controls,
+ * anything outside ASCII: a stray byte order mark, a no-break space) as
+ * \xNN, so that the message shows what is wrong with the line.
+ */
+static const char *
+tfo_visible(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *in != '\0' && o + 5 < len; in++) {
+		unsigned char ch = (unsigned char)*in;
+
+		if (ch < 0x20 || ch >= 0x7f)
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", ch);
+		else
+			out[o++] = (char)ch;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/*
+ * @p section, @p key and @p value as the file reads them: white space
+ * trimmed, the section's words separated by one space ("port net_tap0 "
+ * is "port net_tap0", not a device named with a trailing space).
+ */
+static int
+tfo_config_words(const char *section, const char *key, const char *value,
+		 char sec[96], char k[64], char v[TFO_CFG_STR * 4])
+{
+	if (strlen(section) >= 96 || strlen(key) >= 64 || strlen(value) >= TFO_CFG_STR * 4)
+		return -EINVAL;
+	strcpy(sec, section);
+	tfo_section_normalize(sec);
+	strcpy(k, key);
+	memmove(k, tfo_trim(k), strlen(tfo_trim(k)) + 1);
+	strcpy(v, value);
+	memmove(v, tfo_trim(v), strlen(tfo_trim(v)) + 1);
+	return 0;
+}
+
+int
+tfo_config_set(struct tfo_config *c, const char *section, const char *key,
+	       const char *value, char *err, size_t errlen)
+{
+	char why[160], sec[96], k[64], v[TFO_CFG_STR * 4];
+
+	if (tfo_config_words(section, key, value, sec, k, v) < 0)
+		return tfo_errmsg(err, errlen, "[%.64s] %.64s: section, key or value too long",
+				  section, key);
+	if (tfo_config_set_why(c, sec, k, v, why, sizeof(why)) < 0)
+		return tfo_errmsg(err, errlen, "[%s] %s = \"%s\": %s", sec, k, v, why);
+	return 0;
+}
+
+/* "net_tap0, 0000:01:00.0" (ports) or "echo, http" (services) into @p buf. */
+static const char *
+tfo_config_names(const struct tfo_config *c, bool ports, char *buf, size_t len)
+{
+	unsigned int n = ports ? c->nb_ports : c->nb_services;
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "",
+				      ports ? c->ports[i].device : c->services[i].name);
+	if (n == 0)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+int
+tfo_config_override(struct tfo_config *c, const char *section, const char *key,
+		    const char *value, char *err, size_t errlen)
+{
+	char sec[96], k[64], v[TFO_CFG_STR * 4], kind[16], names[256];
+	const char *name;
+	bool port, found = false;
+
+	if (tfo_config_words(section, key, value, sec, k, v) < 0 ||
+	    tfo_section_split(sec, kind, sizeof(kind), &name) < 0 || name == NULL ||
+	    (strcmp(kind, "port") != 0 && strcmp(kind, "service") != 0))
+		return tfo_config_set(c, section, key, value, err, errlen);
+	port = kind[0] == 'p';
+	for (unsigned int i = 0; i < (port ? c->nb_ports : c->nb_services); i++)
+		if (strcmp(port ? c->ports[i].device : c->services[i].name, name) == 0)
+			found = true;
+	/*
+	 * A section the configuration does not have is a typo unless the key
+	 * is the one that starts a section: a port's vdev (empty for a PCI
+	 * device), a service's port or plugin. A configuration without any
+	 * port gets its first one from any key (tests, --print-config).
+	 */
+	if (!found && !(port && c->nb_ports == 0) &&
+	    !(port ? strcmp(k, "vdev") == 0 :
+	      strcmp(k, "port") == 0 || strcmp(k, "plugin") == 0))
+		return tfo_errmsg(err, errlen, "[%s] %s = \"%s\": the configuration has no "
+				  "[%s]; its %s: %s (a new one starts with %s)", sec, k, v,
+				  sec, port ? "ports" : "services",
+				  tfo_config_names(c, port, names, sizeof(names)),
+				  port ? "its vdev, empty for a PCI device" :
+				  "its port = N, or plugin = PATH.so");
+	return tfo_config_set(c, sec, k, v, err, errlen);
+}
+
+int
+tfo_config_parse_string(struct tfo_config *c, const char *text,
+			const char *source, char *err, size_t errlen)
+{
+	char section[96] = "";
+	char line[1280];
+	unsigned int lineno = 0;
+	const char *p = tfo_skip_bom(text);
+
+	snprintf(c->source, sizeof(c->source), "%s", source);
+	while (*p != '\0') {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *s, *eq, *key, *value, *cmt;
+		char why[160], vis[256];
+
+		lineno++;
+		if (n >= sizeof(line))
+			return tfo_errmsg(err, errlen, "%s:%u: line too long", source,
+				       lineno);
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p += n + (nl ? 1 : 0);
+
+		/* comments: ';' or '#' at the start of a line or after white
+		 * space, to the end of the line; one inside a word ("a;b",
+		 * devargs, paths) is part of the value */
+		for (cmt = line; (cmt = strpbrk(cmt, ";#")) != NULL; cmt++)
+			if (cmt == line || isspace((unsigned char)cmt[-1])) {
+				*cmt = '\0';
+				break;
+			}
+		s = tfo_trim(line);
+		if (*s == '\0')
+			continue;
+		if (*s == '[') {
+			char *end = strchr(s, ']');
+
+			if (end == NULL || tfo_trim(end + 1)[0] != '\0')
+				return tfo_errmsg(err, errlen, "%s:%u: bad section header '%s'",
+					       source, lineno, tfo_visible(s, vis, sizeof(vis)));
+			*end = '\0';
+			if (strlen(s + 1) >= sizeof(section))
+				return tfo_errmsg(err, errlen, "%s:%u: section name too long",
+					       source, lineno);
+			strcpy(section, s + 1);
+			tfo_section_normalize(section);
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (eq == NULL)
+			return tfo_errmsg(err, errlen, "%s:%u: expected 'key = value', got '%s'",
+				       source, lineno, tfo_visible(s, vis, sizeof(vis)));
+		*eq = '\0';
+		key = tfo_trim(s);
+		value = tfo_trim(eq + 1);
+		if (section[0] == '\0')
+			return tfo_errmsg(err, errlen, "%s:%u: key '%s' before any [section]",
+				       source, lineno, tfo_visible(key, vis, sizeof(vis)));
+		if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0) {
+			char vsec[sizeof(section) * 4], vkey[128];
+
+			return tfo_errmsg(err, errlen, "%s:%u: [%s] %s = \"%s\": %s",
+				       source, lineno, tfo_visible(section, vsec, sizeof(vsec)),
+				       tfo_visible(key, vkey, sizeof(vkey)),
+				       tfo_visible(value, vis, sizeof(vis)), why);
+		}
+	}
+	return 0;
+}
