@@ -100,7 +100,8 @@ extern "C" {
 	X(TCPFastOpenCookieReqd,	C, "SYNs asking for a cookie") \
 	X(TCPFastOpenPassiveAltKey,	C, "TFO SYNs accepted with the backup key")
 
-/* The TCP engine (src/tcp/engine.c, src/tcp/tcp_*.c; each instance counts into its lcore's stats). */
+/* The TCP engine (src/tcp/engine.c, src/tcp/tcp_*.c; each instance counts
+ * into its lcore's stats). */
 #define TFO_STATS_ENGINE(X) \
 	X(conns_active,		G, "connections in the table now") \
 	X(tfo_pending,		G, "pending TFO opens now (SYN-ACK not yet acked, plus reset ones held)") \
