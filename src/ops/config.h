@@ -214,6 +214,19 @@ int tfo_config_override(struct tfo_config *c, const char *section, const char *k
  */
 int tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen);
 
+struct tfo_service_kv;
+struct tfo_service_args;
+
+/**
+ * What service section @p cs of @p c gives the service's check() and
+ * create(): @p a filled, its keys and values in @p kv (room for
+ * TFO_SERVICE_MAX_KV; pointing into
+ * @p cs, which must outlive @p a). @p socket_id: -1 for a check.
+ */
+void tfo_config_service_args(const struct tfo_config *c, const struct tfo_cfg_service *cs,
+			     int socket_id, struct tfo_service_kv *kv,
+			     struct tfo_service_args *a);
+
 /** Print the effective configuration in INI form. */
 void tfo_config_dump(FILE *f, const struct tfo_config *c);
 

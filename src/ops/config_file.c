@@ -98,28 +98,37 @@ tfo_config_check_inputs(const struct tfo_config *c, char *err, size_t errlen)
 		const struct tfo_cfg_service *cs = &c->services[i];
 		const struct tfo_service *svc = tfo_service_find(cs->name);
 		struct tfo_service_kv kv[TFO_SERVICE_MAX_KV];
-		struct tfo_service_args args = {
-			.port = cs->port,
-			.udp = cs->udp,
-			.nb_kv = cs->nb_kv,
-			.kv = kv,
-			.base_dir = c->base_dir,
-			.socket_id = -1,
-			.max_request = c->max_request,
-		};
+		struct tfo_service_args args;
 
 		if (svc != NULL && tfo_service_counters_check(svc, why, sizeof(why)) < 0)
 			return tfo_errmsg(err, errlen, "[service %s] %s", cs->name, why);
 		if (svc == NULL || svc->check == NULL)
 			continue;
-		for (unsigned int k = 0; k < cs->nb_kv; k++) {
-			kv[k].key = cs->kv[k].key;
-			kv[k].value = cs->kv[k].value;
-		}
+		tfo_config_service_args(c, cs, -1, kv, &args);
 		if (svc->check(&args, why, sizeof(why)) < 0)
 			return tfo_errmsg(err, errlen, "[service %s] %s", cs->name, why);
 	}
 	return 0;
+}
+
+void
+tfo_config_service_args(const struct tfo_config *c, const struct tfo_cfg_service *cs,
+			int socket_id, struct tfo_service_kv *kv,
+			struct tfo_service_args *a)
+{
+	for (unsigned int k = 0; k < cs->nb_kv; k++) {
+		kv[k].key = cs->kv[k].key;
+		kv[k].value = cs->kv[k].value;
+	}
+	*a = (struct tfo_service_args){
+		.port = cs->port,
+		.udp = cs->udp,
+		.nb_kv = cs->nb_kv,
+		.kv = kv,
+		.base_dir = c->base_dir,
+		.socket_id = socket_id,
+		.max_request = c->max_request,
+	};
 }
 
 /* Is @p a one of the addresses of port @p p? */
