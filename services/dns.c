@@ -54,6 +54,7 @@
 #include "tfo/service.h"
 
 #include "dns.h"
+#include "svc_retire.h"
 
 #define DNS_MAX_ZONES 64
 #define DNS_RETIRED 4
@@ -114,12 +115,7 @@ struct dns_svc {
 	uint16_t port;
 	struct dns_conf conf;		/* for reload(); zones in rte_malloc */
 	int socket;
-	struct {
-		struct dns_set *st;	/* atomic; NULL: free slot */
-		uint64_t grace_tsc;
-		uint64_t check_tsc;	/* control lcore only */
-		bool held;
-	} retired[DNS_RETIRED];
+	struct svc_retired retired[DNS_RETIRED];	/* struct dns_set */
 };
 
 /* ------------------------------------------------------------------ */
@@ -336,13 +332,10 @@ dns_reload(void *state, char *msg, size_t msglen)
 	struct dns_svc *sv = state;
 	struct dns_set *old = sv->cur, *st = NULL;
 	char why[PATH_MAX + 256] = "";
-	unsigned int slot;
+	int slot = svc_retire_slot(sv->retired, DNS_RETIRED);
 	int rc;
 
-	for (slot = 0; slot < DNS_RETIRED; slot++)
-		if (__atomic_load_n(&sv->retired[slot].st, __ATOMIC_ACQUIRE) == NULL)
-			break;
-	if (slot == DNS_RETIRED) {
+	if (slot < 0) {
 		snprintf(msg, msglen, "dns: new zones refused, the old ones serve: %u "
 			 "earlier sets are still draining (reload_drain = %u s): retry later",
 			 DNS_RETIRED, sv->conf.drain_s);
@@ -355,11 +348,7 @@ dns_reload(void *state, char *msg, size_t msglen)
 		return rc;
 	}
 	st->gen = old->gen + 1;
-	sv->retired[slot].grace_tsc = rte_get_tsc_cycles() +
-				      (uint64_t)sv->conf.drain_s * rte_get_tsc_hz();
-	sv->retired[slot].check_tsc = 0;
-	sv->retired[slot].held = false;
-	__atomic_store_n(&sv->retired[slot].st, old, __ATOMIC_RELEASE);
+	svc_retire_put(&sv->retired[slot], old, sv->conf.drain_s);
 	/* from here on every new query is answered from st */
 	__atomic_store_n(&sv->cur, st, __ATOMIC_RELEASE);
 	snprintf(msg, msglen, "dns: port %u: zone set generation %" PRIu64 " serves "
@@ -369,42 +358,53 @@ dns_reload(void *state, char *msg, size_t msglen)
 	return 1;
 }
 
-/* A replaced set is freed once its grace time is over (a handle() that
- * loaded it before the swap, frames on their way) and no engine sends
- * from its blocks (asked at most once a second): as http's roots. */
+static bool
+dns_set_sent(const void *state, tfo_svc_sends_from_fn sends_from, void *arg)
+{
+	const struct dns_set *st = state;
+
+	return sends_from(arg, st->blocks, st->blocks + st->nb_blocks);
+}
+
+/* on the control lcore's loop: rate-limited as every line there
+ * (tests/log_audit.py) */
+static void
+dns_retired_free(void *state, void *ctx)
+{
+	const struct dns_svc *sv = ctx;
+	struct dns_set *st = state;
+
+	TFO_LOG_RATELIMIT(INFO, "dns: port %u: zone set generation %" PRIu64
+			  " freed", sv->port, st->gen);
+	dns_set_free(st);
+}
+
+static void
+dns_retired_held(const void *state, void *ctx)
+{
+	const struct dns_svc *sv = ctx;
+	const struct dns_set *st = state;
+
+	TFO_LOG_RATELIMIT(WARNING, "dns: port %u: zone set generation %" PRIu64
+		" kept past reload_drain (%u s): connections still send "
+		"from it", sv->port, st->gen, sv->conf.drain_s);
+}
+
+static const struct svc_retire_ops dns_retire_ops = {
+	.sent = dns_set_sent,
+	.free = dns_retired_free,
+	.held = dns_retired_held,
+};
+
+/* A replaced set is freed once its grace time is over and no engine sends
+ * from its blocks, as http's roots (svc_retire.h). */
 static unsigned int
 dns_reclaim(void *state, tfo_svc_sends_from_fn sends_from, void *arg)
 {
 	struct dns_svc *sv = state;
-	uint64_t now = rte_get_tsc_cycles();
-	unsigned int held = 0;
 
-	for (unsigned int i = 0; i < DNS_RETIRED; i++) {
-		struct dns_set *st = __atomic_load_n(&sv->retired[i].st, __ATOMIC_ACQUIRE);
-
-		if (st == NULL || now < sv->retired[i].grace_tsc ||
-		    now < sv->retired[i].check_tsc)
-			continue;
-		if (sends_from == NULL ||
-		    !sends_from(arg, st->blocks, st->blocks + st->nb_blocks)) {
-			/* on the control lcore's loop: rate-limited as every
-			 * line there (tests/log_audit.py) */
-			TFO_LOG_RATELIMIT(INFO, "dns: port %u: zone set generation %" PRIu64
-					  " freed", sv->port, st->gen);
-			dns_set_free(st);
-			__atomic_store_n(&sv->retired[i].st, NULL, __ATOMIC_RELEASE);
-			continue;
-		}
-		sv->retired[i].check_tsc = now + rte_get_tsc_hz();
-		if (!sv->retired[i].held) {
-			sv->retired[i].held = true;
-			held++;
-			TFO_LOG_RATELIMIT(WARNING, "dns: port %u: zone set generation %" PRIu64
-				" kept past reload_drain (%u s): connections still send "
-				"from it", sv->port, st->gen, sv->conf.drain_s);
-		}
-	}
-	return held;
+	return svc_retire_reclaim(sv->retired, DNS_RETIRED, &dns_retire_ops, sv,
+				  sends_from, arg);
 }
 
 /* ------------------------------------------------------------------ */

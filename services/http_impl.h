@@ -17,6 +17,7 @@
 #include "tfo/service.h"
 
 #include "http_parse.h"
+#include "svc_retire.h"
 
 /* Status line + Date + "Connection: keep-alive" fit in this. */
 #define HTTP_MIN_BUF 128
@@ -135,24 +136,14 @@ struct http_state {
  * The service instance (create()'s state): the root it serves now, and
  * what a reload needs. handle() loads cur once per request; a reload
  * (tfo_service.reload, on its own thread) builds a new root and publishes
- * it with one release store. The old one is retired: engine send queues
- * point into its blobs (objs[], errors[]) until the client ACKs, however
- * long a slow reader takes. reclaim() on the control lcore frees it once
- * its grace time (reload_drain seconds: a handle() that loaded it before
- * the swap, frames on their way to the NIC) is over AND no engine sends
- * from it any more (tfo_service.reclaim's sends_from, asked at most once
- * a second per retired root).
+ * it with one release store. The old one is retired until its grace
+ * time (reload_drain) is over and no engine sends from its blobs (objs[],
+ * errors[]) any more: svc_retire.h.
  */
 struct http_svc {
 	struct http_state *cur;		/* atomic: release store, acquire load */
 	uint32_t drain_s;		/* reload_drain: the grace time */
-	struct {
-		struct http_state *st;	/* atomic; NULL: free slot */
-		uint64_t grace_tsc;	/* written before st */
-		/* control lcore only (reclaim): */
-		uint64_t check_tsc;	/* next reference check */
-		bool held;		/* kept past grace_tsc: logged, counted */
-	} retired[HTTP_RETIRED];
+	struct svc_retired retired[HTTP_RETIRED];	/* struct http_state */
 	/* create()'s arguments, copied for reload() */
 	struct tfo_service_args args;
 	struct tfo_service_kv *kv;

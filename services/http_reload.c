@@ -94,13 +94,10 @@ tfo_http_reload(void *state, char *msg, size_t msglen)
 	struct http_svc *sv = state;
 	struct http_state *old = sv->cur, *st;
 	char why[PATH_MAX + 256];
-	unsigned int slot;
+	int slot = svc_retire_slot(sv->retired, HTTP_RETIRED);
 	int rc;
 
-	for (slot = 0; slot < HTTP_RETIRED; slot++)
-		if (__atomic_load_n(&sv->retired[slot].st, __ATOMIC_ACQUIRE) == NULL)
-			break;
-	if (slot == HTTP_RETIRED) {
+	if (slot < 0) {
 		snprintf(msg, msglen, "http: new root refused, the old one serves: "
 			 "%u earlier roots are still draining "
 			 "(reload_drain = %u s, then until no connection sends "
@@ -114,11 +111,7 @@ tfo_http_reload(void *state, char *msg, size_t msglen)
 		return rc;
 	}
 	st->gen = old->gen + 1;
-	sv->retired[slot].grace_tsc = rte_get_tsc_cycles() +
-				      (uint64_t)sv->drain_s * rte_get_tsc_hz();
-	sv->retired[slot].check_tsc = 0;
-	sv->retired[slot].held = false;
-	__atomic_store_n(&sv->retired[slot].st, old, __ATOMIC_RELEASE);
+	svc_retire_put(&sv->retired[slot], old, sv->drain_s);
 	/* from here on every new request is answered from st */
 	__atomic_store_n(&sv->cur, st, __ATOMIC_RELEASE);
 	snprintf(msg, msglen, "http: port %u: root generation %" PRIu64 " serves: %s; "
@@ -128,70 +121,59 @@ tfo_http_reload(void *state, char *msg, size_t msglen)
 	return 1;
 }
 
-/* Retired table @p i: its grace time is over and nothing sends from it. */
+/* A retired table nothing uses any more. */
 static void
-http_retired_free(struct http_svc *sv, unsigned int i)
+http_retired_free(void *state, void *ctx)
 {
-	struct http_state *st = sv->retired[i].st;
+	const struct http_svc *sv = ctx;
+	struct http_state *st = state;
 
 	TFO_LOG(INFO, "http: port %u: root generation %" PRIu64 " freed",
 		sv->args.port, st->gen);
 	http_table_free(st);
-	__atomic_store_n(&sv->retired[i].st, NULL, __ATOMIC_RELEASE);
 }
 
-/* Whether an engine still sends a body of @p st: every blob handle()
+/* Whether an engine still sends a body of @p state: every blob handle()
  * hands out is an objs[] or an errors[] entry's. */
 static bool
-http_table_sent(const struct http_state *st, tfo_svc_sends_from_fn sends_from,
-		void *arg)
+http_table_sent(const void *state, tfo_svc_sends_from_fn sends_from, void *arg)
 {
-	if (sends_from == NULL)
-		return false;
+	const struct http_state *st = state;
+
 	return sends_from(arg, st->objs, st->objs + st->nb_objs) ||
 	       sends_from(arg, st->errors, st->errors + RTE_DIM(st->errors));
 }
 
-/*
- * A retired table is freed when its grace time is over and no engine
- * sends from it. After the swap (reload) no handle() returns its blobs
- * and after the grace time none that loaded it before the swap is still
- * on its way to a send queue: its references can only go away, so an
- * answer "not referenced" stays true. The check walks every connection:
- * at most once a second per table.
- */
+static void
+http_retired_held(const void *state, void *ctx)
+{
+	const struct http_svc *sv = ctx;
+	const struct http_state *st = state;
+
+	/* once per table; rate-limited too, as every log line on the control
+	 * lcore's loop (tests/log_audit.py) */
+	TFO_LOG_RATELIMIT(WARNING, "http: port %u: root generation %" PRIu64
+		" kept past reload_drain (%u s): connections still "
+		"send from it (slow readers); freed once they are "
+		"acknowledged or closed", sv->args.port, st->gen,
+		sv->drain_s);
+}
+
+static const struct svc_retire_ops http_retire_ops = {
+	.sent = http_table_sent,
+	.free = http_retired_free,
+	.held = http_retired_held,
+};
+
+/* A retired table is freed when its grace time is over and no engine
+ * sends from it (svc_retire.h). */
 unsigned int
 tfo_http_reclaim(void *state, tfo_svc_sends_from_fn sends_from, void *arg)
 {
 	struct http_svc *sv = state;
-	uint64_t now = rte_get_tsc_cycles();
-	unsigned int held = 0;
 
-	for (unsigned int i = 0; i < HTTP_RETIRED; i++) {
-		struct http_state *st = __atomic_load_n(&sv->retired[i].st,
-							__ATOMIC_ACQUIRE);
-
-		if (st == NULL || now < sv->retired[i].grace_tsc ||
-		    now < sv->retired[i].check_tsc)
-			continue;
-		if (!http_table_sent(st, sends_from, arg)) {
-			http_retired_free(sv, i);
-			continue;
-		}
-		sv->retired[i].check_tsc = now + rte_get_tsc_hz();
-		if (!sv->retired[i].held) {
-			sv->retired[i].held = true;
-			held++;
-			/* once per table; rate-limited too, as every log line on
-			 * the control lcore's loop (tests/log_audit.py) */
-			TFO_LOG_RATELIMIT(WARNING, "http: port %u: root generation %" PRIu64
-				" kept past reload_drain (%u s): connections still "
-				"send from it (slow readers); freed once they are "
-				"acknowledged or closed", sv->args.port, st->gen,
-				sv->drain_s);
-		}
-	}
-	return held;
+	return svc_retire_reclaim(sv->retired, HTTP_RETIRED, &http_retire_ops, sv,
+				  sends_from, arg);
 }
 
 void
