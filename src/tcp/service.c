@@ -50,15 +50,22 @@ tfo_service_find(const char *name)
 	return NULL;
 }
 
+/* 1 if @p key is in the NULL-terminated @p list (which may be NULL). */
+static int
+tfo_key_listed(const char *const *list, const char *key)
+{
+	for (const char *const *k = list; k != NULL && *k != NULL; k++)
+		if (strcmp(*k, key) == 0)
+			return 1;
+	return 0;
+}
+
 int
 tfo_service_key_ok(const struct tfo_service *s, const char *key)
 {
 	if (strcmp(key, "port") == 0 || (s->udp_ok && strcmp(key, "udp") == 0))
 		return 1;
-	for (const char *const *k = s->keys; k != NULL && *k != NULL; k++)
-		if (strcmp(*k, key) == 0)
-			return 1;
-	return 0;
+	return tfo_key_listed(s->keys, key);
 }
 
 /* letters, digits and '_': a name that greps, and a Prometheus label */
@@ -132,10 +139,7 @@ tfo_svc_ctr_map_add(struct tfo_svc_ctr_map *map, struct tfo_service_inst *si,
 int
 tfo_service_key_repeats(const struct tfo_service *s, const char *key)
 {
-	for (const char *const *k = s->repeat_keys; k != NULL && *k != NULL; k++)
-		if (strcmp(*k, key) == 0)
-			return 1;
-	return 0;
+	return tfo_key_listed(s->repeat_keys, key);
 }
 
 const char *
