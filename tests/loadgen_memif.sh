@@ -101,8 +101,14 @@ check "server: every frame received was sent by the loadgen" \
 	eq "$(delta rx_pkts)" "$(mp_jget slow tx_pkts)"
 check "server: every frame sent reached the loadgen (spoofed sources' too)" \
 	eq "$(delta tx_pkts)" "$(mp_jget slow rx_pkts)"
-check "slow: every spoofed SYN answered (retransmissions count too)" \
-	ge "$(mp_jget slow spoof_synack_rx)" "$(mp_jget slow spoof_syn_tx)"
+# Random sources of a /16 and 64,512 ports: about one run in 60 sends two
+# SYNs of one 4-tuple while the first is in SYN_RCVD, and the second is
+# a duplicate that the 500 ms limit leaves unanswered, as Linux does
+# (TCPACKSkippedSynRecv): those are the only SYNs allowed no answer.
+skipped=$(delta TCPACKSkippedSynRecv)
+check "slow: every spoofed SYN answered but duplicates in SYN_RCVD (retransmissions count too)" \
+	ge $(( $(mp_jget slow spoof_synack_rx) + skipped )) "$(mp_jget slow spoof_syn_tx)"
+check "slow: at most 3 duplicate 4-tuples skipped by the 500 ms limit" le "$skipped" 3
 
 echo "# 4. tfo-server stops cleanly, every frame accounted for"
 mp_server_stop
