@@ -3,6 +3,7 @@
  * rings, pools and ports (see server_priv.h). Every step writes
  * its own one-line reason into err.
  */
+#include "net/xdp_pool.h"
 #include "ops/server_priv.h"
 
 int
@@ -210,6 +211,23 @@ srv_data_room(const struct tfo_server *s)
 	return tfo_pool_plan_data_room(mtu);
 }
 
+/*
+ * Does a port run on net_af_xdp? Then every pool takes the AF_XDP layout
+ * (net/xdp_pool.h): the PMD makes the RX queue's pool its UMEM, and a frame
+ * built from another socket's pool is copied, not refused, so one layout
+ * for all keeps the rule simple.
+ */
+static bool
+srv_has_af_xdp(const struct tfo_server *s)
+{
+	if (!s->devices)
+		return false;
+	for (unsigned int i = 0; i < s->cfg.nb_ports; i++)
+		if (tfo_xdp_is_af_xdp(s->cfg.ports[i].vdev))
+			return true;
+	return false;
+}
+
 /* Port @p i's socket for the pool plan; -1 (control 0's) when unknown,
  * and when every lcore counts as the main one's (s->numa false). */
 static int
@@ -253,6 +271,7 @@ tfo_srv_pools(struct tfo_server *s, char *err, size_t errlen)
 	int port_socket[TFO_MAX_PORTS];
 	struct tfo_pool_plan_in in = srv_plan_in(s, port_socket);
 	uint16_t data_room = srv_data_room(s);
+	bool xdp_pools = srv_has_af_xdp(s);
 	struct tfo_pool_plan plan;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	int rc;
@@ -273,8 +292,16 @@ tfo_srv_pools(struct tfo_server *s, char *err, size_t errlen)
 			continue;
 		/* the name prefix keeps two servers of one process apart */
 		snprintf(name, sizeof(name), "%s_mbufs%d", s->name, so);
-		s->pools[so] = rte_pktmbuf_pool_create(name, plan.mbufs[so], s->cfg.mbuf_cache,
-						       0, data_room, so);
+		if (xdp_pools) {
+			s->pools[so] = tfo_xdp_pool_create(name, plan.mbufs[so],
+							   s->cfg.mbuf_cache, so, err, errlen);
+			if (s->pools[so] == NULL)
+				return -ENOMEM;
+		} else {
+			s->pools[so] = rte_pktmbuf_pool_create(name, plan.mbufs[so],
+							       s->cfg.mbuf_cache, 0, data_room,
+							       so);
+		}
 		if (s->pools[so] == NULL)
 			return tfo_errmsg(err, errlen, "cannot create a pool of %u mbufs of %u "
 				       "bytes on socket %d: %s (reserve hugepages on node %d, "
@@ -282,9 +309,11 @@ tfo_srv_pools(struct tfo_server *s, char *err, size_t errlen)
 				       "ring_size / [port] rx_desc, tx_desc)", plan.mbufs[so],
 				       data_room, so, rte_strerror(rte_errno), so);
 		if (s->devices)	/* not for every benchmark run or fuzzer start */
-			TFO_LOG(INFO, "mbuf pool on socket %d: %u mbufs of %u bytes (the "
+			TFO_LOG(INFO, "mbuf pool on socket %d: %u mbufs of %u bytes%s (the "
 				"queues, rings and caches of its lcores hold %u)", so,
-				plan.mbufs[so], data_room, plan.need[so]);
+				plan.mbufs[so], xdp_pools ? tfo_xdp_pool_data_room() : data_room,
+				xdp_pools ? ", one 4 KiB page each for net_af_xdp's UMEM" : "",
+				plan.need[so]);
 	}
 	return 0;
 }
