@@ -154,6 +154,10 @@ def main():
                 # /tfo/latency's fields and /tfo/stats's latency totals
                 'le_us', 'sum_us', 'syn_to_response', 'request_to_response',
                 'latency_syn_to_response_count'}
+    # /tfo/ports's fields, as the telemetry command writes them
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'src',
+                           'lcore', 'telemetry.c')) as f:
+        extra_ok |= set(re.findall(r'"(xsk_[a-z_]+)"', f.read()))
     # the stats line's keys (section 5): the runbook's example line has the
     # keys tests/test_report.c holds the code to, in that order, each with a
     # row of the table under it

@@ -59,6 +59,7 @@ TFO_TEST(rates_line_all_keys_from_two_snapshots)
 		{ TFO_STAT_http_304, 0, 10 },
 		{ TFO_STAT_http_404, 0, 3 },
 		{ TFO_STAT_http_400_syntax, 0, 1 },
+		{ TFO_STAT_mbuf_alloc_fail, 0, 4 },
 	};
 
 	snaps(2, 1, 2000);
@@ -74,6 +75,11 @@ TFO_TEST(rates_line_all_keys_from_two_snapshots)
 	prev.imissed[0] = 100;
 	cur.imissed[0] = 114;
 	cur.imissed[1] = 1000000;
+	prev.nombuf[0] = 9;		/* the PMD's rx_nombuf, beside ours */
+	cur.nombuf[0] = 11;
+	prev.xsk[0].rx_fill_empty = 1;	/* an AF_XDP port's empty fill ring */
+	cur.xsk[0].rx_fill_empty = 13;
+	cur.xsk[1].rx_fill_empty = 500;	/* port 1: not read before */
 	prev.worker_busy[0] = 77;
 	cur.worker_busy[0] = 77 + HZ / 2;		/* 25% of 2 s */
 	cur.worker_busy[1] = HZ / 10 * 12;		/* 60% */
@@ -87,7 +93,7 @@ TFO_TEST(rates_line_all_keys_from_two_snapshots)
 		" over_limit=5 drops=4 drop_top=ring_drop_full imissed=7 rx=2000"
 		" tx=1995 worker_busy_pct=60.0 worker_busiest=1 control_busy_pct=5.0"
 		" control_busiest=0 http_2xx=950 http_3xx=10 http_4xx=2 http_5xx=0"
-		" conns=42 pending=3\n") == 0, "%s", line);
+		" conns=42 pending=3 nombuf=3 fill_empty=6\n") == 0, "%s", line);
 }
 
 /* Nothing happened: every key still there, in the same order, zeros and
@@ -98,7 +104,7 @@ TFO_TEST(rates_line_idle_keeps_every_key_in_order)
 		"txn", "tfo", "fallback", "cookie_req", "bad_cookie", "over_limit",
 		"drops", "drop_top", "imissed", "rx", "tx", "worker_busy_pct",
 		"worker_busiest", "control_busy_pct", "control_busiest", "http_2xx",
-		"http_3xx", "http_4xx", "http_5xx", "conns", "pending",
+		"http_3xx", "http_4xx", "http_5xx", "conns", "pending", "nombuf", "fill_empty",
 	};
 	char line[512], *tok, *save = NULL;
 	unsigned int k = 0;

@@ -159,6 +159,9 @@ class FakeTelemetry(tfotap.FakeTelemetry):
                     'q_ipackets': [60, 40, 0, 0]}
         if name == '/ethdev/info':
             return {'nb_rx_queues': 2}
+        if name == '/tfo/ports':	# port 0 on net_af_xdp: its sockets' counters
+            return {'0': {'xsk_sockets': 2, 'xsk_fill_empty': 5, 'xsk_rx_ring_full': 7,
+                          'xsk_rx_dropped': 5, 'xsk_rx_invalid': 0, 'xsk_tx_invalid': 1}}
         return None
 
 
@@ -285,6 +288,10 @@ def main():
         T.check('port counters: rx_missed, per-queue', value(
             fams, 'tfo_port_rx_missed_total', port='0') == 3 and len(
             fams['tfo_port_rxq_packets_total']['samples']) == 2)
+        T.check('AF_XDP port: the kernel\'s counters of its sockets (/tfo/ports)',
+                value(fams, 'tfo_port_xsk_fill_empty_total', port='0') == 5 and
+                value(fams, 'tfo_port_xsk_rx_ring_full_total', port='0') == 7 and
+                value(fams, 'tfo_port_xsk_tx_invalid_total', port='0') == 1)
         # the histograms, summed over the 4 lcores
         lat = latency_answer()
         for key in ('syn_to_response', 'request_to_response'):

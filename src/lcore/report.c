@@ -51,9 +51,15 @@ tfo_report_snap_take(const struct tfo_control *c, struct tfo_report_snap *s)
 		struct rte_eth_stats es;
 
 		s->imissed[i] = 0;
+		s->nombuf[i] = 0;
+		memset(&s->xsk[i], 0, sizeof(s->xsk[i]));
 		if (rte_eth_stats_get(c->ports[i].port_id, &es) != 0)
 			continue;
-		s->imissed[i] = es.imissed;
+		/* net_af_xdp's sockets: one getsockopt each (net/xsk.h) */
+		if (c->ports[i].nb_xsk != 0)
+			tfo_xsk_stats(c->ports[i].xsk_fd, c->ports[i].nb_xsk, &s->xsk[i]);
+		s->imissed[i] = es.imissed + s->xsk[i].rx_ring_full;
+		s->nombuf[i] = es.rx_nombuf;
 		s->ports_ok |= UINT32_C(1) << i;
 	}
 }
@@ -143,7 +149,8 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 		      const struct tfo_report_snap *cur, uint64_t tsc_hz,
 		      char *out, size_t len)
 {
-	uint64_t elapsed, drops = 0, top = 0, imissed = 0, req, bad, over;
+	uint64_t elapsed, drops = 0, top = 0, imissed = 0, nombuf, fill_empty = 0, req, bad;
+	uint64_t over;
 	uint64_t http[4] = { 0 };
 	unsigned int top_id = 0, nw, nc;
 	char wk[16], ck[16];
@@ -167,9 +174,17 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 			top_id = i;
 		}
 	}
+	/* a frame not received or not sent for want of an mbuf: ours, and
+	 * the PMDs' that count it */
+	nombuf = tfo_stat_delta(prev, cur, TFO_STAT_mbuf_alloc_fail);
 	for (uint16_t i = 0; i < RTE_MIN(prev->nb_ports, cur->nb_ports); i++)
 		if ((prev->ports_ok & cur->ports_ok) & (UINT32_C(1) << i))
+		{
 			imissed += tfo_delta(prev->imissed[i], cur->imissed[i]);
+			nombuf += tfo_delta(prev->nombuf[i], cur->nombuf[i]);
+			fill_empty += tfo_delta(prev->xsk[i].rx_fill_empty,
+						cur->xsk[i].rx_fill_empty);
+		}
 	/* by status class: 2xx, 3xx, 4xx, 5xx */
 #define TFO_HTTP_CLASS(id, cls) http[cls] += tfo_stat_delta(prev, cur, TFO_STAT_##id)
 	TFO_HTTP_CLASS(http_200, 0);
@@ -227,6 +242,9 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	tfo_report_rate(out, len, &o, "http_5xx", http[3], secs);
 	tfo_report_put(out, len, &o, " conns=%" PRIu64 " pending=%" PRIu64,
 		       cur->total.c[TFO_STAT_conns_active], cur->total.c[TFO_STAT_tfo_pending]);
+	/* added after the first keys: scripts split on position too */
+	tfo_report_rate(out, len, &o, "nombuf", nombuf, secs);
+	tfo_report_rate(out, len, &o, "fill_empty", fill_empty, secs);
 	/* the configured services' own counters, last, in their order */
 	for (unsigned int i = 0; cur->svc != NULL && i < cur->svc->nb; i++)
 		tfo_report_rate(out, len, &o, cur->svc->name[i],

@@ -46,7 +46,12 @@ struct tfo_report_snap {
 	uint16_t nb_ports;		/**< at most TFO_MAX_PORTS */
 	/** Bit i: port i's rte_eth_stats_get() answered, imissed[i] is good. */
 	uint32_t ports_ok;
-	uint64_t imissed[TFO_MAX_PORTS];	/**< rte_eth_stats.imissed of port i */
+	/** rte_eth_stats.imissed of port i, plus (net_af_xdp) the frames the
+	 *  kernel dropped for a full RX ring, which the PMD leaves out */
+	uint64_t imissed[TFO_MAX_PORTS];
+	uint64_t nombuf[TFO_MAX_PORTS];	/**< rte_eth_stats.rx_nombuf of port i */
+	/** net_af_xdp: the kernel's counters of port i's sockets (net/xsk.h) */
+	struct tfo_xsk_stats xsk[TFO_MAX_PORTS];
 	/** the names of total.svc (the line's last fields); NULL: none */
 	const struct tfo_svc_ctr_map *svc;
 };
@@ -66,14 +71,16 @@ void tfo_report_snap_take(const struct tfo_control *c, struct tfo_report_snap *s
  *   stats: txn=R tfo=R fallback=R cookie_req=R bad_cookie=R over_limit=R
  *   drops=R drop_top=NAME imissed=R rx=R tx=R worker_busy_pct=P
  *   worker_busiest=I control_busy_pct=P control_busiest=K http_2xx=R
- *   http_3xx=R http_4xx=R http_5xx=R conns=N pending=N
+ *   http_3xx=R http_4xx=R http_5xx=R conns=N pending=N nombuf=R fill_empty=R
  *
  * on one line, keys always present and in this order. R is a rate per
  * second over the real elapsed time (cur->tsc - prev->tsc at @p tsc_hz):
  * "0", two significant digits below 10, a whole number above. P is a busy
  * share in percent (0.0-100.0), I and K indexes ("-": none), NAME a
  * counter's name ("-": no drop), N a gauge's level at @p cur. fallback =
- * cookie_req + bad_cookie + over_limit. docs/runbook.md section 5 says what
+ * cookie_req + bad_cookie + over_limit; nombuf = mbuf_alloc_fail + every
+ * port's rx_nombuf; fill_empty = the AF_XDP ports' frames that found the
+ * kernel's fill ring empty. docs/runbook.md section 5 says what
  * each key means. A counter that went down (a port reset) counts 0.
  * @return the length snprintf() gives (>= @p len: truncated), or -EINVAL
  * (a NULL argument, no time elapsed, tsc_hz 0).

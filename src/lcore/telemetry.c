@@ -334,6 +334,45 @@ tfo_tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 /*
+ * /tfo/ports: per port id, the kernel's counters of a net_af_xdp port's
+ * sockets (net/xsk.h), which rte_eth_stats leaves out: frames that found
+ * the fill ring empty (no buffer: the pool), frames dropped for a full RX
+ * ring (no worker in time), TX descriptors refused. A control-path read
+ * (one getsockopt per socket) on the telemetry thread, as /ethdev/stats.
+ */
+static int
+tfo_tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tfo_control *c = tfo_tel_control;
+	char id[16];
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	if (c == NULL)
+		return -ENODEV;
+	rte_tel_data_start_dict(d);
+	for (uint16_t i = 0; i < c->nb_ports; i++) {
+		const struct tfo_port_info *p = &c->ports[i];
+		struct rte_tel_data *pd = rte_tel_data_alloc();
+		struct tfo_xsk_stats xs;
+
+		if (pd == NULL)
+			return -ENOMEM;
+		tfo_xsk_stats(p->xsk_fd, p->nb_xsk, &xs);
+		rte_tel_data_start_dict(pd);
+		rte_tel_data_add_dict_u64(pd, "xsk_sockets", p->nb_xsk);
+		rte_tel_data_add_dict_u64(pd, "xsk_fill_empty", xs.rx_fill_empty);
+		rte_tel_data_add_dict_u64(pd, "xsk_rx_ring_full", xs.rx_ring_full);
+		rte_tel_data_add_dict_u64(pd, "xsk_rx_dropped", xs.rx_dropped);
+		rte_tel_data_add_dict_u64(pd, "xsk_rx_invalid", xs.rx_invalid);
+		rte_tel_data_add_dict_u64(pd, "xsk_tx_invalid", xs.tx_invalid);
+		snprintf(id, sizeof(id), "%u", p->port_id);
+		rte_tel_data_add_dict_container(d, id, pd, 0);
+	}
+	return 0;
+}
+
+/*
  * /tfo/counters[,FROM]: what every counter means, as "counter: help" or
  * "gauge: help", TFO_TEL_COUNTERS_PAGE at a time from id FROM (the whole
  * list does not fit one telemetry answer); "next" is where the next page
@@ -607,6 +646,9 @@ tfo_control_telemetry_register(struct tfo_control *c)
 		{ "/tfo/reload", tfo_tel_reload,
 		  "re-read the TFO key file, as SIGHUP (a bad file changes nothing)" },
 		{ "/tfo/conns", tfo_tel_conns, "connections by state, per lcore" },
+		{ "/tfo/ports", tfo_tel_ports,
+		  "per port id: the kernel's counters of a net_af_xdp port's sockets "
+		  "(xsk_fill_empty, xsk_rx_ring_full, xsk_tx_invalid, ...)" },
 		{ "/tfo/latency", tfo_tel_latency,
 		  "server-side latency histograms per lcore: syn_to_response, "
 		  "request_to_response (le_us bounds, counts, sum_us)" },

@@ -17,6 +17,8 @@
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 
+#include "net/xsk.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -104,6 +106,10 @@ struct tfo_port_info {
 	/** for the hash when the NIC reports none; rte_softrss() reads it in
 	 *  32-bit words */
 	uint8_t rss_key[52] __rte_aligned(4);
+	/** net_af_xdp: its AF_XDP sockets, for the kernel's counters of
+	 *  them (net/xsk.h: fill ring empty, RX ring full); 0 elsewhere. */
+	uint8_t nb_xsk;
+	int xsk_fd[TFO_XSK_MAX];
 };
 
 /** What a received frame is, after parsing and classification. */

@@ -4,6 +4,7 @@
  * its own one-line reason into err.
  */
 #include "net/xdp_pool.h"
+#include "net/xsk.h"
 #include "ops/server_priv.h"
 
 int
@@ -318,6 +319,28 @@ tfo_srv_pools(struct tfo_server *s, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A net_af_xdp port's sockets, for the kernel's counters of them (fill ring
+ * empty, RX ring full: net/xsk.h): those its set-up created, beyond the
+ * @p nb_before of @p before. Without them the port still runs, with only
+ * the PMD's imissed to tell.
+ */
+static void
+srv_port_xsk(const struct tfo_cfg_port *cfg, const int *before, int nb_before,
+	     struct tfo_port_info *info)
+{
+	int n = nb_before < 0 ? nb_before :
+		tfo_xsk_find(before, (unsigned int)nb_before, info->xsk_fd, TFO_XSK_MAX);
+
+	if (n <= 0) {
+		TFO_LOG(WARNING, "[port %s] its AF_XDP sockets not found (%s): the fill "
+			"ring and RX ring counters (xsk_*) stay 0", cfg->device,
+			n < 0 ? strerror(-n) : "none");
+		return;
+	}
+	info->nb_xsk = (uint8_t)n;
+}
+
 /* The devices, or the given ports. */
 int
 tfo_srv_ports(struct tfo_server *s, char *err, size_t errlen)
@@ -339,6 +362,8 @@ tfo_srv_ports(struct tfo_server *s, char *err, size_t errlen)
 		rxq_pool[q] = s->pools[tfo_pool_plan_rxq_socket(&in, q)];
 	for (unsigned int i = 0; i < s->nb_ports; i++) {
 		bool xdp_own = tfo_xdp_own(&s->cfg.ports[i]);
+		bool af_xdp = tfo_xdp_is_af_xdp(s->cfg.ports[i].vdev);
+		int xsk_before[TFO_XSK_MAX * TFO_MAX_PORTS], nb_xsk = 0;
 
 		s->cfg.ports[i].rx_intr = s->cfg.idle_policy == TFO_IDLE_ADAPTIVE;
 		/* the kernel's NIC driver spreads flows over the interface's
@@ -347,12 +372,16 @@ tfo_srv_ports(struct tfo_server *s, char *err, size_t errlen)
 		if (xdp_own && tfo_xdp_check_workers(&s->cfg.ports[i], s->nb_workers, err,
 						      errlen) < 0)
 			return -EINVAL;
+		if (af_xdp)	/* the sockets before: the port's are the new ones */
+			nb_xsk = tfo_xsk_find(NULL, 0, xsk_before, RTE_DIM(xsk_before));
 		if (tfo_port_setup(&s->cfg.ports[i], (uint16_t)s->nb_workers,
 				   (uint16_t)(s->nb_workers + s->nb_controls), rxq_pool,
 				   (uint16_t)(s->nb_workers + 1), addr_base, &s->ports[i], err,
 				   errlen) < 0)
 			return -EINVAL;
 		s->nb_ports_up++;
+		if (af_xdp)
+			srv_port_xsk(&s->cfg.ports[i], xsk_before, nb_xsk, &s->ports[i]);
 		if (s->cfg.ports[i].isolate) {
 			s->flows[i] = tfo_port_flow_setup(&s->cfg.ports[i], &s->ports[i],
 							  (uint16_t)s->nb_workers, svc_ports,
