@@ -6,6 +6,7 @@
  * in flight), term by term.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "net/tx.h"
@@ -88,6 +89,38 @@ TFO_TEST(one_socket_is_the_old_pool)
 	in.exact = true;
 	CHECK_EQ(tfo_pool_plan(&in, &p, err, sizeof(err)), 0);
 	CHECK_EQ(p.mbufs[0], old - 1);
+}
+
+/*
+ * A net_af_xdp port: each worker's socket holds the PMD's fill ring (2048
+ * whatever rx_desc says) and completion ring (2048) instead of rx_desc;
+ * the parts add up to the need.
+ */
+TFO_TEST(af_xdp_port_counts_fill_and_completion_rings)
+{
+	struct tfo_config c;
+	int ws[2] = { 0, 0 }, cs[1] = { 0 };
+	struct tfo_pool_plan_in in = {
+		.cfg = &c, .nb_workers = 2, .nb_controls = 1, .worker_socket = ws,
+		.control_socket = cs, .inbox_size = 256, .ctl_inbox_size = 256,
+	};
+	struct tfo_pool_plan p;
+	char err[512] = "";
+	uint64_t old, sum = 0;
+
+	cfg_two_ports(&c);
+	c.ports[1].syn_steering = false;
+	old = one_pool_need(&c, 2, 1, 256, 256);
+	snprintf(c.ports[0].vdev, sizeof(c.ports[0].vdev), "net_af_xdp0,iface=eth0");
+	CHECK_EQ(tfo_pool_plan(&in, &p, err, sizeof(err)), 0);
+	CHECK_EQ(p.need[0], old - 2 * c.ports[0].rx_desc +
+		 2 * (TFO_POOL_PLAN_XSK_FILL + TFO_POOL_PLAN_XSK_COMP));
+	CHECK_EQ(p.part[0][TFO_POOL_XSK], 2 * (TFO_POOL_PLAN_XSK_FILL + TFO_POOL_PLAN_XSK_COMP));
+	CHECK_EQ(p.part[0][TFO_POOL_RXQ], 2u * c.ports[1].rx_desc);
+	CHECK_EQ(p.part[0][TFO_POOL_SLACK], 1024u);
+	for (unsigned int i = 0; i < TFO_POOL_NB_PARTS; i++)
+		sum += p.part[0][i];
+	CHECK_EQ(sum, p.need[0]);
 }
 
 /*

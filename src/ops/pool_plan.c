@@ -9,6 +9,7 @@
 #include <rte_mbuf.h>
 
 #include "net/tx.h"
+#include "net/xdp.h"
 #include "ops/pool_plan.h"
 #include "tfo/log.h"
 
@@ -50,8 +51,32 @@ plan_socket_ok(int socket, const char *what, unsigned int i, char *err, size_t e
  * handed on) on control 0's; each lcore's TX descriptors, cache, burst and
  * TX buffers, and a control lcore's relay rings, on its own.
  */
+/* What port @p i's RX queue of one lcore holds of the pool. */
+static uint64_t
+plan_rxq(const struct tfo_cfg_port *p)
+{
+	/*
+	 * net_af_xdp (22.11) fills its fill ring with 2048 mbufs whatever
+	 * rx_desc says (its RX ring is filled from those), and keeps every
+	 * frame it sent until it pulls the completion ring, 2048 more.
+	 */
+	if (tfo_xdp_is_af_xdp(p->vdev))
+		return TFO_POOL_PLAN_XSK_FILL + TFO_POOL_PLAN_XSK_COMP;
+	return p->rx_desc;
+}
+
+/* @p n more mbufs on socket @p s, as part @p part */
 static void
-plan_need(const struct tfo_pool_plan_in *in, uint64_t need[TFO_PLAN_SOCKETS])
+plan_add(uint64_t need[TFO_PLAN_SOCKETS], struct tfo_pool_plan *out, int s,
+	 enum tfo_pool_part part, uint64_t n)
+{
+	need[s] += n;
+	out->part[s][part] += n;
+}
+
+static void
+plan_need(const struct tfo_pool_plan_in *in, uint64_t need[TFO_PLAN_SOCKETS],
+	  struct tfo_pool_plan *out)
 {
 	const struct tfo_config *c = in->cfg;
 	int ctl0 = in->control_socket[0];
@@ -61,32 +86,36 @@ plan_need(const struct tfo_pool_plan_in *in, uint64_t need[TFO_PLAN_SOCKETS])
 
 	for (unsigned int i = 0; i < c->nb_ports; i++) {
 		tx_desc += c->ports[i].tx_desc;
-		need[ctl0] += (uint64_t)c->ports[i].syn_steering * c->ports[i].rx_desc;
+		plan_add(need, out, ctl0, TFO_POOL_RXQ,
+			 (uint64_t)c->ports[i].syn_steering * c->ports[i].rx_desc);
 	}
 	for (unsigned int wi = 0; wi < in->nb_workers; wi++) {
 		int s = in->worker_socket[wi];
 
 		for (unsigned int i = 0; i < c->nb_ports; i++)
-			need[s] += c->ports[i].rx_desc;
-		need[s] += tx_desc + per_lcore + (uint64_t)in->nb_controls * c->ring_size +
-			   TFO_POOL_PLAN_NEIGH;
-		need[ctl0] += in->inbox_size;
+			plan_add(need, out, s, tfo_xdp_is_af_xdp(c->ports[i].vdev) ?
+				 TFO_POOL_XSK : TFO_POOL_RXQ, plan_rxq(&c->ports[i]));
+		plan_add(need, out, s, TFO_POOL_TXQ, tx_desc);
+		plan_add(need, out, s, TFO_POOL_LCORES, per_lcore);
+		plan_add(need, out, s, TFO_POOL_RINGS,
+			 (uint64_t)in->nb_controls * c->ring_size + TFO_POOL_PLAN_NEIGH);
+		plan_add(need, out, ctl0, TFO_POOL_RINGS, in->inbox_size);
 	}
 	for (unsigned int k = 0; k < in->nb_controls; k++) {
 		int s = in->control_socket[k];
 
+		plan_add(need, out, s, TFO_POOL_TXQ, tx_desc);
+		plan_add(need, out, s, TFO_POOL_LCORES, per_lcore);
 		/* its relay ring on every port (what it built, from its pool) */
-		need[s] += tx_desc + per_lcore + (uint64_t)TFO_POOL_PLAN_RELAY * c->nb_ports;
+		plan_add(need, out, s, TFO_POOL_RINGS, (uint64_t)TFO_POOL_PLAN_RELAY * c->nb_ports);
 		if (k > 0)
-			need[ctl0] += in->ctl_inbox_size;
+			plan_add(need, out, ctl0, TFO_POOL_RINGS, in->ctl_inbox_size);
 	}
 	for (int s = 0; s < TFO_PLAN_SOCKETS; s++)
 		if (need[s] != 0)
-			need[s] += PLAN_SLACK;
+			plan_add(need, out, s, TFO_POOL_SLACK, PLAN_SLACK);
 }
 
-/* in->mbufs over the pools, in proportion to their need; the rest of the
- * division to control 0's pool. */
 static int
 plan_split(const struct tfo_pool_plan_in *in, struct tfo_pool_plan *out,
 	   const uint64_t need[TFO_PLAN_SOCKETS], uint64_t need_all, char *err,
@@ -141,7 +170,7 @@ tfo_pool_plan(const struct tfo_pool_plan_in *in, struct tfo_pool_plan *out, char
 		if (plan_socket_ok(in->control_socket[k], "control lcore", k, err,
 				   errlen) < 0)
 			return -EINVAL;
-	plan_need(in, need);
+	plan_need(in, need, out);
 	for (unsigned int i = 0; i < in->cfg->nb_ports; i++) {
 		int s = in->port_socket != NULL ? in->port_socket[i] : -1;
 

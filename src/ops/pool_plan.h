@@ -32,6 +32,14 @@ extern "C" {
 /** Slots of each worker's neighbour ring (ARP and ND to control 0). */
 #define TFO_POOL_PLAN_NEIGH 256u
 
+/** mbufs net_af_xdp (DPDK 22.11) puts in each socket's fill ring at its
+ *  set-up, whatever rx_desc says (ETH_AF_XDP_DFLT_NUM_DESCS). */
+#define TFO_POOL_PLAN_XSK_FILL 2048u
+
+/** Sent frames net_af_xdp may hold per socket until it pulls them from the
+ *  completion ring (its size). */
+#define TFO_POOL_PLAN_XSK_COMP 2048u
+
 /** Slots of the inbox of a control lcore > 0 (path-MTU errors only). */
 #define TFO_POOL_PLAN_CTL_INBOX 256u
 
@@ -62,11 +70,27 @@ struct tfo_pool_plan_in {
 	bool exact;
 };
 
+/** The parts of a socket's need, for --print-config. */
+enum tfo_pool_part {
+	TFO_POOL_RXQ,		/**< RX descriptors (and the SYN queue) */
+	TFO_POOL_XSK,		/**< net_af_xdp's fill and completion rings */
+	TFO_POOL_TXQ,		/**< TX descriptors */
+	TFO_POOL_RINGS,		/**< control, relay, neighbour rings, inboxes */
+	TFO_POOL_LCORES,	/**< per-lcore caches (x1.5), a burst, TX buffers */
+	TFO_POOL_SLACK,		/**< 1024 frames in flight */
+	TFO_POOL_NB_PARTS
+};
+
 /** One pool per socket with lcores; a socket whose need is 0 has none. */
 struct tfo_pool_plan {
+	/** need[s] by part (they add up to it) */
+	uint64_t part[TFO_PLAN_SOCKETS][TFO_POOL_NB_PARTS];
 	/** What the lcores of each socket can hold at once: their RX and TX
-	 *  descriptors, the rings their frames wait in, their caches and TX
-	 *  buffers, and 1024 more for the frames in flight. 0: no lcore. */
+	 *  descriptors (net_af_xdp: its fill and completion rings instead of
+	 *  the RX descriptors), the rings their frames wait in, their caches
+	 *  and TX buffers, and 1024 more for the frames in flight. Connections
+	 *  hold no mbuf (a send queue is bytes, re-sent segments are built
+	 *  anew). 0: no lcore. */
 	uint32_t need[TFO_PLAN_SOCKETS];
 	/** mbufs of each socket's pool (0: none): its need, or its share of
 	 *  @p in->mbufs, in proportion to its need (the rest of the division

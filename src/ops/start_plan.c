@@ -21,6 +21,8 @@
 #include "cookie/cookie.h"
 #include "lcore/control.h"
 #include "lcore/worker.h"
+#include "net/xdp.h"
+#include "net/xdp_pool.h"
 #include "ops/start_plan.h"
 #include "tfo/log.h"
 
@@ -371,13 +373,15 @@ plan_ring(uint32_t count)
 }
 
 /* rte_pktmbuf_pool_create(n, cache, 0, data_room): objects, their ring
- * (the default ring ops) and the pool header with every lcore's cache. */
+ * (the default ring ops) and the pool header with every lcore's cache;
+ * with a net_af_xdp port (@p xdp) tfo_xdp_pool_create's one page each. */
 static uint64_t
-plan_pool(uint32_t n, uint16_t data_room)
+plan_pool(uint32_t n, uint16_t data_room, bool xdp)
 {
 	struct rte_mempool_objsz sz;
-	uint32_t obj = rte_mempool_calc_obj_size((uint32_t)sizeof(struct rte_mbuf) +
-						 data_room, 0, &sz);
+	uint32_t obj = xdp ? TFO_XDP_POOL_OBJ :
+		rte_mempool_calc_obj_size((uint32_t)sizeof(struct rte_mbuf) + data_room, 0,
+					  &sz);
 
 	return (uint64_t)n * obj + plan_ring(n) + sizeof(struct rte_mempool) +
 	       (uint64_t)RTE_MAX_LCORE * sizeof(struct rte_mempool_cache) +
@@ -442,16 +446,18 @@ tfo_mem_plan(const struct tfo_config *c, const struct tfo_eal_layout *l,
 	if (rc < 0)
 		return rc;
 	for (unsigned int i = 0; i < c->nb_ports; i++) {
+		p->af_xdp |= tfo_xdp_is_af_xdp(c->ports[i].vdev);
 		mtu = RTE_MAX(mtu, c->ports[i].mtu);
 		desc_q += (uint64_t)(c->ports[i].rx_desc + c->ports[i].tx_desc) *
 			  PLAN_DESC_BYTES;
 		desc_tx += (uint64_t)c->ports[i].tx_desc * PLAN_DESC_BYTES;
 	}
-	p->data_room = tfo_pool_plan_data_room(mtu);
+	p->data_room = p->af_xdp ? tfo_xdp_pool_data_room() : tfo_pool_plan_data_room(mtu);
 	for (int so = 0; so < TFO_PLAN_SOCKETS; so++) {
 		p->s[so].mbufs = pp.mbufs[so];
+		memcpy(p->s[so].part, pp.part[so], sizeof(p->s[so].part));
 		if (pp.mbufs[so] != 0)
-			p->s[so].pool = plan_pool(pp.mbufs[so], p->data_room);
+			p->s[so].pool = plan_pool(pp.mbufs[so], p->data_room, p->af_xdp);
 	}
 	for (unsigned int w = 0; w < p->nb_workers; w++) {
 		struct tfo_mem_socket *ms = &p->s[wsock[w]];
@@ -494,6 +500,16 @@ tfo_mem_plan(const struct tfo_config *c, const struct tfo_eal_layout *l,
 	return 0;
 }
 
+static uint64_t
+plan_parts(const struct tfo_mem_socket *ms)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < TFO_POOL_NB_PARTS; i++)
+		n += ms->part[i];
+	return n;
+}
+
 void
 tfo_mem_plan_print(FILE *f, const struct tfo_eal_layout *l, const struct tfo_mem_plan *p)
 {
@@ -502,8 +518,9 @@ tfo_mem_plan_print(FILE *f, const struct tfo_eal_layout *l, const struct tfo_mem
 
 	fprintf(f, "\n; Memory this configuration needs at start (docs/runbook.md, "
 		"\"Hugepages\"):\n; %u control lcore(s) and %u worker(s) from %s; "
-		"mbufs of %u bytes of data room\n", p->nb_controls, p->nb_workers,
-		l->lcores_arg, p->data_room);
+		"mbufs of %u bytes of data room%s\n", p->nb_controls, p->nb_workers,
+		l->lcores_arg, p->data_room,
+		p->af_xdp ? " (one 4 KiB page each: net_af_xdp's UMEM)" : "");
 	for (int so = 0; so < TFO_PLAN_SOCKETS; so++) {
 		const struct tfo_mem_socket *ms = &p->s[so];
 
@@ -515,6 +532,17 @@ tfo_mem_plan_print(FILE *f, const struct tfo_eal_layout *l, const struct tfo_mem
 			"queues %llu + EAL and drivers %llu, + %u%%\n", so, mib(ms->total),
 			mib(ms->pool), ms->mbufs, mib(ms->tables), mib(ms->bufs),
 			mib(ms->other), mib(ms->eal), TFO_PLAN_MARGIN_PCT);
+		fprintf(f, ";     its %u mbufs: what can be out of the pool at once: RX "
+			"descriptors %llu + net_af_xdp fill and completion rings %llu + "
+			"TX descriptors %llu + rings %llu + lcore caches and TX buffers %llu "
+			"+ in flight %llu%s\n", ms->mbufs,
+			(unsigned long long)ms->part[TFO_POOL_RXQ],
+			(unsigned long long)ms->part[TFO_POOL_XSK],
+			(unsigned long long)ms->part[TFO_POOL_TXQ],
+			(unsigned long long)ms->part[TFO_POOL_RINGS],
+			(unsigned long long)ms->part[TFO_POOL_LCORES],
+			(unsigned long long)ms->part[TFO_POOL_SLACK],
+			ms->mbufs > plan_parts(ms) ? " (+ [server] mbufs' share)" : "");
 		snprintf(nodes + strlen(nodes), sizeof(nodes) - strlen(nodes), "%s%d",
 			 nodes[0] ? "," : "", so);
 		snprintf(pages + strlen(pages), sizeof(pages) - strlen(pages), " node%d=%u",

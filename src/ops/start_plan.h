@@ -82,6 +82,7 @@ void tfo_engine_params_from_config(const struct tfo_config *c, bool control,
 /** What one socket's lcores allocate at start, in bytes. */
 struct tfo_mem_socket {
 	uint32_t mbufs;		/**< mbufs of its pool (pool_plan.h), 0: no lcore */
+	uint64_t part[TFO_POOL_NB_PARTS];	/**< its need by part (pool_plan.h) */
 	uint64_t pool;		/**< the pool: mbufs, its ring, its caches */
 	uint64_t tables;	/**< connection tables, index, TIME-WAIT records */
 	uint64_t bufs;		/**< request/response buffers */
@@ -95,6 +96,7 @@ struct tfo_mem_plan {
 	unsigned int nb_controls;
 	unsigned int nb_workers;
 	uint16_t data_room;	/**< bytes of an mbuf's data room */
+	bool af_xdp;		/**< a net_af_xdp port: pools of 4 KiB objects */
 	struct tfo_mem_socket s[TFO_PLAN_SOCKETS];
 	uint64_t total;		/**< bytes, all sockets */
 	uint32_t pages;		/**< 2 MiB hugepages, all sockets */
