@@ -22,6 +22,9 @@ PKGS=(
 	# AF_XDP mode: the XDP program (clang's BPF target, libbpf), and the
 	# veth test bed's checksum setting (tap-afxdp)
 	clang libbpf-dev libxdp-dev linux-libc-dev ethtool
+	# generators we did not write, for AF_XDP under load (tap-afxdp-load;
+	# kxdpgun comes with knot-dnsutils)
+	dnsperf hping3
 	# the servers bench.sh compares tfo-server with (phases dns and nginx:
 	# its own instances, in a network namespace) and the DNS tests' peer
 	# and client (tap-loadgen-dns: knotd; kdig)
