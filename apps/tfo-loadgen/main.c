@@ -408,6 +408,18 @@ main(int argc, char **argv)
 	}
 	errors = lg_stats_errors(&rep->total);
 	rte_free(rep);
+	/* what the devices lost on their own (an AF_XDP socket's full RX ring
+	 * or empty fill ring: imissed), which no counter of ours sees */
+	for (uint16_t p = 0; p < app.sh->nb_ports; p++) {
+		struct rte_eth_stats es;
+
+		if (rte_eth_stats_get(app.sh->ports[p].info.port_id, &es) == 0)
+			printf("summary: port%u ipackets %" PRIu64 " opackets %" PRIu64
+			       " imissed %" PRIu64 " ierrors %" PRIu64 " oerrors %" PRIu64
+			       " rx_nombuf %" PRIu64 "\n", app.sh->ports[p].info.port_id,
+			       es.ipackets, es.opackets, es.imissed, es.ierrors, es.oerrors,
+			       es.rx_nombuf);
+	}
 
 	for (uint16_t p = 0; p < app.sh->nb_ports; p++)
 		tfo_port_close(&app.sh->ports[p].info);
