@@ -103,6 +103,10 @@ lg_usage(FILE *f, const char *prog)
 		"other:\n"
 		"  --burst N               RX burst (1..64, default 32)\n"
 		"  --rxd N / --txd N       descriptors per queue (default 1024)\n"
+		"  --idle yield|busy       after a poll that found no frame: yield (default:\n"
+		"                          sched_yield, so a server polling on the same CPU\n"
+		"                          runs at once, not after the scheduler's time\n"
+		"                          slice) or busy (spin on: a CPU of its own)\n"
 		"  --rss-peer N            the peer of a tfo-server port with rss = peer and N\n"
 		"                          control lcores (net_memif): as many generator lcores\n"
 		"                          as the server has workers, each flow sent on the\n"
@@ -256,7 +260,7 @@ enum {
 	OPT_RTO_MS, OPT_RETRIES, OPT_TIMEOUT_MS, OPT_MTU, OPT_MSS, OPT_BURST,
 	OPT_RXD, OPT_TXD, OPT_STATS_PERIOD, OPT_JSON, OPT_VERSION, OPT_COOKIE_REQ,
 	OPT_SPOOF_FLOOD, OPT_SPOOF_SRC, OPT_SPOOF_PORTS, OPT_RSS_PEER,
-	OPT_DNS_QUERY, OPT_DNS_RCODE,
+	OPT_DNS_QUERY, OPT_DNS_RCODE, OPT_IDLE,
 };
 
 static const struct option lg_long_opts[] = {
@@ -299,6 +303,7 @@ static const struct option lg_long_opts[] = {
 	{ "txd", required_argument, NULL, OPT_TXD },
 	{ "rss-peer", required_argument, NULL, OPT_RSS_PEER },
 	{ "stats-period", required_argument, NULL, OPT_STATS_PERIOD },
+	{ "idle", required_argument, NULL, OPT_IDLE },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
@@ -330,6 +335,7 @@ lg_defaults(struct lg_opts *o)
 	o->tx_desc = 1024;
 	o->stats_period_s = 1;
 	o->expect_len = -1;
+	o->idle_yield = true;
 }
 
 /* The --request-size pattern: printable, one '\n' at the end. */
@@ -696,6 +702,11 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 			break;
 		case OPT_JSON:
 			o->json_path = a;
+			break;
+		case OPT_IDLE:
+			if (strcmp(a, "yield") != 0 && strcmp(a, "busy") != 0)
+				return tfo_errmsg(err, errlen, "--idle %s: want yield or busy", a);
+			o->idle_yield = strcmp(a, "yield") == 0;
 			break;
 		case '?':
 		default:

@@ -95,6 +95,9 @@ struct lg_opts {
 	uint16_t peer_controls;
 	uint32_t stats_period_s;
 	const char *json_path;
+	/** --idle: sched_yield after a poll that found no frame (true), or
+	 *  spin on (false) */
+	bool idle_yield;
 
 	/* request and the expected response */
 	uint8_t *request;

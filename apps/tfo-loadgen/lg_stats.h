@@ -26,7 +26,8 @@
 	X(rx_handoff,		"segments received by one generator lcore for another's address (passed on)") \
 	X(rx_handoff_drop,	"segments dropped because the hand-off ring was full") \
 	X(rx_not_ours,		"frames for no client address (multicast, other hosts)") \
-	X(rx_other,		"frames to a client address that are neither TCP, ARP nor ND (ICMP...)")
+	X(rx_other,		"frames to a client address that are neither TCP, ARP nor ND (ICMP...)") \
+	X(idle_yields,		"polls that found no frame and yielded the CPU (--idle yield)")
 
 #define LG_STATS_NEIGH(X) \
 	X(arp_request_tx,	"ARP requests sent for the server's address") \

@@ -25,6 +25,7 @@
 #include <rte_malloc.h>
 
 #include "net/port.h"
+#include "net/xdp_pool.h"
 #include "tfo/log.h"
 
 #include "app.h"
@@ -67,6 +68,21 @@ pool_need(const struct app *a)
 	return (uint32_t)RTE_MIN(need, (uint64_t)UINT32_MAX);
 }
 
+/* Is any probed port a net_af_xdp one? Then the one pool of every port
+ * takes the AF_XDP layout (net/xdp_pool.h). */
+static bool
+lg_has_af_xdp(const struct lg_shared *sh)
+{
+	for (uint16_t i = 0; i < sh->nb_ports; i++) {
+		struct rte_eth_dev_info dev;
+
+		if (rte_eth_dev_info_get(sh->ports[i].info.port_id, &dev) == 0 &&
+		    dev.driver_name != NULL && strcmp(dev.driver_name, "net_af_xdp") == 0)
+			return true;
+	}
+	return false;
+}
+
 static void
 setup_ports(struct app *a)
 {
@@ -92,11 +108,26 @@ setup_ports(struct app *a)
 		app_die("--clients %u: want at least one address per generator lcore and "
 		    "port (%u lcores x %u ports)", o->nb_clients, a->nb_gen, n);
 
-	a->pool = rte_pktmbuf_pool_create("lg_mbufs", pool_need(a), LG_MBUF_CACHE, 0,
-					  data_room, (int)rte_socket_id());
-	if (a->pool == NULL)
-		app_die("cannot create a pool of %u mbufs: %s (raise -m, or lower --rxd/--txd/"
-		    "--concurrency)", pool_need(a), rte_strerror(rte_errno));
+	if (lg_has_af_xdp(sh)) {
+		/* net_af_xdp makes the RX queue's pool its UMEM, and the one
+		 * rte_pktmbuf_pool_create makes leaves mbufs outside it: the
+		 * kernel drops those from the fill ring for good, and RX
+		 * starves after a few thousand frames (net/xdp_pool.h) */
+		if (data_room > tfo_xdp_pool_data_room())
+			app_die("--mtu %u: an AF_XDP port's mbufs hold %u bytes (one 4 KiB "
+			    "page), the MTU wants %u; lower --mtu", o->mtu,
+			    tfo_xdp_pool_data_room(), data_room);
+		a->pool = tfo_xdp_pool_create("lg_mbufs", pool_need(a), LG_MBUF_CACHE,
+					      (int)rte_socket_id(), err, sizeof(err));
+		if (a->pool == NULL)
+			app_die("%s (raise -m, or lower --rxd/--txd/--concurrency)", err);
+	} else {
+		a->pool = rte_pktmbuf_pool_create("lg_mbufs", pool_need(a), LG_MBUF_CACHE, 0,
+						  data_room, (int)rte_socket_id());
+		if (a->pool == NULL)
+			app_die("cannot create a pool of %u mbufs: %s (raise -m, or lower "
+			    "--rxd/--txd/--concurrency)", pool_need(a), rte_strerror(rte_errno));
+	}
 
 	for (uint16_t i = 0; i < n; i++) {
 		struct tfo_cfg_port cfg;
@@ -377,6 +408,18 @@ main(int argc, char **argv)
 	}
 	errors = lg_stats_errors(&rep->total);
 	rte_free(rep);
+	/* what the devices lost on their own (an AF_XDP socket's full RX ring
+	 * or empty fill ring: imissed), which no counter of ours sees */
+	for (uint16_t p = 0; p < app.sh->nb_ports; p++) {
+		struct rte_eth_stats es;
+
+		if (rte_eth_stats_get(app.sh->ports[p].info.port_id, &es) == 0)
+			printf("summary: port%u ipackets %" PRIu64 " opackets %" PRIu64
+			       " imissed %" PRIu64 " ierrors %" PRIu64 " oerrors %" PRIu64
+			       " rx_nombuf %" PRIu64 "\n", app.sh->ports[p].info.port_id,
+			       es.ipackets, es.opackets, es.imissed, es.ierrors, es.oerrors,
+			       es.rx_nombuf);
+	}
 
 	for (uint16_t p = 0; p < app.sh->nb_ports; p++)
 		tfo_port_close(&app.sh->ports[p].info);

@@ -173,8 +173,10 @@ tfo_port_queues_setup(const struct tfo_cfg_port *cfg, uint16_t port_id,
 		struct rte_eth_rxconf rxc = dev->default_rxconf;
 
 		rxc.offloads = conf->rxmode.offloads;
-		/* net_af_xdp makes the pool its UMEM: every mbuf must lie in it */
-		if (tfo_xdp_is_af_xdp(cfg->vdev) &&
+		/* net_af_xdp makes the pool its UMEM: every mbuf must lie in it
+		 * (by driver too: tfo-loadgen's vdevs come from EAL's --vdev) */
+		if ((tfo_xdp_is_af_xdp(cfg->vdev) ||
+		     (dev->driver_name != NULL && strcmp(dev->driver_name, "net_af_xdp") == 0)) &&
 		    tfo_xdp_pool_check(pools[RTE_MIN(q, nb_pools - 1)], err, errlen) < 0)
 			return -EINVAL;
 		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd, (unsigned int)socket,

@@ -127,8 +127,9 @@ tfo_stop() {
 	check "SIGINT: exit summary printed" grep -q "^summary:" "$TFO_LOG"
 	TFO_PID_DONE=$TFO_PID
 	TFO_PID=""
-	rmdir "/var/run/dpdk/tfo$TFO_PID_DONE" 2>/dev/null
-	check "EAL runtime directory removed" [ ! -d "/var/run/dpdk/tfo$TFO_PID_DONE" ]
+	# TFO_PREFIX: the server's --file-prefix, when not tfo-server's own
+	rmdir "/var/run/dpdk/${TFO_PREFIX:-tfo$TFO_PID_DONE}" 2>/dev/null
+	check "EAL runtime directory removed" [ ! -d "/var/run/dpdk/${TFO_PREFIX:-tfo$TFO_PID_DONE}" ]
 }
 
 tfo_done() {
