@@ -3,8 +3,9 @@
  * tfo-fastpath: AF_XDP mode (src/net/xdp.c). A net_af_xdp port with
  * [port] xdp = own runs tfo-server's XDP program (src/net/bpf/tfo_xdp.c,
  * embedded in the binary): only TCP to the served (address, port) pairs,
- * and the ICMP errors about our segments, reach the AF_XDP sockets; the
- * kernel keeps the interface's address, ARP, ND, ping and everything else.
+ * UDP to those of services with udp = on, and the ICMP errors about our
+ * segments, reach the AF_XDP sockets; the kernel keeps the interface's
+ * address, ARP, ND, ping, IP fragments and everything else.
  *
  * Order: tfo_xdp_check (configuration), tfo_xdp_prepare (before the EAL
  * creates the vdev: the program in a memfd, named by xdp_prog=), the port's
@@ -77,12 +78,14 @@ struct tfo_xdp {
 	uint32_t attach_flags;	/**< XDP_FLAGS_*_MODE it runs in */
 	int stats_fd;		/**< tfo_xdp_stats map, -1 if none */
 	unsigned int nb_served;	/**< (address, port) pairs in tfo_served */
+	unsigned int nb_served_udp;	/**< of those, served over UDP too */
 };
 
 /**
  * After the port's set-up: finds our program on the interface (net_af_xdp
  * attached it), refuses one that is not ours, and fills its tfo_served map
- * with every (address of port @p p, port of a service of @p c); warns
+ * with every (address of port @p p, port of a service of @p c): TCP, and
+ * UDP too for a service with udp = on; warns
  * when the interface has RX queues beyond the vdev's (their served TCP
  * reaches the kernel). @p nb_workers: for the log line.
  * @return 0, or a negative errno with the reason in @p err.
