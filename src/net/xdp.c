@@ -177,6 +177,25 @@ tfo_xdp_check_ports(const struct tfo_config *c, char *err, size_t errlen)
 	return 0;
 }
 
+void
+tfo_xdp_warn_foreign(const struct tfo_config *c, const struct tfo_cfg_port *p)
+{
+	char v[8];
+	bool udp = false;
+
+	if (tfo_xdp_own(p) || !tfo_xdp_is_af_xdp(p->vdev) ||
+	    tfo_xdp_devarg(p->vdev, "xdp_prog", v, sizeof(v)) == -ENOENT)
+		return;
+	for (unsigned int s = 0; s < c->nb_services; s++)
+		udp |= c->services[s].udp;
+	/* not ours to read: the service lines above may claim more than
+	 * that program hands over */
+	TFO_LOG(WARNING, "[port %s] xdp = off with the vdev's xdp_prog=: tfo-server gets "
+		"only what that program redirects to its xsks_map; the services' TCP "
+		"ports%s must be among it, or they reach the kernel", p->device,
+		udp ? " and the UDP ports of those with udp = on" : "");
+}
+
 #ifdef TFO_HAVE_XDP
 
 /* The program attached to @p ifindex: its id and attach mode flag. */

@@ -52,6 +52,14 @@ int tfo_xdp_check(const struct tfo_cfg_port *p, char *err, size_t errlen);
 int tfo_xdp_check_ports(const struct tfo_config *c, char *err, size_t errlen);
 
 /**
+ * A net_af_xdp port with xdp = off and the vdev's own xdp_prog=: a start-up
+ * warning that what reaches tfo-server is that program's choice (the
+ * services' TCP ports, and UDP ports of those with udp = on, must be
+ * among what it redirects). Nothing for any other port.
+ */
+void tfo_xdp_warn_foreign(const struct tfo_config *c, const struct tfo_cfg_port *p);
+
+/**
  * Before the EAL: checks the interface (exists here; an XDP program of a
  * tfo-server that died is removed; one a live process holds, or anybody
  * else's, is refused), puts the

@@ -341,6 +341,8 @@ tfo_srv_ports(struct tfo_server *s, char *err, size_t errlen)
 				return -EINVAL;
 			/* the kernel answers ARP, ND and echo (tfo_control_handle) */
 			s->ports[i].kernel_neigh = true;
+		} else {
+			tfo_xdp_warn_foreign(&s->cfg, &s->cfg.ports[i]);
 		}
 		/* the kernel's frames are control 0's to handle */
 		if (tfo_exc_setup(&s->cfg.ports[i], (uint8_t)i, &s->ports[i],

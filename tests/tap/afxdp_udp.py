@@ -20,7 +20,8 @@ echo service on port 7 without it. From the client namespace:
   default 2 s: a few thousand frames), then kdig over UDP and TCP answered
   within 1 s each;
 - the start-up lines say UDP where it is delivered, and the program's exit
-  counters.
+  counters; with xdp = off and the vdev's own xdp_prog=, a warning that
+  the UDP ports are that program's choice.
 Skips (77) with the reason when the build has no XDP program or a tool is
 missing.
 """
@@ -87,9 +88,10 @@ except socket.timeout:
 
 CONFIG = '''
 [port net_af_xdp0]
-vdev = net_af_xdp0,iface={iface}
+vdev = net_af_xdp0,iface={iface}{vdev}
 ipv4 = {v4}/24
 ipv6 = {v6}/64
+{port}
 
 [service echo]
 port = 7
@@ -136,6 +138,31 @@ def dnsperf(host, qfile):
         float(m.group(1)) if m else 0.0, out
 
 
+def foreign(server, tmp, veth, log, procs):
+    """xdp = off with a program of the vdev's (here the build's own object
+    file, whose map nobody fills: it passes everything): tfo-server cannot
+    know what it redirects, and says so at start instead of only claiming
+    UDP."""
+    obj = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(server)), '..',
+                                        'src', 'tfo_xdp.o'))
+    if not os.path.exists(obj):
+        print('SKIP xdp = off with xdp_prog=: no %s next to this tfo-server' % obj)
+        return
+    cfg = os.path.join(tmp, 'foreign.ini')
+    with open(cfg, 'w') as f:
+        f.write(CONFIG.format(iface=SIF, v4=SERVER_V4, v6=SERVER_V6, zone=ZONE,
+                              vdev=',xdp_prog=' + obj, port='xdp = off'))
+    log.seek(0)
+    log.truncate()
+    proc, text = veth.start_server(server, EAL, cfg, log)
+    procs.append(proc)
+    T.check('xdp = off with xdp_prog=: runs, and warns that UDP 53 is that program\'s choice',
+            'tfo-server: running' in text and 'xdp = off with the vdev\'s xdp_prog=' in text
+            and 'UDP ports of those with udp = on' in text,
+            [ln for ln in text.splitlines() if 'xdp' in ln][-4:] or text[-600:])
+    T.check('... and stops with exit code 0', stop_process(proc) == 0)
+
+
 def main():
     need_root()
     server = sys.argv[1]
@@ -147,7 +174,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix='uxd.')
     cfg = os.path.join(tmp, 'uxd.ini')
     with open(cfg, 'w') as f:
-        f.write(CONFIG.format(iface=SIF, v4=SERVER_V4, v6=SERVER_V6, zone=ZONE))
+        f.write(CONFIG.format(iface=SIF, v4=SERVER_V4, v6=SERVER_V6, zone=ZONE, vdev='',
+                              port=''))
     r = sh([server, '--', '--config', cfg, '--print-config'], check=False)
     if 'built without its XDP program' in r.stderr + r.stdout:
         print('SKIP: ' + (r.stderr + r.stdout).strip().splitlines()[-1])
@@ -276,6 +304,7 @@ def main():
                 and int(m.group(2)) > 0, m and m.group(0))
         if m:
             print(m.group(0))
+        foreign(server, tmp, veth, log, procs)
     finally:
         if procs:	# the kernel's sockets: their stdin closed, they exit
             procs[0].stdin.close()
