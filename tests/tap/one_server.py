@@ -122,6 +122,7 @@ def case_memif(server, loadgen):
         stop_process(first)
         log.close()
         shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree('/var/run/dpdk/%slg' % TAG, ignore_errors=True)
 
 
 def main():
