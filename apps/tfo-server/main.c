@@ -391,17 +391,30 @@ build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal, bool 
 	return n;
 }
 
-/* Refuse @p vdev if another process holds its device; with @p say, what
- * net_tap does with the interface, in one line. */
+/* Refuse @p vdev if another process holds its device, or its tap is not
+ * what @p tap asks; with @p say, what net_tap does, in one line. */
 static void
-check_owner(const char *vdev, bool say)
+check_owner(const char *vdev, enum tfo_tap_mode tap, bool say)
 {
 	char what[160], err[TFO_CFG_ERR];
 
-	if (tfo_dev_owner_check(vdev, what, sizeof(what), err, sizeof(err)) < 0)
+	if (tfo_dev_owner_check(vdev, tap, what, sizeof(what), err, sizeof(err)) < 0)
 		app_die("config: %s", err);
 	if (say && what[0] != '\0')
 		TFO_LOG(INFO, "[port %.*s] %s", (int)strcspn(vdev, ","), vdev, what);
+}
+
+/* [port] tap of the configuration's port for --vdev @p vdev (auto if none) */
+static enum tfo_tap_mode
+vdev_tap_mode(const struct app *a, const char *vdev)
+{
+	size_t n = strcspn(vdev, ",");
+
+	for (unsigned int i = 0; i < a->cfg.nb_ports; i++)
+		if (strlen(a->cfg.ports[i].device) == n &&
+		    strncmp(a->cfg.ports[i].device, vdev, n) == 0)
+			return (enum tfo_tap_mode)a->cfg.ports[i].tap;
+	return TFO_TAP_AUTO;
 }
 
 /*
@@ -414,16 +427,20 @@ static void
 check_owners(const struct app *a, int n, char **eal, bool say)
 {
 	for (int i = 0; i < n; i++) {
+		const char *v = NULL;
+
 		if (strcmp(eal[i], "--vdev") == 0 && i + 1 < n)
-			check_owner(eal[++i], say);
+			v = eal[++i];
 		else if (strncmp(eal[i], "--vdev=", 7) == 0)
-			check_owner(eal[i] + 7, say);
+			v = eal[i] + 7;
+		if (v != NULL)
+			check_owner(v, vdev_tap_mode(a, v), say);
 	}
 	for (unsigned int i = 0; i < a->cfg.nb_ports; i++) {
 		const struct tfo_cfg_port *p = &a->cfg.ports[i];
 
 		if (p->vdev[0] != '\0' && !eal_has_vdev(eal, n, p->device))
-			check_owner(p->vdev, say);
+			check_owner(p->vdev, (enum tfo_tap_mode)p->tap, say);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <linux/if_tun.h>
 #include <sys/stat.h>
 
 #include <rte_common.h>
@@ -102,13 +103,32 @@ owner_tun_match(int pid, int fd, const char *link, const void *arg)
 	return yes && owner_same_netns(pid);
 }
 
-static int
-owner_tap(const char *dev, const char *vdev, char *what, size_t whatlen, char *err,
-	  size_t errlen)
+/* The tun_flags of interface @p iface (IFF_TAP, IFF_MULTI_QUEUE, ...), or
+ * -1 when it has none: not a tun/tap device. */
+static long
+owner_tun_flags(const char *iface)
 {
-	char iface[IF_NAMESIZE], path[64 + IF_NAMESIZE];
-	struct stat st;
+	char path[64 + IF_NAMESIZE], line[32];
+	long flags = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/tun_flags", iface);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return -1;
+	if (fgets(line, sizeof(line), f) != NULL)
+		flags = strtol(line, NULL, 0);
+	fclose(f);
+	return flags;
+}
+
+static int
+owner_tap(const char *dev, const char *vdev, enum tfo_tap_mode mode, char *what,
+	  size_t whatlen, char *err, size_t errlen)
+{
+	char iface[IF_NAMESIZE];
 	int rc, holder;
+	long flags;
 
 	rc = tfo_xdp_devarg(vdev, "iface", iface, sizeof(iface));
 	if (rc == -ENOSPC)
@@ -129,17 +149,40 @@ owner_tap(const char *dev, const char *vdev, char *what, size_t whatlen, char *e
 		return -EBUSY;
 	}
 	if (if_nametoindex(iface) == 0) {
+		if (mode == TFO_TAP_ATTACH) {
+			tfo_errmsg(err, errlen, "[port %s] tap = attach: no interface %s in this "
+				   "network namespace (a typo in iface=?); create it (ip tuntap "
+				   "add dev %s mode tap multi_queue) or set tap = create", dev,
+				   iface, iface);
+			return -ENODEV;
+		}
 		/* what a typo in iface= also gives: said plainly at start */
 		snprintf(what, whatlen, "net_tap creates tap %s (no interface of that name in "
 			 "this network namespace; removed at exit)", iface);
 		return 0;
 	}
-	snprintf(path, sizeof(path), "/sys/class/net/%s/tun_flags", iface);
-	if (stat(path, &st) < 0) {
-		tfo_errmsg(err, errlen, "[port %s] interface %s exists and is not a tap (no "
-			   "tun_flags): net_tap cannot use it; name a free interface name "
-			   "in iface= (net_tap creates it) or a persistent tap (ip tuntap "
-			   "add dev NAME mode tap multi_queue)", dev, iface);
+	flags = owner_tun_flags(iface);
+	if (flags < 0 || (flags & IFF_TAP) == 0) {
+		tfo_errmsg(err, errlen, "[port %s] interface %s exists and is not a tap: "
+			   "net_tap cannot use it; name a free interface name in iface= "
+			   "(net_tap creates it) or a persistent tap (ip tuntap add dev NAME "
+			   "mode tap multi_queue); for a NIC or a veth, see AF_XDP mode", dev,
+			   iface);
+		return -ENODEV;
+	}
+	if (mode == TFO_TAP_CREATE) {
+		tfo_errmsg(err, errlen, "[port %s] tap = create: %s already exists (a "
+			   "persistent tap nobody holds): remove it (ip tuntap del dev %s mode "
+			   "tap multi_queue) or set tap = attach", dev, iface, iface);
+		return -EEXIST;
+	}
+	/* net_tap opens its queues with IFF_MULTI_QUEUE: the kernel refuses
+	 * that on a tap made without it, with a bare EINVAL */
+	if ((flags & IFF_MULTI_QUEUE) == 0) {
+		tfo_errmsg(err, errlen, "[port %s] tap %s was made without multi_queue: "
+			   "net_tap cannot attach to it; make it again (ip tuntap del dev %s "
+			   "mode tap; ip tuntap add dev %s mode tap multi_queue)", dev, iface,
+			   iface, iface);
 		return -ENODEV;
 	}
 	snprintf(what, whatlen, "net_tap attaches to the existing tap %s (a persistent "
@@ -226,8 +269,8 @@ owner_memif(const char *dev, const char *vdev, char *err, size_t errlen)
 }
 
 int
-tfo_dev_owner_check(const char *vdev, char *what, size_t whatlen, char *err,
-		    size_t errlen)
+tfo_dev_owner_check(const char *vdev, enum tfo_tap_mode tap, char *what, size_t whatlen,
+		    char *err, size_t errlen)
 {
 	char dev[64], none[8];
 	size_t n = strcspn(vdev, ",");
@@ -239,7 +282,7 @@ tfo_dev_owner_check(const char *vdev, char *what, size_t whatlen, char *err,
 	what[0] = '\0';
 	snprintf(dev, sizeof(dev), "%.*s", (int)RTE_MIN(n, sizeof(dev) - 1), vdev);
 	if (strncmp(dev, "net_tap", 7) == 0)
-		return owner_tap(dev, vdev, what, whatlen, err, errlen);
+		return owner_tap(dev, vdev, tap, what, whatlen, err, errlen);
 	if (strncmp(dev, "net_memif", 9) == 0)
 		return owner_memif(dev, vdev, err, errlen);
 	return 0;

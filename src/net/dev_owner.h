@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "ops/config.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,17 +33,19 @@ int tfo_dev_owner_scan(tfo_dev_owner_match_t match, const void *arg);
 
 /**
  * Check vdev string @p vdev ("net_tap0,iface=tfo0", "net_memif0,socket=...";
- * any other kind passes) against the other processes of this machine.
+ * any other kind passes) against the other processes of this machine, and
+ * a net_tap's iface= against @p tap ([port] tap, enum tfo_tap_mode).
  *
  * @return 0 when the device is free (@p what, if not NULL, then says in
  *   a few words what the PMD will do: "creates tap X" / "attaches to the
  *   existing tap X"; empty for other kinds), -EBUSY when another process
- *   holds it, -ENODEV when the name is another kind of interface: @p err
- *   is then one line naming the interface or socket, the holder's PID and
- *   what to do.
+ *   holds it, -ENODEV when the name is another kind of interface or
+ *   none with tap = attach, -EEXIST when it exists with tap = create:
+ *   @p err is then one line naming the interface or socket, the holder's
+ *   PID and what to do.
  */
-int tfo_dev_owner_check(const char *vdev, char *what, size_t whatlen, char *err,
-			size_t errlen);
+int tfo_dev_owner_check(const char *vdev, enum tfo_tap_mode tap, char *what,
+			size_t whatlen, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,10 @@
 - memif: tfo-server is the memif server of a socket; a second one on the
   same socket is refused naming the first's PID; the first still runs and
   listens, and (with TFO_LOADGEN) still serves a short echo run.
+- tap-mode: [port] tap = attach refuses an iface= that does not exist (a
+  typo would create an empty tap), tap = create one that does; attach to
+  a persistent tap (ip tuntap add ... multi_queue) starts, says so, and
+  serves; a tap made without multi_queue is refused with how to remake it.
 Names carry $TFO_TEST_TAG (default "one") and the pid. Skips (77) without
 root or curl.
 """
@@ -125,6 +129,43 @@ def case_memif(server, loadgen):
         shutil.rmtree('/var/run/dpdk/%slg' % TAG, ignore_errors=True)
 
 
+def case_tap_mode(server):
+    ns = TAG + 'p'
+    subprocess.run(['ip', 'netns', 'add', ns], check=True)
+    try:
+        def pc(*sets):
+            args = []
+            for a in sets:
+                args += ['--set', 'port net_tap0.' + a]
+            return run(['ip', 'netns', 'exec', ns, server, '--', '--print-config'] + args)
+
+        rc, out = pc('vdev=net_tap0,iface=tfoO', 'tap=attach')
+        T.check('tap-mode: attach to a name that does not exist: refused',
+                rc != 0 and 'tap = attach: no interface tfoO' in out, out[-400:])
+        subprocess.run(['ip', 'netns', 'exec', ns, 'ip', 'tuntap', 'add', 'dev', 'tfo0',
+                        'mode', 'tap', 'multi_queue'], check=True)
+        subprocess.run(['ip', 'netns', 'exec', ns, 'ip', 'tuntap', 'add', 'dev', 'tfosq',
+                        'mode', 'tap'], check=True)
+        rc, out = pc('tap=create')
+        T.check('tap-mode: create where tfo0 exists: refused',
+                rc != 0 and 'tap = create: tfo0 already exists' in out, out[-400:])
+        rc, out = pc('vdev=net_tap0,iface=tfosq')
+        T.check('tap-mode: a tap without multi_queue: refused, saying so',
+                rc != 0 and 'made without multi_queue' in out, out[-400:])
+        rc, out = pc('vdev=net_tap0,iface=lo')
+        T.check('tap-mode: an interface that is not a tap: refused',
+                rc != 0 and 'exists and is not a tap' in out, out[-400:])
+        with Bed(server, ['--set', 'port net_tap0.tap=attach'], shared_ns=ns) as bed:
+            T.check('tap-mode: attach says so at start',
+                    'net_tap attaches to the existing tap tfo0' in bed.log_text(),
+                    bed.log_text()[-600:])
+            r = bed.ns_run(['curl', '-s', '-m', '5', '-o', '/dev/null', '-w', '%{http_code}',
+                            'http://%s/' % SERVER_V4], check=False)
+            T.check('tap-mode: and serves on the persistent tap', r.stdout == '200', r.stdout)
+    finally:
+        subprocess.run(['ip', 'netns', 'del', ns], stderr=subprocess.DEVNULL)
+
+
 def main():
     need_root()
     if shutil.which('curl') is None:
@@ -134,6 +175,7 @@ def main():
     loadgen = sys.argv[2] if len(sys.argv) > 2 else None
     case_tap(server)
     case_memif(server, loadgen)
+    case_tap_mode(server)
     return T.done()
 
 
