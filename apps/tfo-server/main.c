@@ -438,9 +438,19 @@ check_owners(const struct app *a, int n, char **eal, bool say)
 	}
 	for (unsigned int i = 0; i < a->cfg.nb_ports; i++) {
 		const struct tfo_cfg_port *p = &a->cfg.ports[i];
+		char iface[32], err[TFO_CFG_ERR];
 
 		if (p->vdev[0] != '\0' && !eal_has_vdev(eal, n, p->device))
 			check_owner(p->vdev, (enum tfo_tap_mode)p->tap, say);
+		if (!p->exception)
+			continue;
+		/* its name as tfo_exc_setup makes it */
+		if (p->exception_iface[0] != '\0')
+			snprintf(iface, sizeof(iface), "%s", p->exception_iface);
+		else
+			snprintf(iface, sizeof(iface), "tfoexc%u", i);
+		if (tfo_dev_owner_exception(p->device, iface, err, sizeof(err)) < 0)
+			app_die("config: %s", err);
 	}
 }
 

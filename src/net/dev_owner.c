@@ -122,13 +122,35 @@ owner_tun_flags(const char *iface)
 	return flags;
 }
 
+/* A process that holds tap @p iface: -EBUSY and one line in @p err. */
+static int
+owner_tap_holder(const char *dev, const char *what, const char *iface, const char *key,
+		 char *err, size_t errlen)
+{
+	int holder = tfo_dev_owner_scan(owner_tun_match, iface);
+
+	if (holder <= 0)
+		return 0;
+	tfo_errmsg(err, errlen, "[port %s] %s %s is held by process %d (a /dev/net/tun file "
+		   "on it): another tfo-server or DPDK application serves this interface; "
+		   "a second one would take its traffic over. Stop process %d first, or "
+		   "give this one another %s", dev, what, iface, holder, holder, key);
+	return -EBUSY;
+}
+
+int
+tfo_dev_owner_exception(const char *dev, const char *iface, char *err, size_t errlen)
+{
+	return owner_tap_holder(dev, "exception tap", iface, "exception_iface", err, errlen);
+}
+
 static int
 owner_tap(const char *dev, const char *vdev, enum tfo_tap_mode mode, char *what,
 	  size_t whatlen, char *err, size_t errlen)
 {
 	char iface[IF_NAMESIZE];
-	int rc, holder;
 	long flags;
+	int rc;
 
 	rc = tfo_xdp_devarg(vdev, "iface", iface, sizeof(iface));
 	if (rc == -ENOSPC)
@@ -139,15 +161,8 @@ owner_tap(const char *dev, const char *vdev, enum tfo_tap_mode mode, char *what,
 		snprintf(what, whatlen, "net_tap creates a tap of its own naming (no iface=)");
 		return 0;
 	}
-	holder = tfo_dev_owner_scan(owner_tun_match, iface);
-	if (holder > 0) {
-		tfo_errmsg(err, errlen, "[port %s] tap %s is held by process %d (a /dev/net/tun "
-			   "file on it): another tfo-server or DPDK application serves this "
-			   "interface; a second one would take its traffic over. Stop process "
-			   "%d first, or give this one another iface=", dev, iface, holder,
-			   holder);
+	if (owner_tap_holder(dev, "tap", iface, "iface=", err, errlen) < 0)
 		return -EBUSY;
-	}
 	if (if_nametoindex(iface) == 0) {
 		if (mode == TFO_TAP_ATTACH) {
 			tfo_errmsg(err, errlen, "[port %s] tap = attach: no interface %s in this "

@@ -47,6 +47,13 @@ int tfo_dev_owner_scan(tfo_dev_owner_match_t match, const void *arg);
 int tfo_dev_owner_check(const char *vdev, enum tfo_tap_mode tap, char *what,
 			size_t whatlen, char *err, size_t errlen);
 
+/**
+ * The exception path's tap @p iface of port @p dev (exception = on; net_tap
+ * created at start, lcore/exception.c): -EBUSY and one line in @p err when
+ * another process holds it (two servers with the default tfoexc0), else 0.
+ */
+int tfo_dev_owner_exception(const char *dev, const char *iface, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

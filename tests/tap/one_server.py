@@ -13,6 +13,9 @@
 - memif: tfo-server is the memif server of a socket; a second one on the
   same socket is refused naming the first's PID; the first still runs and
   listens, and (with TFO_LOADGEN) still serves a short echo run.
+- exception: a second server on another tap but with the same exception
+  interface (exception = on, the default name tfoexc0) is refused naming
+  the first's PID.
 - tap-mode: [port] tap = attach refuses an iface= that does not exist (a
   typo would create an empty tap), tap = create one that does; attach to
   a persistent tap (ip tuntap add ... multi_queue) starts, says so, and
@@ -166,6 +169,16 @@ def case_tap_mode(server):
         subprocess.run(['ip', 'netns', 'del', ns], stderr=subprocess.DEVNULL)
 
 
+def case_exception(server):
+    with Bed(server, ['--set', 'port net_tap0.exception=on'], name=TAG + 'e') as bed:
+        rc, out = run(['ip', 'netns', 'exec', bed.ns, server, '--', '--print-config',
+                       '--set', 'port net_tap0.exception=on',
+                       '--set', 'port net_tap0.vdev=net_tap0,iface=tfo1'])
+        refusal('exception: a second server on tfoexc0', out, rc, bed.pid, 'tfoexc0')
+        T.check('exception: ... told to change exception_iface',
+                'another exception_iface' in out, out[-300:])
+
+
 def main():
     need_root()
     if shutil.which('curl') is None:
@@ -175,6 +188,7 @@ def main():
     loadgen = sys.argv[2] if len(sys.argv) > 2 else None
     case_tap(server)
     case_memif(server, loadgen)
+    case_exception(server)
     case_tap_mode(server)
     return T.done()
 
