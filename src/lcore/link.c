@@ -2,7 +2,7 @@
  * tfo-fastpath: control 0's link watcher (see lcore/link.h). One look a
  * second: a few system calls per port, never per packet.
  */
-#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
