@@ -250,6 +250,32 @@ TFO_TEST(validate_cross_key_rules)
 	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), 0);
 }
 
+/* [port] tap: auto by default; create/attach only on a net_tap vdev that
+ * names its interface (what the tap is, is checked at start: dev_owner.c) */
+TFO_TEST(tap_mode_keys)
+{
+	const char *tap = "[port net_tap0]\nvdev = net_tap0,iface=t0\nipv4 = 198.18.0.2\n";
+	char text[256];
+
+	REQUIRE(parse(tap) == 0);
+	CHECK_EQ(cfg.ports[0].tap, TFO_TAP_AUTO);
+	snprintf(text, sizeof(text), "%stap = attach\n", tap);
+	REQUIRE(parse(text) == 0);
+	CHECK_EQ(cfg.ports[0].tap, TFO_TAP_ATTACH);
+	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), 0);
+	snprintf(text, sizeof(text), "%stap = Create\n", tap);
+	REQUIRE(parse(text) == 0);
+	CHECK_EQ(cfg.ports[0].tap, TFO_TAP_CREATE);
+	expect_error("[port net_tap0]\ntap = maybe\n", "expected auto, create or attach");
+	REQUIRE(parse("[port net_tap0]\nvdev = net_tap0\nipv4 = 198.18.0.2\ntap = attach\n")
+		== 0);
+	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "tap = attach: only for a net_tap vdev with iface=") != NULL);
+	REQUIRE(parse("[port net_null0]\nvdev = net_null0\nipv4 = 198.18.0.2\ntap = create\n")
+		== 0);
+	CHECK_EQ(tfo_config_validate(&cfg, err, sizeof(err)), -EINVAL);
+}
+
 /* [port] xdp: auto resolves by the vdev; own is refused where it cannot
  * work, and beside keys that contradict it (checked without a device). */
 TFO_TEST(xdp_mode_keys)

@@ -29,6 +29,7 @@
 #include "ops/stats.h"
 #include "ops/server.h"
 #include "ops/start_plan.h"
+#include "net/dev_owner.h"
 #include "net/xdp.h"
 
 #include "app.h"
@@ -390,6 +391,69 @@ build_eal_args(struct app *a, int user_argc, char **user_argv, char **eal, bool 
 	return n;
 }
 
+/* Refuse @p vdev if another process holds its device, or its tap is not
+ * what @p tap asks; with @p say, what net_tap does, in one line. */
+static void
+check_owner(const char *vdev, enum tfo_tap_mode tap, bool say)
+{
+	char what[160], err[TFO_CFG_ERR];
+
+	if (tfo_dev_owner_check(vdev, tap, what, sizeof(what), err, sizeof(err)) < 0)
+		app_die("config: %s", err);
+	if (say && what[0] != '\0')
+		TFO_LOG(INFO, "[port %.*s] %s", (int)strcspn(vdev, ","), vdev, what);
+}
+
+/* [port] tap of the configuration's port for --vdev @p vdev (auto if none) */
+static enum tfo_tap_mode
+vdev_tap_mode(const struct app *a, const char *vdev)
+{
+	size_t n = strcspn(vdev, ",");
+
+	for (unsigned int i = 0; i < a->cfg.nb_ports; i++)
+		if (strlen(a->cfg.ports[i].device) == n &&
+		    strncmp(a->cfg.ports[i].device, vdev, n) == 0)
+			return (enum tfo_tap_mode)a->cfg.ports[i].tap;
+	return TFO_TAP_AUTO;
+}
+
+/*
+ * One server per device (net/dev_owner.h), before the EAL probes any: every
+ * --vdev of @p eal, and the configuration's that --print-config leaves out
+ * of it. A second tfo-server on a tap would take the first's traffic over
+ * and leave the interface down at its exit.
+ */
+static void
+check_owners(const struct app *a, int n, char **eal, bool say)
+{
+	for (int i = 0; i < n; i++) {
+		const char *v = NULL;
+
+		if (strcmp(eal[i], "--vdev") == 0 && i + 1 < n)
+			v = eal[++i];
+		else if (strncmp(eal[i], "--vdev=", 7) == 0)
+			v = eal[i] + 7;
+		if (v != NULL)
+			check_owner(v, vdev_tap_mode(a, v), say);
+	}
+	for (unsigned int i = 0; i < a->cfg.nb_ports; i++) {
+		const struct tfo_cfg_port *p = &a->cfg.ports[i];
+		char iface[32], err[TFO_CFG_ERR];
+
+		if (p->vdev[0] != '\0' && !eal_has_vdev(eal, n, p->device))
+			check_owner(p->vdev, (enum tfo_tap_mode)p->tap, say);
+		if (!p->exception)
+			continue;
+		/* its name as tfo_exc_setup makes it */
+		if (p->exception_iface[0] != '\0')
+			snprintf(iface, sizeof(iface), "%s", p->exception_iface);
+		else
+			snprintf(iface, sizeof(iface), "tfoexc%u", i);
+		if (tfo_dev_owner_exception(p->device, iface, err, sizeof(err)) < 0)
+			app_die("config: %s", err);
+	}
+}
+
 /*
  * --print-config: the start's checks that need the lcores (from the EAL
  * arguments, not the EAL), then the configuration and the memory it needs
@@ -473,10 +537,12 @@ main(int argc, char **argv)
 	}
 	if (app.print_config) {
 		eal_argc = build_eal_args(&app, sep, argv, eal, false);
+		check_owners(&app, eal_argc, eal, false);
 		print_config(&app, eal_argc, eal);
 		return 0;
 	}
 	eal_argc = build_eal_args(&app, sep, argv, eal, true);
+	check_owners(&app, eal_argc, eal, true);
 
 	if (app_eal_init(eal_argc, eal) < 0)
 		app_die("EAL init failed: %s (EAL arguments:%s)", rte_strerror(rte_errno),

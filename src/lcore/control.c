@@ -112,6 +112,7 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	memcpy(c->relay, p->relay, sizeof(c->relay));
 	c->relay_worker = p->nb_workers != 0 ? p->idx % p->nb_workers : 0;
 	c->exc = p->exc;
+	c->link.sock = -1;	/* tfo_link_init opens it, on the lcore */
 	return tfo_idle_init(&c->idle, &p->idle);
 }
 
@@ -139,6 +140,8 @@ void
 tfo_control_close(struct tfo_control *c)
 {
 	tfo_idle_close(&c->idle);
+	if (c->idx == 0)
+		tfo_link_free(&c->link);
 }
 
 void
@@ -674,6 +677,8 @@ tfo_control_wait_max(const struct tfo_control *c, uint64_t now_us)
 			      c->life.next_watchdog_us - now_us : 0);
 	if (c->life.draining)
 		max = RTE_MIN(max, (uint64_t)TFO_DRAIN_CHECK_US);
+	if (c->idx == 0)	/* the links' next look */
+		max = RTE_MIN(max, c->link.next_us > now_us ? c->link.next_us - now_us : 0);
 	return (uint32_t)RTE_MAX(max, (uint64_t)TFO_IDLE_WAIT_MAX_US);
 }
 
@@ -687,6 +692,8 @@ tfo_control_main(struct tfo_control *c)
 	c->last_stats_us = now_us;
 	if (c->stats_period_s != 0)	/* the first line's start */
 		tfo_report_snap_take(c, &c->last_snap);
+	if (c->idx == 0)
+		tfo_link_init(&c->link, c->cfg, c->ports, c->nb_ports, now_us);
 	snprintf(what, sizeof(what), "control %u", c->idx);
 	tfo_idle_enter(&c->idle, what);
 	c->polling = true;
@@ -706,6 +713,8 @@ tfo_control_main(struct tfo_control *c)
 			n += tfo_alog_poll(c->alog, t0);
 		if (c->idx == 0 && tfo_drain_tick(c, now_us))
 			break;
+		if (c->idx == 0)
+			tfo_link_tick(&c->link, &c->stats, now_us);
 		/* busy share, as the workers': sizes control_lcores */
 		if (n != 0) {
 			c->stats.c[TFO_STAT_busy_tsc] += rte_rdtsc() - t0;

@@ -31,6 +31,7 @@
 #include "cookie/cookie.h"
 #include "lcore/drain.h"
 #include "lcore/exception.h"
+#include "lcore/link.h"
 #include "lcore/report.h"
 #include "lcore/worker.h"
 #include "net/neigh.h"
@@ -83,6 +84,8 @@ struct tfo_control {
 	volatile bool polling;
 	/** Control 0: readiness, watchdog, the drain (tfo/drain.h). */
 	struct tfo_lifecycle life;
+	/** Control 0: the ports' links, looked at once a second (link.h). */
+	struct tfo_link link;
 	const struct tfo_config *cfg;
 	struct tfo_engine *engine;	/**< slow-path TCP; NULL: TCP dropped */
 	struct tfo_cookie_ctx *cookies;	/**< issues cookies; NULL: TFO off */

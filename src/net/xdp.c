@@ -18,6 +18,7 @@
 
 #include <rte_common.h>
 
+#include "net/dev_owner.h"
 #include "net/xdp.h"
 #include "tfo/log.h"
 
@@ -237,14 +238,17 @@ xdp_prog_info(uint32_t id, char *name, size_t len, uint32_t *maps, uint32_t *nb_
 	return fd;
 }
 
-/* Does the fdinfo of /proc/@p pid/fd/@p fd say "prog_id: @p id"? */
+/* Does the fdinfo of /proc/@p pid/fd/@p fd say "prog_id: *@p arg"? */
 static bool
-xdp_fd_holds(int pid, int fd, uint32_t id)
+xdp_fd_holds(int pid, int fd, const char *link, const void *arg)
 {
+	uint32_t id = *(const uint32_t *)arg;
 	char path[64], line[64];
 	bool yes = false;
 	FILE *f;
 
+	if (strcmp(link, "anon_inode:bpf-prog") != 0)
+		return false;
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
 	f = fopen(path, "re");
 	if (f == NULL)
@@ -264,41 +268,7 @@ xdp_fd_holds(int pid, int fd, uint32_t id)
 static int
 xdp_prog_holder(uint32_t id)
 {
-	char path[64], link[32];
-	struct dirent *p, *d;
-	DIR *procs, *fds;
-	int holder = 0;
-
-	procs = opendir("/proc");
-	if (procs == NULL)
-		return -errno;
-	while (holder == 0 && (p = readdir(procs)) != NULL) {
-		int pid = atoi(p->d_name);
-
-		if (pid <= 0 || pid == (int)getpid())
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-		fds = opendir(path);
-		if (fds == NULL)
-			continue;	/* gone, or not ours to read */
-		while (holder == 0 && (d = readdir(fds)) != NULL) {
-			int fd = atoi(d->d_name);
-			ssize_t n;
-
-			if (d->d_name[0] < '0' || d->d_name[0] > '9')
-				continue;
-			snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
-			n = readlink(path, link, sizeof(link) - 1);
-			if (n <= 0)
-				continue;
-			link[n] = '\0';
-			if (strcmp(link, "anon_inode:bpf-prog") == 0 && xdp_fd_holds(pid, fd, id))
-				holder = pid;
-		}
-		closedir(fds);
-	}
-	closedir(procs);
-	return holder;
+	return tfo_dev_owner_scan(xdp_fd_holds, &id);
 }
 
 int

@@ -432,6 +432,17 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 			return tfo_errmsg(why, whylen, "expected own, off or auto");
 		return 0;
 	}
+	if (strcmp(key, "tap") == 0) {
+		if (strcasecmp(value, "auto") == 0)
+			p->tap = TFO_TAP_AUTO;
+		else if (strcasecmp(value, "create") == 0)
+			p->tap = TFO_TAP_CREATE;
+		else if (strcasecmp(value, "attach") == 0)
+			p->tap = TFO_TAP_ATTACH;
+		else
+			return tfo_errmsg(why, whylen, "expected auto, create or attach");
+		return 0;
+	}
 	if (strcmp(key, "rss") == 0) {
 		if (strcasecmp(value, "device") == 0)
 			p->rss = TFO_RSS_DEVICE;

@@ -66,6 +66,18 @@ enum tfo_xdp_mode {
 	TFO_XDP_OFF,
 };
 
+/** What a net_tap port's iface= may name ([port] tap). */
+enum tfo_tap_mode {
+	/** net_tap's own way: create the tap, or attach to an existing
+	 *  persistent one; the start says which */
+	TFO_TAP_AUTO = 0,
+	/** a new tap: refused when the name exists (a leftover, another's) */
+	TFO_TAP_CREATE,
+	/** an existing persistent tap (ip tuntap add): refused when there is
+	 *  none of that name, so that a typo cannot create an empty tap */
+	TFO_TAP_ATTACH,
+};
+
 struct tfo_cfg_port {
 	char device[64];	/**< DPDK device name: net_tap0, 0000:01:00.0 */
 	char vdev[TFO_CFG_STR];	/**< --vdev argument that creates it, or "" */
@@ -94,6 +106,7 @@ struct tfo_cfg_port {
 	 *  only what our rte_flow rules match, the kernel keeps the rest. */
 	bool isolate;
 	uint8_t xdp;			/**< enum tfo_xdp_mode */
+	uint8_t tap;			/**< enum tfo_tap_mode */
 	uint8_t nb_addrs;
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
 };

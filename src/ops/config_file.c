@@ -229,6 +229,11 @@ tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen)
 		nb_addrs += p->nb_addrs;
 		if (tfo_port_flow_check(p, err, errlen) < 0)
 			return -EINVAL;
+		if (p->tap != TFO_TAP_AUTO &&
+		    (strncmp(p->vdev, "net_tap", 7) != 0 || strstr(p->vdev, ",iface=") == NULL))
+			return tfo_errmsg(err, errlen, "[port %s] tap = %s: only for a net_tap vdev "
+					  "with iface=NAME (vdev = net_tap0,iface=NAME)",
+					  p->device, p->tap == TFO_TAP_CREATE ? "create" : "attach");
 		if (c->mss != 0 && c->mss > p->mtu - 40)
 			return tfo_errmsg(err, errlen,
 				       "[tcp] mss = %u: larger than [port %s] mtu %u - 40",

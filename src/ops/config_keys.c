@@ -174,6 +174,9 @@ static const struct {
 	{ "exception", "off", "frames we do not serve to a kernel interface (net_tap): a boolean" },
 	{ "exception_iface", "", "that interface's name (15 chars), empty = tfoexc<port index>" },
 	{ "exception_pps", "10000", "frames/s to and from the kernel, each way (1..10000000)" },
+	{ "tap", "auto", "a net_tap port's iface=: create (a new tap; refused when the name "
+	  "exists) | attach (an existing persistent tap; refused when none) | auto "
+	  "(either, said at start)" },
 	{ "isolate", "off", "rte_flow isolation (mlx5): only TCP to our addresses and "
 	  "services reaches us, the kernel keeps the rest: a boolean" },
 	{ "xdp", "auto", "a net_af_xdp port's XDP program: own (only our TCP to the sockets, "
@@ -281,6 +284,8 @@ tfo_config_dump(FILE *f, const struct tfo_config *c)
 			p->exception_pps, p->isolate ? "on" : "off");
 		fprintf(f, "xdp = %s\n", p->xdp == TFO_XDP_OWN ? "own" :
 			p->xdp == TFO_XDP_OFF ? "off" : "auto");
+		fprintf(f, "tap = %s\n", p->tap == TFO_TAP_CREATE ? "create" :
+			p->tap == TFO_TAP_ATTACH ? "attach" : "auto");
 	}
 	for (unsigned int i = 0; i < c->nb_services; i++) {
 		const struct tfo_cfg_service *s = &c->services[i];

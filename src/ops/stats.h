@@ -73,6 +73,8 @@ extern "C" {
 	X(drop_nd_bad,		C, "ND messages failing RFC 4861 checks (hop limit, code, length, target)") \
 	X(drop_icmp6_other,	C, "ICMPv6 not handled (RS/RA, NS for others, errors; MLD is rx_mld_ignored)") \
 	X(drop_tcp_nohandler,	C, "TCP segments with nothing to handle them") \
+	X(link_down_events,	C, "times a port's link went down (control 0 looks once a second; net_tap and net_af_xdp: the kernel interface's IFF_UP and IFF_RUNNING), each logged once with the port's name") \
+	X(link_up_events,	C, "times a port's link came back up after link_down_events: the port serves again, logged once") \
 	X(key_rotations,	C, "TFO key rotations (timer or /tfo/rotate)") \
 	X(drop_syn_table_full,	C, "SYNs dropped: control core's table full and syncookies = no") \
 	X(key_reloads,		C, "key file reloads that changed the keys (SIGHUP or /tfo/reload)") \
