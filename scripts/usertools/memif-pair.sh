@@ -102,14 +102,17 @@ mp_snap() {
 
 # mp_loadgen_bg NAME ARGS...: tfo-loadgen ($MP_LG) against the server in
 # the background, bounded by $MP_LG_TIMEOUT (default 120 s); MP_LGPID is
-# that of timeout(1), the loadgen is its child
+# that of timeout(1), the loadgen is its child. MP_LG_TIMEOUT=0: no
+# timeout(1), MP_LGPID is the loadgen's own (a peer to SIGKILL; the caller
+# bounds it)
 mp_loadgen_bg() {
-	local name=$1
+	local name=$1 bound=()
 
 	shift
 	MP_RUN=$((MP_RUN + 1))
+	[ "${MP_LG_TIMEOUT:-120}" = 0 ] || bound=(timeout "${MP_LG_TIMEOUT:-120}")
 	# shellcheck disable=SC2086
-	timeout "${MP_LG_TIMEOUT:-120}" "$MP_LG" ${MP_LG_LCORES:--l 0-1} --no-huge -m 256 --no-pci \
+	"${bound[@]}" "$MP_LG" ${MP_LG_LCORES:--l 0-1} --no-huge -m 256 --no-pci \
 		--file-prefix "$MP_TAG-lg$MP_RUN" --log-level=lib.eal:error \
 		--vdev "net_memif0,role=client,socket=$MP_SOCK,socket-abstract=no" \
 		-- --json "$MP_TMP/$name.json" --resolve-timeout 10 --warmup-timeout 10 \

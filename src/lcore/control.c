@@ -13,6 +13,7 @@
 #include <rte_lcore.h>
 
 #include "lcore/control.h"
+#include "lcore/qs.h"
 #include "net/neigh.h"
 #include "net/port.h"
 #include "tcp/service_reload.h"
@@ -696,10 +697,15 @@ tfo_control_main(struct tfo_control *c)
 		tfo_link_init(&c->link, c->cfg, c->ports, c->nb_ports, now_us);
 	snprintf(what, sizeof(what), "control %u", c->idx);
 	tfo_idle_enter(&c->idle, what);
+	if (tfo_qs_reader_enter() < 0)
+		return -EINVAL;
 	c->polling = true;
 	while (!*c->quit) {
 		uint64_t t0 = rte_rdtsc();
 		unsigned int n;
+
+		/* between bursts: a device's memory may be unmapped (qs.h) */
+		tfo_qs_report();
 
 		c->lat.t_rx = t0;	/* what this poll takes arrived now */
 		now_us = t0 / c->tsc_per_us;
@@ -711,10 +717,12 @@ tfo_control_main(struct tfo_control *c)
 			tfo_lat_flush(&c->lat, rte_rdtsc());
 		if (c->alog != NULL)
 			n += tfo_alog_poll(c->alog, t0);
-		if (c->idx == 0 && tfo_drain_tick(c, now_us))
-			break;
-		if (c->idx == 0)
+		if (c->idx == 0) {
+			tfo_qs_stats(&c->stats);
+			if (tfo_drain_tick(c, now_us))
+				break;
 			tfo_link_tick(&c->link, &c->stats, now_us);
+		}
 		/* busy share, as the workers': sizes control_lcores */
 		if (n != 0) {
 			c->stats.c[TFO_STAT_busy_tsc] += rte_rdtsc() - t0;
@@ -726,6 +734,7 @@ tfo_control_main(struct tfo_control *c)
 		if (n == 0)
 			tfo_idle_wait(&c->idle, t0, tfo_control_wait_max(c, now_us), &c->stats);
 	}
+	tfo_qs_reader_leave();
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <rte_lcore.h>
 
 #include "lcore/idle.h"
+#include "lcore/qs.h"
 #include "net/port.h"
 #include "tfo/log.h"
 
@@ -221,8 +222,11 @@ tfo_idle_sleep(struct tfo_idle *id, uint64_t now_tsc, uint32_t wait_max_us,
 	int n;
 
 	if (id->policy == TFO_IDLE_SLEEP) {
-		if (id->sleep_us != 0)
+		if (id->sleep_us != 0) {
+			tfo_qs_offline();
 			tfo_nap_us(id->sleep_us);
+			tfo_qs_online();
+		}
 		return;
 	}
 	if (quiet < id->poll_tsc) {
@@ -244,7 +248,10 @@ tfo_idle_sleep(struct tfo_idle *id, uint64_t now_tsc, uint32_t wait_max_us,
 	}
 	ts.tv_sec = (time_t)(wait_us / 1000000);
 	ts.tv_nsec = (long)(wait_us % 1000000) * 1000;
+	/* asleep, an unmap need not wait for this lcore (qs.h) */
+	tfo_qs_offline();
 	n = ppoll(id->fds, id->nb_fds, &ts, NULL);
+	tfo_qs_online();
 	__atomic_store_n(&id->bell.asleep, 0, __ATOMIC_RELAXED);
 	tfo_idle_arm(id, false);
 	st->c[TFO_STAT_idle_waits]++;

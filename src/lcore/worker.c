@@ -13,6 +13,7 @@
 #include <rte_prefetch.h>
 
 #include "lcore/exception.h"
+#include "lcore/qs.h"
 #include "lcore/worker.h"
 #include "net/neigh.h"
 #include "tfo/log.h"
@@ -679,9 +680,14 @@ tfo_worker_main(void *arg)
 		w->queue, w->nb_ports);
 	snprintf(what, sizeof(what), "worker %u", w->queue);
 	tfo_idle_enter(&w->idle, what);
+	if (tfo_qs_reader_enter() < 0)
+		return -EINVAL;
 	w->polling = true;
 	while (!*w->quit) {
 		uint64_t t0 = rte_rdtsc();
+
+		/* between bursts: a device's memory may be unmapped (qs.h) */
+		tfo_qs_report();
 
 		w->lat.t_rx = t0;	/* what this poll receives arrived now */
 		/* the drain flag shares the quit flag's cache line */
@@ -704,5 +710,6 @@ tfo_worker_main(void *arg)
 			tfo_idle_wait(&w->idle, t0, tfo_worker_wait_max(w), &w->stats);
 		}
 	}
+	tfo_qs_reader_leave();
 	return 0;
 }

@@ -294,6 +294,12 @@ tfo_server_launch(struct tfo_server *s)
 
 	if (!s->devices)
 		return -ENOTSUP;
+	/* before any lcore polls: each registers as a reader (qs.h) */
+	rc = tfo_qs_init();
+	if (rc < 0) {
+		TFO_LOG(ERR, "quiescent states: %s", strerror(-rc));
+		return rc;
+	}
 	/* on the lcores srv_lcores chose (and their sockets' memory) */
 	for (unsigned int k = 1; k < s->nb_controls; k++) {
 		rc = rte_eal_remote_launch(tfo_control_lcore_main, s->controls[k],
@@ -316,6 +322,7 @@ tfo_server_run(struct tfo_server *s)
 	tfo_control_main(&s->control);
 	tfo_server_stop(s);
 	rte_eal_mp_wait_lcore();
+	tfo_qs_stats(&s->control.stats);	/* the unmaps' counters, to the end */
 	if (s->alog != NULL) {
 		/* every lcore stopped: their last samples, then the file */
 		for (unsigned int wi = 0; wi < s->nb_workers; wi++)

@@ -26,6 +26,7 @@
 #include <rte_telemetry.h>
 
 #include "lcore/drain.h"
+#include "lcore/qs.h"
 #include "lcore/sdnotify.h"
 #include "net/port.h"
 #include "net/port_flow.h"

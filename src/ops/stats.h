@@ -53,7 +53,9 @@ extern "C" {
 	X(busy_tsc,		C, "TSC ticks a worker or control lcore spent in polls that found frames (busy share = its increase / TSC Hz per second)") \
 	X(idle_waits,		C, "times an idle lcore slept (idle_policy adaptive): on its doorbell and RX interrupts, or a nap") \
 	X(idle_wakeups,		C, "of idle_waits, those a doorbell, an RX interrupt or a signal ended before their time") \
-	X(doorbell_rings,	C, "wake-ups this lcore sent to a sleeping lcore after handing it frames (a write to its doorbell)")
+	X(doorbell_rings,	C, "wake-ups this lcore sent to a sleeping lcore after handing it frames (a write to its doorbell)") \
+	X(unmap_waits,		C, "munmaps by a thread that is not a polling lcore (net_memif's disconnect on the EAL interrupt thread) that waited first until every polling lcore was between two bursts (process-wide, on control 0)") \
+	X(unmap_kept,		C, "munmaps not done: a polling lcore passed no quiescent state within 5 s (stuck in a burst, or stopped in a debugger); the memory stays mapped, a leak rather than an unmap under the lcore (process-wide, on control 0)")
 
 /* Control core: ARP, ICMP, ND. */
 #define TFO_STATS_CONTROL(X) \
