@@ -25,6 +25,9 @@ PKGS=(
 	# generators we did not write, for AF_XDP under load (tap-afxdp-load;
 	# kxdpgun comes with knot-dnsutils)
 	dnsperf hping3
+	# the forced window of net_memif's departure (root memif-forced-window:
+	# gdb holds a worker inside the burst; readelf reads the PMD's build id)
+	gdb binutils
 	# the servers bench.sh compares tfo-server with (phases dns and nginx:
 	# its own instances, in a network namespace) and the DNS tests' peer
 	# and client (tap-loadgen-dns: knotd; kdig)
