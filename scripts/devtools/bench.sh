@@ -521,16 +521,19 @@ EOF
 # and the worker both on DUT (a small VM's layout: there an lcore that
 # keeps polling starves its neighbour), the generator alone on GEN.
 # SRV_LCORES, SRV_MEM (MB), SRV_INI: another layout, memory, configuration
-# (6). SRV_LOG: the log's name.
+# (6). SRV_NS: the network namespace to run in, SRV_PREFIX: the EAL file
+# prefix (tel_lcore's too) (3c). SRV_LOG: the log's name.
 SRV_N=0
+SRV_PREFIX=$TAG-srv
 srv_start() {
-	local log
+	local log ns=()
 
 	SRV_N=$((SRV_N + 1))
 	SRV_LOG=srv_${SRV_N}_$1.log
 	log=$RAW/$SRV_LOG
 	rm -f "$SOCK"
-	"$SRV" --lcores="${SRV_LCORES:-0@$DUT,1@$DUT}" --file-prefix "$TAG-srv" -m "${SRV_MEM:-512}" \
+	[ -n "${SRV_NS:-}" ] && ns=(ip netns exec "$SRV_NS")
+	"${ns[@]}" "$SRV" --lcores="${SRV_LCORES:-0@$DUT,1@$DUT}" --file-prefix "$SRV_PREFIX" -m "${SRV_MEM:-512}" \
 		"${EAL_COMMON[@]}" -- --config "${SRV_INI:-$RAW/srv/tfo-server.ini}" \
 		--idle-policy "$1" >"$log" 2>&1 &
 	SRV_PID=$!
@@ -550,7 +553,7 @@ srv_stop() {
 # worker) into FILE; "total": the server's total counters (tel FILE); ""
 # (tel_all FILE): every lcore's, each under its key (lcore2_worker1)
 tel_lcore() {
-	echo "/tfo/stats${2:+,$2}" | timeout 10 dpdk-telemetry.py -f "$TAG-srv" >"$1" 2>/dev/null ||
+	echo "/tfo/stats${2:+,$2}" | timeout 10 dpdk-telemetry.py -f "$SRV_PREFIX" >"$1" 2>/dev/null ||
 		die "telemetry of tfo-server failed"
 }
 tel() { tel_lcore "$1" total; }
@@ -1009,7 +1012,8 @@ if [ -f "$RAW/scale_rows.txt" ]; then
 fi
 "$PY" scripts/devtools/bench_report.py "${PREV[@]}" "$RAW" >"$RAW/report.md" ||
 	die "report failed"
-[ -d "$RAW/servers" ] && { "$PY" scripts/devtools/bench_servers.py "$RAW" >>"$RAW/report.md" ||
+# (bench_servers.sh makes $RAW/servers in any run; (3c) uses it too)
+{ want dns || want nginx; } && { "$PY" scripts/devtools/bench_servers.py "$RAW" >>"$RAW/report.md" ||
 	die "the servers' report (bench_servers.py) failed"; }
 mv "$RAW/report.md" "$OUT"
 # Debian's matplotlib (the PATH python may be another one)
