@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests of flow isolation ([port] isolate = on, port_flow.c): the
  * rule arrays tfo_port_flow_build hands to rte_flow, read back item by
- * item; the configuration checks; and a device without rte_flow (net_null)
+ * item (TCP, UDP for udp = on, path-MTU errors); the configuration checks; and a device without rte_flow (net_null)
  * refusing isolated mode and the first rule with messages that name them.
  * The rules themselves on a device are the tap suite's (tap-isolate).
  */
@@ -34,15 +34,16 @@ port_cfg(struct tfo_cfg_port *p)
 
 static const uint16_t svc[] = { 7, 80 };
 
-/* Rule @p r matches TCP to @p addr (family @p fam) port @p port, exactly. */
+/* Rule @p r matches @p kind (TCP or UDP) to @p addr (family @p fam) port
+ * @p port, exactly. */
 static void
-check_tcp_rule(const struct tfo_port_flow_rule *r, int fam, const char *addr,
-	       uint16_t port)
+check_l4_rule(const struct tfo_port_flow_rule *r, int kind, int fam, const char *addr,
+	      uint16_t port)
 {
 	uint8_t a[16];
 
 	inet_pton(fam, addr, a);
-	CHECK_EQ(r->kind, TFO_PORT_FLOW_TCP);
+	CHECK_EQ(r->kind, kind);
 	CHECK(!r->optional);
 	CHECK_EQ(r->attr.ingress, 1);
 	CHECK_EQ(r->attr.egress, 0);
@@ -57,7 +58,7 @@ check_tcp_rule(const struct tfo_port_flow_rule *r, int fam, const char *addr,
 		CHECK(memcmp(&s->hdr.dst_addr, a, 4) == 0);
 		CHECK_EQ(m->hdr.dst_addr, UINT32_MAX);
 		CHECK_EQ(m->hdr.src_addr, 0);
-		CHECK_EQ(m->hdr.next_proto_id, 0);	/* the TCP item says it */
+		CHECK_EQ(m->hdr.next_proto_id, 0);	/* the L4 item says it */
 	} else {
 		const struct rte_flow_item_ipv6 *s = r->pattern[1].spec, *m = r->pattern[1].mask;
 		static const uint8_t ones[16] = {
@@ -70,17 +71,33 @@ check_tcp_rule(const struct tfo_port_flow_rule *r, int fam, const char *addr,
 		CHECK(memcmp(m->hdr.dst_addr, ones, 16) == 0);
 		CHECK(memcmp(m->hdr.src_addr, zeros, 16) == 0);
 	}
-	CHECK_EQ(r->pattern[2].type, RTE_FLOW_ITEM_TYPE_TCP);
-	{
+	if (kind == TFO_PORT_FLOW_TCP) {
 		const struct rte_flow_item_tcp *s = r->pattern[2].spec, *m = r->pattern[2].mask;
 
+		CHECK_EQ(r->pattern[2].type, RTE_FLOW_ITEM_TYPE_TCP);
 		CHECK_EQ(rte_be_to_cpu_16(s->hdr.dst_port), port);
 		CHECK_EQ(m->hdr.dst_port, UINT16_MAX);
 		CHECK_EQ(m->hdr.src_port, 0);
 		CHECK_EQ(m->hdr.tcp_flags, 0);	/* every segment, not only SYNs */
+	} else {
+		const struct rte_flow_item_udp *s = r->pattern[2].spec, *m = r->pattern[2].mask;
+
+		CHECK_EQ(r->pattern[2].type, RTE_FLOW_ITEM_TYPE_UDP);
+		CHECK_EQ(rte_be_to_cpu_16(s->hdr.dst_port), port);
+		CHECK_EQ(m->hdr.dst_port, UINT16_MAX);
+		CHECK_EQ(m->hdr.src_port, 0);
+		CHECK_EQ(m->hdr.dgram_len, 0);
+		CHECK_EQ(m->hdr.dgram_cksum, 0);
 	}
 	CHECK(r->pattern[1].last == NULL && r->pattern[2].last == NULL);
 	CHECK_EQ(r->actions[1].type, RTE_FLOW_ACTION_TYPE_END);
+}
+
+static void
+check_tcp_rule(const struct tfo_port_flow_rule *r, int fam, const char *addr,
+	       uint16_t port)
+{
+	check_l4_rule(r, TFO_PORT_FLOW_TCP, fam, addr, port);
 }
 
 TFO_TEST(one_worker_queue_zero)
@@ -108,6 +125,78 @@ TFO_TEST(one_worker_queue_zero)
 	}
 	CHECK(strcmp(set.rules[0].name, "TCP to 198.18.0.2 port 7") == 0);
 	CHECK(strcmp(set.rules[3].name, "TCP to fd00:7f0::2 port 80") == 0);
+}
+
+/* udp = on on the second service: its UDP rule right after its TCP rule,
+ * per address, with the same spread; not optional. The other service,
+ * and every service with svc_udp NULL, has none. */
+TFO_TEST(udp_rules_for_udp_on)
+{
+	static const bool udp[] = { false, true };
+	struct tfo_cfg_port p;
+	struct tfo_port_flow_in in = { .cfg = &p, .svc_ports = svc, .svc_udp = udp,
+				       .nb_svc_ports = 2, .nb_workers = 1 };
+	char err[256] = "";
+	unsigned int nb_udp = 0;
+
+	port_cfg(&p);
+	/* 2 addresses x (2 TCP + 1 UDP), then one path-MTU rule per address */
+	CHECK_EQ(tfo_port_flow_build(&set, 0, &in, err, sizeof(err)), 8);
+	check_tcp_rule(&set.rules[0], AF_INET, "198.18.0.2", 7);
+	check_tcp_rule(&set.rules[1], AF_INET, "198.18.0.2", 80);
+	check_l4_rule(&set.rules[2], TFO_PORT_FLOW_UDP, AF_INET, "198.18.0.2", 80);
+	check_tcp_rule(&set.rules[3], AF_INET6, "fd00:7f0::2", 7);
+	check_tcp_rule(&set.rules[4], AF_INET6, "fd00:7f0::2", 80);
+	check_l4_rule(&set.rules[5], TFO_PORT_FLOW_UDP, AF_INET6, "fd00:7f0::2", 80);
+	CHECK(set.rules[6].kind == TFO_PORT_FLOW_PTB && set.rules[7].kind == TFO_PORT_FLOW_PTB);
+	for (int i = 0; i < 6; i++) {
+		const struct rte_flow_action_queue *q = set.rules[i].actions[0].conf;
+
+		CHECK_EQ(set.rules[i].actions[0].type, RTE_FLOW_ACTION_TYPE_QUEUE);
+		CHECK(q != NULL && q->index == 0);
+		nb_udp += set.rules[i].kind == TFO_PORT_FLOW_UDP;
+	}
+	CHECK_EQ(nb_udp, 2);
+	CHECK(strcmp(set.rules[2].name, "UDP to 198.18.0.2 port 80") == 0);
+	CHECK(strcmp(set.rules[5].name, "UDP to fd00:7f0::2 port 80") == 0);
+
+	/* several workers: the UDP rules spread as the TCP ones do */
+	in.nb_workers = 3;
+	in.rss_hf = RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP;
+	CHECK_EQ(tfo_port_flow_build(&set, 0, &in, err, sizeof(err)), 8);
+	CHECK_EQ(set.rules[2].actions[0].type, RTE_FLOW_ACTION_TYPE_RSS);
+	CHECK(set.rules[2].actions[0].conf == &set.rss && set.rss.queue_num == 3);
+
+	/* no svc_udp: TCP only, as before udp = on */
+	in.svc_udp = NULL;
+	CHECK_EQ(tfo_port_flow_build(&set, 0, &in, err, sizeof(err)), 6);
+	for (int i = 0; i < 6; i++)
+		CHECK(set.rules[i].kind != TFO_PORT_FLOW_UDP);
+}
+
+/* The largest configuration fits the set: every address x every service
+ * with udp = on, plus the path-MTU rules. */
+TFO_TEST(udp_rules_fit_the_set)
+{
+	static bool udp[TFO_MAX_SERVICES];
+	static uint16_t ports[TFO_MAX_SERVICES];
+	struct tfo_cfg_port p;
+	struct tfo_port_flow_in in = { .cfg = &p, .svc_ports = ports, .svc_udp = udp,
+				       .nb_svc_ports = TFO_MAX_SERVICES, .nb_workers = 1 };
+	char err[256] = "";
+
+	port_cfg(&p);
+	p.nb_addrs = TFO_MAX_PORT_ADDRS;
+	for (unsigned int i = 2; i < TFO_MAX_PORT_ADDRS; i++) {
+		p.addrs[i] = p.addrs[0];
+		p.addrs[i].addr.b[3] = (uint8_t)(10 + i);
+	}
+	for (unsigned int s = 0; s < TFO_MAX_SERVICES; s++) {
+		ports[s] = (uint16_t)(1000 + s);
+		udp[s] = true;
+	}
+	CHECK_EQ(tfo_port_flow_build(&set, 0, &in, err, sizeof(err)), TFO_PORT_FLOW_MAX_RULES);
+	CHECK_EQ(set.rules[TFO_PORT_FLOW_MAX_RULES - 1].kind, TFO_PORT_FLOW_PTB);
 }
 
 TFO_TEST(path_mtu_rules_optional)
@@ -278,7 +367,7 @@ TFO_TEST(device_without_rte_flow_refuses_by_name)
 		struct tfo_port_info info = { .port_id = port_id };
 
 		err[0] = '\0';
-		CHECK(tfo_port_flow_setup(&p, &info, 1, svc, 2, err, sizeof(err)) == NULL);
+		CHECK(tfo_port_flow_setup(&p, &info, 1, svc, NULL, 2, err, sizeof(err)) == NULL);
 		CHECK_MSG(strstr(err, "rule \"TCP to 198.18.0.2 port 7\"") != NULL, "%s", err);
 		tfo_port_flow_free(NULL);
 	}

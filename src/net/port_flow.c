@@ -67,6 +67,31 @@ tfo_port_flow_new(struct tfo_port_flow_set *set, const struct tfo_local_addr *a,
 	return r;
 }
 
+/* The rule "ETH / IPV4|IPV6 dst @p a / TCP|UDP dst @p port" (@p kind)
+ * to @p spread; @p addr: @p a as text, for its name. */
+static void
+tfo_port_flow_l4(struct tfo_port_flow_set *set, const struct tfo_local_addr *a,
+		 const struct rte_flow_action *spread, enum tfo_port_flow_kind kind,
+		 uint16_t port, const char *addr)
+{
+	struct tfo_port_flow_rule *r = tfo_port_flow_new(set, a, spread);
+	bool tcp = kind == TFO_PORT_FLOW_TCP;
+
+	r->kind = kind;
+	if (tcp) {
+		r->l4_spec.tcp.hdr.dst_port = rte_cpu_to_be_16(port);
+		r->l4_mask.tcp.hdr.dst_port = UINT16_MAX;
+	} else {
+		r->l4_spec.udp.hdr.dst_port = rte_cpu_to_be_16(port);
+		r->l4_mask.udp.hdr.dst_port = UINT16_MAX;
+	}
+	r->pattern[2].type = tcp ? RTE_FLOW_ITEM_TYPE_TCP : RTE_FLOW_ITEM_TYPE_UDP;
+	r->pattern[2].spec = &r->l4_spec;
+	r->pattern[2].mask = &r->l4_mask;
+	snprintf(r->name, sizeof(r->name), "%s to %s port %u", tcp ? "TCP" : "UDP", addr,
+		 port);
+}
+
 int
 tfo_port_flow_build(struct tfo_port_flow_set *set, uint16_t port_id,
 		    const struct tfo_port_flow_in *in, char *err, size_t errlen)
@@ -113,19 +138,15 @@ tfo_port_flow_build(struct tfo_port_flow_set *set, uint16_t port_id,
 		const struct tfo_local_addr *a = &cfg->addrs[i];
 
 		tfo_addr_str(a->family, &a->addr, addr, sizeof(addr));
-		/* XXX TCP only: a service's `udp = on` datagrams stay with the
-		 * kernel on an isolated port (no UDP rule yet) */
 		for (unsigned int s = 0; s < in->nb_svc_ports; s++) {
-			struct tfo_port_flow_rule *r = tfo_port_flow_new(set, a, &spread);
-
-			r->kind = TFO_PORT_FLOW_TCP;
-			r->l4_spec.tcp.hdr.dst_port = rte_cpu_to_be_16(in->svc_ports[s]);
-			r->l4_mask.tcp.hdr.dst_port = UINT16_MAX;
-			r->pattern[2].type = RTE_FLOW_ITEM_TYPE_TCP;
-			r->pattern[2].spec = &r->l4_spec;
-			r->pattern[2].mask = &r->l4_mask;
-			snprintf(r->name, sizeof(r->name), "TCP to %s port %u", addr,
-				 in->svc_ports[s]);
+			tfo_port_flow_l4(set, a, &spread, TFO_PORT_FLOW_TCP, in->svc_ports[s],
+					 addr);
+			/* udp = on: without it the kernel keeps the datagrams
+			 * and has no socket there. The same spread: a datagram
+			 * holds no state, any worker answers it. */
+			if (in->svc_udp != NULL && in->svc_udp[s])
+				tfo_port_flow_l4(set, a, &spread, TFO_PORT_FLOW_UDP,
+						 in->svc_ports[s], addr);
 		}
 	}
 	/* path-MTU errors about our segments: worker 0 hands each to the
@@ -288,20 +309,21 @@ tfo_port_flow_tap_isolate(uint16_t port_id, const char *device, char *err, size_
 
 struct tfo_port_flow_set *
 tfo_port_flow_setup(const struct tfo_cfg_port *cfg, const struct tfo_port_info *info,
-		    uint16_t nb_workers, const uint16_t *svc_ports, unsigned int nb_svc_ports,
-		    char *err, size_t errlen)
+		    uint16_t nb_workers, const uint16_t *svc_ports, const bool *svc_udp,
+		    unsigned int nb_svc_ports, char *err, size_t errlen)
 {
 	uint8_t key[sizeof(((struct tfo_port_flow_set *)NULL)->rss_key)];
 	struct rte_eth_rss_conf rc = { .rss_key = key, .rss_key_len = sizeof(key) };
 	struct tfo_port_flow_in in = {
 		.cfg = cfg,
 		.svc_ports = svc_ports,
+		.svc_udp = svc_udp,
 		.nb_svc_ports = nb_svc_ports,
 		.nb_workers = nb_workers,
 		.rss_hf = info->rss_hf,
 	};
 	struct tfo_port_flow_set *set;
-	unsigned int ptb = 0, skipped = 0;
+	unsigned int ptb = 0, udp = 0, skipped = 0;
 	int socket = rte_eth_dev_socket_id(info->port_id);
 	int n;
 
@@ -328,12 +350,14 @@ tfo_port_flow_setup(const struct tfo_cfg_port *cfg, const struct tfo_port_info *
 	}
 	for (unsigned int i = 0; i < set->nb_rules; i++) {
 		ptb += set->rules[i].kind == TFO_PORT_FLOW_PTB && !set->rules[i].skipped;
+		udp += set->rules[i].kind == TFO_PORT_FLOW_UDP;
 		skipped += set->rules[i].skipped;
 	}
 	TFO_LOG(INFO, "[port %s] isolate = on: %d flow rules installed (%u TCP to %u "
-		"addresses x %u services, %s; %u path-MTU error%s, %u refused by the "
-		"device); the kernel keeps the port's other traffic (ARP, ND, ping, SSH...)",
-		cfg->device, n, n - ptb, cfg->nb_addrs, nb_svc_ports,
+		"addresses x %u services and %u UDP (udp = on), %s; %u path-MTU error%s, "
+		"%u refused by the device); the kernel keeps the port's other traffic "
+		"(ARP, ND, ping, SSH...)", cfg->device, n, n - ptb - udp, cfg->nb_addrs,
+		nb_svc_ports, udp,
 		nb_workers > 1 ? "RSS over the workers' queues" : "to the worker's queue",
 		ptb, ptb == 1 ? "" : "s", skipped);
 	return set;

@@ -4,9 +4,10 @@
  * On a port shared with the kernel (mlx5: the kernel's netdev and DPDK on
  * one function), rte_flow_isolate() makes the device deliver to DPDK only
  * what an rte_flow rule matches; everything else (ARP, ND, ping, SSH,
- * BGP, DNS...) stays with the kernel, which keeps the address. This
- * module builds those rules: TCP to each served address and service port,
- * spread over the workers' queues (RSS, or QUEUE 0 with one worker), and
+ * BGP, the host's own DNS...) stays with the kernel, which keeps the
+ * address. This module builds those rules: TCP to each served address and
+ * service port, and UDP to those of services with udp = on, spread over
+ * the workers' queues (RSS, or QUEUE 0 with one worker), and
  * the ICMP errors a connection of ours needs (IPv4 fragmentation needed,
  * IPv6 packet too big) to worker 0, which hands them on as it does without
  * isolation. The rule arrays are built without a device, so that a unit
@@ -27,13 +28,15 @@
 extern "C" {
 #endif
 
-/** At most: a TCP rule per address and service, an ICMP rule per address. */
-#define TFO_PORT_FLOW_MAX_RULES (TFO_MAX_PORT_ADDRS * (TFO_MAX_SERVICES + 1))
+/** At most: a TCP and a UDP rule per address and service, an ICMP rule
+ *  per address. */
+#define TFO_PORT_FLOW_MAX_RULES (TFO_MAX_PORT_ADDRS * (2 * TFO_MAX_SERVICES + 1))
 
 /** What the rules of one port carry (tfo_port_flow_build). */
 enum tfo_port_flow_kind {
 	TFO_PORT_FLOW_TCP = 0,	/**< TCP to an address and service port */
 	TFO_PORT_FLOW_PTB,	/**< ICMP frag. needed / ICMPv6 packet too big */
+	TFO_PORT_FLOW_UDP,	/**< UDP to an address and port (udp = on) */
 };
 
 /** One rule: the arrays rte_flow reads, the specs they point to. */
@@ -41,11 +44,11 @@ struct tfo_port_flow_rule {
 	char name[80];		/**< "TCP to 198.18.0.2 port 7", for messages */
 	uint8_t kind;		/**< enum tfo_port_flow_kind */
 	/** PTB rules are optional: a device that cannot match ICMP types
-	 *  leaves them to the kernel (warning); TCP rules are not. */
+	 *  leaves them to the kernel (warning); TCP and UDP rules are not. */
 	bool optional;
 	bool skipped;		/**< refused by rte_flow_validate, optional */
 	struct rte_flow_attr attr;
-	struct rte_flow_item pattern[4];	/**< ETH, IPV4|IPV6, TCP|ICMP|ICMP6, END */
+	struct rte_flow_item pattern[4];	/**< ETH, IPV4|IPV6, TCP|UDP|ICMP|ICMP6, END */
 	struct rte_flow_action actions[2];	/**< RSS|QUEUE, END */
 	union {
 		struct rte_flow_item_ipv4 v4;
@@ -53,6 +56,7 @@ struct tfo_port_flow_rule {
 	} l3_spec, l3_mask;
 	union {
 		struct rte_flow_item_tcp tcp;
+		struct rte_flow_item_udp udp;
 		struct rte_flow_item_icmp icmp;
 		struct rte_flow_item_icmp6 icmp6;
 	} l4_spec, l4_mask;
@@ -63,6 +67,8 @@ struct tfo_port_flow_rule {
 struct tfo_port_flow_in {
 	const struct tfo_cfg_port *cfg;	/**< device name, addresses */
 	const uint16_t *svc_ports;	/**< the services' TCP ports */
+	/** per port of svc_ports: UDP too (udp = on); NULL: TCP only */
+	const bool *svc_udp;
 	unsigned int nb_svc_ports;
 	uint16_t nb_workers;		/**< RX queues 0..nb_workers-1 */
 	uint64_t rss_hf;		/**< the port's RSS hash functions */
@@ -97,8 +103,10 @@ int tfo_port_flow_check(const struct tfo_cfg_port *p, char *err, size_t errlen);
 /**
  * Fill @p set with the rules of @p in for device @p port_id: for each
  * address A of the port and each service port P, "ETH / IPV4|IPV6 dst A /
- * TCP dst P" to RSS over queues 0..nb_workers-1 (types: in->rss_hf, key:
- * in->rss_key) or, with one worker, QUEUE 0; then for each address "ETH /
+ * TCP dst P", followed by "ETH / IPV4|IPV6 dst A / UDP dst P" when
+ * in->svc_udp says so, to RSS over queues 0..nb_workers-1 (types:
+ * in->rss_hf, key: in->rss_key) or, with one worker, QUEUE 0; then for
+ * each address "ETH /
  * IPV4 dst A / ICMP type 3 code 4" or "ETH / IPV6 dst A / ICMP6 type 2"
  * to QUEUE 0, marked optional. Ingress, group 0, priority 0; exact
  * matches (full masks). No device is touched.
@@ -118,7 +126,8 @@ int tfo_port_flow_isolate(uint16_t port_id, const char *device, char *err, size_
 
 /**
  * Validate every rule of @p set (rte_flow_validate), then create them on
- * the started port. A refused TCP rule is an error; a refused optional
+ * the started port. A refused TCP or UDP rule is an error (the start-up
+ * line would claim what the port cannot deliver); a refused optional
  * rule (PTB) is logged as a warning and skipped. On error, the rules
  * created so far are destroyed.
  * @return the number of rules created, or a negative errno with one line
@@ -136,15 +145,16 @@ void tfo_port_flow_remove(struct tfo_port_flow_set *set);
  * rules built from @p cfg, @p info's RSS functions and the device's key
  * (read back; the device's default when it cannot be read), for
  * @p nb_workers worker queues and the @p nb_svc_ports ports of the
- * services, installed; one log line says how many.
+ * services (@p svc_udp: which of them serve UDP too, NULL: none),
+ * installed; one log line says how many.
  * @return the set (free it with tfo_port_flow_free before the port stops),
  *   or NULL with one line in @p err.
  */
 struct tfo_port_flow_set *tfo_port_flow_setup(const struct tfo_cfg_port *cfg,
 					      const struct tfo_port_info *info,
 					      uint16_t nb_workers, const uint16_t *svc_ports,
-					      unsigned int nb_svc_ports, char *err,
-					      size_t errlen);
+					      const bool *svc_udp, unsigned int nb_svc_ports,
+					      char *err, size_t errlen);
 
 /** Destroy the rules of @p set and free it (NULL: nothing). */
 void tfo_port_flow_free(struct tfo_port_flow_set *set);

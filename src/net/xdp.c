@@ -177,6 +177,25 @@ tfo_xdp_check_ports(const struct tfo_config *c, char *err, size_t errlen)
 	return 0;
 }
 
+void
+tfo_xdp_warn_foreign(const struct tfo_config *c, const struct tfo_cfg_port *p)
+{
+	char v[8];
+	bool udp = false;
+
+	if (tfo_xdp_own(p) || !tfo_xdp_is_af_xdp(p->vdev) ||
+	    tfo_xdp_devarg(p->vdev, "xdp_prog", v, sizeof(v)) == -ENOENT)
+		return;
+	for (unsigned int s = 0; s < c->nb_services; s++)
+		udp |= c->services[s].udp;
+	/* not ours to read: the service lines above may claim more than
+	 * that program hands over */
+	TFO_LOG(WARNING, "[port %s] xdp = off with the vdev's xdp_prog=: tfo-server gets "
+		"only what that program redirects to its xsks_map; the services' TCP "
+		"ports%s must be among it, or they reach the kernel", p->device,
+		udp ? " and the UDP ports of those with udp = on" : "");
+}
+
 #ifdef TFO_HAVE_XDP
 
 /* The program attached to @p ifindex: its id and attach mode flag. */
@@ -357,27 +376,31 @@ tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,
 	return 0;
 }
 
-/* Fill the served map: every address of @p p times every service port.
- * XXX the program redirects TCP only: `udp = on` datagrams go to the
- * kernel in AF_XDP mode (the map's key has no protocol yet). */
+/* Fill the served map: every address of @p p times every service port,
+ * valued TCP, and UDP too for a service with udp = on (its datagrams
+ * would reach the kernel, which has no socket on that port). @p nb: the
+ * pairs; @p nb_udp: those with UDP. */
 static int
 xdp_fill(const struct tfo_config *c, const struct tfo_cfg_port *p, int map_fd,
-	 unsigned int *nb)
+	 unsigned int *nb, unsigned int *nb_udp)
 {
-	uint32_t one = 1;
-
 	*nb = 0;
+	*nb_udp = 0;
 	for (unsigned int a = 0; a < p->nb_addrs; a++) {
 		for (unsigned int s = 0; s < c->nb_services; s++) {
+			uint32_t v = TFO_XDP_SERVE_TCP;
 			struct tfo_xdp_key k;
 
 			memset(&k, 0, sizeof(k));
 			k.family = p->addrs[a].family == AF_INET ? TFO_XDP_V4 : TFO_XDP_V6;
 			k.port = htons(c->services[s].port);
 			memcpy(k.addr, p->addrs[a].addr.b, sizeof(k.addr));
-			if (bpf_map_update_elem(map_fd, &k, &one, BPF_ANY) < 0)
+			if (c->services[s].udp)
+				v |= TFO_XDP_SERVE_UDP;
+			if (bpf_map_update_elem(map_fd, &k, &v, BPF_ANY) < 0)
 				return -errno;
 			(*nb)++;
+			*nb_udp += c->services[s].udp;
 		}
 	}
 	return 0;
@@ -402,8 +425,9 @@ xdp_iface_rx_queues(const char *iface)
 	return n;
 }
 
-/* Served TCP that RSS puts on a queue without one of our sockets goes to
- * the kernel, which has no listener there and resets the connection. */
+/* Served TCP (and UDP) that RSS puts on a queue without one of our
+ * sockets goes to the kernel, which has no listener there: it resets the
+ * connection (answers the datagram port unreachable). */
 /* XXX the interface's RSS is not set here: served TCP that it puts on a
  * queue no worker polls reaches the kernel and is reset; only a warning */
 static void
@@ -416,7 +440,7 @@ xdp_check_queues(const struct tfo_cfg_port *p, const char *iface, unsigned long 
 		return;
 	TFO_LOG(WARNING, "[port %s] %s has %d RX queues, tfo-server serves %lu..%lu: "
 		"served TCP that RSS puts on another queue reaches the kernel, which "
-		"resets it; make RSS use exactly these (ethtool -L %s combined %lu with "
+		"resets it (served UDP: port unreachable); make RSS use exactly these (ethtool -L %s combined %lu with "
 		"start_queue=0, or ethtool -X %s start %lu equal %lu)", p->device, iface,
 		n, first, first + count - 1, iface, count, iface, first, count);
 }
@@ -473,15 +497,16 @@ tfo_xdp_attach(const struct tfo_config *c, const struct tfo_cfg_port *p,
 		return tfo_errmsg(err, errlen, "[port %s] the XDP program on %s has no "
 				  "tfo_served map", p->device, iface);
 	xdp_check_queues(p, iface, first, queues);
-	rc = xdp_fill(c, p, served_fd, &x->nb_served);
+	rc = xdp_fill(c, p, served_fd, &x->nb_served, &x->nb_served_udp);
 	close(served_fd);
 	if (rc < 0)
 		return tfo_errmsg(err, errlen, "[port %s] cannot fill the XDP program's "
 				  "tfo_served map: %s", p->device, strerror(-rc));
 	TFO_LOG(INFO, "[port %s] xdp = own: program %s (id %u, %s mode) on %s, queues "
-		"%u: TCP to %u address/port pair%s to tfo-server, the rest to the kernel",
-		p->device, name, id, flags == XDP_FLAGS_SKB_MODE ? "generic" : "native",
-		iface, nb_workers, x->nb_served, x->nb_served == 1 ? "" : "s");
+		"%u: TCP to %u address/port pair%s and UDP to %u to tfo-server, the rest "
+		"(IP fragments too) to the kernel", p->device, name, id,
+		flags == XDP_FLAGS_SKB_MODE ? "generic" : "native", iface, nb_workers,
+		x->nb_served, x->nb_served == 1 ? "" : "s", x->nb_served_udp);
 	return 0;
 }
 

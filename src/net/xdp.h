@@ -3,8 +3,9 @@
  * tfo-fastpath: AF_XDP mode (src/net/xdp.c). A net_af_xdp port with
  * [port] xdp = own runs tfo-server's XDP program (src/net/bpf/tfo_xdp.c,
  * embedded in the binary): only TCP to the served (address, port) pairs,
- * and the ICMP errors about our segments, reach the AF_XDP sockets; the
- * kernel keeps the interface's address, ARP, ND, ping and everything else.
+ * UDP to those of services with udp = on, and the ICMP errors about our
+ * segments, reach the AF_XDP sockets; the kernel keeps the interface's
+ * address, ARP, ND, ping, IP fragments and everything else.
  *
  * Order: tfo_xdp_check (configuration), tfo_xdp_prepare (before the EAL
  * creates the vdev: the program in a memfd, named by xdp_prog=), the port's
@@ -51,6 +52,14 @@ int tfo_xdp_check(const struct tfo_cfg_port *p, char *err, size_t errlen);
 int tfo_xdp_check_ports(const struct tfo_config *c, char *err, size_t errlen);
 
 /**
+ * A net_af_xdp port with xdp = off and the vdev's own xdp_prog=: a start-up
+ * warning that what reaches tfo-server is that program's choice (the
+ * services' TCP ports, and UDP ports of those with udp = on, must be
+ * among what it redirects). Nothing for any other port.
+ */
+void tfo_xdp_warn_foreign(const struct tfo_config *c, const struct tfo_cfg_port *p);
+
+/**
  * Before the EAL: checks the interface (exists here; an XDP program of a
  * tfo-server that died is removed; one a live process holds, or anybody
  * else's, is refused), puts the
@@ -77,12 +86,14 @@ struct tfo_xdp {
 	uint32_t attach_flags;	/**< XDP_FLAGS_*_MODE it runs in */
 	int stats_fd;		/**< tfo_xdp_stats map, -1 if none */
 	unsigned int nb_served;	/**< (address, port) pairs in tfo_served */
+	unsigned int nb_served_udp;	/**< of those, served over UDP too */
 };
 
 /**
  * After the port's set-up: finds our program on the interface (net_af_xdp
  * attached it), refuses one that is not ours, and fills its tfo_served map
- * with every (address of port @p p, port of a service of @p c); warns
+ * with every (address of port @p p, port of a service of @p c): TCP, and
+ * UDP too for a service with udp = on; warns
  * when the interface has RX queues beyond the vdev's (their served TCP
  * reaches the kernel). @p nb_workers: for the log line.
  * @return 0, or a negative errno with the reason in @p err.

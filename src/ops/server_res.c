@@ -348,6 +348,7 @@ tfo_srv_ports(struct tfo_server *s, char *err, size_t errlen)
 	struct tfo_pool_plan_in in = srv_plan_in(s, NULL);
 	struct rte_mempool *rxq_pool[RTE_MAX_LCORE + 1];
 	uint16_t svc_ports[TFO_MAX_SERVICES];
+	bool svc_udp[TFO_MAX_SERVICES];
 	char desc[256];
 	uint8_t addr_base = 0;
 
@@ -355,8 +356,10 @@ tfo_srv_ports(struct tfo_server *s, char *err, size_t errlen)
 		memcpy(s->ports, s->p.ports, sizeof(s->ports[0]) * s->nb_ports);
 		return 0;
 	}
-	for (unsigned int k = 0; k < s->cfg.nb_services; k++)
+	for (unsigned int k = 0; k < s->cfg.nb_services; k++) {
 		svc_ports[k] = s->cfg.services[k].port;
+		svc_udp[k] = s->cfg.services[k].udp;
+	}
 	/* RX queue q: worker q's socket's pool; the SYN queue, control 0's */
 	for (unsigned int q = 0; q <= s->nb_workers; q++)
 		rxq_pool[q] = s->pools[tfo_pool_plan_rxq_socket(&in, q)];
@@ -385,7 +388,8 @@ tfo_srv_ports(struct tfo_server *s, char *err, size_t errlen)
 		if (s->cfg.ports[i].isolate) {
 			s->flows[i] = tfo_port_flow_setup(&s->cfg.ports[i], &s->ports[i],
 							  (uint16_t)s->nb_workers, svc_ports,
-							  s->cfg.nb_services, err, errlen);
+							  svc_udp, s->cfg.nb_services, err,
+							  errlen);
 			if (s->flows[i] == NULL)
 				return -EINVAL;
 		}
@@ -395,6 +399,8 @@ tfo_srv_ports(struct tfo_server *s, char *err, size_t errlen)
 				return -EINVAL;
 			/* the kernel answers ARP, ND and echo (tfo_control_handle) */
 			s->ports[i].kernel_neigh = true;
+		} else {
+			tfo_xdp_warn_foreign(&s->cfg, &s->cfg.ports[i]);
 		}
 		/* the kernel's frames are control 0's to handle */
 		if (tfo_exc_setup(&s->cfg.ports[i], (uint8_t)i, &s->ports[i],

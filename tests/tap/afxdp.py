@@ -21,7 +21,6 @@ missing.
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -29,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tfotap import (Bed, Checks, SERVER_V4, SERVER_V6, CLIENT_V4, CLIENT_V6,  # noqa: E402
-                    describe, flows, need_root, stop_process)
+                    VethPair, ns, sh, describe, end_servers, flows, need_root, stop_process)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ECHO = 7
@@ -106,15 +105,6 @@ EAL = ['-l', '0-1', '--no-huge', '-m', '256', '--no-shconf', '--no-pci',
        '--file-prefix', PREFIX]
 
 
-def sh(cmd, check=True, timeout=30, **kw):
-    return subprocess.run(cmd, check=check, timeout=timeout, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, **kw)
-
-
-def ns(name, cmd, **kw):
-    return sh(['ip', 'netns', 'exec', name] + cmd, **kw)
-
-
 def write_config(path, extra_port='', extra_vdev='', iface=None):
     with open(path, 'w') as f:
         f.write(CONFIG.format(iface=iface or SIF, v4=SERVER_V4, v6=SERVER_V6,
@@ -143,21 +133,6 @@ def refusals(server, tmp):
     T.check('refused: xdp = own on a net_tap port',
             r.returncode != 0 and 'only for a net_af_xdp vdev' in r.stderr + r.stdout,
             (r.returncode, (r.stderr + r.stdout)[-300:]))
-
-
-def start_server(server, cfg, log):
-    cmd = ['ip', 'netns', 'exec', SNS, server] + EAL + ['--', '--config', cfg]
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        with open(log.name) as f:
-            text = f.read()
-        if 'tfo-server: running' in text:
-            return proc, text
-        if proc.poll() is not None:
-            return proc, text
-        time.sleep(0.1)
-    return proc, ''
 
 
 def xdp_on_iface():
@@ -253,24 +228,12 @@ def main():
 
     procs = []
     log = open(os.path.join(tmp, 'server.log'), 'w+')
+    veth = VethPair(SNS, SIF, CNS, CIF)
     try:
-        sh(['ip', 'netns', 'add', SNS])
-        sh(['ip', 'netns', 'add', CNS])
-        # room for a second queue (used at the end), one in use
-        sh(['ip', 'link', 'add', SIF, 'netns', SNS, 'numtxqueues', '2', 'numrxqueues', '2',
-            'type', 'veth', 'peer', 'name', CIF, 'netns', CNS])
-        # (XDP on a veth wants as many RX queues as the peer has TX queues)
-        ns(CNS, ['ethtool', '-L', CIF, 'rx', '1', 'tx', '1'])
-        ns(SNS, ['ethtool', '-L', SIF, 'rx', '1', 'tx', '1'])
-        for n, i, v4, v6 in ((SNS, SIF, SERVER_V4, SERVER_V6), (CNS, CIF, CLIENT_V4, CLIENT_V6)):
-            ns(n, ['ip', 'link', 'set', 'lo', 'up'])
-            ns(n, ['ip', 'addr', 'add', v4 + '/24', 'dev', i])
-            ns(n, ['ip', '-6', 'addr', 'add', v6 + '/64', 'dev', i, 'nodad'])
-            ns(n, ['ip', 'link', 'set', i, 'up'])
-        # veth hands the peer's TCP segments over with the checksum still to
-        # be filled in (CHECKSUM_PARTIAL); a NIC's wire has it done: have the
-        # client's kernel compute it, as a real sender does
-        ns(CNS, ['ethtool', '-K', CIF, 'tx', 'off'])
+        veth.__enter__()  # cleans up after itself when it fails
+
+        def start_server(server, cfg, log):
+            return veth.start_server(server, EAL, cfg, log)
         k = subprocess.Popen(['ip', 'netns', 'exec', SNS, '/usr/bin/python3', '-c',
                               KERNEL_SERVICES], stdout=subprocess.PIPE, text=True)
         procs.append(k)
@@ -382,20 +345,9 @@ def main():
                 text[-600:])
         T.check('... and it still runs', stop_process(proc) == 0)
     finally:
-        for p in procs:
-            stop_process(p, signal.SIGINT, 10)
-        if T.failed:
-            log.seek(0)
-            print('---- tfo-server log (tail) ----')
-            print('\n'.join(log.read().splitlines()[-40:]))
-        log.close()
-        for n in (SNS, CNS):
-            subprocess.run(['ip', 'netns', 'del', n], stderr=subprocess.DEVNULL)
+        end_servers(procs, log, T.failed, PREFIX)
+        veth.__exit__(None, None, None)
         shutil.rmtree(tmp, ignore_errors=True)
-        try:
-            os.rmdir('/var/run/dpdk/%s' % PREFIX)
-        except OSError:
-            pass
     return T.done()
 
 

@@ -4,7 +4,8 @@
     isolate.py TFO_SERVER
 
 tfo-server with `[port net_tap0] isolate = on` (rte_flow_isolate before the
-port is configured, then rules for TCP to its addresses and service ports)
+port is configured, then rules for TCP to its addresses and service ports,
+and UDP to them: the echo service has `udp = on`)
 in a private namespace, one worker (the rules' action is then QUEUE, which
 net_tap does with TC skbedit; RSS would need its BPF program). The Linux
 kernel on the tap's side is the client. Since ARP no longer reaches the
@@ -14,8 +15,10 @@ server, the client has a static neighbour entry for the server's address.
   2. the Linux TFO client is served, and on the second connection the
      response rides in tfo-server's SYN-ACK (IPv4 and IPv6);
   3. traffic the rules do not match never reaches tfo-server: a ping, a
-     TCP SYN to port 22 and a UDP datagram to the server's address leave
-     its rx_pkts counter where it was (no rx_dropped either);
+     TCP SYN to port 22 and a UDP datagram to port 53 of the server's
+     address leave its rx_pkts counter where it was (no rx_dropped
+     either); a UDP datagram to port 7 (udp = on: its rule) is echoed by
+     tfo-server (svc_udp_tx);
   4. it stops cleanly (exit 0), the rules destroyed with the port.
 
 What this cannot show: on mlx5 the kernel behind the port answers what the
@@ -48,7 +51,7 @@ from tfotap import (Bed, Checks, SERVER_V4, SERVER_V6, flows,  # noqa: E402
 
 ECHO = 7
 T = Checks()
-ISOLATE = ['--set', 'port net_tap0.isolate=on']
+ISOLATE = ['--set', 'port net_tap0.isolate=on', '--set', 'service echo.udp=on']
 EAL = ['-l', '0-1', '--no-huge', '-m', '512', '--no-shconf', '--no-pci']
 # what net_tap's rte_flow needs from the kernel (drivers/net/tap/tap_flow.c)
 TC_NEEDS = ('CONFIG_NET_SCH_MULTIQ', 'CONFIG_NET_SCH_INGRESS', 'CONFIG_NET_CLS_FLOWER',
@@ -166,6 +169,27 @@ def unmatched(bed):
             r['ok'] and rx(bed)[0] > after[0], (r, rx(bed), after))
 
 
+def udp_rule(bed):
+    """UDP to the echo port (udp = on): its rule brings it, tfo-server
+    answers."""
+    log = bed.log_text()
+    T.check('the start-up line counts the UDP rules (2 addresses x echo)',
+            re.search(r'isolate = on: \d+ flow rules installed \(\d+ TCP to 2 addresses x '
+                      r'\d+ services and 2 UDP', log) is not None,
+            [ln for ln in log.splitlines() if 'flow rules' in ln])
+    before = bed.stats().get('svc_udp_tx', 0)
+    code = ('import socket, sys\n'
+            'f = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET\n'
+            'u = socket.socket(f, socket.SOCK_DGRAM); u.settimeout(2)\n'
+            'u.sendto(b"udp rule", (sys.argv[1], %d))\n'
+            'print(u.recv(100).decode())\n') % ECHO
+    for host in (SERVER_V4, SERVER_V6):
+        r = bed.ns_run(['/usr/bin/python3', '-c', code, host], check=False)
+        T.check('UDP to %s port %d (udp = on) echoed by tfo-server' % (host, ECHO),
+                r.stdout.strip() == 'udp rule', r.stdout[-200:] + r.stderr[-200:])
+    T.check('... svc_udp_tx +2', bed.stats().get('svc_udp_tx', 0) - before == 2)
+
+
 def served_and_isolated(bed):
     """Cases 1-4 on a running isolated server."""
     log = bed.log_text()
@@ -183,6 +207,7 @@ def served_and_isolated(bed):
     tfo_twice(bed, SERVER_V4, 'IPv4')
     tfo_twice(bed, SERVER_V6, 'IPv6')
     unmatched(bed)
+    udp_rule(bed)
     rc = bed.stop()
     T.check('tfo-server stops cleanly (exit 0)', rc == 0, rc)
 

@@ -367,3 +367,91 @@ def describe(flow):
         lines.append('  %8.3f ms  %s  %-4s %s' % ((p['time'] - t0) * 1000, arrow, p['flags'],
                                                  ', '.join(extra)))
     return '\n'.join(lines)
+
+
+def sh(cmd, check=True, timeout=30, **kw):
+    """@cmd with its output (text) captured."""
+    return subprocess.run(cmd, check=check, timeout=timeout, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, **kw)
+
+
+def ns(name, cmd, **kw):
+    """sh() in network namespace @name."""
+    return sh(['ip', 'netns', 'exec', name] + cmd, **kw)
+
+
+class VethPair:
+    """Two network namespaces made here joined by a veth pair, for a
+    tfo-server on a kernel interface (net_af_xdp): the server end @sif in
+    @sns carries SERVER_V4/V6 in the kernel, the client end @cif in @cns
+    CLIENT_V4/V6. The server end has room for two queues, one in use
+    (ethtool -L ... rx 2 tx 2 opens the second); the client's TX checksum
+    offload is off. Use it as a context manager: both namespaces go away
+    on every exit path."""
+
+    def __init__(self, sns, sif, cns, cif):
+        self.sns, self.sif, self.cns, self.cif = sns, sif, cns, cif
+
+    def __enter__(self):
+        try:
+            for n in (self.sns, self.cns):
+                subprocess.run(['ip', 'netns', 'add', n], check=True)
+            subprocess.run(['ip', 'link', 'add', self.sif, 'netns', self.sns, 'numtxqueues', '2',
+                            'numrxqueues', '2', 'type', 'veth', 'peer', 'name', self.cif,
+                            'netns', self.cns], check=True)
+            # XDP on a veth wants as many RX queues as the peer has TX queues
+            ns(self.cns, ['ethtool', '-L', self.cif, 'rx', '1', 'tx', '1'])
+            ns(self.sns, ['ethtool', '-L', self.sif, 'rx', '1', 'tx', '1'])
+            for n, i, v4, v6 in ((self.sns, self.sif, SERVER_V4, SERVER_V6),
+                                 (self.cns, self.cif, CLIENT_V4, CLIENT_V6)):
+                ns(n, ['ip', 'link', 'set', 'lo', 'up'])
+                ns(n, ['ip', 'addr', 'add', v4 + '/24', 'dev', i])
+                ns(n, ['ip', '-6', 'addr', 'add', v6 + '/64', 'dev', i, 'nodad'])
+                ns(n, ['ip', 'link', 'set', i, 'up'])
+            # a veth hands the peer's TCP and UDP over with the checksum
+            # still to be filled in (CHECKSUM_PARTIAL); a NIC's wire has it
+            # done: have the client's kernel compute it, as a real sender
+            # does (else drop_tcp_cksum / drop_udp_cksum)
+            ns(self.cns, ['ethtool', '-K', self.cif, 'tx', 'off'])
+        except BaseException:
+            self.__exit__(*sys.exc_info())
+            raise
+        return self
+
+    def __exit__(self, et, ev, tb):
+        for n in (self.sns, self.cns):
+            subprocess.run(['ip', 'netns', 'del', n], stderr=subprocess.DEVNULL)
+        return False
+
+    def start_server(self, server, eal, cfg, log, timeout=30):
+        """tfo-server with @eal and --config @cfg in the server namespace,
+        its output to the open file @log: (process, log text) once it says
+        it runs, it exits, or @timeout s passed."""
+        cmd = ['ip', 'netns', 'exec', self.sns, server] + list(eal) + ['--', '--config', cfg]
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.time() + timeout
+        text = ''
+        while time.time() < deadline:
+            with open(log.name) as f:
+                text = f.read()
+            if 'tfo-server: running' in text or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        return proc, text
+
+
+def end_servers(procs, log, failed, prefix):
+    """The end of a test with tfo-servers of its own: every process of
+    @procs stopped (SIGINT, then killed), the tail of @log printed if the
+    test @failed, @log closed, the EAL's run directory of @prefix removed."""
+    for p in procs:
+        stop_process(p, signal.SIGINT, 10)
+    if failed:
+        log.seek(0)
+        print('---- tfo-server log (tail) ----')
+        print('\n'.join(log.read().splitlines()[-40:]))
+    log.close()
+    try:
+        os.rmdir('/var/run/dpdk/%s' % prefix)
+    except OSError:
+        pass

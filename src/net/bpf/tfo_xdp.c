@@ -6,12 +6,19 @@
  *
  * It hands to the AF_XDP socket of the frame's RX queue only what
  * tfo-server serves: TCP to a (served address, service port) of the
- * tfo_served map, and ICMP "fragmentation needed" / ICMPv6 "packet too
- * big" whose quoted segment left from one (path-MTU discovery of our
- * connections). Everything else (ARP, ND, ping, SSH, UDP, other TCP
- * ports, fragments, VLAN tags, IPv6 extension headers) is XDP_PASS: the
- * kernel keeps it, at the kernel's speed. An empty map (before tfo-server
- * filled it) or a queue without a socket (tfo-server gone) passes too.
+ * tfo_served map, UDP to one whose service has udp = on (the map's value
+ * says which), and ICMP "fragmentation needed" / ICMPv6 "packet too big"
+ * whose quoted TCP segment left from one (path-MTU discovery of our
+ * connections). Everything else (ARP, ND, ping, SSH, the host's other
+ * UDP, other TCP ports, VLAN tags, IPv6 extension headers) is XDP_PASS:
+ * the kernel keeps it, at the kernel's speed. So are IP fragments, UDP's
+ * included: a later fragment carries no port to look up, and tfo-server
+ * does not reassemble (it drops a fragment, drop_ipv4_frag): were the
+ * first fragment ours, the kernel would hold the rest for ipfrag_time
+ * waiting for it. The kernel gets them all, reassembles the datagram and
+ * gives it to its own socket on that port, or answers ICMP port
+ * unreachable. An empty map (before tfo-server filled it) or a queue
+ * without a socket (tfo-server gone) passes too.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -19,6 +26,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/tcp.h>
+#include <linux/udp.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
@@ -52,7 +60,8 @@ struct {
 	__type(value, __u32);
 } xsks_map SEC(".maps");
 
-/* what tfo-server serves: filled after the load (src/net/xdp.c) */
+/* what tfo-server serves: filled after the load (src/net/xdp.c); the
+ * value is TFO_XDP_SERVE_* bits */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TFO_XDP_MAX_SERVED);
@@ -78,10 +87,13 @@ count(int verdict, __u32 which)
 	return verdict;
 }
 
+/* Is (@p k) served over @p proto (TFO_XDP_SERVE_TCP or _UDP)? */
 static __always_inline int
-served(const struct tfo_xdp_key *k)
+served(const struct tfo_xdp_key *k, __u32 proto)
 {
-	return bpf_map_lookup_elem(&tfo_served, k) != NULL;
+	__u32 *v = bpf_map_lookup_elem(&tfo_served, k);
+
+	return v != NULL && (*v & proto) != 0;
 }
 
 /* Ours: to the socket of this RX queue (XDP_PASS when it has none). */
@@ -98,7 +110,24 @@ pass(void)
 	return count(XDP_PASS, TFO_XDP_PASSED);
 }
 
-/* IPv4 from @ip on: TCP to us, or a frag-needed quoting one of ours. */
+/* TCP or UDP (@p l4proto) at @p l4 to the address in @p k: ours if the
+ * pair is served over that protocol. Both headers put the destination
+ * port at byte 2; a TCP header must be whole, as before UDP. */
+static __always_inline int
+to_port(struct xdp_md *ctx, struct tfo_xdp_key *k, __u8 l4proto, void *l4, void *end)
+{
+	struct udphdr *uh = l4;
+
+	if (l4proto == IPPROTO_TCP ? l4 + sizeof(struct tcphdr) > end :
+				     (void *)(uh + 1) > end)
+		return pass();
+	k->port = uh->dest;
+	return served(k, l4proto == IPPROTO_TCP ? TFO_XDP_SERVE_TCP : TFO_XDP_SERVE_UDP) ?
+	       to_socket(ctx) : pass();
+}
+
+/* IPv4 from @ip on: TCP or served UDP to us, or a frag-needed quoting
+ * one of our segments. */
 static __always_inline int
 v4(struct xdp_md *ctx, struct iphdr *ip, void *end)
 {
@@ -110,13 +139,9 @@ v4(struct xdp_md *ctx, struct iphdr *ip, void *end)
 	if ((void *)(ip + 1) > end || ip->ihl < 5 ||
 	    (ip->frag_off & bpf_htons(0x3fff)) != 0)	/* MF or an offset */
 		return pass();
-	if (ip->protocol == IPPROTO_TCP) {
-		th = (void *)ip + ip->ihl * 4;
-		if ((void *)(th + 1) > end)
-			return pass();
-		k.port = th->dest;
+	if (ip->protocol == IPPROTO_TCP || ip->protocol == IPPROTO_UDP) {
 		__builtin_memcpy(k.addr, &ip->daddr, 4);
-		return served(&k) ? to_socket(ctx) : pass();
+		return to_port(ctx, &k, ip->protocol, (void *)ip + ip->ihl * 4, end);
 	}
 	if (ip->protocol != IPPROTO_ICMP)
 		return pass();
@@ -133,11 +158,12 @@ v4(struct xdp_md *ctx, struct iphdr *ip, void *end)
 		return pass();
 	k.port = th->source;
 	__builtin_memcpy(k.addr, &q->saddr, 4);
-	return served(&k) ? to_socket(ctx) : pass();
+	return served(&k, TFO_XDP_SERVE_TCP) ? to_socket(ctx) : pass();
 }
 
-/* IPv6 from @ip on: TCP to us (no extension headers), or a packet too big
- * quoting one of ours. */
+/* IPv6 from @ip on: TCP or served UDP to us (no extension headers: a
+ * Fragment header is one), or a packet too big quoting one of our TCP
+ * segments. */
 static __always_inline int
 v6(struct xdp_md *ctx, struct ipv6hdr *ip, void *end)
 {
@@ -148,13 +174,9 @@ v6(struct xdp_md *ctx, struct ipv6hdr *ip, void *end)
 
 	if ((void *)(ip + 1) > end)
 		return pass();
-	if (ip->nexthdr == IPPROTO_TCP) {
-		th = (void *)(ip + 1);
-		if ((void *)(th + 1) > end)
-			return pass();
-		k.port = th->dest;
+	if (ip->nexthdr == IPPROTO_TCP || ip->nexthdr == IPPROTO_UDP) {
 		__builtin_memcpy(k.addr, &ip->daddr, 16);
-		return served(&k) ? to_socket(ctx) : pass();
+		return to_port(ctx, &k, ip->nexthdr, ip + 1, end);
 	}
 	if (ip->nexthdr != IPPROTO_ICMPV6)
 		return pass();
@@ -169,7 +191,7 @@ v6(struct xdp_md *ctx, struct ipv6hdr *ip, void *end)
 		return pass();
 	k.port = th->source;
 	__builtin_memcpy(k.addr, &q->saddr, 16);
-	return served(&k) ? to_socket(ctx) : pass();
+	return served(&k, TFO_XDP_SERVE_TCP) ? to_socket(ctx) : pass();
 }
 
 SEC("xdp")
