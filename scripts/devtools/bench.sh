@@ -30,6 +30,16 @@
 #    tfo-server against nginx (nginx-light, listen fastopen= reuseport)
 #    serving the same file; one tfo-loadgen checking every answer for all
 #    of them; per server core and the ratio to the 20x target;
+# 3c. AF_XDP side by side (scripts/devtools/bench_afxdp.sh, phase afxdp):
+#    on one veth pair between two namespaces, tfo-server's dns service (TCP
+#    and `udp = on`) on net_af_xdp (`xdp = own`, one worker) and Knot DNS
+#    (knotd: its XDP mode when its XDP program loads here, else kernel
+#    sockets, and why) on the same address, the same zone, one generator
+#    (kxdpgun when it runs here, else dnsperf) on BENCH_GEN_CPU: the share
+#    answered at a fixed rate (TCP 20,000/s; UDP 100,000/s with kxdpgun,
+#    50,000/s with dnsperf), the highest rate each holds at >= 99 % (the
+#    rate doubled, at most BENCH_AFXDP_STEPS steps, default 3), and server
+#    CPU per answer (tfo-server's busy_tsc, knotd's utime + stime);
 # 4. tfo-bench pipeline, engine, cookie and http; the pipeline's slow path
 #    (--plain --bad-cookie --cookie-req) next to its TFO figure, the same
 #    with 1 and 2 control lcores (--controls 1,2), and the spoofed SYN
@@ -77,8 +87,8 @@
 # it and quotes a few figures of a dated run: it is not written here).
 # --quick: 3 repetitions of 3 s (BENCH_REPS/BENCH_SECONDS still win).
 # --phases LIST: only these phases (comma-separated): testpmd (1), peak (2),
-# loads (2c), flood (2d), kernel (3), dns and nginx (3b), tfo-bench (all
-# of 4) or tb-NAME (one
+# loads (2c), flood (2d), kernel (3), dns and nginx (3b), afxdp (3c),
+# tfo-bench (all of 4) or tb-NAME (one
 # tfo-bench run: tb-pipeline, tb-pipeline_ackfin, tb-pipeline_cold,
 # tb-pipeline_slow, tb-pipeline_controls, tb-pipeline_flood, tb-engine,
 # tb-cookie, tb-http), latency (5), scale (6).
@@ -109,13 +119,13 @@ ROOT=$(pwd)
 B=${BENCH_BUILD:-build-bench}
 QUICK=0
 PHASES=""
-ALL_PHASES="testpmd peak loads flood kernel dns nginx tfo-bench latency scale"
+ALL_PHASES="testpmd peak loads flood kernel dns nginx afxdp tfo-bench latency scale"
 TB_NAMES="pipeline pipeline_ackfin pipeline_cold pipeline_slow pipeline_controls pipeline_flood
 engine cookie http"
 SCALE_WORKERS=""
 SCALE_CONTROLS=1,2,4
 usage() {
-	echo "usage: $0 [--quick] [--phases testpmd,peak,loads,flood,kernel,dns,nginx,tfo-bench,tb-NAME,latency,scale...]" \
+	echo "usage: $0 [--quick] [--phases testpmd,peak,loads,flood,kernel,dns,nginx,afxdp,tfo-bench,tb-NAME,latency,scale...]" \
 		"[--workers N,N...] [--controls N,N...]" >&2
 	exit 2
 }
@@ -230,6 +240,8 @@ fi
 RAW=$(mktemp -d /tmp/tfo-bench-run.XXXXXX)
 TAG=tfob$$
 NS=$TAG
+# (3c)'s server and client namespaces (a veth pair between them)
+AX_NS=("$TAG-bxds" "$TAG-bxdc")
 SOCK=/run/$TAG-memif.sock
 ADDED_PAGES=0
 HUGE_DIR=/dev/hugepages
@@ -259,7 +271,9 @@ cleanup() {
 	for p in "${PIDS[@]}"; do
 		wait "$p" 2>/dev/null
 	done
-	ip netns del "$NS" 2>/dev/null
+	for n in "$NS" "${AX_NS[@]}"; do
+		ip netns del "$n" 2>/dev/null
+	done
 	rm -f "$SOCK"
 	rm -rf /var/run/dpdk/"$TAG"-* 2>/dev/null
 	rm -f "$HUGE_DIR"/"$TAG"-*map_* 2>/dev/null
@@ -521,16 +535,19 @@ EOF
 # and the worker both on DUT (a small VM's layout: there an lcore that
 # keeps polling starves its neighbour), the generator alone on GEN.
 # SRV_LCORES, SRV_MEM (MB), SRV_INI: another layout, memory, configuration
-# (6). SRV_LOG: the log's name.
+# (6). SRV_NS: the network namespace to run in, SRV_PREFIX: the EAL file
+# prefix (tel_lcore's too) (3c). SRV_LOG: the log's name.
 SRV_N=0
+SRV_PREFIX=$TAG-srv
 srv_start() {
-	local log
+	local log ns=()
 
 	SRV_N=$((SRV_N + 1))
 	SRV_LOG=srv_${SRV_N}_$1.log
 	log=$RAW/$SRV_LOG
 	rm -f "$SOCK"
-	"$SRV" --lcores="${SRV_LCORES:-0@$DUT,1@$DUT}" --file-prefix "$TAG-srv" -m "${SRV_MEM:-512}" \
+	[ -n "${SRV_NS:-}" ] && ns=(ip netns exec "$SRV_NS")
+	"${ns[@]}" "$SRV" --lcores="${SRV_LCORES:-0@$DUT,1@$DUT}" --file-prefix "$SRV_PREFIX" -m "${SRV_MEM:-512}" \
 		"${EAL_COMMON[@]}" -- --config "${SRV_INI:-$RAW/srv/tfo-server.ini}" \
 		--idle-policy "$1" >"$log" 2>&1 &
 	SRV_PID=$!
@@ -550,7 +567,7 @@ srv_stop() {
 # worker) into FILE; "total": the server's total counters (tel FILE); ""
 # (tel_all FILE): every lcore's, each under its key (lcore2_worker1)
 tel_lcore() {
-	echo "/tfo/stats${2:+,$2}" | timeout 10 dpdk-telemetry.py -f "$TAG-srv" >"$1" 2>/dev/null ||
+	echo "/tfo/stats${2:+,$2}" | timeout 10 dpdk-telemetry.py -f "$SRV_PREFIX" >"$1" 2>/dev/null ||
 		die "telemetry of tfo-server failed"
 }
 tel() { tel_lcore "$1" total; }
@@ -703,6 +720,9 @@ kns_down
 # ---- 3b. side by side with Knot DNS, NSD and nginx ----------------------------
 # shellcheck source=scripts/devtools/bench_servers.sh
 . scripts/devtools/bench_servers.sh
+# ---- 3c. AF_XDP side by side with Knot DNS ------------------------------------
+# shellcheck source=scripts/devtools/bench_afxdp.sh
+. scripts/devtools/bench_afxdp.sh
 
 # ---- 4. tfo-bench -------------------------------------------------------------
 TB_EAL=(-l "$DUT" --file-prefix "$TAG-tb" -m 1024 "${EAL_COMMON[@]}" --log-level=lib.*:warning)
@@ -1009,7 +1029,8 @@ if [ -f "$RAW/scale_rows.txt" ]; then
 fi
 "$PY" scripts/devtools/bench_report.py "${PREV[@]}" "$RAW" >"$RAW/report.md" ||
 	die "report failed"
-[ -d "$RAW/servers" ] && { "$PY" scripts/devtools/bench_servers.py "$RAW" >>"$RAW/report.md" ||
+# (bench_servers.sh makes $RAW/servers in any run; (3c) uses it too)
+{ want dns || want nginx; } && { "$PY" scripts/devtools/bench_servers.py "$RAW" >>"$RAW/report.md" ||
 	die "the servers' report (bench_servers.py) failed"; }
 mv "$RAW/report.md" "$OUT"
 # Debian's matplotlib (the PATH python may be another one)

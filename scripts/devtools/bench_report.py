@@ -42,8 +42,12 @@ during a run), tb_*.txt (tfo-bench); the scaling phase's scale_rows.txt
 (one line per row: its kind, workers, control lcores, name, layout),
 lg_NAME_N.json with lg_NAME_N.tasks_{a,b} (the loadgen threads' CPU time),
 tel_sc_NAME_N_{a,b}.json (every lcore's counters), kscale_KIND_N.log (the
-kernel beside it) and scale_tsc.txt (the TSC frequency). Medians over the
-repetitions; spread = (max - min) / median.
+kernel beside it) and scale_tsc.txt (the TSC frequency); the phase afxdp's
+afxdp/ (scripts/devtools/bench_afxdp.sh): generator.txt (the generator, its
+TCP and UDP rates, why kxdpgun did not run), knotd_mode.txt (xdp, or
+sockets and why), missing.txt, and per run SERVER_PROTO_{fixed_N,step_N}.run
+(rate, sent, answered, knotd's CPU ticks) with tfo-server's .tel_{a,b}.
+Medians over the repetitions; spread = (max - min) / median.
 """
 import glob
 import json
@@ -1407,6 +1411,157 @@ def code_block(raw, name, title):
     return '\n'.join(out) + '\n'
 
 
+AFXDP_HELD = 99.0	# % of the queries sent answered NOERROR: the rate held
+AFXDP_SENT = 95.0	# % of the rate the generator must send for a run to count
+
+
+def afxdp_runs(raw, srv, proto):
+    """The phase afxdp's runs of one server and transport: (fixed, steps),
+    each run a dict of its .run file (rate, secs, sent, answered, ticks) with
+    cpu_s (the server's CPU seconds over the run), share (% answered) and
+    held; steps in their order."""
+    d = os.path.join(raw, 'afxdp')
+    clk = float(machine(raw).get('clk_tck') or 100)
+
+    def one(name):
+        f = os.path.join(d, name)
+        if not os.path.exists(f + '.run'):
+            return None
+        w = open(f + '.run').read().split()
+        r = {k: (v if k in ('server', 'proto') else int(v)) for k, v in zip(w[::2], w[1::2])}
+        if srv == 'tfo-server':
+            try:
+                a, b = counters(f + '.tel_a'), counters(f + '.tel_b')
+                r['cpu_s'] = (b['busy_tsc'] - a['busy_tsc']) / b['tsc_hz']
+            except (OSError, ValueError, KeyError, ZeroDivisionError):
+                r['cpu_s'] = float('nan')
+        else:
+            r['cpu_s'] = r['ticks'] / clk
+        r['share'] = r['answered'] * 100.0 / r['sent'] if r['sent'] else 0.0
+        r['short'] = r['sent'] * 100.0 < AFXDP_SENT * r['rate'] * r['secs']
+        r['held'] = r['share'] >= AFXDP_HELD and not r['short']
+        return r
+
+    fixed = [x for x in (one(f'{srv}_{proto}_fixed_{n}') for n in range(1, 100)) if x]
+    steps = []
+    for n in range(1, 100):
+        x = one(f'{srv}_{proto}_step_{n}')
+        if x is None:
+            break
+        steps.append(x)
+    return fixed, steps
+
+
+def afxdp_section(raw):
+    """The markdown section of the phase afxdp (scripts/devtools/bench_afxdp.sh):
+    tfo-server on net_af_xdp and Knot DNS on one veth, one generator."""
+    d = os.path.join(raw, 'afxdp')
+    title = '## AF_XDP side by side: tfo-server and Knot DNS on one veth (phase afxdp)'
+    if os.path.exists(os.path.join(d, 'skipped.txt')):
+        return f"{title}\n\nNot run: {open(os.path.join(d, 'skipped.txt')).read().strip()}.\n"
+    if not os.path.exists(os.path.join(d, 'generator.txt')):
+        return ''
+    m = machine(raw)
+    gen, tcp, udp, *why = open(os.path.join(d, 'generator.txt')).read().split(' ', 3)
+    why = ' '.join(why).strip()
+    rates = {'tcp': int(tcp), 'udp': int(udp)}
+    missing = set()
+    if os.path.exists(os.path.join(d, 'missing.txt')):
+        missing = {tuple(x.split()[:2]) for x in open(os.path.join(d, 'missing.txt'))}
+    kmode = (open(os.path.join(d, 'knotd_mode.txt')).read().strip().split(' ', 1)
+             if os.path.exists(os.path.join(d, 'knotd_mode.txt')) else ['?', ''])
+    xdp = (open(os.path.join(d, 'tfo-server_xdp.txt')).read().strip()
+           if os.path.exists(os.path.join(d, 'tfo-server_xdp.txt')) else '')
+    xdp = re.sub(r'^.*?xdp = own: ', '', xdp)
+    # knotd's log lines: their time stamps out
+    kmode[-1] = re.sub(r'\S*\d\d:\d\d:\d\d\S* ', '', kmode[-1])
+    out = [title, '']
+    a = out.append
+    a(f"CPU: **{m['cpu']}**, {m['cpus']} CPUs, shared with other work: **figures of one run "
+      f"on shared CPUs are noisy** (orders of magnitude, not a ranking to the per cent). "
+      f"{m['date']}, commit {m['commit']}, kernel {m['kernel']}. One veth pair between two "
+      f"network namespaces, the server end 198.18.0.1/24, the client's TX checksum offload "
+      f"off (the same wire for both servers); both servers on CPU {m['dut_cpu']} (tfo-server's "
+      f"control 0 and its one worker, idle_policy adaptive; knotd with one UDP and one TCP "
+      f"worker), the generator on CPU {m['gen_cpu']}; the same zone "
+      f"(bench/dns/example.org.zone), the query `www.example.org A`.")
+    a('')
+    a(f"- tfo-server: its dns service (TCP and `udp = on`) on net_af_xdp, `xdp = own`"
+      + (f" ({xdp})" if xdp else '') + '.')
+    if kmode[0] == 'xdp':
+        a('- knotd: in its **XDP mode** (`xdp: listen: IF@53`, `tcp: on`).')
+    else:
+        a(f"- knotd: on **kernel sockets**: its XDP mode cannot run here ({kmode[1] or '?'}).")
+    if gen == 'kxdpgun':
+        a(f"- Generator: **kxdpgun** (`-T` for TCP), TCP at {rates['tcp']:,}/s, UDP at "
+          f"{rates['udp']:,}/s.")
+    else:
+        a(f"- Generator: **dnsperf**, the fallback: kxdpgun cannot run here ({why or '?'}). "
+          f"TCP `-m tcp -c 20` at {rates['tcp']:,}/s, UDP `-m udp -c 4` at "
+          f"{rates['udp']:,}/s (one dnsperf process on a shared CPU: its default UDP rate "
+          f"is half kxdpgun's), `-t 2`, at most 100 queries in flight (its default: a "
+          f"server slow to answer, or slow to accept dnsperf's connections, also holds "
+          f"back what it sends).")
+    a('')
+    a(f"Answered: queries answered NOERROR / queries sent, median of {m['reps']} x "
+      f"{m['seconds']} s at the fixed rate. Highest rate held: the fixed rate, then "
+      f"doubled, one run a step, while a run gets >= {AFXDP_HELD:.0f} % answered and the "
+      f"generator sends >= {AFXDP_SENT:.0f} % of the rate (\"only N/s sent\" ends the "
+      f"search; a few steps: the search's bound is its last step). Server CPU per answer: tfo-server's busy_tsc (the sum over its "
+      f"lcores, /tfo/stats before and after the run) / tsc_hz: it leaves out idle polls "
+      f"and naps, and includes its TX kicks (sendto: the veth's transmit of the answers) "
+      f"and, on a shared CPU, time the scheduler took inside a busy poll; knotd's utime + "
+      f"stime (/proc/PID/stat, every thread), which includes its system calls (the "
+      f"kernel's socket, TCP and transmit work in them). Neither includes what runs on the "
+      f"sender's CPU: for tfo-server the veth's XDP redirect and the copy into the AF_XDP "
+      f"socket, for knotd the kernel's receive up to its socket (the veth receives in the "
+      f"sender's softirq). Busy: that CPU time over the run's {m['seconds']} s.")
+    a('')
+    a(f"| server | transport | answered at the fixed rate | server CPU per answer (us) | "
+      f"server busy | highest rate held (>= {AFXDP_HELD:.0f} % answered) | the search |")
+    a('|---|---|---|---:|---:|---|---|')
+
+    def cpu_us(r):
+        return r['cpu_s'] / r['answered'] * 1e6 if r['answered'] else float('nan')
+
+    for srv, label in (('tfo-server', 'tfo-server [service dns], net_af_xdp'),
+                       ('knotd', 'Knot DNS (knotd), ' + ('XDP' if kmode[0] == 'xdp'
+                                                         else 'kernel sockets'))):
+        for proto in ('tcp', 'udp'):
+            rate = rates[proto]
+            if (srv, proto) in missing:
+                text = ('not reached (UDP in AF_XDP not built yet: a UDP query got no answer)'
+                        if srv == 'tfo-server' else 'did not start (see the log)')
+                a(f"| {label} | {proto.upper()} | {text} | | | | |")
+                continue
+            fixed, steps = afxdp_runs(raw, srv, proto)
+            if not fixed:
+                a(f"| {label} | {proto.upper()} | no runs (see the log) | | | | |")
+                continue
+            share = med([x['share'] for x in fixed])
+            held = sum(x['held'] for x in fixed) * 2 >= len(fixed)
+            top = [x for x in steps if x['held']]
+            if not held:
+                best = f"below {rate:,}/s"
+            elif steps and all(x['held'] for x in steps):
+                best = f"**{steps[-1]['rate']:,}/s** or more (every step held)"
+            else:
+                best = f"**{(top[-1]['rate'] if top else rate):,}/s**"
+            search = '; '.join(
+                f"{x['rate']:,}/s: " + (f"only {x['sent'] / x['secs']:,.0f}/s sent"
+                                        if x['short'] else f"{x['share']:.2f} %")
+                for x in steps) or ('not searched' if not held else '')
+            cpu = fmt(med([cpu_us(x) for x in fixed]), '{:.2f}')
+            if top:
+                cpu += f" ({fmt(cpu_us(top[-1]), '{:.2f}')} at {top[-1]['rate']:,}/s)"
+            busy = fmt(med([x['cpu_s'] / x['secs'] * 100 for x in fixed]), '{:.0f} %')
+            short = ' (fewer sent than the rate)' if any(x['short'] for x in fixed) else ''
+            a(f"| {label} | {proto.upper()} | **{share:.2f} %** at {rate:,}/s "
+              f"({sum(x['answered'] for x in fixed):,} of {sum(x['sent'] for x in fixed):,})"
+              f"{short} | {cpu} | {busy} | {best} | {search} |")
+    return '\n'.join(out) + '\n'
+
+
 def report(raw, prev_md=None):
     parts = ['# tfo-fastpath benchmark (scripts/devtools/bench.sh)', '', summary(raw, prev_md),
              '', 'The picture: [latest.png](latest.png) (transactions/s per load type side by '
@@ -1417,6 +1572,9 @@ def report(raw, prev_md=None):
     sc = scale_section(raw)
     if sc:
         parts += [sc]
+    ax = afxdp_section(raw)
+    if ax:
+        parts += [ax]
     parts.append('''How it is measured: (1) the forwarder is `dpdk-testpmd --forward-mode=macswap
 --record-core-cycles` on the device-under-test CPU, fed over net_memif by a second testpmd in
 flowgen mode (it generates like txonly and drains the return ring; with txonly the forwarder's

@@ -227,6 +227,7 @@ sv_kernel() {
 	SV_PIDS=()
 	for _ in $(seq 1 100); do
 		ip netns exec "$NS" ss -ltn 2>/dev/null | grep -q ":$port " && break
+		kill -0 "$pid" 2>/dev/null || break	# it gave up (its log says why)
 		sleep 0.1
 	done
 	if ! ip netns exec "$NS" ss -ltn | grep -q ":$port "; then
