@@ -11,6 +11,9 @@
  *                            ; edns-tcp-keepalive (RFC 7828); 1..6553
  *   edns_size = 1232         ; our EDNS UDP payload size; 512..4096
  *   reload_drain = 10        ; s a replaced zone set is kept at least
+ *   nsid = fra-1             ; RFC 5001 NSID, to who asks; 0xHEX for bytes
+ *   identity = fra-1         ; CH TXT id.server. and hostname.bind.
+ *   version = tfo 1.0        ; CH TXT version.server. and version.bind.
  *
  * `zone` may be given once per zone (a repeat key: every occurrence is
  * kept); one value may also list several "origin:file" separated by blanks.
@@ -36,6 +39,14 @@
  * REFUSED for AXFR/IXFR, for classes other than IN and for names outside
  * the zones; FORMERR for malformed queries; a message shorter than a
  * header or with QR set gets no answer (UDP: dropped; TCP: reset).
+ * CHAOS: TXT id.server./hostname.bind. (identity) and version.server./
+ * version.bind. (version) when the key is set, REFUSED otherwise, as
+ * knotd with the option empty. A TSIG record gets NOTAUTH with an
+ * unsigned TSIG of error BADKEY (RFC 8945 5.2): we know no key. A TCP
+ * message longer than the engine's [tcp] max_request would be a reset
+ * (req_too_big): it is answered FORMERR (header only) as soon as its
+ * header is in, and the connection closed (the engine has no limit per
+ * service, and max_request cannot hold 65,535 bytes and their prefix).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -69,6 +80,7 @@ enum dns_ctr {
 	C_QTYPE_PTR, C_QTYPE_MX, C_QTYPE_TXT, C_QTYPE_SRV, C_QTYPE_CAA,
 	C_QTYPE_ANY, C_QTYPE_AXFR, C_QTYPE_IXFR, C_QTYPE_OTHER,
 	C_TRUNCATED, C_ZERO_COPY, C_REJECT,
+	C_RCODE_NOTAUTH, C_NSID, C_CHAOS, C_TSIG_BADKEY, C_TCP_TOO_LONG,
 	C_MAX
 };
 
@@ -97,6 +109,11 @@ static const struct tfo_svc_counter dns_counters[C_MAX + 1] = {
 	[C_TRUNCATED] = { "dns_truncated", "UDP answers sent with TC=1 (larger than the client's payload size)" },
 	[C_ZERO_COPY] = { "dns_zero_copy", "answers whose prebuilt block left without a copy" },
 	[C_REJECT] = { "dns_reject", "messages not answered (shorter than a header, or a response)" },
+	[C_RCODE_NOTAUTH] = { "dns_rcode_notauth", "answers NOTAUTH (a TSIG with a key we do not know)" },
+	[C_NSID] = { "dns_nsid", "answers with our NSID option (asked, and the room for it)" },
+	[C_CHAOS] = { "dns_chaos", "CH TXT id.server., hostname.bind., version.server., version.bind. answered" },
+	[C_TSIG_BADKEY] = { "dns_tsig_badkey", "TSIG queries answered NOTAUTH with TSIG error BADKEY" },
+	[C_TCP_TOO_LONG] = { "dns_tcp_too_long", "TCP messages longer than [tcp] max_request: FORMERR, then the connection closed" },
 	[C_MAX] = { NULL, NULL },
 };
 
@@ -106,6 +123,10 @@ struct dns_conf {
 	uint32_t idle_s;
 	uint32_t edns_size;
 	uint32_t drain_s;
+	uint8_t nsid[DNS_NSID_MAX];	/* nsid_len 0: none */
+	uint16_t nsid_len;
+	char identity[256];		/* "": REFUSED */
+	char version[256];
 };
 
 /* The service instance: the zone set serving now and the replaced ones. */
@@ -113,6 +134,7 @@ struct dns_svc {
 	struct dns_set *cur;		/* atomic: release store, acquire load */
 	uint32_t idle_ms;
 	uint16_t port;
+	uint32_t max_request;		/* [tcp] max_request, 0: unknown */
 	struct dns_conf conf;		/* for reload(); zones in rte_malloc */
 	int socket;
 	struct svc_retired retired[DNS_RETIRED];	/* struct dns_set */
@@ -122,7 +144,8 @@ struct dns_svc {
 /* configuration                                                       */
 
 static const char *const dns_keys[] = {
-	"zone", "idle_timeout", "edns_size", "reload_drain", NULL
+	"zone", "idle_timeout", "edns_size", "reload_drain", "nsid", "identity",
+	"version", NULL
 };
 
 static const char *const dns_repeat_keys[] = { "zone", NULL };
@@ -195,6 +218,31 @@ dns_zone_value(const char *key, const char *value, const char *base_dir,
 	}
 }
 
+/* "0xHEX" (bytes, as Knot DNS's) or the string itself into @p out;
+ * @return its length, or -1. */
+static int
+dns_nsid_value(const char *v, uint8_t *out)
+{
+	size_t n = strlen(v);
+
+	if (n > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+		if (n % 2 != 0 || (n - 2) / 2 > DNS_NSID_MAX)
+			return -1;
+		for (size_t i = 2; i < n; i += 2) {
+			char h[3] = { v[i], v[i + 1], '\0' };
+
+			if (!isxdigit((unsigned char)h[0]) || !isxdigit((unsigned char)h[1]))
+				return -1;
+			out[(i - 2) / 2] = (uint8_t)strtoul(h, NULL, 16);
+		}
+		return (int)(n - 2) / 2;
+	}
+	if (n == 0 || n > DNS_NSID_MAX)
+		return -1;
+	memcpy(out, v, n);
+	return (int)n;
+}
+
 static int
 dns_check_key(const char *key, const char *value, char *why, size_t whylen)
 {
@@ -208,6 +256,17 @@ dns_check_key(const char *key, const char *value, char *why, size_t whylen)
 		return tfo_errmsg(why, whylen, "expected an integer in 512..4096");
 	if (strcmp(key, "reload_drain") == 0 && dns_u32(value, 1, 86400, &v) < 0)
 		return tfo_errmsg(why, whylen, "expected seconds in 1..86400");
+	if (strcmp(key, "nsid") == 0) {
+		uint8_t b[DNS_NSID_MAX];
+
+		if (dns_nsid_value(value, b) < 0)
+			return tfo_errmsg(why, whylen, "expected a string or 0xHEX of "
+					  "1..%d bytes", DNS_NSID_MAX);
+	}
+	/* one TXT character-string */
+	if ((strcmp(key, "identity") == 0 || strcmp(key, "version") == 0) &&
+	    (value[0] == '\0' || strlen(value) > 255))
+		return tfo_errmsg(why, whylen, "expected a string of 1..255 bytes");
 	return 0;
 }
 
@@ -228,6 +287,19 @@ dns_conf_read(const struct tfo_service_args *a, struct dns_conf *c, char *why,
 		if (dns_check_key(num[i], v, r, sizeof(r)) < 0)
 			return tfo_errmsg(why, whylen, "%s = %s: %s", num[i], v, r);
 		dns_u32(v, 0, UINT32_MAX, dst[i]);
+	}
+	for (unsigned int i = 0; i < a->nb_kv; i++) {
+		const char *k = a->kv[i].key, *v = a->kv[i].value;
+
+		if (strcmp(k, "nsid") != 0 && strcmp(k, "identity") != 0 &&
+		    strcmp(k, "version") != 0)
+			continue;
+		if (dns_check_key(k, v, r, sizeof(r)) < 0)
+			return tfo_errmsg(why, whylen, "%s = %s: %s", k, v, r);
+		if (k[0] == 'n')
+			c->nsid_len = (uint16_t)dns_nsid_value(v, c->nsid);
+		else
+			snprintf(k[0] == 'i' ? c->identity : c->version, 256, "%s", v);
 	}
 	c->zones = calloc(DNS_MAX_ZONES, sizeof(*c->zones));
 	if (c->zones == NULL)
@@ -310,6 +382,7 @@ dns_create(const struct tfo_service_args *a, void **state)
 	free(c.zones);
 	sv->socket = a->socket_id;
 	sv->port = a->port;
+	sv->max_request = a->max_request;
 	sv->idle_ms = c.idle_s * 1000;
 	rc = dns_set_load(sv->conf.zones, c.nb_zones, a->socket_id, (uint16_t)c.edns_size,
 			  &sv->cur, why, sizeof(why));
@@ -448,6 +521,7 @@ dns_rcode_ctr(unsigned int rcode)
 	case DNS_R_NOTIMP: return C_RCODE_NOTIMP;
 	case DNS_R_REFUSED: return C_RCODE_REFUSED;
 	case DNS_R_BADVERS: return C_RCODE_BADVERS;
+	case DNS_R_NOTAUTH: return C_RCODE_NOTAUTH;
 	default: return C_RCODE_SERVFAIL;
 	}
 }
@@ -504,6 +578,81 @@ dns_from_block(struct dns_out *o, const struct dns_block *b, uint32_t opt_len,
 	o->tc = true;
 }
 
+/*
+ * A TCP message longer than the engine holds (2 + @p mlen > [tcp]
+ * max_request): FORMERR, header only, once the header is in, then FIN;
+ * the engine discards the rest. Better than the reset the engine would
+ * send (req_too_big): the client learns why.
+ */
+static enum tfo_svc_status
+dns_too_long(const struct tfo_svc_ctx *ctx, const uint8_t *req, uint32_t len,
+	     struct tfo_svc_resp *resp)
+{
+	uint8_t *h = resp->buf + 2;
+
+	if (len < 2 + DNS_HDR)
+		return TFO_SVC_NEED_MORE;
+	if ((req[4] & 0x80) != 0 || resp->buf_cap < DNS_MIN_BUF) {
+		dns_count(ctx, C_REJECT);
+		return TFO_SVC_REJECT;
+	}
+	memset(h, 0, DNS_HDR);
+	h[0] = req[2];
+	h[1] = req[3];
+	h[2] = (uint8_t)(0x80 | (req[4] & 0x79));	/* QR, the opcode, RD */
+	h[3] = DNS_R_FORMERR;
+	resp->buf[0] = 0;
+	resp->buf[1] = DNS_HDR;
+	resp->buf_len = 2 + DNS_HDR;
+	resp->body = NULL;
+	resp->body_off = 0;
+	resp->body_len = 0;
+	resp->consumed = len;
+	resp->close = true;
+	resp->idle_ms = 0;
+	resp->status = DNS_R_FORMERR;
+	dns_count(ctx, C_TCP_TOO_LONG);
+	dns_count(ctx, C_RCODE_FORMERR);
+	return TFO_SVC_RESPOND;
+}
+
+/* The CHAOS TXT string for @p q (its lower-case name), or NULL. */
+static const char *
+dns_chaos_txt(const struct dns_conf *c, const struct dns_query *q)
+{
+	const char *v = NULL;
+
+	if (q->qtype != DNS_T_TXT)
+		return NULL;	/* as knotd: REFUSED */
+	if (memcmp(q->lname, "\2id\6server", 11) == 0 ||
+	    memcmp(q->lname, "\10hostname\4bind", 15) == 0)
+		v = c->identity;
+	else if (memcmp(q->lname, "\7version\6server", 16) == 0 ||
+		 memcmp(q->lname, "\7version\4bind", 14) == 0)
+		v = c->version;
+	return v != NULL && v[0] != '\0' ? v : NULL;
+}
+
+/* One TXT in class CH, TTL 0, owned by the question (a pointer to it). */
+static void
+dns_chaos_answer(struct dns_out *o, const char *txt)
+{
+	size_t n = strlen(txt);
+	uint8_t rr[12] = { 0xc0, DNS_HDR, 0, DNS_T_TXT, 0, DNS_CLASS_CH, 0, 0, 0, 0,
+			   0, (uint8_t)(n + 1) };
+	uint8_t l = (uint8_t)n;
+
+	if (o->w.len + sizeof(rr) + 1 + n > o->w.cap) {
+		o->tc = true;
+		return;
+	}
+	memcpy(o->w.buf + o->w.len, rr, sizeof(rr));
+	memcpy(o->w.buf + o->w.len + sizeof(rr), &l, 1);
+	memcpy(o->w.buf + o->w.len + sizeof(rr) + 1, txt, n);
+	o->w.len += (uint32_t)(sizeof(rr) + 1 + n);
+	o->an = 1;
+}
+
 static enum tfo_svc_status
 dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	   uint32_t len, struct tfo_svc_resp *resp)
@@ -517,11 +666,15 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	struct dns_query q;
 	struct dns_out o;
 	enum dns_qerr qe;
+	const char *chaos = NULL;
+	uint32_t nsid_res = 0;
 
 	if (tcp) {
 		if (len < 2)
 			return TFO_SVC_NEED_MORE;
 		mlen = ((uint32_t)req[0] << 8) | req[1];
+		if (unlikely(sv->max_request != 0 && 2 + mlen > sv->max_request))
+			return dns_too_long(ctx, req, len, resp);
 		if (len < 2 + mlen)
 			return TFO_SVC_NEED_MORE;
 		m = req + 2;
@@ -534,7 +687,10 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		dns_count(ctx, C_REJECT);
 		return TFO_SVC_REJECT;
 	}
-	dns_w_init(&o.w, resp->buf + pre, resp->buf_cap - pre - DNS_OPT_RESERVE);
+	/* room for our NSID only when it will be sent */
+	if (q.edns && q.nsid && sv->conf.nsid_len != 0)
+		nsid_res = 4u + sv->conf.nsid_len;
+	dns_w_init(&o.w, resp->buf + pre, resp->buf_cap - pre - DNS_OPT_RESERVE - nsid_res);
 	o.an = o.ns = o.ar = 0;
 	o.tc = false;
 	o.zc = NULL;
@@ -559,6 +715,12 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		o.rcode = DNS_R_NOTIMP;
 	} else if (q.edns && q.edns_version > 0) {
 		o.rcode = DNS_R_BADVERS;	/* RFC 6891 6.1.3 */
+	} else if (q.tsig_key != NULL) {
+		o.rcode = DNS_R_NOTAUTH;	/* RFC 8945 5.2: BADKEY */
+	} else if (q.qclass == DNS_CLASS_CH) {
+		chaos = dns_chaos_txt(&sv->conf, &q);
+		if (chaos == NULL)
+			o.rcode = DNS_R_REFUSED;
 	} else if (q.qclass != DNS_CLASS_IN || q.qtype == DNS_T_AXFR ||
 		   q.qtype == DNS_T_IXFR) {
 		o.rcode = DNS_R_REFUSED;
@@ -566,6 +728,14 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	if (o.rcode != DNS_R_NOERROR) {
 		dns_w_head(&o.w, &q, (uint8_t)o.rcode, false);
 		o.head = o.w.len;
+	} else if (chaos != NULL) {
+		dns_w_head(&o.w, &q, 0, true);
+		o.head = o.w.len;
+		dns_chaos_answer(&o, chaos);
+		if (o.w.len + opt_len > o.lim)
+			o.tc = true;
+		else
+			dns_count(ctx, C_CHAOS);
 	} else {
 		int zone = dns_set_zone_of(s, q.lname);
 		const struct dns_block *b = NULL;
@@ -578,7 +748,8 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		dns_w_head(&o.w, &q, 0, b != NULL ? b->aa : true);
 		o.head = o.w.len;
 		if (b != NULL) {
-			dns_from_block(&o, b, opt_len, !q.edns_do && opt_len <= DNS_OPT_LEN);
+			dns_from_block(&o, b, opt_len, !q.edns_do && opt_len <= DNS_OPT_LEN &&
+				       nsid_res == 0);
 		} else {
 			struct dns_sections sec;
 
@@ -616,11 +787,37 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	if (q.edns) {
 		o.ar++;
 		if (!o.opt_in_zc) {
+			uint32_t opt = o.w.len;
+
 			o.w.cap += DNS_OPT_RESERVE;
 			dns_w_opt(&o.w, s->edns_size, (uint8_t)(o.rcode >> 4), q.edns_do,
 				  tcp && q.keepalive ?
 				  (int32_t)RTE_MIN(sv->idle_ms / 100, 65535u) : -1, o.ede);
+			/* optional (RFC 5001 2.3): never the cause of a TC */
+			if (nsid_res != 0 && o.w.len + nsid_res <= o.lim) {
+				o.w.cap += nsid_res;
+				dns_w_opt_add(&o.w, opt, DNS_OPT_NSID, sv->conf.nsid,
+					      sv->conf.nsid_len);
+				dns_count(ctx, C_NSID);
+			}
 		}
+	}
+	if (o.rcode == DNS_R_NOTAUTH) {
+		uint32_t at = o.w.len;
+
+		/* the whole buffer: nothing else follows */
+		o.w.cap = resp->buf_cap - pre;
+		dns_w_tsig_error(&o.w, &q, DNS_TSIG_BADKEY);
+		if (o.w.overflow || o.w.len > o.lim) {
+			/* too long for the client: TC, it retries over TCP */
+			o.w.overflow = false;
+			o.w.len = at;
+			o.w.buf[2] |= 0x02;
+			dns_count(ctx, C_TRUNCATED);
+		} else {
+			o.ar++;
+		}
+		dns_count(ctx, C_TSIG_BADKEY);
 	}
 	dns_w_counts(&o.w, o.an, o.ns, o.ar);
 	resp->buf_len = pre + o.w.len;

@@ -32,16 +32,22 @@ enum {
 	DNS_T_A = 1, DNS_T_NS = 2, DNS_T_CNAME = 5, DNS_T_SOA = 6,
 	DNS_T_PTR = 12, DNS_T_HINFO = 13, DNS_T_MX = 15, DNS_T_TXT = 16,
 	DNS_T_AAAA = 28, DNS_T_SRV = 33, DNS_T_OPT = 41, DNS_T_DS = 43,
-	DNS_T_IXFR = 251, DNS_T_AXFR = 252, DNS_T_ANY = 255, DNS_T_CAA = 257,
+	DNS_T_TSIG = 250, DNS_T_IXFR = 251, DNS_T_AXFR = 252, DNS_T_ANY = 255, DNS_T_CAA = 257,
 };
 
 enum {
 	DNS_R_NOERROR = 0, DNS_R_FORMERR = 1, DNS_R_SERVFAIL = 2,
 	DNS_R_NXDOMAIN = 3, DNS_R_NOTIMP = 4, DNS_R_REFUSED = 5,
-	DNS_R_BADVERS = 16,
+	DNS_R_NOTAUTH = 9, DNS_R_BADVERS = 16,
 };
 
+#define DNS_TSIG_BADKEY 17	/* RFC 8945 TSIG error */
+
 #define DNS_CLASS_IN 1
+#define DNS_CLASS_CH 3
+#define DNS_CLASS_ANY 255
+#define DNS_OPT_NSID 3		/* RFC 5001 name server identifier */
+#define DNS_NSID_MAX 128	/* our NSID's bytes at most */
 #define DNS_OPT_KEEPALIVE 11	/* RFC 7828 edns-tcp-keepalive */
 #define DNS_OPT_EDE 15		/* RFC 8914 extended DNS error */
 #define DNS_EDE_NOT_AUTH 20	/* Not Authoritative */
@@ -250,7 +256,13 @@ struct dns_query {
 	uint8_t edns_version;
 	bool edns_do;
 	bool keepalive;		/* edns-tcp-keepalive asked */
+	bool nsid;		/* an empty NSID option asked (RFC 5001) */
 	uint16_t payload;	/* the client's UDP payload size */
+	/* a TSIG record, the last of the message (RFC 8945): its owner
+	 * (the key's name) and its rdata, both in the request, names
+	 * uncompressed; NULL: none */
+	const uint8_t *tsig_key;
+	const uint8_t *tsig_rd;
 };
 
 enum dns_qerr {
@@ -258,7 +270,8 @@ enum dns_qerr {
 	DNS_Q_SHORT,		/* shorter than a header: no answer possible */
 	DNS_Q_RESPONSE,		/* QR set */
 	DNS_Q_FORMERR,		/* malformed (has_q says if the question is) */
-	DNS_Q_NOTIMP,		/* opcode other than QUERY */
+	DNS_Q_NOTIMP,		/* opcode other than QUERY (whatever the
+				 * question count: RFC 8906 3.1.4) */
 };
 
 /** Parse the @p len bytes of one message. Never reads outside them. */
@@ -296,6 +309,15 @@ unsigned int dns_w_rrset(struct dns_writer *w, const struct dns_set *s,
  *  or -1: none), an extended DNS error (RFC 8914 info code, or -1: none). */
 void dns_w_opt(struct dns_writer *w, uint16_t payload, uint8_t ext_rcode,
 	       bool do_bit, int32_t keepalive, int32_t ede);
+/** Append option @p code with @p len bytes of @p data to the OPT record
+ *  written at @p opt (its offset in @p w), fixing its RDLENGTH. */
+void dns_w_opt_add(struct dns_writer *w, uint32_t opt, uint16_t code,
+		   const uint8_t *data, uint16_t len);
+/** The unsigned TSIG record of an error answer to @p q's TSIG (RFC 8945
+ *  5.3.2): the query's key name, algorithm, time signed and fudge, no
+ *  MAC, our original ID, TSIG error @p error. */
+void dns_w_tsig_error(struct dns_writer *w, const struct dns_query *q,
+		      uint16_t error);
 void dns_w_counts(struct dns_writer *w, uint16_t an, uint16_t ns, uint16_t ar);
 
 /** What dns_compose() wrote. */

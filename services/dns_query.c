@@ -4,9 +4,11 @@
  * One message: the header, exactly one question (its name uncompressed:
  * nothing precedes it to point at), answer and authority records walked
  * over (a query's mean nothing), and in the additional section at most one OPT (RFC 6891) whose options are
- * walked for edns-tcp-keepalive (RFC 7828). Other additional records
- * (TSIG, ...) are skipped: the service signs nothing. Bytes after the
- * last record are ignored (over TCP the framing bounds the message).
+ * walked for edns-tcp-keepalive (RFC 7828) and NSID (RFC 5001), and a
+ * TSIG (RFC 8945), which must be the last record: only located, for the
+ * BADKEY answer (the service knows no key). Other additional records are
+ * skipped. Bytes after the last record are ignored (over TCP the framing
+ * bounds the message).
  * Reads only [m, m+len).
  */
 #include <string.h>
@@ -79,9 +81,46 @@ parse_opt(const uint8_t *m, uint32_t len, uint32_t o, struct dns_query *q)
 				return -1;
 			q->keepalive = true;
 		}
+		/* RFC 5001 2.3: a query's NSID is empty; another is ignored */
+		if (code == DNS_OPT_NSID && olen == 0)
+			q->nsid = true;
 		o += olen;
 	}
 	q->edns = true;
+	return 0;
+}
+
+/* The name at m[o] is uncompressed and ends before @p end. */
+static bool
+plain_name(const uint8_t *m, uint32_t o, uint32_t end)
+{
+	while (o < end && m[o] != 0) {
+		if (m[o] & 0xc0)
+			return false;
+		o += 1u + m[o];
+	}
+	return o < end;
+}
+
+/* The TSIG record whose owner is at m[nm], type at m[o]: names
+ * uncompressed (RFC 8945 4.2), rdata fields exactly its length. */
+static int
+parse_tsig(const uint8_t *m, uint32_t nm, uint32_t o, struct dns_query *q)
+{
+	uint32_t rd = o + 10, end = rd + rd16(m + o + 8), p;
+
+	if (!plain_name(m, nm, o) || !plain_name(m, rd, end))
+		return -1;
+	p = rd + dns_name_len(m + rd);
+	if (p + 10 > end)		/* time signed, fudge, MAC size */
+		return -1;
+	p += 10u + rd16(m + p + 8);
+	if (p + 6 > end)		/* original ID, error, other len */
+		return -1;
+	if (p + 6u + rd16(m + p + 4) != end)
+		return -1;
+	q->tsig_key = m + nm;
+	q->tsig_rd = m + rd;
 	return 0;
 }
 
@@ -137,8 +176,12 @@ dns_query_parse(const uint8_t *m, uint32_t len, struct dns_query *q)
 		o += 4;
 		q->has_q = true;
 	}
-	if (qd != 1)
+	/* RFC 8906 3.1.4: an opcode we do not implement is NOTIMP however
+	 * many questions; two or more are not walked */
+	if (qd != 1 && q->opcode == 0)
 		return DNS_Q_FORMERR;
+	if (qd > 1)
+		return DNS_Q_NOTIMP;
 	/* records in the answer and authority sections mean nothing in a
 	 * query: walked over, as Knot DNS does, FORMERR only if malformed */
 	for (uint32_t i = 0; i < (uint32_t)an + ns; i++) {
@@ -168,6 +211,10 @@ dns_query_parse(const uint8_t *m, uint32_t len, struct dns_query *q)
 		}
 		rdlen = rd16(m + o + 8);
 		if (o + 10u + rdlen > len)
+			return DNS_Q_FORMERR;
+		/* RFC 8945 5.1: the last record, or FORMERR */
+		if (type == DNS_T_TSIG &&
+		    (i + 1u != ar || parse_tsig(m, nm, o, q) < 0))
 			return DNS_Q_FORMERR;
 		o += 10u + rdlen;
 	}

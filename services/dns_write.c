@@ -126,9 +126,10 @@ dns_w_head(struct dns_writer *w, const struct dns_query *q, uint8_t rcode, bool 
 
 	h[0] = (uint8_t)(q->id >> 8);
 	h[1] = (uint8_t)q->id;
-	/* QR, the opcode, AA; RD and CD copied (RFC 1035 4.1.1, RFC 6840 5.9) */
+	/* QR, the opcode, AA; RD copied (RFC 1035 4.1.1); CD too, but only
+	 * for QUERY: it means nothing elsewhere (RFC 6840 5.9, RFC 8906 3.2) */
 	h[2] = (uint8_t)(0x80 | (q->opcode << 3) | (aa ? 0x04 : 0) | (q->flags1 & 0x01));
-	h[3] = (uint8_t)((q->flags2 & 0x10) | (rcode & 0x0f));
+	h[3] = (uint8_t)((q->opcode == 0 ? q->flags2 & 0x10 : 0) | (rcode & 0x0f));
 	h[5] = q->has_q ? 1 : 0;
 	w_put(w, h, DNS_HDR);
 	if (!q->has_q)
@@ -243,6 +244,43 @@ dns_w_opt(struct dns_writer *w, uint16_t payload, uint8_t ext_rcode, bool do_bit
 		w_put16(w, 2);
 		w_put16(w, (uint16_t)ede);
 	}
+}
+
+void
+dns_w_opt_add(struct dns_writer *w, uint32_t opt, uint16_t code, const uint8_t *data,
+	      uint16_t len)
+{
+	uint32_t rdl = opt + 9;	/* the root, type, class, TTL */
+	uint16_t n;
+
+	w_put16(w, code);
+	w_put16(w, len);
+	w_put(w, data, len);
+	if (w->overflow)
+		return;
+	n = (uint16_t)(((w->buf[rdl] << 8) | w->buf[rdl + 1]) + 4 + len);
+	w->buf[rdl] = (uint8_t)(n >> 8);
+	w->buf[rdl + 1] = (uint8_t)n;
+}
+
+void
+dns_w_tsig_error(struct dns_writer *w, const struct dns_query *q, uint16_t error)
+{
+	const uint8_t *alg = q->tsig_rd;
+	uint32_t al = dns_name_len(alg);
+
+	/* names as received, uncompressed (RFC 8945 4.2) */
+	w_put(w, q->tsig_key, dns_name_len(q->tsig_key));
+	w_put16(w, DNS_T_TSIG);
+	w_put16(w, DNS_CLASS_ANY);
+	w_put32(w, 0);
+	w_put16(w, (uint16_t)(al + 16));
+	w_put(w, alg, al);
+	w_put(w, alg + al, 8);		/* time signed, fudge: the query's */
+	w_put16(w, 0);			/* no MAC (5.3.2: unsigned) */
+	w_put16(w, q->id);
+	w_put16(w, error);
+	w_put16(w, 0);
 }
 
 void

@@ -44,6 +44,8 @@ struct qopt {
 	bool keepalive;
 	uint8_t opcode;
 	uint16_t qdcount;	/* 0: 1 */
+	uint16_t qclass;	/* 0: IN */
+	bool nsid;		/* an empty NSID option (with edns) */
 };
 
 static uint32_t
@@ -63,8 +65,8 @@ mkq(uint8_t *b, const char *name, uint16_t qtype, const struct qopt *o)
 	n += (uint32_t)l;
 	b[n++] = (uint8_t)(qtype >> 8);
 	b[n++] = (uint8_t)qtype;
-	b[n++] = 0;
-	b[n++] = 1;
+	b[n++] = (uint8_t)((o && o->qclass ? o->qclass : 1) >> 8);
+	b[n++] = (uint8_t)(o && o->qclass ? o->qclass : 1);
 	if (o != NULL && o->edns) {
 		b[11] = 1;
 		b[n++] = 0;
@@ -77,10 +79,16 @@ mkq(uint8_t *b, const char *name, uint16_t qtype, const struct qopt *o)
 		b[n++] = o->do_bit ? 0x80 : 0;
 		b[n++] = 0;
 		b[n++] = 0;
-		b[n++] = o->keepalive ? 4 : 0;
+		b[n++] = (uint8_t)((o->keepalive ? 4 : 0) + (o->nsid ? 4 : 0));
 		if (o->keepalive) {
 			b[n++] = 0;
 			b[n++] = 11;
+			b[n++] = 0;
+			b[n++] = 0;
+		}
+		if (o->nsid) {
+			b[n++] = 0;
+			b[n++] = 3;
 			b[n++] = 0;
 			b[n++] = 0;
 		}
@@ -649,6 +657,292 @@ TFO_TEST(counters)
 	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
 	udp_ctx.counters = ctrs;
 	CHECK_EQ(ctrs[a], 2);
+}
+
+/* ------------------------------------------------------------------ */
+/* identity (NSID, CHAOS), RFC 8906 details, TSIG, long TCP messages    */
+
+static void *st_plain;
+
+/* A second instance with nsid, identity, version and [tcp] max_request;
+ * st points at it until ident_end. */
+TFO_TEST(ident_setup)
+{
+	struct tfo_service_kv kv[] = {
+		{ "zone", "example.org:" ZDIR "/example.org.zone" },
+		{ "nsid", "fra-1" },
+		{ "identity", "ns1.fra" },
+		{ "version", "tfo 1.0" },
+	};
+	struct tfo_service_args a = { .port = 53, .udp = true, .nb_kv = 4, .kv = kv,
+				      .socket_id = 0, .max_request = 8192 };
+	char why[160];
+
+	CHECK_EQ(svc->check_key("nsid", "0x00ff", why, sizeof(why)), 0);
+	CHECK(svc->check_key("nsid", "0x0", why, sizeof(why)) < 0);
+	CHECK(svc->check_key("nsid", "0xzz", why, sizeof(why)) < 0);
+	CHECK(svc->check_key("identity", "", why, sizeof(why)) < 0);
+	st_plain = st;
+	st = NULL;
+	CHECK_EQ(svc->create(&a, &st), 0);
+	REQUIRE(st != NULL);
+}
+
+TFO_TEST(nsid)
+{
+	struct qopt o = { .edns = true, .payload = 1232, .nsid = true };
+	uint32_t plain_len;
+
+	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
+	decode(NULL);
+	REQUIRE(nb_rrs > 0);
+	CHECK_EQ(rrs[nb_rrs - 1].type, DNS_T_OPT);
+	CHECK_EQ(rrs[nb_rrs - 1].rdlen, 4 + 5);
+	CHECK(memcmp(rrs[nb_rrs - 1].rd, "\x00\x03\x00\x05" "fra-1", 9) == 0);
+	/* over TCP with keepalive: both options */
+	o.keepalive = true;
+	CHECK_EQ(ask(&tcp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
+	decode(NULL);
+	CHECK_EQ(rrs[nb_rrs - 1].rdlen, 6 + 9);
+	o.keepalive = false;
+	/* not asked: not sent */
+	o.nsid = false;
+	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
+	decode(NULL);
+	CHECK_EQ(rrs[nb_rrs - 1].rdlen, 0);
+	plain_len = out_len;
+	/* no room within the UDP limit: left out, not a TC */
+	o.nsid = true;
+	udp_ctx.udp_max = plain_len + 4;
+	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
+	udp_ctx.udp_max = 1472;
+	CHECK(!tc());
+	CHECK_EQ(out_len, plain_len);
+	/* the instance without nsid: asked, not sent */
+	{
+		void *mine = st;
+
+		st = st_plain;
+		CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
+		st = mine;
+	}
+	decode(NULL);
+	CHECK_EQ(rrs[nb_rrs - 1].rdlen, 0);
+}
+
+/* CH TXT of @p name; @return its rcode, the string into @p txt */
+static unsigned int
+chaos(const char *name, uint16_t qtype, char *txt)
+{
+	struct qopt o = { .qclass = 3 };
+
+	txt[0] = '\0';
+	CHECK_EQ(ask(&udp_ctx, name, qtype, &o), TFO_SVC_RESPOND);
+	if (rcode() != 0)
+		return rcode();
+	CHECK(aa());
+	CHECK_EQ(cnt(1), 1);
+	decode(NULL);
+	CHECK_EQ(rrs[0].type, DNS_T_TXT);
+	CHECK_EQ(rrs[0].ttl, 0);
+	/* class CH, after the owner (a pointer to the question) */
+	CHECK_EQ(out[rrs[0].owner_off + 4], 0);
+	CHECK_EQ(out[rrs[0].owner_off + 5], 3);
+	CHECK_EQ(rrs[0].rd[0] + 1, rrs[0].rdlen);
+	memcpy(txt, rrs[0].rd + 1, rrs[0].rd[0]);
+	txt[rrs[0].rd[0]] = '\0';
+	return 0;
+}
+
+TFO_TEST(chaos_txt)
+{
+	char t[300];
+
+	CHECK_EQ(chaos("id.server.", DNS_T_TXT, t), 0);
+	CHECK_MSG(strcmp(t, "ns1.fra") == 0, "'%s'", t);
+	CHECK_EQ(chaos("HOSTNAME.bind.", DNS_T_TXT, t), 0);
+	CHECK(strcmp(t, "ns1.fra") == 0);
+	CHECK_EQ(chaos("version.server.", DNS_T_TXT, t), 0);
+	CHECK(strcmp(t, "tfo 1.0") == 0);
+	CHECK_EQ(chaos("version.bind.", DNS_T_TXT, t), 0);
+	CHECK(strcmp(t, "tfo 1.0") == 0);
+	CHECK_EQ(chaos("id.server.", DNS_T_A, t), DNS_R_REFUSED);
+	CHECK_EQ(chaos("authors.bind.", DNS_T_TXT, t), DNS_R_REFUSED);
+	CHECK_EQ(chaos("www.example.org.", DNS_T_TXT, t), DNS_R_REFUSED);
+	/* without the keys: REFUSED, as before */
+	{
+		void *mine = st;
+
+		st = st_plain;
+		CHECK_EQ(chaos("id.server.", DNS_T_TXT, t), DNS_R_REFUSED);
+		CHECK_EQ(chaos("version.bind.", DNS_T_TXT, t), DNS_R_REFUSED);
+		st = mine;
+	}
+}
+
+TFO_TEST(opcode_notimp_rfc8906)
+{
+	uint8_t q[64] = { 0x12, 0x34, 0x7f, 0xf0 };	/* opcode 15, every flag */
+	struct qopt o = { .opcode = 2 };
+
+	/* no question: NOTIMP, the header alone, no CD */
+	CHECK_EQ(call(&udp_ctx, q, DNS_HDR), TFO_SVC_RESPOND);
+	CHECK_EQ(out_len, DNS_HDR);
+	CHECK_EQ(rcode(), DNS_R_NOTIMP);
+	CHECK_EQ((out[2] >> 3) & 0xf, 15);
+	CHECK_EQ(out[3] & 0x10, 0);
+	CHECK_EQ(cnt(0) + cnt(1) + cnt(2) + cnt(3), 0);
+	/* QUERY without a question is still a FORMERR */
+	q[2] = 0x01;
+	CHECK_EQ(call(&udp_ctx, q, DNS_HDR), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_FORMERR);
+	/* CD echoed on QUERY only */
+	{
+		uint32_t n = mkq(q, "www.example.org.", DNS_T_A, &o);
+
+		q[3] |= 0x10;
+		CHECK_EQ(call(&udp_ctx, q, n), TFO_SVC_RESPOND);
+		CHECK_EQ(rcode(), DNS_R_NOTIMP);
+		CHECK_EQ(out[3] & 0x10, 0);
+		n = mkq(q, "www.example.org.", DNS_T_A, NULL);
+		q[3] |= 0x10;
+		CHECK_EQ(call(&udp_ctx, q, n), TFO_SVC_RESPOND);
+		CHECK_EQ(rcode(), 0);
+		CHECK_EQ(out[3] & 0x10, 0x10);
+	}
+}
+
+/* A query for www.example.org. A signed with key k1.example. (unknown). */
+static uint32_t
+mk_tsig(uint8_t *b, const struct qopt *o, bool last)
+{
+	static const uint8_t rd[] = {
+		11, 'h', 'm', 'a', 'c', '-', 's', 'h', 'a', '2', '5', '6', 0,
+		0, 0, 0x5f, 0x5e, 0x10, 0x01,	/* time signed */
+		0x01, 0x2c,			/* fudge 300 */
+		0, 4, 1, 2, 3, 4,		/* MAC */
+		0x12, 0x34, 0, 0, 0, 0,		/* original ID, error, other */
+	};
+	static const uint8_t key[] = { 2, 'k', '1', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 0 };
+	uint32_t n = mkq(b, "www.example.org.", DNS_T_A, o);
+
+	memcpy(b + n, key, sizeof(key));
+	n += sizeof(key);
+	memcpy(b + n, "\x00\xfa\x00\xff\x00\x00\x00\x00\x00", 9);
+	n += 9;
+	b[n++] = sizeof(rd);
+	memcpy(b + n, rd, sizeof(rd));
+	n += sizeof(rd);
+	b[11]++;
+	if (!last) {	/* an empty OPT after it */
+		memcpy(b + n, "\x00\x00\x29\x04\xd0\x00\x00\x00\x00\x00\x00", 11);
+		n += 11;
+		b[11]++;
+	}
+	return n;
+}
+
+TFO_TEST(tsig_badkey)
+{
+	uint8_t q[200];
+	struct qopt o = { .edns = true, .payload = 1232 };
+	const struct rr *t;
+
+	CHECK_EQ(call(&udp_ctx, q, mk_tsig(q, &o, true)), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_NOTAUTH);
+	CHECK_EQ(cnt(0), 1);
+	CHECK_EQ(cnt(1) + cnt(2), 0);
+	CHECK_EQ(cnt(3), 2);
+	decode(NULL);
+	REQUIRE(nb_rrs == 2);
+	CHECK_EQ(rrs[0].type, DNS_T_OPT);
+	t = &rrs[1];
+	CHECK_EQ(t->type, DNS_T_TSIG);
+	CHECK(strcmp(t->owner, "k1.example.") == 0);
+	CHECK_EQ(out[t->owner_off + 14], 0);	/* class ANY */
+	CHECK_EQ(out[t->owner_off + 15], 255);
+	CHECK_EQ(t->ttl, 0);
+	CHECK_EQ(t->rdlen, 13 + 16);
+	CHECK(memcmp(t->rd, "\x0bhmac-sha256\x00\x00\x00\x5f\x5e\x10\x01\x01\x2c"
+		     "\x00\x00\x12\x34\x00\x11\x00\x00", 29) == 0);
+	/* over TCP, without EDNS: the same TSIG */
+	{
+		uint8_t tq[202];
+		uint32_t n = mk_tsig(tq + 2, NULL, true);
+
+		tq[0] = 0;
+		tq[1] = (uint8_t)n;
+		CHECK_EQ(call(&tcp_ctx, tq, n + 2), TFO_SVC_RESPOND);
+		CHECK_EQ(rcode(), DNS_R_NOTAUTH);
+		CHECK_EQ(cnt(3), 1);
+		decode(NULL);
+		CHECK_EQ(rrs[0].type, DNS_T_TSIG);
+	}
+	/* not the last record: FORMERR */
+	CHECK_EQ(call(&udp_ctx, q, mk_tsig(q, NULL, false)), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), DNS_R_FORMERR);
+}
+
+TFO_TEST(tcp_long_message)
+{
+	uint32_t mlen = 9046, n;
+	uint8_t *q = calloc(1, 2 + 65535);
+
+	REQUIRE(q != NULL);
+	/* 9,048 bytes framed: past max_request 8192, FORMERR and FIN as soon
+	 * as the header is in, never a reset */
+	n = mkq(q + 2, "www.example.org.", DNS_T_A, NULL);
+	q[0] = (uint8_t)(mlen >> 8);
+	q[1] = (uint8_t)mlen;
+	CHECK_EQ(call(&tcp_ctx, q, 2 + 10), TFO_SVC_NEED_MORE);
+	CHECK_EQ(call(&tcp_ctx, q, 2 + n), TFO_SVC_RESPOND);
+	CHECK(R.close);
+	CHECK_EQ(R.consumed, 2 + n);
+	CHECK_EQ(out_len, DNS_HDR);
+	CHECK_EQ(rcode(), DNS_R_FORMERR);
+	CHECK(out[0] == 0x12 && out[1] == 0x34);
+	CHECK_EQ(cnt(0), 0);
+	/* 65,535 bytes: the same */
+	q[0] = 0xff;
+	q[1] = 0xff;
+	CHECK_EQ(call(&tcp_ctx, q, 2 + 65535), TFO_SVC_RESPOND);
+	CHECK(R.close);
+	CHECK_EQ(rcode(), DNS_R_FORMERR);
+	/* within max_request: answered, trailing bytes ignored */
+	mlen = 8000;
+	q[0] = (uint8_t)(mlen >> 8);
+	q[1] = (uint8_t)mlen;
+	CHECK_EQ(call(&tcp_ctx, q, 2 + mlen), TFO_SVC_RESPOND);
+	CHECK(!R.close);
+	CHECK_EQ(rcode(), 0);
+	CHECK_EQ(cnt(1), 2);
+	free(q);
+}
+
+TFO_TEST(ident_counters)
+{
+	static const char *const names[] = {
+		"dns_nsid", "dns_chaos", "dns_tsig_badkey", "dns_tcp_too_long",
+		"dns_rcode_notauth", "dns_rcode_notimp",
+	};
+
+	for (unsigned int k = 0; k < RTE_DIM(names); k++) {
+		unsigned int i;
+
+		for (i = 0; svc->counters[i].name != NULL; i++)
+			if (strcmp(svc->counters[i].name, names[k]) == 0)
+				break;
+		CHECK_MSG(svc->counters[i].name != NULL, "%s", names[k]);
+		if (svc->counters[i].name != NULL)
+			CHECK_MSG(ctrs[i] > 0, "%s not counted", names[k]);
+	}
+}
+
+TFO_TEST(ident_end)
+{
+	CHECK(st_plain != NULL);
+	svc->destroy(st);
+	st = st_plain;
 }
 
 TFO_TEST(second_zone_and_reload)

@@ -12,7 +12,8 @@
  * Invariants: the parsers read only their input (exact-size buffers);
  * handle() keeps its contract (consumed within the request, the length
  * prefix over TCP, output within the buffer, body slice within the blob,
- * nothing over udp_max over UDP), its answer is a well-formed DNS message
+ * nothing over udp_max over UDP, a close only after the FORMERR of a TCP
+ * message past max_request, which consumes what it got), its answer is a well-formed DNS message
  * (every section walks to the exact end, compression pointers point
  * backwards) with the query's ID and QR set, and the same query gives the
  * same bytes (idempotent); a zone set built from any text answers every
@@ -31,6 +32,7 @@
 #include "fuzz_common.h"
 
 #define RESP_CAP 2048
+#define MAX_REQUEST 4096	/* [tcp] max_request given to the service */
 #define ZDIR TFO_CONFIG_DIR "/../tests/dns"
 
 static const struct tfo_service *dns_svc;
@@ -43,9 +45,15 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	struct tfo_service_kv kv[] = {
 		{ "zone", "example.org:" ZDIR "/example.org.zone "
 			  "example.net:" ZDIR "/example.net.zone" },
+		/* so that NSID and CHAOS answers are fuzzed too */
+		{ "nsid", "fuzz-1" },
+		{ "identity", "ns1.fuzz" },
+		{ "version", "v" },
 	};
-	struct tfo_service_args a = { .port = 53, .udp = true, .nb_kv = 1, .kv = kv,
-				      .socket_id = SOCKET_ID_ANY };
+	/* max_request: TCP messages past it take the FORMERR-and-close path */
+	struct tfo_service_args a = { .port = 53, .udp = true, .nb_kv = RTE_DIM(kv),
+				      .kv = kv, .socket_id = SOCKET_ID_ANY,
+				      .max_request = MAX_REQUEST };
 
 	fz_eal_init((*argv)[0], 128);
 	dns_svc = tfo_service_find("dns");
@@ -130,7 +138,10 @@ call(const struct tfo_svc_ctx *ctx, const uint8_t *b, uint32_t len, uint8_t *out
 		FZ_ASSERT(r.consumed >= 1 && r.consumed <= len, "consumed %u of %u",
 			  r.consumed, len);
 		FZ_ASSERT(r.buf_len <= RESP_CAP, "buf_len %u", r.buf_len);
-		FZ_ASSERT(!r.close, "closes");
+		FZ_ASSERT(!r.close || (ctx->transport == TFO_SVC_TCP &&
+				       2u + rd16(req) > MAX_REQUEST &&
+				       r.buf_len == 2 + DNS_HDR && r.consumed == len &&
+				       (buf[5] & 0xf) == DNS_R_FORMERR), "closes");
 		memcpy(out, buf, r.buf_len);
 		*out_len = r.buf_len;
 		if (r.body != NULL) {
@@ -185,14 +196,17 @@ check_query(const uint8_t *q, uint32_t len, uint16_t udp_max)
 		}
 		/* one byte short: more is needed */
 		s2 = call(&tcp, framed, len + 1, o2, &n2, &c2);
-		FZ_ASSERT(s2 == TFO_SVC_NEED_MORE, "TCP, a byte short: %d", s2);
+		FZ_ASSERT(s2 == TFO_SVC_NEED_MORE || len + 2 > MAX_REQUEST,
+			  "TCP, a byte short: %d", s2);
 	}
 	/* TCP: the input as a stream: answered one framed message at a time */
 	for (uint32_t off = 0, rounds = 0; off < len && rounds < 8; rounds++) {
 		s1 = call(&tcp, q + off, len - off, o1, &n1, &c1);
 		if (s1 != TFO_SVC_RESPOND)
 			break;
-		FZ_ASSERT(c1 == 2u + rd16(q + off), "stream: consumed %u", c1);
+		FZ_ASSERT(c1 == 2u + rd16(q + off) ||
+			  (2u + rd16(q + off) > MAX_REQUEST && c1 == len - off),
+			  "stream: consumed %u", c1);
 		check_message(o1 + 2, n1 - 2, (len - off) >= 4 ? rd16(q + off + 2) : -1);
 		off += c1;
 	}

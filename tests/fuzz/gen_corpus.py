@@ -181,12 +181,13 @@ def http_corpus():
     write('http', 'r_post_syn', bytes([0xff]) + rules['r_post'])
 
 
-def dns_query(name, qtype, edns=None, flags=0x0100, keepalive=False):
+def dns_query(name, qtype, edns=None, flags=0x0100, keepalive=False, nsid=False, qclass=1):
     wire = b''.join(bytes([len(lb)]) + lb.encode() for lb in name.split('.') if lb) + b'\0'
     m = struct.pack('!HHHHHH', 0x1234, flags, 1, 0, 0, 1 if edns else 0) + wire + \
-        struct.pack('!HH', qtype, 1)
+        struct.pack('!HH', qtype, qclass)
     if edns:
         opt = b'\x00\x0b\x00\x00' if keepalive else b''
+        opt += b'\x00\x03\x00\x00' if nsid else b''
         m += b'\0' + struct.pack('!HHIH', 41, edns, 0, len(opt)) + opt
     return m
 
@@ -208,13 +209,22 @@ def dns_corpus():
         'notimp': dns_query('www.example.org', 1, flags=0x1000),
         'axfr': dns_query('example.org', 252),
         'refused': dns_query('www.example.com', 1, 512),
+        'nsid': dns_query('www.example.org', 1, 1232, nsid=True),
+        'chaos': dns_query('id.server', 16, qclass=3),
+        'notimp_noq': struct.pack('!HHHHHH', 0x1234, 0x7ff0, 0, 0, 0, 0),
     }
+    # signed with a key the service does not know (BADKEY)
+    t = dns_query('www.example.org', 1)
+    qs['tsig'] = t[:11] + b'\1' + t[12:] + b'\2k1\0' + struct.pack('!HHIH', 250, 255, 0, 29) + \
+        b'\x0bhmac-sha256\0' + b'\0\0\0\0\0\1' + struct.pack('!HHHHH', 300, 0, 0x1234, 0, 0)
     for name, q in qs.items():
         write('dns', 'q_' + name, bytes([0x00, 0x10]) + q)
     # two pipelined TCP messages
     a, b = qs['a'], qs['mx']
     write('dns', 'q_pipelined', bytes([0x00, 0x00]) + struct.pack('!H', len(a)) + a +
           struct.pack('!H', len(b)) + b)
+    # a TCP message past the harness's max_request (4096): FORMERR, close
+    write('dns', 'q_toolong', bytes([0x00, 0x00]) + struct.pack('!H', 9046) + a)
     here = os.path.dirname(os.path.abspath(__file__))
     with open(os.path.join(here, '..', 'dns', 'example.org.zone'), 'rb') as f:
         write('dns', 'z_example_org', b'\x01' + f.read())

@@ -18,7 +18,12 @@ files on the namespace's loopback. Checks:
   - while the engine has no UDP path: the UDP answers of handle() itself
     (DNS_ANSWER, tests/dns_answer.c, udp_max 1472) against knotd's;
   - counters by rcode and qtype in /tfo/stats (once the engine reports
-    service counters).
+    service counters);
+  - identity: both servers with the same nsid, identity and version:
+    NSID asked and not, CH TXT id.server./hostname.bind./version.bind.,
+    opcode 15 without a question, a TSIG of an unknown key, compared
+    byte for byte (IDENT) and through kdig +nsid and kdig CH TXT;
+  - a 9,048-byte TCP message (past [tcp] max_request): FORMERR, then EOF.
 """
 import json
 import os
@@ -41,6 +46,7 @@ ZONES = [('example.org', os.path.join(ZDIR, 'example.org.zone')),
          ('example.net', os.path.join(ZDIR, 'example.net.zone'))]
 KNOT_ADDR, KNOT_PORT = '127.0.0.1', 5353
 IDLE_S = 2
+NSID, IDENTITY, VERSION = 'fra-1', 'ns1.fra', 'tfo 1.0'
 T = Checks()
 
 A, NS, CNAME, SOA, PTR, HINFO, MX, TXT, AAAA, SRV, DS, AXFR, ANY, CAA = \
@@ -108,6 +114,23 @@ UDP_SIZES = [
     ('UDP 4096, big TXT', 'big.example.org', TXT, {'edns': 4096}),
     ('UDP payload below 512', 'www.example.org', A, {'edns': 100}),
 ]
+# the same nsid, identity and version on both servers (not dns_answer's)
+_TSIG = (b'\x02k1\x07example\x00' + struct.pack('!HHIH', 250, 255, 0, 33) +
+         b'\x0bhmac-sha256\x00' + b'\x00\x00\x5f\x5e\x10\x01' + struct.pack('!HH', 300, 4) +
+         b'\x01\x02\x03\x04' + struct.pack('!HHH', 0x4242, 0, 0))
+IDENT = [
+    ('NSID asked', 'www.example.org', A, {'edns': 1232, 'nsid': True}),
+    ('NSID not asked', 'www.example.org', A, {'edns': 1232}),
+    ('CH TXT id.server', 'id.server', TXT, {'class': 3}),
+    ('CH TXT hostname.bind, EDNS', 'hostname.bind', TXT, {'class': 3, 'edns': 1232}),
+    ('CH TXT version.bind', 'version.bind', TXT, {'class': 3}),
+    ('CH TXT version.server', 'version.server', TXT, {'class': 3}),
+    ('CH A id.server refused', 'id.server', A, {'class': 3}),
+    ('NOTIMP: opcode 15, no question, every flag', '', 0,
+     {'raw': struct.pack('!HHHHHH', 0x4242, 0x7ff0, 0, 0, 0, 0)}),
+    ('TSIG, unknown key: NOTAUTH BADKEY', '', 0,
+     {'raw': _Q[:10] + b'\0\1' + _Q[12:] + _TSIG}),
+]
 TCP_ONLY = [
     ('AXFR refused', 'example.org', AXFR, {}),
     ('edns-tcp-keepalive', 'www.example.org', A, {'edns': 1232, 'keepalive': True}),
@@ -130,6 +153,7 @@ def query(name, qtype, o):
         struct.pack('!HH', qtype, o.get('class', 1))
     if 'edns' in o:
         opts = b'\x00\x0b\x00\x00' if o.get('keepalive') else b''
+        opts += b'\x00\x03\x00\x00' if o.get('nsid') else b''
         m += b'\0' + struct.pack('!HHBBHH', 41, o['edns'], 0, o.get('version', 0),
                                  0x8000 if o.get('do') else 0, len(opts)) + opts
     return m
@@ -151,6 +175,9 @@ def zero_id(m):
 #    questions): knotd sends nothing; we answer FORMERR with the header
 #    alone (RFC 1035 4.1.1), 12 bytes, no amplification. Knotd's silence
 #    and our 12-byte FORMERR count as the same.
+#  - CH TXT id.server. and the like: knotd 3.2 answers with AA=0; we set
+#    AA (the issue asks it, as BIND does: the server is the authority
+#    for its own identity): AA is cleared in ours.
 SILENT = ('FORMERR: question cut short', 'FORMERR: two questions')
 
 
@@ -160,6 +187,8 @@ def normalise(what, ours):
     if what == 'edns-tcp-keepalive' and ours.endswith(b'\x00\x06\x00\x0b\x00\x02' +
                                                       struct.pack('!H', IDLE_S * 10)):
         ours = ours[:-8] + b'\x00\x00'
+    if what.startswith('CH TXT') and len(ours) > 3 and ours[2] & 0x04:
+        ours = ours[:2] + bytes([ours[2] & ~0x04]) + ours[3:]
     return ours
 
 
@@ -179,6 +208,29 @@ def idle_main(addr, port):
         print(json.dumps({'closed_after': time.time() - t0}))
     except OSError as e:
         print(json.dumps({'error': str(e)}))
+    return 0
+
+
+def long_main(addr, port):
+    """A 9,048-byte message (past [tcp] max_request 8192): what comes
+    back before the connection ends, and how it ends."""
+    q = query('www.example.org', A, {})
+    m = q + b'\0' * (9046 - len(q))
+    s = socket.create_connection((addr, port), timeout=15)
+    got, end = b'', 'eof'
+    try:
+        s.sendall(struct.pack('!H', len(m)) + m)
+    except OSError as e:
+        end = 'send: ' + str(e)
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            got += b
+    except OSError as e:
+        end = str(e)
+    print(json.dumps({'answer': got.hex(), 'end': end}))
     return 0
 
 
@@ -264,6 +316,9 @@ def start_knot(bed, tmp):
     listen: {a}@{p}
     tcp-idle-timeout: {idle}s
     udp-max-payload: 1232
+    nsid: "{nsid}"
+    identity: "{ident}"
+    version: "{version}"
 database:
     storage: "{d}"
 log:
@@ -276,7 +331,8 @@ template:
     zonefile-load: whole
     journal-content: none
 zone:
-{z}'''.format(d=tmp, a=KNOT_ADDR, p=KNOT_PORT, idle=IDLE_S, z=zones))
+{z}'''.format(d=tmp, a=KNOT_ADDR, p=KNOT_PORT, idle=IDLE_S, z=zones, nsid=NSID,
+              ident=IDENTITY, version=VERSION))
     os.chmod(tmp, 0o777)
     nobody = pwd.getpwnam('nobody')
     logf = open(os.path.join(tmp, 'knotd.log'), 'w')
@@ -366,6 +422,22 @@ def kdig_fastopen(bed):
                 and b'\xc6\x12\x35\x50' in ans['payload'], ans and (ans['flags'], ans['len']))
 
 
+def kdig_ident(bed):
+    """kdig +nsid and kdig CH TXT: what an operator types."""
+    for who, addr, port in (('tfo-server', SERVER_V4, 53), ('knotd', KNOT_ADDR, KNOT_PORT)):
+        r = bed.ns_run(['kdig', '+tcp', '+nsid', '+time=3', '-p', str(port), '@' + addr,
+                        'www.example.org', 'A'], check=False)
+        T.check('kdig +nsid @%s: NSID "%s"' % (who, NSID),
+                r.returncode == 0 and 'NSID' in r.stdout and NSID in r.stdout,
+                r.stdout[-400:] + r.stderr[-200:])
+        for name, want in (('id.server', IDENTITY), ('version.bind', VERSION)):
+            r = bed.ns_run(['kdig', '+tcp', '+time=3', '-p', str(port), '@' + addr,
+                            '-c', 'CH', '-t', 'TXT', name], check=False)
+            T.check('kdig CH TXT %s @%s: "%s"' % (name, who, want),
+                    r.returncode == 0 and 'NOERROR' in r.stdout and '"%s"' % want in r.stdout,
+                    r.stdout[-400:] + r.stderr[-200:])
+
+
 def reload_check(bed, net):
     """SIGHUP reads the zones again: a name added to example.net is
     answered; a broken file is refused and the old set keeps serving."""
@@ -398,6 +470,17 @@ def reload_check(bed, net):
             and a.endswith(b'\xc6\x12\x35\x0c'), a)
 
 
+def ns_json(bed, mode, on_error):
+    """This file run as MODE against tfo-server in the namespace: the
+    JSON of its last line, or on_error(its stderr's tail)."""
+    r = bed.ns_run(['/usr/bin/python3', os.path.abspath(__file__), mode, SERVER_V4, '53'],
+                   check=False, timeout=30)
+    try:
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return on_error(r.stderr[-300:])
+
+
 def main():
     need_root()
     for tool in ('kdig', 'dig'):
@@ -416,7 +499,9 @@ def main():
     net = ZONES[1][1]
     zones = ' '.join('%s:%s' % z for z in ZONES)
     args = ['--set', 'service dns.port=53', '--set', 'service dns.zone=' + zones,
-            '--set', 'service dns.idle_timeout=%d' % IDLE_S]
+            '--set', 'service dns.idle_timeout=%d' % IDLE_S,
+            '--set', 'service dns.nsid=' + NSID, '--set', 'service dns.identity=' + IDENTITY,
+            '--set', 'service dns.version=' + VERSION]
     knot = None
     udp_key = False
     if UDP:
@@ -433,14 +518,16 @@ def main():
             udp_key = True
             args += ['--set', 'service dns.udp=on']
     try:
-        with Bed(server, args, name='tfodns%d' % os.getpid()) as bed:
+        with Bed(server, args, name='%s%d' % (os.environ.get('TFO_DNS_BED', 'tfodns'),
+                                               os.getpid())) as bed:
             kdig_fastopen(bed)
             knot, why = start_knot(bed, tmp)
             if knot is None:
                 print('SKIP knotd comparisons: %s' % why)
                 T.check('server exits 0', bed.stop() == 0)
                 return T.done() if T.failed else 77
-            compare(bed, 'tcp', CASES + TCP_ONLY + FORMERR)
+            compare(bed, 'tcp', CASES + TCP_ONLY + FORMERR + IDENT)
+            kdig_ident(bed)
             udp = UDP and udp_key
             if udp:
                 probe = ask_all(bed, SERVER_V4, 53, [('udp', query('example.org', SOA, {}))])
@@ -451,7 +538,7 @@ def main():
                           'UDP on port 53 (the engine has no UDP path yet)')
                     udp = False
             if udp:
-                compare(bed, 'udp', CASES + UDP_SIZES + FORMERR)
+                compare(bed, 'udp', CASES + UDP_SIZES + FORMERR + IDENT)
             elif len(sys.argv) > 2:
                 compare(bed, 'udp', CASES + UDP_SIZES, tool=os.path.abspath(sys.argv[2]))
             for what, n, t, o in CASES[:28]:
@@ -480,22 +567,17 @@ def main():
                             st.get('dns_truncated', 0) >= 1)
             else:
                 print('note: /tfo/stats has no dns_ counters yet (engine wiring not merged)')
-            r = bed.ns_run(['/usr/bin/python3', os.path.abspath(__file__), '--idle', SERVER_V4,
-                            '53'], check=False, timeout=30)
-            try:
-                idle = json.loads(r.stdout.strip().splitlines()[-1])
-            except (ValueError, IndexError):
-                idle = {'error': r.stderr[-300:]}
+            idle = ns_json(bed, '--idle', lambda err: {'error': err})
             T.check('idle_timeout = %d: an idle connection is closed after it (resp idle_ms)'
                     % IDLE_S, IDLE_S - 0.5 < idle.get('closed_after', 0) < IDLE_S + 3, idle)
-            r = bed.ns_run(['/usr/bin/python3', os.path.abspath(__file__), '--pipeline',
-                            SERVER_V4, '53'], check=False, timeout=30)
-            try:
-                got = json.loads(r.stdout.strip().splitlines()[-1])
-            except (ValueError, IndexError):
-                got = r.stderr[-300:]
+            got = ns_json(bed, '--pipeline', lambda err: err)
             T.check('TCP: 3 queries in one segment and 3 sent byte by byte answered in order',
                     got == [[0x100 + i, True] for i in range(6)], got)
+            got = ns_json(bed, '--long', lambda err: {'error': err})
+            ans = bytes.fromhex(got.get('answer', ''))
+            T.check('TCP: a 9,048-byte message gets FORMERR (header only), then EOF, no reset',
+                    len(ans) == 14 and ans[:2] == b'\0\x0c' and ans[5] & 0xf == 1
+                    and got.get('end') == 'eof', got)
             reload_check(bed, net)
             T.check('server exits 0', bed.stop() == 0)
     finally:
@@ -510,6 +592,8 @@ UDP = os.environ.get('TFO_DNS_UDP', '1') == '1'
 if __name__ == '__main__':
     if len(sys.argv) > 1 and sys.argv[1] == '--pipeline':
         sys.exit(pipeline_main(sys.argv[2], int(sys.argv[3])))
+    if len(sys.argv) > 1 and sys.argv[1] == '--long':
+        sys.exit(long_main(sys.argv[2], int(sys.argv[3])))
     if len(sys.argv) > 1 and sys.argv[1] == '--idle':
         sys.exit(idle_main(sys.argv[2], int(sys.argv[3])))
     if len(sys.argv) > 1 and sys.argv[1] == '--client':
