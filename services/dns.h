@@ -46,6 +46,10 @@ enum {
 #define DNS_OPT_EDE 15		/* RFC 8914 extended DNS error */
 #define DNS_EDE_NOT_AUTH 20	/* Not Authoritative */
 
+/** A key's decimal value in @p lo..@p hi into @p out (dns.c; no DPDK).
+ *  @return 0 or -EINVAL. */
+int dns_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out);
+
 /* ------------------------------------------------------------------ */
 /* names (dns_zparse.c)                                                */
 
@@ -251,6 +255,10 @@ struct dns_query {
 	bool edns_do;
 	bool keepalive;		/* edns-tcp-keepalive asked */
 	uint16_t payload;	/* the client's UDP payload size */
+	/* the query carries a server cookie this server made (RFC 7873):
+	 * its source is proven, RRL does not limit it. Hook for the DNS
+	 * cookie work: dns_query_parse() leaves it false. */
+	bool has_valid_server_cookie;
 };
 
 enum dns_qerr {
