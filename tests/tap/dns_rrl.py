@@ -10,7 +10,8 @@ about a second (the reflection attack of a spoofed source):
 - `rate_limit = 20`: the answers carry at most 2x the query bytes (Knot's
   mod-rrl: 1.4-1.9x), TC=1 answers are sent (dns_rrl_slipped > 0) and
   the rest dropped (dns_rrl_dropped), dns_rrl_limited = slipped +
-  dropped; the same query over TCP is still answered whole;
+  dropped; the same query over TCP is still answered whole; the same
+  flood over IPv6 (its own /56 buckets) limited the same way;
 - the default (`rate_limit = 0`): every query answered, ~20x the bytes.
 Prints both amplification figures.
 """
@@ -22,7 +23,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tfotap import Bed, Checks, SERVER_V4  # noqa: E402
+from tfotap import Bed, Checks, SERVER_V4, SERVER_V6  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZONE = os.path.normpath(os.path.join(HERE, '..', 'dns', 'example.org.zone'))
@@ -37,7 +38,7 @@ import json, select, socket, struct, sys, time
 host, port, n, secs, name = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
     float(sys.argv[4]), sys.argv[5]
 qname = b''.join(bytes([len(l)]) + l.encode() for l in name.split('.')) + b'\0'
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)  # SO_RCVBUFFORCE (root)
 s.connect((host, port))
 s.setblocking(False)
@@ -102,8 +103,8 @@ print('tc=%d an=%d len=%d' % ((d[2] >> 1) & 1, struct.unpack('!H', d[6:8])[0], l
 '''
 
 
-def flood(bed):
-    r = bed.ns_run(['/usr/bin/python3', '-c', SENDER, SERVER_V4, '53', str(N), str(SECS), NAME],
+def flood(bed, host=SERVER_V4):
+    r = bed.ns_run(['/usr/bin/python3', '-c', SENDER, host, '53', str(N), str(SECS), NAME],
                    check=False, timeout=60)
     try:
         return json.loads(r.stdout)
@@ -160,6 +161,21 @@ def run(server, zone, rate):
         t = bed.ns_run(['/usr/bin/python3', '-c', TCP, SERVER_V4, NAME], check=False)
         T.check('%s: the same query over TCP right after: answered whole' % tag,
                 t.stdout.strip().startswith('tc=0 an=1'), t.stdout.strip() or t.stderr[-200:])
+        # IPv6: its own buckets (by /56), limited the same way
+        before = bed.stats()
+        r = flood(bed, SERVER_V6)
+        after = bed.stats()
+        if 'error' in r:
+            T.check('%s: IPv6: the sender ran' % tag, False, r['error'])
+        else:
+            amp = r['recv_bytes'] / max(r['sent_bytes'], 1)
+            print('%s, IPv6: %d queries (%d bytes), %d answers (%d full, %d TC) %d bytes: '
+                  'amplification %.2fx' % (tag, r['sent'], r['sent_bytes'], r['answers'],
+                                          r['full'], r['tc'], r['recv_bytes'], amp))
+            T.check('%s: IPv6: answers carry <= 2x the query bytes, a burst answered' % tag,
+                    amp <= 2.0 and r['full'] >= rate, (amp, r['full']))
+            T.check('%s: IPv6: dns_rrl_slipped > 0' % tag, d('dns_rrl_slipped') > 0,
+                    d('dns_rrl_slipped'))
         T.check('%s: server exits 0' % tag, bed.stop() == 0)
 
 
