@@ -14,6 +14,14 @@
  *   nsid = fra-1             ; RFC 5001 NSID, to who asks; 0xHEX for bytes
  *   identity = fra-1         ; CH TXT id.server. and hostname.bind.
  *   version = tfo 1.0        ; CH TXT version.server. and version.bind.
+ *   rate_limit = 0           ; UDP answers/s per source prefix and answer
+ *                            ; class (response rate limiting, dns_rrl.h);
+ *                            ; 0 = off
+ *   rate_limit_burst = 0     ; answers at once; 0 = rate_limit
+ *   slip = 2                 ; every Nth limited answer is a TC=1 one;
+ *                            ; 0 = drop them all, 1 = slip them all
+ *   rate_limit_table = 4096  ; buckets per lcore
+ *   rate_limit_exempt = 198.51.100.0/24,2001:db8::/48   ; never limited
  *
  * `zone` may be given once per zone (a repeat key: every occurrence is
  * kept); one value may also list several "origin:file" separated by blanks.
@@ -59,12 +67,15 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_random.h>
 
 #include "tfo/log.h"
 #include "tfo/service.h"
 
 #include "dns.h"
+#include "dns_rrl.h"
 #include "svc_retire.h"
 
 #define DNS_MAX_ZONES 64
@@ -81,6 +92,7 @@ enum dns_ctr {
 	C_QTYPE_ANY, C_QTYPE_AXFR, C_QTYPE_IXFR, C_QTYPE_OTHER,
 	C_TRUNCATED, C_ZERO_COPY, C_REJECT,
 	C_RCODE_NOTAUTH, C_NSID, C_CHAOS, C_TSIG_BADKEY, C_TCP_TOO_LONG,
+	C_RRL_LIMITED, C_RRL_SLIPPED, C_RRL_DROPPED, C_RRL_EVICTED, C_RRL_EXEMPT,
 	C_MAX
 };
 
@@ -114,6 +126,11 @@ static const struct tfo_svc_counter dns_counters[C_MAX + 1] = {
 	[C_CHAOS] = { "dns_chaos", "CH TXT id.server., hostname.bind., version.server., version.bind. answered" },
 	[C_TSIG_BADKEY] = { "dns_tsig_badkey", "TSIG queries answered NOTAUTH with TSIG error BADKEY" },
 	[C_TCP_TOO_LONG] = { "dns_tcp_too_long", "TCP messages longer than [tcp] max_request: FORMERR, then the connection closed" },
+	[C_RRL_LIMITED] = { "dns_rrl_limited", "UDP answers over rate_limit (slipped or dropped)" },
+	[C_RRL_SLIPPED] = { "dns_rrl_slipped", "limited answers sent as a minimal TC=1 answer (slip)" },
+	[C_RRL_DROPPED] = { "dns_rrl_dropped", "limited answers not sent" },
+	[C_RRL_EVICTED] = { "dns_rrl_evicted", "live rate-limit buckets replaced: rate_limit_table full" },
+	[C_RRL_EXEMPT] = { "dns_rrl_exempt", "UDP answers to rate_limit_exempt sources (never limited)" },
 	[C_MAX] = { NULL, NULL },
 };
 
@@ -127,6 +144,7 @@ struct dns_conf {
 	uint16_t nsid_len;
 	char identity[256];		/* "": REFUSED */
 	char version[256];
+	struct dns_rrl_conf rrl;
 };
 
 /* The service instance: the zone set serving now and the replaced ones. */
@@ -138,6 +156,9 @@ struct dns_svc {
 	struct dns_conf conf;		/* for reload(); zones in rte_malloc */
 	int socket;
 	struct svc_retired retired[DNS_RETIRED];	/* struct dns_set */
+	/* RRL: each lcore's own buckets (NULL: off, or not an EAL lcore),
+	 * written by that lcore only */
+	struct dns_rrl_table *rrl[RTE_MAX_LCORE];
 };
 
 /* ------------------------------------------------------------------ */
@@ -145,12 +166,13 @@ struct dns_svc {
 
 static const char *const dns_keys[] = {
 	"zone", "idle_timeout", "edns_size", "reload_drain", "nsid", "identity",
-	"version", NULL
+	"version", "rate_limit", "rate_limit_burst", "slip", "rate_limit_table",
+	"rate_limit_exempt", NULL
 };
 
 static const char *const dns_repeat_keys[] = { "zone", NULL };
 
-static int
+int
 dns_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	char *end;
@@ -247,9 +269,13 @@ static int
 dns_check_key(const char *key, const char *value, char *why, size_t whylen)
 {
 	uint32_t v;
+	int rc;
 
 	if (strcmp(key, "zone") == 0)
 		return dns_zone_value(key, value, NULL, NULL, why, whylen);
+	rc = dns_rrl_conf_key(key, value, NULL, why, whylen);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	if (strcmp(key, "idle_timeout") == 0 && dns_u32(value, 1, 6553, &v) < 0)
 		return tfo_errmsg(why, whylen, "expected seconds in 1..6553");
 	if (strcmp(key, "edns_size") == 0 && dns_u32(value, 512, 4096, &v) < 0)
@@ -312,6 +338,12 @@ dns_conf_read(const struct tfo_service_args *a, struct dns_conf *c, char *why,
 			return -EINVAL;
 	if (c->nb_zones == 0)
 		return tfo_errmsg(why, whylen, "no zone: zone = ORIGIN:FILE is required");
+	dns_rrl_conf_init(&c->rrl);
+	for (unsigned int i = 0; i < a->nb_kv; i++)
+		if (dns_rrl_conf_key(a->kv[i].key, a->kv[i].value, &c->rrl, r,
+				     sizeof(r)) < 0)
+			return tfo_errmsg(why, whylen, "%s = %s: %s", a->kv[i].key,
+					  a->kv[i].value, r);
 	return 0;
 }
 
@@ -345,8 +377,42 @@ dns_destroy(void *state)
 	dns_set_free(sv->cur);
 	for (unsigned int i = 0; i < DNS_RETIRED; i++)
 		dns_set_free(sv->retired[i].st);
+	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
+		rte_free(sv->rrl[i]);
 	rte_free(sv->conf.zones);
 	rte_free(sv);
+}
+
+/*
+ * RRL's tables, one per EAL lcore (handle() runs on the workers and the
+ * control lcore), sized now and never grown: the memory is bounded by
+ * rate_limit_table and the hot path allocates nothing.
+ */
+static int
+dns_rrl_create(struct dns_svc *sv, const struct tfo_service_args *a)
+{
+	const struct dns_rrl_conf *c = &sv->conf.rrl;
+	size_t sz = dns_rrl_table_size(c->table);
+	unsigned int lc;
+
+	if (c->rate == 0 || !a->udp)
+		return 0;
+	RTE_LCORE_FOREACH(lc) {
+		sv->rrl[lc] = rte_zmalloc_socket("tfo_dns_rrl", sz, RTE_CACHE_LINE_SIZE,
+						 (int)rte_lcore_to_socket_id(lc));
+		if (sv->rrl[lc] == NULL) {
+			TFO_LOG(ERR, "dns: rate_limit_table = %u: no memory for lcore %u's "
+				"%zu bytes", c->table, lc, sz);
+			return -ENOMEM;
+		}
+		/* the seed keeps the sets from being chosen by the sender */
+		dns_rrl_table_init(sv->rrl[lc], c, rte_get_tsc_hz(), rte_rand(), c->table);
+	}
+	TFO_LOG(INFO, "dns: port %u: UDP rate_limit %u/s, burst %u, slip %u per /24 "
+		"and /56, %u buckets per lcore, %u exempt prefixes", a->port, c->rate,
+		c->burst != 0 ? c->burst : c->rate, c->slip,
+		(sv->rrl[rte_get_main_lcore()]->mask + 1) * DNS_RRL_WAYS, c->nb_exempt);
+	return 0;
 }
 
 static int
@@ -395,6 +461,11 @@ dns_create(const struct tfo_service_args *a, void **state)
 	TFO_LOG(INFO, "dns: port %u: %u zones, %u records, %u names, %u prebuilt answers",
 		a->port, sv->cur->nb_zones, sv->cur->nb_records, sv->cur->nb_nodes,
 		sv->cur->nb_blocks);
+	rc = dns_rrl_create(sv, a);
+	if (rc < 0) {
+		dns_destroy(sv);
+		return rc;
+	}
 	*state = sv;
 	return 0;
 }
@@ -653,6 +724,53 @@ dns_chaos_answer(struct dns_out *o, const char *txt)
 	o->an = 1;
 }
 
+/* The answer's RRL class, from what was written (before any TC). */
+static enum dns_rrl_class
+dns_rrl_class_of(const struct dns_out *o)
+{
+	if (o->rcode == DNS_R_NXDOMAIN)
+		return DNS_RRL_NXDOMAIN;
+	if (o->rcode != DNS_R_NOERROR)
+		return DNS_RRL_ERROR;
+	if (o->an != 0 || o->tc)
+		return DNS_RRL_ANSWER;
+	/* no answer: AA says NODATA, its absence a delegation */
+	return (o->w.buf[2] & 0x04) != 0 ? DNS_RRL_NODATA : DNS_RRL_REFERRAL;
+}
+
+/*
+ * RRL's verdict on a UDP answer (dns_rrl.h): the calling lcore's table,
+ * the TSC as its clock. An lcore without a table (not an EAL lcore) is
+ * not limited.
+ */
+static enum dns_rrl_verdict
+dns_rrl_judge(const struct dns_svc *sv, const struct tfo_svc_ctx *ctx,
+	      const struct dns_out *o)
+{
+	unsigned int lc = rte_lcore_id();
+	struct dns_rrl_table *t;
+	enum dns_rrl_verdict v;
+	uint64_t ev;
+
+	if (unlikely(lc >= RTE_MAX_LCORE || sv->rrl[lc] == NULL))
+		return DNS_RRL_PASS;
+	if (unlikely(sv->conf.rrl.nb_exempt != 0) &&
+	    dns_rrl_exempt(&sv->conf.rrl, ctx->family, ctx->src_addr)) {
+		dns_count(ctx, C_RRL_EXEMPT);
+		return DNS_RRL_PASS;
+	}
+	t = sv->rrl[lc];
+	ev = t->evicted;
+	v = dns_rrl_check(t, ctx->family, ctx->src_addr, dns_rrl_class_of(o), rte_rdtsc());
+	if (unlikely(t->evicted != ev))
+		dns_count(ctx, C_RRL_EVICTED);
+	if (v != DNS_RRL_PASS) {
+		dns_count(ctx, C_RRL_LIMITED);
+		dns_count(ctx, v == DNS_RRL_SLIP ? C_RRL_SLIPPED : C_RRL_DROPPED);
+	}
+	return v;
+}
+
 static enum tfo_svc_status
 dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	   uint32_t len, struct tfo_svc_resp *resp)
@@ -668,6 +786,7 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	enum dns_qerr qe;
 	const char *chaos = NULL;
 	uint32_t nsid_res = 0;
+	bool slipped = false;
 
 	if (tcp) {
 		if (len < 2)
@@ -778,8 +897,25 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		}
 		o.w.buf[3] = (uint8_t)((o.w.buf[3] & 0xf0) | (o.rcode & 0x0f));
 	}
+	/* TCP needs a handshake (no spoofed source) and a valid server
+	 * cookie proves the source too (RFC 7873): neither is limited */
+	if (!tcp && sv->conf.rrl.rate != 0 && !q.has_valid_server_cookie) {
+		enum dns_rrl_verdict v = dns_rrl_judge(sv, ctx, &o);
+
+		if (v == DNS_RRL_DROP)
+			return TFO_SVC_REJECT;	/* UDP: dropped, no answer */
+		if (v == DNS_RRL_SLIP) {
+			/* as Knot: header and question, TC=1, the OPT kept */
+			slipped = true;
+			o.tc = true;
+			o.zc = NULL;
+			o.opt_in_zc = false;
+			o.ede = -1;
+		}
+	}
 	if (o.tc) {
-		dns_count(ctx, C_TRUNCATED);
+		if (!slipped)
+			dns_count(ctx, C_TRUNCATED);
 		o.w.buf[2] |= 0x02;
 		o.an = o.ns = o.ar = 0;
 		o.w.len = o.head;

@@ -52,6 +52,10 @@ enum {
 #define DNS_OPT_EDE 15		/* RFC 8914 extended DNS error */
 #define DNS_EDE_NOT_AUTH 20	/* Not Authoritative */
 
+/** A key's decimal value in @p lo..@p hi into @p out (dns.c; no DPDK).
+ *  @return 0 or -EINVAL. */
+int dns_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out);
+
 /* ------------------------------------------------------------------ */
 /* names (dns_zparse.c)                                                */
 
@@ -263,6 +267,10 @@ struct dns_query {
 	 * uncompressed; NULL: none */
 	const uint8_t *tsig_key;
 	const uint8_t *tsig_rd;
+	/* the query carries a server cookie this server made (RFC 7873):
+	 * its source is proven, RRL does not limit it. Hook for the DNS
+	 * cookie work: dns_query_parse() leaves it false. */
+	bool has_valid_server_cookie;
 };
 
 enum dns_qerr {
