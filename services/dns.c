@@ -11,6 +11,9 @@
  *                            ; edns-tcp-keepalive (RFC 7828); 1..6553
  *   edns_size = 1232         ; our EDNS UDP payload size; 512..4096
  *   reload_drain = 10        ; s a replaced zone set is kept at least
+ *   cookies = off            ; on: DNS COOKIEs (RFC 7873, RFC 9018)
+ *   cookie_secret_file = /etc/tfo/tfo.key   ; their secret's key file
+ *                            ; (PRIMARY[,BACKUP]; may be [tfo] key_file)
  *
  * `zone` may be given once per zone (a repeat key: every occurrence is
  * kept); one value may also list several "origin:file" separated by blanks.
@@ -36,6 +39,15 @@
  * REFUSED for AXFR/IXFR, for classes other than IN and for names outside
  * the zones; FORMERR for malformed queries; a message shorter than a
  * header or with QR set gets no answer (UDP: dropped; TCP: reset).
+ *
+ * Cookies (dns_cookie.c): with `cookies = on` a query's COOKIE option
+ * of a bad length is a FORMERR; a client cookie alone or with a server
+ * cookie gets our server cookie back. A server cookie that does not
+ * verify (or is out of time) is, as knotd's mod-cookies does it, a
+ * BADCOOKIE with a fresh cookie over UDP (the client retries with it)
+ * and a normal answer with a fresh cookie over TCP (the handshake
+ * already proved the address). Queries without a cookie are answered as
+ * before: nothing requires one.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -44,6 +56,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
@@ -59,16 +73,18 @@
 #define DNS_MAX_ZONES 64
 #define DNS_RETIRED 4
 #define DNS_ZC_MIN 512		/* smaller blocks are copied */
-#define DNS_OPT_RESERVE (DNS_OPT_LEN + 12)	/* OPT with keepalive and EDE */
+/* OPT with keepalive, EDE and a cookie */
+#define DNS_OPT_RESERVE (DNS_OPT_LEN + 12 + DNS_COOKIE_OPT_LEN)
 #define DNS_MIN_BUF (2 + DNS_HDR + DNS_NAME_MAX + 4 + DNS_OPT_RESERVE)
 
 enum dns_ctr {
 	C_RCODE_NOERROR, C_RCODE_FORMERR, C_RCODE_SERVFAIL, C_RCODE_NXDOMAIN,
-	C_RCODE_NOTIMP, C_RCODE_REFUSED, C_RCODE_BADVERS,
+	C_RCODE_NOTIMP, C_RCODE_REFUSED, C_RCODE_BADVERS, C_RCODE_BADCOOKIE,
 	C_QTYPE_A, C_QTYPE_AAAA, C_QTYPE_NS, C_QTYPE_CNAME, C_QTYPE_SOA,
 	C_QTYPE_PTR, C_QTYPE_MX, C_QTYPE_TXT, C_QTYPE_SRV, C_QTYPE_CAA,
 	C_QTYPE_ANY, C_QTYPE_AXFR, C_QTYPE_IXFR, C_QTYPE_OTHER,
 	C_TRUNCATED, C_ZERO_COPY, C_REJECT,
+	C_COOKIE_CLIENT_ONLY, C_COOKIE_VALID, C_COOKIE_BAD, C_COOKIE_FORMERR,
 	C_MAX
 };
 
@@ -80,6 +96,7 @@ static const struct tfo_svc_counter dns_counters[C_MAX + 1] = {
 	[C_RCODE_NOTIMP] = { "dns_rcode_notimp", "answers NOTIMP (opcode other than QUERY)" },
 	[C_RCODE_REFUSED] = { "dns_rcode_refused", "answers REFUSED (outside the zones, AXFR/IXFR, class not IN)" },
 	[C_RCODE_BADVERS] = { "dns_rcode_badvers", "answers BADVERS (EDNS version above 0)" },
+	[C_RCODE_BADCOOKIE] = { "dns_rcode_badcookie", "answers BADCOOKIE (UDP, a server cookie that does not verify, with a fresh one)" },
 	[C_QTYPE_A] = { "dns_qtype_a", "queries of type A" },
 	[C_QTYPE_AAAA] = { "dns_qtype_aaaa", "queries of type AAAA" },
 	[C_QTYPE_NS] = { "dns_qtype_ns", "queries of type NS" },
@@ -97,6 +114,10 @@ static const struct tfo_svc_counter dns_counters[C_MAX + 1] = {
 	[C_TRUNCATED] = { "dns_truncated", "UDP answers sent with TC=1 (larger than the client's payload size)" },
 	[C_ZERO_COPY] = { "dns_zero_copy", "answers whose prebuilt block left without a copy" },
 	[C_REJECT] = { "dns_reject", "messages not answered (shorter than a header, or a response)" },
+	[C_COOKIE_CLIENT_ONLY] = { "dns_cookie_client_only", "queries with a client cookie alone (cookies = on): given a server cookie" },
+	[C_COOKIE_VALID] = { "dns_cookie_valid", "queries with a valid server cookie of ours (cookies = on)" },
+	[C_COOKIE_BAD] = { "dns_cookie_bad", "queries with a server cookie that does not verify or is out of time (cookies = on): given a fresh one" },
+	[C_COOKIE_FORMERR] = { "dns_cookie_formerr", "queries with a COOKIE option of a bad length (cookies = on): FORMERR" },
 	[C_MAX] = { NULL, NULL },
 };
 
@@ -106,6 +127,8 @@ struct dns_conf {
 	uint32_t idle_s;
 	uint32_t edns_size;
 	uint32_t drain_s;
+	bool cookies;
+	char cookie_file[4096];	/* resolved against base_dir */
 };
 
 /* The service instance: the zone set serving now and the replaced ones. */
@@ -122,7 +145,8 @@ struct dns_svc {
 /* configuration                                                       */
 
 static const char *const dns_keys[] = {
-	"zone", "idle_timeout", "edns_size", "reload_drain", NULL
+	"zone", "idle_timeout", "edns_size", "reload_drain", "cookies",
+	"cookie_secret_file", NULL
 };
 
 static const char *const dns_repeat_keys[] = { "zone", NULL };
@@ -208,6 +232,38 @@ dns_check_key(const char *key, const char *value, char *why, size_t whylen)
 		return tfo_errmsg(why, whylen, "expected an integer in 512..4096");
 	if (strcmp(key, "reload_drain") == 0 && dns_u32(value, 1, 86400, &v) < 0)
 		return tfo_errmsg(why, whylen, "expected seconds in 1..86400");
+	if (strcmp(key, "cookies") == 0 && strcmp(value, "on") != 0 &&
+	    strcmp(value, "off") != 0)
+		return tfo_errmsg(why, whylen, "expected on or off");
+	return 0;
+}
+
+/* cookies and cookie_secret_file into @p c; the file is read (and its
+ * syntax checked) by dns_cookie_file_read at check, create and reload. */
+static int
+dns_conf_cookies(const struct tfo_service_args *a, struct dns_conf *c, char *why,
+		 size_t whylen)
+{
+	const char *v = tfo_service_arg(a, "cookies", "off");
+	const char *f = tfo_service_arg(a, "cookie_secret_file", NULL);
+	int l;
+
+	if (dns_check_key("cookies", v, why, whylen) < 0)
+		return -EINVAL;
+	c->cookies = strcmp(v, "on") == 0;
+	if (!c->cookies)
+		return 0;
+	/* no default secret: a fleet must share one, and a random one
+	 * would make members reject each other's cookies unseen */
+	if (f == NULL || f[0] == '\0')
+		return tfo_errmsg(why, whylen, "cookies = on needs cookie_secret_file "
+				  "(the fleet's key file; [tfo] key_file will do)");
+	if (f[0] == '/' || a->base_dir == NULL)
+		l = snprintf(c->cookie_file, sizeof(c->cookie_file), "%s", f);
+	else
+		l = snprintf(c->cookie_file, sizeof(c->cookie_file), "%s/%s", a->base_dir, f);
+	if (l < 0 || (size_t)l >= sizeof(c->cookie_file))
+		return tfo_errmsg(why, whylen, "cookie_secret_file: path too long");
 	return 0;
 }
 
@@ -240,7 +296,7 @@ dns_conf_read(const struct tfo_service_args *a, struct dns_conf *c, char *why,
 			return -EINVAL;
 	if (c->nb_zones == 0)
 		return tfo_errmsg(why, whylen, "no zone: zone = ORIGIN:FILE is required");
-	return 0;
+	return dns_conf_cookies(a, c, why, whylen);
 }
 
 static int
@@ -248,6 +304,10 @@ dns_check(const struct tfo_service_args *a, char *why, size_t whylen)
 {
 	struct dns_conf c;
 	int rc = dns_conf_read(a, &c, why, whylen);
+	struct dns_cookie_keys ck;
+
+	if (rc == 0 && c.cookies)
+		rc = dns_cookie_file_read(c.cookie_file, NULL, &ck, why, whylen);
 
 	/* the files' syntax; the zone checks need the built set (create) */
 	for (unsigned int i = 0; rc == 0 && i < c.nb_zones; i++) {
@@ -313,6 +373,9 @@ dns_create(const struct tfo_service_args *a, void **state)
 	sv->idle_ms = c.idle_s * 1000;
 	rc = dns_set_load(sv->conf.zones, c.nb_zones, a->socket_id, (uint16_t)c.edns_size,
 			  &sv->cur, why, sizeof(why));
+	if (rc == 0 && c.cookies)
+		rc = dns_cookie_file_read(c.cookie_file, NULL, &sv->cur->cookie, why,
+					  sizeof(why));
 	if (rc < 0) {
 		TFO_LOG(ERR, "dns: %s", why);
 		dns_destroy(sv);
@@ -343,6 +406,14 @@ dns_reload(void *state, char *msg, size_t msglen)
 	}
 	rc = dns_set_load(sv->conf.zones, sv->conf.nb_zones, sv->socket,
 			  (uint16_t)sv->conf.edns_size, &st, why, sizeof(why));
+	/* the cookie secrets are read again with the zones: a rotated key
+	 * file (runbook section 6) takes effect on the same reload */
+	if (rc == 0 && sv->conf.cookies) {
+		rc = dns_cookie_file_read(sv->conf.cookie_file, &old->cookie, &st->cookie,
+					  why, sizeof(why));
+		if (rc < 0)
+			dns_set_free(st);
+	}
 	if (rc < 0) {
 		snprintf(msg, msglen, "dns: new zones refused, the old ones serve: %s", why);
 		return rc;
@@ -448,8 +519,39 @@ dns_rcode_ctr(unsigned int rcode)
 	case DNS_R_NOTIMP: return C_RCODE_NOTIMP;
 	case DNS_R_REFUSED: return C_RCODE_REFUSED;
 	case DNS_R_BADVERS: return C_RCODE_BADVERS;
+	case DNS_R_BADCOOKIE: return C_RCODE_BADCOOKIE;
 	default: return C_RCODE_SERVFAIL;
 	}
+}
+
+/*
+ * The COOKIE option of @p q judged and counted; @p sc: the server cookie
+ * to answer with. Sets q->valid_server_cookie, which response rate
+ * limiting reads. Wall-clock seconds: RFC 9018's timestamps are compared
+ * across a fleet (clock_gettime is a vDSO read, no system call).
+ */
+static enum dns_cookie_verdict
+dns_cookie_hook(const struct tfo_svc_ctx *ctx, const struct dns_set *s,
+		struct dns_query *q, uint8_t sc[DNS_COOKIE_SERVER])
+{
+	static const enum dns_ctr ctr[] = {
+		[DNS_CK_FORMERR] = C_COOKIE_FORMERR,
+		[DNS_CK_CLIENT_ONLY] = C_COOKIE_CLIENT_ONLY,
+		[DNS_CK_VALID] = C_COOKIE_VALID,
+		[DNS_CK_BAD] = C_COOKIE_BAD,
+	};
+	enum dns_cookie_verdict v;
+	struct timespec ts;
+
+	if (!s->cookie.on)
+		return DNS_CK_NONE;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	v = dns_cookie_check(&s->cookie, q, ctx->src_addr,
+			     ctx->family == AF_INET6 ? 16 : 4, (uint32_t)ts.tv_sec, sc);
+	q->valid_server_cookie = v == DNS_CK_VALID;
+	if (v != DNS_CK_NONE)
+		dns_count(ctx, ctr[v]);
+	return v;
 }
 
 /* What a request is answered within. */
@@ -514,6 +616,8 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	bool tcp = ctx->transport != TFO_SVC_UDP;
 	uint32_t pre = tcp ? 2 : 0, mlen, opt_len = 0;
 	const uint8_t *m = req;
+	enum dns_cookie_verdict cv = DNS_CK_NONE;
+	uint8_t sc[DNS_COOKIE_SERVER];
 	struct dns_query q;
 	struct dns_out o;
 	enum dns_qerr qe;
@@ -548,13 +652,19 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		if (ctx->udp_max != 0)
 			o.lim = RTE_MIN(o.lim, ctx->udp_max);
 	}
+	if (unlikely(q.cookie != NULL) && q.edns)
+		cv = dns_cookie_hook(ctx, s, &q, sc);
 	if (q.edns)
-		opt_len = DNS_OPT_LEN + (tcp && q.keepalive ? 6 : 0);
+		opt_len = DNS_OPT_LEN + (tcp && q.keepalive ? 6 : 0) +
+			  (cv >= DNS_CK_CLIENT_ONLY ? DNS_COOKIE_OPT_LEN : 0);
 	if (q.has_q)
 		dns_count(ctx, dns_qtype_ctr(q.qtype));
 
-	if (qe == DNS_Q_FORMERR) {
+	if (qe == DNS_Q_FORMERR || cv == DNS_CK_FORMERR) {
 		o.rcode = DNS_R_FORMERR;
+	} else if (cv == DNS_CK_BAD && !tcp) {
+		/* as knotd: the client retries with the fresh cookie */
+		o.rcode = DNS_R_BADCOOKIE;
 	} else if (qe == DNS_Q_NOTIMP) {
 		o.rcode = DNS_R_NOTIMP;
 	} else if (q.edns && q.edns_version > 0) {
@@ -616,10 +726,14 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	if (q.edns) {
 		o.ar++;
 		if (!o.opt_in_zc) {
+			uint32_t opt_off = o.w.len;
+
 			o.w.cap += DNS_OPT_RESERVE;
 			dns_w_opt(&o.w, s->edns_size, (uint8_t)(o.rcode >> 4), q.edns_do,
 				  tcp && q.keepalive ?
 				  (int32_t)RTE_MIN(sv->idle_ms / 100, 65535u) : -1, o.ede);
+			if (cv >= DNS_CK_CLIENT_ONLY)
+				dns_cookie_put(&o.w, opt_off, q.cookie, sc);
 		}
 	}
 	dns_w_counts(&o.w, o.an, o.ns, o.ar);
@@ -652,7 +766,7 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 static struct tfo_service dns_service = {
 	.name = "dns",
 	.help = "authoritative DNS over TCP and UDP from master files "
-		"(zone = ORIGIN:FILE, udp = on)",
+		"(zone = ORIGIN:FILE, udp = on, cookies = on)",
 	.keys = dns_keys,
 	.repeat_keys = dns_repeat_keys,
 	.counters = dns_counters,

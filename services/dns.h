@@ -23,6 +23,8 @@
 
 #include "tfo/service.h"
 
+#include "dns_cookie.h"
+
 #define DNS_NAME_MAX 255
 #define DNS_HDR 12
 #define DNS_OPT_LEN 11		/* an OPT record without options */
@@ -168,6 +170,9 @@ struct dns_set {
 	const struct rte_memzone *mz;	/* the blocks' bytes */
 	uint16_t edns_size;	/* our UDP payload size in OPT */
 	uint32_t nb_records;
+	/* the cookie secrets: in the set so that a reload swaps them with
+	 * the zones in one pointer store (dns.c fills them after the load) */
+	struct dns_cookie_keys cookie;
 };
 
 /** One zone to load: "origin:path". */
@@ -251,6 +256,12 @@ struct dns_query {
 	bool edns_do;
 	bool keepalive;		/* edns-tcp-keepalive asked */
 	uint16_t payload;	/* the client's UDP payload size */
+	const uint8_t *cookie;	/* the first COOKIE option's data, or NULL */
+	uint8_t cookie_len;	/* its length (any: dns_cookie_check judges) */
+	/* set by dns.c from dns_cookie_check(): the query carried a server
+	 * cookie of ours, in time. Response rate limiting does not limit
+	 * such queries (RFC 7873 5.3: the client's address is proven). */
+	bool valid_server_cookie;
 };
 
 enum dns_qerr {

@@ -3,8 +3,9 @@
  *
  * One message: the header, exactly one question (its name uncompressed:
  * nothing precedes it to point at), answer and authority records walked
- * over (a query's mean nothing), and in the additional section at most one OPT (RFC 6891) whose options are
- * walked for edns-tcp-keepalive (RFC 7828). Other additional records
+ * over (a query's mean nothing), and in the additional section at most
+ * one OPT (RFC 6891) whose options are walked for edns-tcp-keepalive
+ * (RFC 7828) and the first COOKIE (RFC 7873). Other additional records
  * (TSIG, ...) are skipped: the service signs nothing. Bytes after the
  * last record are ignored (over TCP the framing bounds the message).
  * Reads only [m, m+len).
@@ -78,6 +79,12 @@ parse_opt(const uint8_t *m, uint32_t len, uint32_t o, struct dns_query *q)
 			if (olen != 0)
 				return -1;
 			q->keepalive = true;
+		}
+		/* RFC 7873: judged by dns.c (cookies = off ignores it), so a
+		 * bad length is a FORMERR with our OPT, not a parse failure */
+		if (code == DNS_OPT_COOKIE && q->cookie == NULL) {
+			q->cookie = m + o;
+			q->cookie_len = (uint8_t)(olen > 255 ? 255 : olen);
 		}
 		o += olen;
 	}
