@@ -385,6 +385,15 @@ dns_create(const struct tfo_service_args *a, void **state)
 	TFO_LOG(INFO, "dns: port %u: %u zones, %u records, %u names, %u prebuilt answers",
 		a->port, sv->cur->nb_zones, sv->cur->nb_records, sv->cur->nb_nodes,
 		sv->cur->nb_blocks);
+	if (c.cookies) {
+		char fp[17];
+
+		/* the fleet's check: the same fingerprint on every member */
+		dns_cookie_fingerprint(&sv->cur->cookie, fp);
+		TFO_LOG(INFO, "dns: port %u: cookies on, made with key %s of %s%s", a->port,
+			fp, c.cookie_file, sv->cur->cookie.has_prev ?
+			" (its previous key accepted too)" : "");
+	}
 	*state = sv;
 	return 0;
 }
@@ -396,6 +405,7 @@ dns_reload(void *state, char *msg, size_t msglen)
 	struct dns_set *old = sv->cur, *st = NULL;
 	char why[PATH_MAX + 256] = "";
 	int slot = svc_retire_slot(sv->retired, DNS_RETIRED);
+	char fp[17];
 	int rc;
 
 	if (slot < 0) {
@@ -422,10 +432,14 @@ dns_reload(void *state, char *msg, size_t msglen)
 	svc_retire_put(&sv->retired[slot], old, sv->conf.drain_s);
 	/* from here on every new query is answered from st */
 	__atomic_store_n(&sv->cur, st, __ATOMIC_RELEASE);
+	fp[0] = '\0';
+	if (sv->conf.cookies)
+		dns_cookie_fingerprint(&st->cookie, fp);
 	snprintf(msg, msglen, "dns: port %u: zone set generation %" PRIu64 " serves "
-		 "(%u zones, %u records); generation %" PRIu64 " is freed in %u s or "
+		 "(%u zones, %u records%s%s); generation %" PRIu64 " is freed in %u s or "
 		 "once no connection sends from it", sv->port, st->gen, st->nb_zones,
-		 st->nb_records, old->gen, sv->conf.drain_s);
+		 st->nb_records, fp[0] ? ", cookies made with key " : "", fp, old->gen,
+		 sv->conf.drain_s);
 	return 1;
 }
 

@@ -81,6 +81,15 @@ dns_cookie_file_read(const char *path, const struct dns_cookie_keys *old,
 	return 0;
 }
 
+void
+dns_cookie_fingerprint(const struct dns_cookie_keys *k, char out[17])
+{
+	struct tfo_key key;
+
+	memcpy(key.b, k->src_cur, sizeof(key.b));
+	tfo_key_fingerprint(&key, out);
+}
+
 /* SipHash-2-4 over cc | version | reserved | timestamp | ip: the 8 bytes
  * of @p cc and the first 8 of @p sc (as received when verifying: RFC 9018
  * A.3 hashes the client's reserved bytes too). */

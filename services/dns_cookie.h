@@ -68,6 +68,11 @@ struct dns_writer;
 int dns_cookie_file_read(const char *path, const struct dns_cookie_keys *old,
 			 struct dns_cookie_keys *k, char *why, size_t whylen);
 
+/** The fingerprint of the key file's primary @p k makes cookies from
+ *  (tfo_key_fingerprint: what /tfo/keys shows for the same key), for the
+ *  log: equal across a fleet that makes the same cookies. */
+void dns_cookie_fingerprint(const struct dns_cookie_keys *k, char out[17]);
+
 /** The 16-byte RFC 9018 server cookie for client cookie @p cc from
  *  address @p ip (4 or 16 bytes) at @p now, with @p secret. */
 void dns_cookie_make(const uint8_t secret[16], const uint8_t cc[DNS_COOKIE_CLIENT],

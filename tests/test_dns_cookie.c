@@ -412,6 +412,7 @@ TFO_TEST(rotation_on_reload)
 	/* promoted: K2 makes, K1's cookie still verifies */
 	kwrite(K2);
 	REQUIRE(svc->reload(on, m, sizeof(m)) == 1);
+	CHECK_MSG(strstr(m, "cookies made with key ") != NULL, "%s", m);
 	v0 = ctr("dns_cookie_valid");
 	query(on, &udp_ctx, got, 24);
 	CHECK_EQ(answer(&rc, c), 24);

@@ -92,6 +92,8 @@ def main():
            '--file-prefix', 'tfodck%d' % os.getpid()]
     try:
         with Bed(server, args, name='tfodck%d' % os.getpid(), eal=eal) as bed:
+            T.check('the log names the key the cookies are made with',
+                    'cookies on, made with key ' in bed.log_text(), bed.log_text()[-600:])
             cc = '0123456789abcdef'
             for proto, flag in (('udp', '+notcp'), ('tcp', '+tcp')):
                 out = kdig(bed, '@' + SERVER_V4, flag, '+cookie=' + cc, 'www.example.org', 'A')
