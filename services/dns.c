@@ -540,7 +540,7 @@ dns_rcode_ctr(unsigned int rcode)
 
 /*
  * The COOKIE option of @p q judged and counted; @p sc: the server cookie
- * to answer with. Sets q->valid_server_cookie, which response rate
+ * to answer with. Sets q->has_valid_server_cookie, which response rate
  * limiting reads. Wall-clock seconds: RFC 9018's timestamps are compared
  * across a fleet (clock_gettime is a vDSO read, no system call).
  */
@@ -562,7 +562,7 @@ dns_cookie_hook(const struct tfo_svc_ctx *ctx, const struct dns_set *s,
 	clock_gettime(CLOCK_REALTIME, &ts);
 	v = dns_cookie_check(&s->cookie, q, ctx->src_addr,
 			     ctx->family == AF_INET6 ? 16 : 4, (uint32_t)ts.tv_sec, sc);
-	q->valid_server_cookie = v == DNS_CK_VALID;
+	q->has_valid_server_cookie = v == DNS_CK_VALID;
 	if (v != DNS_CK_NONE)
 		dns_count(ctx, ctr[v]);
 	return v;

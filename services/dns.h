@@ -252,16 +252,18 @@ struct dns_query {
 	const uint8_t *qname;	/* in the request */
 	uint8_t lname[DNS_NAME_MAX];	/* lower case */
 	bool edns;
+	/* the first COOKIE option's data (or NULL) and length, any: judged
+	 * by dns_cookie_check(); dns.c sets has_valid_server_cookie */
+	const uint8_t *cookie;
+	uint8_t cookie_len;
 	uint8_t edns_version;
 	bool edns_do;
 	bool keepalive;		/* edns-tcp-keepalive asked */
 	uint16_t payload;	/* the client's UDP payload size */
-	const uint8_t *cookie;	/* the first COOKIE option's data, or NULL */
-	uint8_t cookie_len;	/* its length (any: dns_cookie_check judges) */
-	/* set by dns.c from dns_cookie_check(): the query carried a server
-	 * cookie of ours, in time. Response rate limiting does not limit
-	 * such queries (RFC 7873 5.3: the client's address is proven). */
-	bool valid_server_cookie;
+	/* the query carries a server cookie this server made (RFC 7873):
+	 * its source is proven, RRL does not limit it. Hook for the DNS
+	 * cookie work: dns_query_parse() leaves it false. */
+	bool has_valid_server_cookie;
 };
 
 enum dns_qerr {
