@@ -595,6 +595,9 @@ dns_from_block(struct dns_out *o, const struct dns_block *b, uint32_t opt_len,
 {
 	o->rcode = b->rcode;
 	if (o->head + b->len + opt_len <= o->lim) {
+		/* XXX: past the buffer the block leaves with its plain OPT, so
+		 * a server cookie is left out too (the client keeps its old
+		 * one or asks again; runbook "The dns service") */
 		if ((b->len >= DNS_ZC_MIN && plain_opt) || o->head + b->len > o->w.cap) {
 			o->zc = b;
 			o->zc_len = b->len + (opt_len ? DNS_OPT_LEN : 0);
