@@ -22,6 +22,9 @@
  *                            ; 0 = drop them all, 1 = slip them all
  *   rate_limit_table = 4096  ; buckets per lcore
  *   rate_limit_exempt = 198.51.100.0/24,2001:db8::/48   ; never limited
+ *   cookies = off            ; on: DNS COOKIEs (RFC 7873, RFC 9018)
+ *   cookie_secret_file = /etc/tfo/tfo.key   ; their secret's key file
+ *                            ; (PRIMARY[,BACKUP]; may be [tfo] key_file)
  *
  * `zone` may be given once per zone (a repeat key: every occurrence is
  * kept); one value may also list several "origin:file" separated by blanks.
@@ -55,6 +58,15 @@
  * (req_too_big): it is answered FORMERR (header only) as soon as its
  * header is in, and the connection closed (the engine has no limit per
  * service, and max_request cannot hold 65,535 bytes and their prefix).
+ *
+ * Cookies (dns_cookie.c): with `cookies = on` a query's COOKIE option
+ * of a bad length is a FORMERR; a client cookie alone or with a server
+ * cookie gets our server cookie back. A server cookie that does not
+ * verify (or is out of time) is, as knotd's mod-cookies does it, a
+ * BADCOOKIE with a fresh cookie over UDP (the client retries with it)
+ * and a normal answer with a fresh cookie over TCP (the handshake
+ * already proved the address). Queries without a cookie are answered as
+ * before: nothing requires one.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -63,6 +75,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
@@ -81,18 +95,20 @@
 #define DNS_MAX_ZONES 64
 #define DNS_RETIRED 4
 #define DNS_ZC_MIN 512		/* smaller blocks are copied */
-#define DNS_OPT_RESERVE (DNS_OPT_LEN + 12)	/* OPT with keepalive and EDE */
+/* OPT with keepalive, EDE and a cookie */
+#define DNS_OPT_RESERVE (DNS_OPT_LEN + 12 + DNS_COOKIE_OPT_LEN)
 #define DNS_MIN_BUF (2 + DNS_HDR + DNS_NAME_MAX + 4 + DNS_OPT_RESERVE)
 
 enum dns_ctr {
 	C_RCODE_NOERROR, C_RCODE_FORMERR, C_RCODE_SERVFAIL, C_RCODE_NXDOMAIN,
-	C_RCODE_NOTIMP, C_RCODE_REFUSED, C_RCODE_BADVERS,
+	C_RCODE_NOTIMP, C_RCODE_REFUSED, C_RCODE_BADVERS, C_RCODE_BADCOOKIE,
 	C_QTYPE_A, C_QTYPE_AAAA, C_QTYPE_NS, C_QTYPE_CNAME, C_QTYPE_SOA,
 	C_QTYPE_PTR, C_QTYPE_MX, C_QTYPE_TXT, C_QTYPE_SRV, C_QTYPE_CAA,
 	C_QTYPE_ANY, C_QTYPE_AXFR, C_QTYPE_IXFR, C_QTYPE_OTHER,
 	C_TRUNCATED, C_ZERO_COPY, C_REJECT,
 	C_RCODE_NOTAUTH, C_NSID, C_CHAOS, C_TSIG_BADKEY, C_TCP_TOO_LONG,
 	C_RRL_LIMITED, C_RRL_SLIPPED, C_RRL_DROPPED, C_RRL_EVICTED, C_RRL_EXEMPT,
+	C_COOKIE_CLIENT_ONLY, C_COOKIE_VALID, C_COOKIE_BAD, C_COOKIE_FORMERR,
 	C_MAX
 };
 
@@ -104,6 +120,7 @@ static const struct tfo_svc_counter dns_counters[C_MAX + 1] = {
 	[C_RCODE_NOTIMP] = { "dns_rcode_notimp", "answers NOTIMP (opcode other than QUERY)" },
 	[C_RCODE_REFUSED] = { "dns_rcode_refused", "answers REFUSED (outside the zones, AXFR/IXFR, class not IN)" },
 	[C_RCODE_BADVERS] = { "dns_rcode_badvers", "answers BADVERS (EDNS version above 0)" },
+	[C_RCODE_BADCOOKIE] = { "dns_rcode_badcookie", "answers BADCOOKIE (UDP, a server cookie that does not verify, with a fresh one)" },
 	[C_QTYPE_A] = { "dns_qtype_a", "queries of type A" },
 	[C_QTYPE_AAAA] = { "dns_qtype_aaaa", "queries of type AAAA" },
 	[C_QTYPE_NS] = { "dns_qtype_ns", "queries of type NS" },
@@ -131,6 +148,10 @@ static const struct tfo_svc_counter dns_counters[C_MAX + 1] = {
 	[C_RRL_DROPPED] = { "dns_rrl_dropped", "limited answers not sent" },
 	[C_RRL_EVICTED] = { "dns_rrl_evicted", "live rate-limit buckets replaced: rate_limit_table full" },
 	[C_RRL_EXEMPT] = { "dns_rrl_exempt", "UDP answers to rate_limit_exempt sources (never limited)" },
+	[C_COOKIE_CLIENT_ONLY] = { "dns_cookie_client_only", "queries with a client cookie alone (cookies = on): given a server cookie" },
+	[C_COOKIE_VALID] = { "dns_cookie_valid", "queries with a valid server cookie of ours (cookies = on)" },
+	[C_COOKIE_BAD] = { "dns_cookie_bad", "queries with a server cookie that does not verify or is out of time (cookies = on): given a fresh one" },
+	[C_COOKIE_FORMERR] = { "dns_cookie_formerr", "queries with a COOKIE option of a bad length (cookies = on): FORMERR" },
 	[C_MAX] = { NULL, NULL },
 };
 
@@ -145,6 +166,8 @@ struct dns_conf {
 	char identity[256];		/* "": REFUSED */
 	char version[256];
 	struct dns_rrl_conf rrl;
+	bool cookies;
+	char cookie_file[4096];	/* resolved against base_dir */
 };
 
 /* The service instance: the zone set serving now and the replaced ones. */
@@ -167,7 +190,7 @@ struct dns_svc {
 static const char *const dns_keys[] = {
 	"zone", "idle_timeout", "edns_size", "reload_drain", "nsid", "identity",
 	"version", "rate_limit", "rate_limit_burst", "slip", "rate_limit_table",
-	"rate_limit_exempt", NULL
+	"rate_limit_exempt", "cookies", "cookie_secret_file", NULL
 };
 
 static const char *const dns_repeat_keys[] = { "zone", NULL };
@@ -293,6 +316,38 @@ dns_check_key(const char *key, const char *value, char *why, size_t whylen)
 	if ((strcmp(key, "identity") == 0 || strcmp(key, "version") == 0) &&
 	    (value[0] == '\0' || strlen(value) > 255))
 		return tfo_errmsg(why, whylen, "expected a string of 1..255 bytes");
+	if (strcmp(key, "cookies") == 0 && strcmp(value, "on") != 0 &&
+	    strcmp(value, "off") != 0)
+		return tfo_errmsg(why, whylen, "expected on or off");
+	return 0;
+}
+
+/* cookies and cookie_secret_file into @p c; the file is read (and its
+ * syntax checked) by dns_cookie_file_read at check, create and reload. */
+static int
+dns_conf_cookies(const struct tfo_service_args *a, struct dns_conf *c, char *why,
+		 size_t whylen)
+{
+	const char *v = tfo_service_arg(a, "cookies", "off");
+	const char *f = tfo_service_arg(a, "cookie_secret_file", NULL);
+	int l;
+
+	if (dns_check_key("cookies", v, why, whylen) < 0)
+		return -EINVAL;
+	c->cookies = strcmp(v, "on") == 0;
+	if (!c->cookies)
+		return 0;
+	/* no default secret: a fleet must share one, and a random one
+	 * would make members reject each other's cookies unseen */
+	if (f == NULL || f[0] == '\0')
+		return tfo_errmsg(why, whylen, "cookies = on needs cookie_secret_file "
+				  "(the fleet's key file; [tfo] key_file will do)");
+	if (f[0] == '/' || a->base_dir == NULL)
+		l = snprintf(c->cookie_file, sizeof(c->cookie_file), "%s", f);
+	else
+		l = snprintf(c->cookie_file, sizeof(c->cookie_file), "%s/%s", a->base_dir, f);
+	if (l < 0 || (size_t)l >= sizeof(c->cookie_file))
+		return tfo_errmsg(why, whylen, "cookie_secret_file: path too long");
 	return 0;
 }
 
@@ -344,7 +399,7 @@ dns_conf_read(const struct tfo_service_args *a, struct dns_conf *c, char *why,
 				     sizeof(r)) < 0)
 			return tfo_errmsg(why, whylen, "%s = %s: %s", a->kv[i].key,
 					  a->kv[i].value, r);
-	return 0;
+	return dns_conf_cookies(a, c, why, whylen);
 }
 
 static int
@@ -352,6 +407,10 @@ dns_check(const struct tfo_service_args *a, char *why, size_t whylen)
 {
 	struct dns_conf c;
 	int rc = dns_conf_read(a, &c, why, whylen);
+	struct dns_cookie_keys ck;
+
+	if (rc == 0 && c.cookies)
+		rc = dns_cookie_file_read(c.cookie_file, NULL, &ck, why, whylen);
 
 	/* the files' syntax; the zone checks need the built set (create) */
 	for (unsigned int i = 0; rc == 0 && i < c.nb_zones; i++) {
@@ -452,6 +511,9 @@ dns_create(const struct tfo_service_args *a, void **state)
 	sv->idle_ms = c.idle_s * 1000;
 	rc = dns_set_load(sv->conf.zones, c.nb_zones, a->socket_id, (uint16_t)c.edns_size,
 			  &sv->cur, why, sizeof(why));
+	if (rc == 0 && c.cookies)
+		rc = dns_cookie_file_read(c.cookie_file, NULL, &sv->cur->cookie, why,
+					  sizeof(why));
 	if (rc < 0) {
 		TFO_LOG(ERR, "dns: %s", why);
 		dns_destroy(sv);
@@ -466,6 +528,15 @@ dns_create(const struct tfo_service_args *a, void **state)
 		dns_destroy(sv);
 		return rc;
 	}
+	if (c.cookies) {
+		char fp[17];
+
+		/* the fleet's check: the same fingerprint on every member */
+		dns_cookie_fingerprint(&sv->cur->cookie, fp);
+		TFO_LOG(INFO, "dns: port %u: cookies on, made with key %s of %s%s", a->port,
+			fp, c.cookie_file, sv->cur->cookie.has_prev ?
+			" (its previous key accepted too)" : "");
+	}
 	*state = sv;
 	return 0;
 }
@@ -477,6 +548,7 @@ dns_reload(void *state, char *msg, size_t msglen)
 	struct dns_set *old = sv->cur, *st = NULL;
 	char why[PATH_MAX + 256] = "";
 	int slot = svc_retire_slot(sv->retired, DNS_RETIRED);
+	char fp[17];
 	int rc;
 
 	if (slot < 0) {
@@ -487,6 +559,14 @@ dns_reload(void *state, char *msg, size_t msglen)
 	}
 	rc = dns_set_load(sv->conf.zones, sv->conf.nb_zones, sv->socket,
 			  (uint16_t)sv->conf.edns_size, &st, why, sizeof(why));
+	/* the cookie secrets are read again with the zones: a rotated key
+	 * file (runbook section 6) takes effect on the same reload */
+	if (rc == 0 && sv->conf.cookies) {
+		rc = dns_cookie_file_read(sv->conf.cookie_file, &old->cookie, &st->cookie,
+					  why, sizeof(why));
+		if (rc < 0)
+			dns_set_free(st);
+	}
 	if (rc < 0) {
 		snprintf(msg, msglen, "dns: new zones refused, the old ones serve: %s", why);
 		return rc;
@@ -495,10 +575,14 @@ dns_reload(void *state, char *msg, size_t msglen)
 	svc_retire_put(&sv->retired[slot], old, sv->conf.drain_s);
 	/* from here on every new query is answered from st */
 	__atomic_store_n(&sv->cur, st, __ATOMIC_RELEASE);
+	fp[0] = '\0';
+	if (sv->conf.cookies)
+		dns_cookie_fingerprint(&st->cookie, fp);
 	snprintf(msg, msglen, "dns: port %u: zone set generation %" PRIu64 " serves "
-		 "(%u zones, %u records); generation %" PRIu64 " is freed in %u s or "
+		 "(%u zones, %u records%s%s); generation %" PRIu64 " is freed in %u s or "
 		 "once no connection sends from it", sv->port, st->gen, st->nb_zones,
-		 st->nb_records, old->gen, sv->conf.drain_s);
+		 st->nb_records, fp[0] ? ", cookies made with key " : "", fp, old->gen,
+		 sv->conf.drain_s);
 	return 1;
 }
 
@@ -593,8 +677,39 @@ dns_rcode_ctr(unsigned int rcode)
 	case DNS_R_REFUSED: return C_RCODE_REFUSED;
 	case DNS_R_BADVERS: return C_RCODE_BADVERS;
 	case DNS_R_NOTAUTH: return C_RCODE_NOTAUTH;
+	case DNS_R_BADCOOKIE: return C_RCODE_BADCOOKIE;
 	default: return C_RCODE_SERVFAIL;
 	}
+}
+
+/*
+ * The COOKIE option of @p q judged and counted; @p sc: the server cookie
+ * to answer with. Sets q->has_valid_server_cookie, which response rate
+ * limiting reads. Wall-clock seconds: RFC 9018's timestamps are compared
+ * across a fleet (clock_gettime is a vDSO read, no system call).
+ */
+static enum dns_cookie_verdict
+dns_cookie_hook(const struct tfo_svc_ctx *ctx, const struct dns_set *s,
+		struct dns_query *q, uint8_t sc[DNS_COOKIE_SERVER])
+{
+	static const enum dns_ctr ctr[] = {
+		[DNS_CK_FORMERR] = C_COOKIE_FORMERR,
+		[DNS_CK_CLIENT_ONLY] = C_COOKIE_CLIENT_ONLY,
+		[DNS_CK_VALID] = C_COOKIE_VALID,
+		[DNS_CK_BAD] = C_COOKIE_BAD,
+	};
+	enum dns_cookie_verdict v;
+	struct timespec ts;
+
+	if (!s->cookie.on)
+		return DNS_CK_NONE;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	v = dns_cookie_check(&s->cookie, q, ctx->src_addr,
+			     ctx->family == AF_INET6 ? 16 : 4, (uint32_t)ts.tv_sec, sc);
+	q->has_valid_server_cookie = v == DNS_CK_VALID;
+	if (v != DNS_CK_NONE)
+		dns_count(ctx, ctr[v]);
+	return v;
 }
 
 /* What a request is answered within. */
@@ -624,6 +739,9 @@ dns_from_block(struct dns_out *o, const struct dns_block *b, uint32_t opt_len,
 {
 	o->rcode = b->rcode;
 	if (o->head + b->len + opt_len <= o->lim) {
+		/* XXX: past the buffer the block leaves with its plain OPT, so
+		 * a server cookie is left out too (the client keeps its old
+		 * one or asks again; runbook "The dns service") */
 		if ((b->len >= DNS_ZC_MIN && plain_opt) || o->head + b->len > o->w.cap) {
 			o->zc = b;
 			o->zc_len = b->len + (opt_len ? DNS_OPT_LEN : 0);
@@ -781,6 +899,8 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	bool tcp = ctx->transport != TFO_SVC_UDP;
 	uint32_t pre = tcp ? 2 : 0, mlen, opt_len = 0;
 	const uint8_t *m = req;
+	enum dns_cookie_verdict cv = DNS_CK_NONE;
+	uint8_t sc[DNS_COOKIE_SERVER];
 	struct dns_query q;
 	struct dns_out o;
 	enum dns_qerr qe;
@@ -823,13 +943,19 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		if (ctx->udp_max != 0)
 			o.lim = RTE_MIN(o.lim, ctx->udp_max);
 	}
+	if (unlikely(q.cookie != NULL) && q.edns)
+		cv = dns_cookie_hook(ctx, s, &q, sc);
 	if (q.edns)
-		opt_len = DNS_OPT_LEN + (tcp && q.keepalive ? 6 : 0);
+		opt_len = DNS_OPT_LEN + (tcp && q.keepalive ? 6 : 0) +
+			  (cv >= DNS_CK_CLIENT_ONLY ? DNS_COOKIE_OPT_LEN : 0);
 	if (q.has_q)
 		dns_count(ctx, dns_qtype_ctr(q.qtype));
 
-	if (qe == DNS_Q_FORMERR) {
+	if (qe == DNS_Q_FORMERR || cv == DNS_CK_FORMERR) {
 		o.rcode = DNS_R_FORMERR;
+	} else if (cv == DNS_CK_BAD && !tcp) {
+		/* as knotd: the client retries with the fresh cookie */
+		o.rcode = DNS_R_BADCOOKIE;
 	} else if (qe == DNS_Q_NOTIMP) {
 		o.rcode = DNS_R_NOTIMP;
 	} else if (q.edns && q.edns_version > 0) {
@@ -936,6 +1062,8 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 					      sv->conf.nsid_len);
 				dns_count(ctx, C_NSID);
 			}
+			if (cv >= DNS_CK_CLIENT_ONLY)
+				dns_cookie_put(&o.w, opt, q.cookie, sc);
 		}
 	}
 	if (o.rcode == DNS_R_NOTAUTH) {
@@ -985,7 +1113,7 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 static struct tfo_service dns_service = {
 	.name = "dns",
 	.help = "authoritative DNS over TCP and UDP from master files "
-		"(zone = ORIGIN:FILE, udp = on)",
+		"(zone = ORIGIN:FILE, udp = on, cookies = on)",
 	.keys = dns_keys,
 	.repeat_keys = dns_repeat_keys,
 	.counters = dns_counters,

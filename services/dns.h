@@ -23,6 +23,8 @@
 
 #include "tfo/service.h"
 
+#include "dns_cookie.h"
+
 #define DNS_NAME_MAX 255
 #define DNS_HDR 12
 #define DNS_OPT_LEN 11		/* an OPT record without options */
@@ -178,6 +180,9 @@ struct dns_set {
 	const struct rte_memzone *mz;	/* the blocks' bytes */
 	uint16_t edns_size;	/* our UDP payload size in OPT */
 	uint32_t nb_records;
+	/* the cookie secrets: in the set so that a reload swaps them with
+	 * the zones in one pointer store (dns.c fills them after the load) */
+	struct dns_cookie_keys cookie;
 };
 
 /** One zone to load: "origin:path". */
@@ -257,6 +262,10 @@ struct dns_query {
 	const uint8_t *qname;	/* in the request */
 	uint8_t lname[DNS_NAME_MAX];	/* lower case */
 	bool edns;
+	/* the first COOKIE option's data (or NULL) and length, any: judged
+	 * by dns_cookie_check(); dns.c sets has_valid_server_cookie */
+	const uint8_t *cookie;
+	uint8_t cookie_len;
 	uint8_t edns_version;
 	bool edns_do;
 	bool keepalive;		/* edns-tcp-keepalive asked */

@@ -3,8 +3,9 @@
  *
  * One message: the header, exactly one question (its name uncompressed:
  * nothing precedes it to point at), answer and authority records walked
- * over (a query's mean nothing), and in the additional section at most one OPT (RFC 6891) whose options are
- * walked for edns-tcp-keepalive (RFC 7828) and NSID (RFC 5001), and a
+ * over (a query's mean nothing), and in the additional section at most
+ * one OPT (RFC 6891) whose options are walked for edns-tcp-keepalive
+ * (RFC 7828), NSID (RFC 5001) and the first COOKIE (RFC 7873), and a
  * TSIG (RFC 8945), which must be the last record: only located, for the
  * BADKEY answer (the service knows no key). Other additional records are
  * skipped. Bytes after the last record are ignored (over TCP the framing
@@ -84,6 +85,12 @@ parse_opt(const uint8_t *m, uint32_t len, uint32_t o, struct dns_query *q)
 		/* RFC 5001 2.3: a query's NSID is empty; another is ignored */
 		if (code == DNS_OPT_NSID && olen == 0)
 			q->nsid = true;
+		/* RFC 7873: judged by dns.c (cookies = off ignores it), so a
+		 * bad length is a FORMERR with our OPT, not a parse failure */
+		if (code == DNS_OPT_COOKIE && q->cookie == NULL) {
+			q->cookie = m + o;
+			q->cookie_len = (uint8_t)(olen > 255 ? 255 : olen);
+		}
 		o += olen;
 	}
 	q->edns = true;

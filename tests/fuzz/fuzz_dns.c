@@ -5,7 +5,8 @@
  * Input: a mode byte, then bytes. Mode & 1 == 0: the bytes are a query
  * handed to handle() over TCP (with its 2-byte length, then again as
  * pipelined stream) and over UDP (udp_max from the second byte) against
- * tests/dns's zones. Mode & 1 == 1: the bytes are master file text for
+ * tests/dns's zones; mode & 2: by an instance with `cookies = on` (the
+ * COOKIE option judged, a server cookie written into the OPT). Mode & 1 == 1: the bytes are master file text for
  * zone example.org., parsed and, when it parses, built into a zone set
  * that then answers a few fixed questions.
  *
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <rte_common.h>
 
@@ -36,7 +38,7 @@
 #define ZDIR TFO_CONFIG_DIR "/../tests/dns"
 
 static const struct tfo_service *dns_svc;
-static void *dns_state;
+static void *dns_state, *dns_plain, *dns_cookies;
 static uint64_t ctrs[TFO_SVC_MAX_COUNTERS];
 
 int
@@ -55,12 +57,27 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 				      .kv = kv, .socket_id = SOCKET_ID_ANY,
 				      .max_request = MAX_REQUEST };
 
+	static char key[] = "/tmp/fuzz_dns_key_XXXXXX";
+	struct tfo_service_kv kc[] = {
+		kv[0], { "cookies", "on" }, { "cookie_secret_file", key },
+	};
+	struct tfo_service_args ac = a;
+	int fd = mkstemp(key);
+
+	if (fd < 0 || write(fd, "00112233-44556677-8899aabb-ccddeeff\n", 36) != 36)
+		abort();
+	close(fd);
+	ac.nb_kv = 3;
+	ac.kv = kc;
 	fz_eal_init((*argv)[0], 128);
 	dns_svc = tfo_service_find("dns");
-	if (dns_svc == NULL || dns_svc->create(&a, &dns_state) != 0) {
+	if (dns_svc == NULL || dns_svc->create(&a, &dns_plain) != 0 ||
+	    dns_svc->create(&ac, &dns_cookies) != 0) {
 		fprintf(stderr, "fuzz_dns: cannot create the dns service\n");
 		abort();
 	}
+	unlink(key);
+	dns_state = dns_plain;
 	return 0;
 }
 
@@ -180,6 +197,10 @@ check_query(const uint8_t *q, uint32_t len, uint16_t udp_max)
 	/* UDP: the datagram, twice */
 	s1 = call(&udp, q, len, o1, &n1, &c1);
 	s2 = call(&udp, q, len, o2, &n2, &c2);
+	/* a fresh cookie carries the second it was made in: one tick may
+	 * fall between two calls, never two */
+	if (dns_state == dns_cookies && (n1 != n2 || memcmp(o1, o2, n1) != 0))
+		s1 = call(&udp, q, len, o1, &n1, &c1);
 	FZ_ASSERT(s1 == s2 && n1 == n2 && memcmp(o1, o2, n1) == 0, "UDP: not idempotent");
 	if (s1 == TFO_SVC_RESPOND)
 		check_message(o1, n1, id);
@@ -282,6 +303,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint16_t udp_max = (uint16_t)(512u + (fz_u8(&in) << 4));
 
 		len = (uint32_t)RTE_MIN(in.n, (size_t)70000);
+		dns_state = (mode & 2) ? dns_cookies : dns_plain;
 		check_query(in.p, len, udp_max);
 	}
 	return 0;

@@ -181,20 +181,24 @@ def http_corpus():
     write('http', 'r_post_syn', bytes([0xff]) + rules['r_post'])
 
 
-def dns_query(name, qtype, edns=None, flags=0x0100, keepalive=False, nsid=False, qclass=1):
+def dns_query(name, qtype, edns=None, flags=0x0100, keepalive=False, nsid=False, qclass=1,
+              cookie=None):
     wire = b''.join(bytes([len(lb)]) + lb.encode() for lb in name.split('.') if lb) + b'\0'
     m = struct.pack('!HHHHHH', 0x1234, flags, 1, 0, 0, 1 if edns else 0) + wire + \
         struct.pack('!HH', qtype, qclass)
     if edns:
         opt = b'\x00\x0b\x00\x00' if keepalive else b''
         opt += b'\x00\x03\x00\x00' if nsid else b''
+        if cookie is not None:
+            opt += struct.pack('!HH', 10, len(cookie)) + cookie
         m += b'\0' + struct.pack('!HHIH', 41, edns, 0, len(opt)) + opt
     return m
 
 
 def dns_corpus():
-    """fuzz_dns.c: mode 0 (a query; the second byte sets udp_max) and
-    mode 1 (master file text for example.org.)."""
+    """fuzz_dns.c: mode 0 (a query; the second byte sets udp_max), mode 2
+    (the same to the instance with cookies = on) and mode 1 (master file
+    text for example.org.)."""
     qs = {
         'a': dns_query('www.example.org', 1),
         'case': dns_query('WwW.ExAmple.org', 1),
@@ -219,6 +223,16 @@ def dns_corpus():
         b'\x0bhmac-sha256\0' + b'\0\0\0\0\0\1' + struct.pack('!HHHHH', 300, 0, 0x1234, 0, 0)
     for name, q in qs.items():
         write('dns', 'q_' + name, bytes([0x00, 0x10]) + q)
+    # COOKIE options (RFC 7873): a client cookie, RFC 9018 A.1's answer
+    # (another secret: not ours), a length that is a FORMERR
+    cks = {
+        'client': bytes(range(8)),
+        'server': bytes.fromhex('2464c4abcf10c957010000005cf79f111f8130c3eee29480'),
+        'badlen': bytes(41),
+    }
+    for name, c in cks.items():
+        write('dns', 'q_cookie_' + name,
+              bytes([0x02, 0x10]) + dns_query('www.example.org', 1, 1232, cookie=c))
     # two pipelined TCP messages
     a, b = qs['a'], qs['mx']
     write('dns', 'q_pipelined', bytes([0x00, 0x00]) + struct.pack('!H', len(a)) + a +
