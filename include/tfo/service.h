@@ -45,9 +45,10 @@ struct tfo_stats;
 
 /**
  * Most counters of all configured services together (tfo_stats.svc).
- * /tfo/stats answers in one telemetry dict of at most 256 entries, about
- * 210 of them built in: beyond ~40 service counters in all its last
- * fields are left out (tfo-server warns at start).
+ * /tfo/stats answers in one telemetry dict of at most 256 entries: the
+ * non-zero built-in counters, every service counter, then the built-in
+ * counters at 0 while there is room (an absent counter reads as 0);
+ * tfo-server warns at start beyond 112 service counters in all.
  */
 #define TFO_SVC_STATS_MAX 256
 

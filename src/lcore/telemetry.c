@@ -29,6 +29,25 @@ tfo_tel_add_stats(struct rte_tel_data *d, const struct tfo_stats *s, bool all)
 	}
 }
 
+/*
+ * The built-in counters at 0, after everything else of a dict that has
+ * them all: a dict holds RTE_TEL_MAX_DICT_ENTRIES (256) fields, the
+ * built-in counters are over 210 and the services may declare 64 each, so
+ * not all fit. What does not fit is a counter at 0 (absent reads as 0);
+ * every non-zero counter, the accounting and every service counter are
+ * always there.
+ */
+static void
+tfo_tel_add_zeros(struct rte_tel_data *d, const struct tfo_stats *s)
+{
+	for (unsigned int i = 0; i < TFO_STAT_MAX; i++) {
+		if (i == TFO_STAT_PKT_DROP_BASE || s->c[i] != 0)
+			continue;
+		if (rte_tel_data_add_dict_u64(d, tfo_stats_name(i), 0) != 0)
+			break;	/* full */
+	}
+}
+
 /* The configured services' counters, like the built-in ones; after the
  * dict's own fields, so that a dict too full (RTE_TEL_MAX_DICT_ENTRIES)
  * loses these rather than the accounting. */
@@ -211,9 +230,10 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++) {
 			if (tfo_tel_lcore_name(c, i, name, sizeof(name)) != want)
 				continue;
-			tfo_tel_add_stats(d, &snap[i], true);
+			tfo_tel_add_stats(d, &snap[i], false);
 			tfo_tel_add_acct(d, &snap[i]);
 			tfo_tel_add_svc(d, &snap[i], true, c->svc_ctrs);
+			tfo_tel_add_zeros(d, &snap[i]);
 			rc = 0;
 		}
 		free(snap);
@@ -222,7 +242,7 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	memset(&total, 0, sizeof(total));
 	for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++)
 		tfo_stats_accumulate(&total, &snap[i]);
-	tfo_tel_add_stats(d, &total, true);
+	tfo_tel_add_stats(d, &total, false);
 	tfo_tel_add_acct(d, &total);
 	/* A gauge of the process, not of an lcore: a leak shows as a figure
 	 * that does not come back to its idle value (scripts/usertools/soak.sh).
@@ -245,6 +265,7 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		tfo_tel_lcore_name(c, i, name, sizeof(name));
 		rte_tel_data_add_dict_container(d, name, sub, 0);
 	}
+	tfo_tel_add_zeros(d, &total);
 	free(snap);
 	return rc;
 }
