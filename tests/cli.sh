@@ -307,6 +307,28 @@ check "--file-prefix in use: the first server still exits 0" [ "$?" = 0 ]
 rm -rf "/var/run/dpdk/tfoerrcli$$"
 rm -f "$log"
 
+# tfo-prom on a port in use: one line naming the port and the cause, no
+# Python traceback, non-zero exit.
+prom=$(dirname "$0")/../scripts/usertools/tfo-prom
+if [ -x /usr/bin/python3 ]; then
+	exec {hold}< <(exec /usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen()
+print(s.getsockname()[1], flush=True)
+time.sleep(30)
+')
+	holder=$!
+	read -r -t 10 port <&$hold
+	o=$(timeout 20 "$prom" --listen "$port" 2>&1)
+	rc=$?
+	check "tfo-prom on a busy port: exit 1" [ "$rc" = 1 ]
+	check "tfo-prom on a busy port: one line, the port and the cause" \
+		bash -c '[ "$(wc -l <<<"$0")" = 1 ] && grep -q "^tfo-prom: cannot listen on :'"$port"': Address already in use (another tfo-prom? --listen)$" <<<"$0"' "$o"
+	exec {hold}<&-
+	kill "$holder" 2>/dev/null
+fi
 rm -f "$cfg" "$key" "$log"
 echo "checks: $checks, failed: $fails"
 [ "$fails" = 0 ]
