@@ -411,14 +411,14 @@ tfo_control_keys(struct tfo_control *c, uint64_t now_us)
 /*
  * The services' part of a reload (http: the document root), started with
  * the key file's and built on a control thread: when it is done, count it
- * and publish both outcomes in one answer (the keys' first, as before;
- * none when there is no key file to reload). Also frees what earlier
+ * and publish both outcomes in one answer (the keys' first, "keys: none
+ * configured" with random keys; none when TFO is off). Also frees what earlier
  * reloads replaced, once the services say it is unused.
  */
 static void
 tfo_control_reload_services(struct tfo_control *c)
 {
-	bool keys = c->keys != NULL && c->key_file != NULL;
+	bool keys = c->keys != NULL;
 	char smsg[sizeof(c->reload_msg)];
 	int krc = c->reload_rc, src;
 	size_t n;
@@ -469,9 +469,13 @@ tfo_control_reload(struct tfo_control *c)
 		rc = -ENOTSUP;
 		snprintf(msg, sizeof(msg), "TFO is disabled: no keys to reload");
 	} else if (c->key_file == NULL) {
-		rc = -ENOENT;
-		snprintf(msg, sizeof(msg), "no [tfo] key_file configured (random keys): "
-			 "nothing to reload; /tfo/rotate makes a new key");
+		/*
+		 * Random keys: nothing was asked of the keys, so nothing was
+		 * refused. A SIGHUP meant for the services (or logrotate's)
+		 * must not count key_reload_errors nor log a refusal.
+		 */
+		rc = 0;
+		snprintf(msg, sizeof(msg), "keys: none configured");
 	} else {
 		rc = tfo_keyring_reload_file(c->keys, c->key_file, msg, sizeof(msg));
 	}
@@ -481,7 +485,8 @@ tfo_control_reload(struct tfo_control *c)
 	} else {
 		if (rc > 0)
 			c->stats.c[TFO_STAT_key_reloads]++;
-		TFO_LOG(INFO, "key file %s re-read: %s", c->key_file, msg);
+		if (c->key_file != NULL)
+			TFO_LOG(INFO, "key file %s re-read: %s", c->key_file, msg);
 	}
 	c->reload_rc = rc;
 	snprintf(c->reload_msg, sizeof(c->reload_msg), "%s", msg);
