@@ -307,6 +307,30 @@ check "--file-prefix in use: the first server still exits 0" [ "$?" = 0 ]
 rm -rf "/var/run/dpdk/tfoerrcli$$"
 rm -f "$log"
 
+# net_tap on a kernel without sch_multiq: one line of ours, not the PMD's
+# four ERR lines (apps/common/app.c's log filter). Root and a netns only.
+if [ "$(id -u)" = 0 ] && [ -c /dev/net/tun ] && ip netns add "tfoerrcli$$" 2>/dev/null; then
+	log=$(mktemp)
+	ip netns exec "tfoerrcli$$" "$SERVER" -l 0-1 --no-huge -m 256 --no-shconf --no-pci \
+		--file-prefix "tfoerrcli$$" -- >"$log" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do grep -q "running" "$log" && break; sleep 0.2; done
+	kill -INT $pid
+	wait $pid
+	check "net_tap start: no qdisc noise from the PMD" \
+		bash -c '! grep -q "qdisc kind is unknown\|multiq qdisc (\|Disabling rte flow" "$0"' "$log"
+	if grep -q "no multiq qdisc" "$log"; then
+		check "net_tap start: the multiq lines folded into one" \
+			[ "$(grep -c "^tfo: net_tap: this kernel has no multiq qdisc: rte_flow on the tap is off; packet I/O is fine$" "$log")" = 1 ]
+	else
+		echo "SKIP the multiq fold check: this kernel has the multiq qdisc"
+	fi
+	ip netns del "tfoerrcli$$"
+	rm -f "$log"
+else
+	echo "SKIP the net_tap log check: needs root, /dev/net/tun and a netns"
+fi
+
 # tfo-prom on a port in use: one line naming the port and the cause, no
 # Python traceback, non-zero exit.
 prom=$(dirname "$0")/../scripts/usertools/tfo-prom
