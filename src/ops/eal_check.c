@@ -22,6 +22,7 @@
 struct eal_opts {
 	bool no_huge;
 	bool no_shconf;		/* --no-shconf or --in-memory: no config file */
+	bool secondary;		/* --proc-type secondary/auto: the lock is expected */
 	const char *prefix;	/* --file-prefix, "rte" by default */
 	const char *huge_dir;	/* --huge-dir, NULL: any hugetlbfs mount */
 };
@@ -44,6 +45,10 @@ eal_opts_parse(int argc, char *const argv[], struct eal_opts *o)
 			o->prefix = argv[++i];
 		else if (strncmp(a, "--file-prefix=", 14) == 0)
 			o->prefix = a + 14;
+		else if (strcmp(a, "--proc-type") == 0 && i + 1 < argc)
+			o->secondary = strcmp(argv[++i], "primary") != 0;
+		else if (strncmp(a, "--proc-type=", 12) == 0)
+			o->secondary = strcmp(a + 12, "primary") != 0;
 		else if (strcmp(a, "--huge-dir") == 0 && i + 1 < argc)
 			o->huge_dir = argv[++i];
 		else if (strncmp(a, "--huge-dir=", 11) == 0)
@@ -196,7 +201,8 @@ tfo_eal_check(int argc, char *const argv[], const struct tfo_eal_needs *n,
 			return -ENOMEM;
 		}
 	}
-	if (!o.no_shconf) {
+	/* a secondary attaches to the holder: that is the point */
+	if (!o.no_shconf && !o.secondary) {
 		pid = prefix_holder(o.prefix, path, sizeof(path));
 		if (pid > 0) {
 			tfo_errmsg(err, errlen, "--file-prefix %s is in use by process %d "

@@ -27,8 +27,9 @@ struct tfo_eal_needs {
 /**
  * Check EAL arguments @p argv[1..argc-1] against this process and host:
  * CAP_NET_ADMIN when @p n->net_admin; without --no-huge, a hugetlbfs mount
- * we may write and free hugepages; unless --no-shconf or --in-memory, no
- * live process holding the --file-prefix's config lock (its PID named).
+ * we may write and free hugepages; unless --no-shconf, --in-memory or
+ * --proc-type secondary/auto, no live process holding the --file-prefix's
+ * config lock (its PID named).
  * @p proc is "/proc" and @p sys "/sys" (other roots for tests).
  *
  * @return 0, or a negative errno with one line in @p err naming the fix:
