@@ -265,6 +265,94 @@ rc=$?
 check "SIGINT: exit 0" [ "$rc" = 0 ]
 check "no EAL runtime directory left after a clean exit" [ ! -d /var/run/dpdk/$prefix ]
 rmdir /var/run/dpdk/$prefix 2>/dev/null
+
+# What the EAL reports badly, refused before it runs: one line naming the
+# fix, exit 1, no run directory (ops/eal_check.c).
+gone() { [ ! -e "/var/run/dpdk/$1" ] && [ ! -e "/tmp/dpdk/$1" ]; }
+chmod 644 "$cfg"
+if command -v setpriv >/dev/null; then
+	o=$(timeout 60 setpriv --reuid=nobody --regid=nogroup --clear-groups "$SERVER" \
+		-l 0-1 --no-huge -m 256 --no-shconf --no-pci --file-prefix tfoerrcli$$ -- 2>&1)
+	rc=$?
+	check "not root, a net_tap port: exit 1" [ "$rc" = 1 ]
+	check "not root: one line naming CAP_NET_ADMIN, no EAL line" \
+		bash -c '[ "$(grep -c "^tfo-server:" <<<"$0")" = 1 ] && grep -q "^tfo-server: not root and no CAP_NET_ADMIN: .*run as root" <<<"$0" && ! grep -q EAL <<<"$0"' "$o"
+	check "not root: nothing left behind" gone tfoerrcli$$
+else
+	echo "SKIP the not-root case: setpriv is not installed"
+fi
+if [ "$(cat /proc/sys/vm/nr_hugepages)" = 0 ]; then
+	run -l 0-1 -m 256 --no-pci --file-prefix tfoerrcli$$ -- --config "$cfg"
+	check "no hugepages: exit 1, names the pages and --no-huge" \
+		bash -c '[ '"$rc"' = 1 ] && grep -q "^tfo-server: no \(hugetlbfs mounted\|free hugepages\): reserve [1-9][0-9]* (setup-host.sh --pages [1-9][0-9]*) or --no-huge$" <<<"$0"' "$err"
+	check "no hugepages: one line" one_line
+	check "no hugepages: nothing left behind" gone tfoerrcli$$
+else
+	echo "SKIP the no-hugepages case: vm.nr_hugepages is $(cat /proc/sys/vm/nr_hugepages), not 0"
+fi
+# The same --file-prefix as a live server with a shared config: its PID.
+log=$(mktemp)
+"$SERVER" -l 0-1 --no-huge -m 256 --no-pci --file-prefix tfoerrcli$$ -- \
+	--config "$cfg" >"$log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q "running" "$log" && break; sleep 0.2; done
+run -l 0-1 --no-huge -m 256 --no-pci --file-prefix tfoerrcli$$ -- --config "$cfg"
+check "--file-prefix in use: exit 1, names the holder's PID" \
+	bash -c '[ '"$rc"' = 1 ] && grep -q "^tfo-server: --file-prefix tfoerrcli'"$$"' is in use by process '"$pid"' .*another --file-prefix$" <<<"$0"' "$err"
+check "--file-prefix in use: one line, no EAL line" bash -c 'one() { [ "$(grep -c "^tfo-server:" <<<"$0")" = 1 ]; }; one && ! grep -q EAL <<<"$0"' "$err"
+kill -INT $pid
+wait $pid
+check "--file-prefix in use: the first server still exits 0" [ "$?" = 0 ]
+# a shared config's files stay (DPDK's, for secondaries): ours to clean
+rm -rf "/var/run/dpdk/tfoerrcli$$"
+rm -f "$log"
+
+# net_tap on a kernel without sch_multiq: one line of ours, not the PMD's
+# four ERR lines (apps/common/app.c's log filter). Root and a netns only.
+if [ "$(id -u)" = 0 ] && [ -c /dev/net/tun ] && ip netns add "tfoerrcli$$" 2>/dev/null; then
+	log=$(mktemp)
+	ip netns exec "tfoerrcli$$" "$SERVER" -l 0-1 --no-huge -m 256 --no-shconf --no-pci \
+		--file-prefix "tfoerrcli$$" -- >"$log" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do grep -q "running" "$log" && break; sleep 0.2; done
+	kill -INT $pid
+	wait $pid
+	check "net_tap start: no qdisc noise from the PMD" \
+		bash -c '! grep -q "qdisc kind is unknown\|multiq qdisc (\|Disabling rte flow" "$0"' "$log"
+	if grep -q "no multiq qdisc" "$log"; then
+		check "net_tap start: the multiq lines folded into one" \
+			[ "$(grep -c "^tfo: net_tap: this kernel has no multiq qdisc: rte_flow on the tap is off; packet I/O is fine$" "$log")" = 1 ]
+	else
+		echo "SKIP the multiq fold check: this kernel has the multiq qdisc"
+	fi
+	ip netns del "tfoerrcli$$"
+	rm -f "$log"
+else
+	echo "SKIP the net_tap log check: needs root, /dev/net/tun and a netns"
+fi
+
+# tfo-prom on a port in use: one line naming the port and the cause, no
+# Python traceback, non-zero exit.
+prom=$(dirname "$0")/../scripts/usertools/tfo-prom
+if [ -x /usr/bin/python3 ]; then
+	exec {hold}< <(exec /usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen()
+print(s.getsockname()[1], flush=True)
+time.sleep(30)
+')
+	holder=$!
+	read -r -t 10 port <&$hold
+	o=$(timeout 20 "$prom" --listen "$port" 2>&1)
+	rc=$?
+	check "tfo-prom on a busy port: exit 1" [ "$rc" = 1 ]
+	check "tfo-prom on a busy port: one line, the port and the cause" \
+		bash -c '[ "$(wc -l <<<"$0")" = 1 ] && grep -q "^tfo-prom: cannot listen on :'"$port"': Address already in use (another tfo-prom? --listen)$" <<<"$0"' "$o"
+	exec {hold}<&-
+	kill "$holder" 2>/dev/null
+fi
 rm -f "$cfg" "$key" "$log"
 echo "checks: $checks, failed: $fails"
 [ "$fails" = 0 ]

@@ -130,6 +130,93 @@ app_runtime_dir_remove(void)
 	eal_runtime_dir[0] = '\0';
 }
 
+/*
+ * net_tap on a kernel without the multiq qdisc (sch_multiq) logs four ERR
+ * lines through its own logtype at every start ("tap_nl_dump_ext_ack():
+ * Specified qdisc kind is unknown", "qdisc_create_multiq(): Could not add
+ * multiq qdisc", "...failed to create multiq qdisc.", " Disabling rte flow
+ * support"), which read as a failure; nothing else is wrong: it only
+ * turns off rte_flow on the tap, which we do not need for packet I/O. A
+ * log level cannot fold them (the lines are ERR, as real errors of the
+ * same logtype are), so the EAL's stream is a filter that replaces that
+ * sequence, and only it, with one line of ours. Every other line is
+ * passed through as written.
+ */
+#define APP_LOG_LINE 1024
+
+static struct {
+	char line[APP_LOG_LINE];	/* the line being assembled */
+	size_t n;
+	char held[APP_LOG_LINE];	/* an ext-ack line kept for one line */
+	bool multiq;			/* the last line was the multiq failure */
+	bool said;			/* our one line is out */
+} app_log;
+
+static bool
+app_log_has(const char *line, const char *what)
+{
+	return strstr(line, what) != NULL;
+}
+
+static void
+app_log_line(const char *line)
+{
+	bool multiq = app_log_has(line, "qdisc_create_multiq()") ||
+		      app_log_has(line, "failed to create multiq qdisc");
+
+	/* " Disabling rte flow support" follows the multiq line (or the
+	 * ingress qdisc's, which is a different story: kept) */
+	if (multiq || (app_log.multiq && app_log_has(line, "Disabling rte flow support"))) {
+		app_log.held[0] = '\0';
+		app_log.multiq = true;
+		if (!app_log.said)
+			fputs("tfo: net_tap: this kernel has no multiq qdisc: rte_flow on "
+			      "the tap is off; packet I/O is fine\n", stderr);
+		app_log.said = true;
+		return;
+	}
+	app_log.multiq = false;
+	if (app_log.held[0] != '\0') {
+		fputs(app_log.held, stderr);
+		app_log.held[0] = '\0';
+	}
+	if (app_log_has(line, "tap_nl_dump_ext_ack()") &&
+	    app_log_has(line, "qdisc kind is unknown")) {
+		snprintf(app_log.held, sizeof(app_log.held), "%s", line);
+		return;
+	}
+	fputs(line, stderr);
+}
+
+static ssize_t
+app_log_write(void *cookie __rte_unused, const char *buf, size_t size)
+{
+	for (size_t i = 0; i < size; i++) {
+		app_log.line[app_log.n++] = buf[i];
+		if (buf[i] == '\n' || app_log.n == sizeof(app_log.line) - 1) {
+			app_log.line[app_log.n] = '\0';
+			app_log_line(app_log.line);
+			app_log.n = 0;
+		}
+	}
+	fflush(stderr);
+	return (ssize_t)size;
+}
+
+/* The EAL's log stream: stderr through the filter above, or stderr
+ * itself when the filter cannot be made. */
+static FILE *
+app_log_stream(void)
+{
+	static const cookie_io_functions_t io = { .write = app_log_write };
+	FILE *f = fopencookie(NULL, "w", io);
+
+	if (f == NULL)
+		return stderr;
+	setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
 /* Is --syslog (with or without a facility) among the EAL arguments? */
 static bool
 app_has_syslog(int argc, char **argv)
@@ -156,7 +243,7 @@ app_eal_init(int argc, char **argv)
 	 * there twice. A stream set before rte_eal_init stays the one used;
 	 * --syslog asks for syslog, so then the EAL's stream is kept. */
 	if (!app_has_syslog(argc, argv))
-		rte_openlog_stream(stderr);
+		rte_openlog_stream(app_log_stream());
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
 		return rc;

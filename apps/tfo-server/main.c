@@ -29,6 +29,7 @@
 #include "ops/stats.h"
 #include "ops/server.h"
 #include "ops/start_plan.h"
+#include "ops/eal_check.h"
 #include "net/dev_owner.h"
 #include "net/xdp.h"
 
@@ -480,6 +481,46 @@ print_config(struct app *a, int eal_argc, char **eal)
 	free(l);
 }
 
+/* Is vdev string @p v a PMD that needs CAP_NET_ADMIN (net_tap's
+ * TUNSETIFF, af_xdp's XDP program and socket)? */
+static bool
+vdev_needs_net_admin(const char *v)
+{
+	return strncmp(v, "net_tap", 7) == 0 || strncmp(v, "net_af_xdp", 10) == 0;
+}
+
+/*
+ * A start's checks of what rte_eal_init reports badly (ops/eal_check.h):
+ * one line naming the fix and exit 1, before the EAL creates its run
+ * directory. The hugepages named are the plan's (--print-config's).
+ */
+static void
+check_eal(const struct app *a, int n, char **eal)
+{
+	struct tfo_eal_layout *l = calloc(1, sizeof(*l));
+	struct tfo_eal_needs needs = { .net_admin = false };
+	struct tfo_mem_plan plan;
+	char err[TFO_CFG_ERR];
+
+	for (int i = 0; i < n; i++) {
+		if (strcmp(eal[i], "--vdev") == 0 && i + 1 < n)
+			needs.net_admin |= vdev_needs_net_admin(eal[++i]);
+		else if (strncmp(eal[i], "--vdev=", 7) == 0)
+			needs.net_admin |= vdev_needs_net_admin(eal[i] + 7);
+	}
+	for (unsigned int i = 0; i < a->cfg.nb_ports; i++)
+		needs.net_admin |= vdev_needs_net_admin(a->cfg.ports[i].vdev) ||
+				   a->cfg.ports[i].exception;
+	if (l != NULL && tfo_eal_layout_parse(n, eal, l, err, sizeof(err)) == 0) {
+		tfo_eal_layout_sockets(l, "/sys");
+		if (tfo_mem_plan(&a->cfg, l, &plan, err, sizeof(err)) == 0)
+			needs.pages = plan.pages;
+	}
+	free(l);
+	if (tfo_eal_check(n, eal, &needs, "/proc", "/sys", err, sizeof(err)) < 0)
+		app_die("%s", err);
+}
+
 /* What --print-config would say about memory, for the lcores the EAL
  * gave: in the journal beside a failure to allocate. */
 static void
@@ -543,10 +584,17 @@ main(int argc, char **argv)
 	}
 	eal_argc = build_eal_args(&app, sep, argv, eal, true);
 	check_owners(&app, eal_argc, eal, true);
+	check_eal(&app, eal_argc, eal);
 
-	if (app_eal_init(eal_argc, eal) < 0)
-		app_die("EAL init failed: %s (EAL arguments:%s)", rte_strerror(rte_errno),
-		    sep > 1 ? " from the command line" : " from [eal] args");
+	if (app_eal_init(eal_argc, eal) < 0) {
+		/* rte_eal_init leaves rte_errno at 0 on some paths (a locked
+		 * --file-prefix): "Success" would be a lie */
+		rc = rte_errno;
+		app_die("EAL init failed: %s (EAL arguments:%s); %s",
+			rc != 0 ? rte_strerror(rc) : "no reason given, see the EAL's lines above",
+			sep > 1 ? " from the command line" : " from [eal] args",
+			tfo_eal_fail_hint(rc));
+	}
 	signal(SIGINT, signal_handler);
 	signal(SIGTERM, signal_handler);
 	signal(SIGHUP, signal_handler);

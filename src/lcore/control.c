@@ -411,14 +411,13 @@ tfo_control_keys(struct tfo_control *c, uint64_t now_us)
 /*
  * The services' part of a reload (http: the document root), started with
  * the key file's and built on a control thread: when it is done, count it
- * and publish both outcomes in one answer (the keys' first, as before;
- * none when there is no key file to reload). Also frees what earlier
+ * and publish both outcomes in one answer (the keys' first, "keys: none
+ * configured" with random keys or TFO off). Also frees what earlier
  * reloads replaced, once the services say it is unused.
  */
 static void
 tfo_control_reload_services(struct tfo_control *c)
 {
-	bool keys = c->keys != NULL && c->key_file != NULL;
 	char smsg[sizeof(c->reload_msg)];
 	int krc = c->reload_rc, src;
 	size_t n;
@@ -436,14 +435,9 @@ tfo_control_reload_services(struct tfo_control *c)
 			c->stats.c[TFO_STAT_svc_reloads]++;
 		TFO_LOG(INFO, "reloaded: %s", smsg);
 	}
-	if (!keys) {
-		snprintf(c->reload_msg, sizeof(c->reload_msg), "%s", smsg);
-		c->reload_rc = src;
-	} else {
-		n = strlen(c->reload_msg);
-		snprintf(c->reload_msg + n, sizeof(c->reload_msg) - n, "; %s", smsg);
-		c->reload_rc = krc < 0 ? krc : src < 0 ? src : RTE_MAX(krc, src);
-	}
+	n = strlen(c->reload_msg);
+	snprintf(c->reload_msg + n, sizeof(c->reload_msg) - n, "; %s", smsg);
+	c->reload_rc = krc < 0 ? krc : src < 0 ? src : RTE_MAX(krc, src);
 	__atomic_store_n(&c->reload_seq, c->reload_seq + 1, __ATOMIC_RELEASE);
 }
 
@@ -465,13 +459,16 @@ tfo_control_reload(struct tfo_control *c)
 	c->reload_requested = 0;
 	if (c->alog != NULL)	/* logrotate's postrotate: a new file */
 		c->alog->reopen = 1;
-	if (c->keys == NULL) {
-		rc = -ENOTSUP;
-		snprintf(msg, sizeof(msg), "TFO is disabled: no keys to reload");
-	} else if (c->key_file == NULL) {
-		rc = -ENOENT;
-		snprintf(msg, sizeof(msg), "no [tfo] key_file configured (random keys): "
-			 "nothing to reload; /tfo/rotate makes a new key");
+	if (c->keys == NULL || c->key_file == NULL) {
+		/*
+		 * TFO off, or random keys: nothing was asked of the keys, so
+		 * nothing was refused. A SIGHUP meant for the services (or
+		 * logrotate's) must not count key_reload_errors nor log a
+		 * refusal.
+		 */
+		rc = 0;
+		snprintf(msg, sizeof(msg), "keys: none configured%s",
+			 c->keys == NULL ? " (TFO is disabled)" : "");
 	} else {
 		rc = tfo_keyring_reload_file(c->keys, c->key_file, msg, sizeof(msg));
 	}
@@ -481,7 +478,8 @@ tfo_control_reload(struct tfo_control *c)
 	} else {
 		if (rc > 0)
 			c->stats.c[TFO_STAT_key_reloads]++;
-		TFO_LOG(INFO, "key file %s re-read: %s", c->key_file, msg);
+		if (c->key_file != NULL)
+			TFO_LOG(INFO, "key file %s re-read: %s", c->key_file, msg);
 	}
 	c->reload_rc = rc;
 	snprintf(c->reload_msg, sizeof(c->reload_msg), "%s", msg);

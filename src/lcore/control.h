@@ -102,7 +102,7 @@ struct tfo_control {
 	volatile int reload_requested;	/**< set by SIGHUP / telemetry, done here */
 	uint64_t reload_seq;		/**< reloads done; then the result below */
 	int reload_rc;			/**< of the last reload: 1, 0 or -errno */
-	char reload_msg[512];		/**< its one-line outcome */
+	char reload_msg[1536];		/**< its one-line outcome (keys; services) */
 	/** Services reloaded with the key file (http: document root), on a
 	 *  control thread; NULL: none can. */
 	struct tfo_svc_reloader *svc_reload;

@@ -52,7 +52,8 @@ struct tfo_report_snap {
 	uint64_t nombuf[TFO_MAX_PORTS];	/**< rte_eth_stats.rx_nombuf of port i */
 	/** net_af_xdp: the kernel's counters of port i's sockets (net/xsk.h) */
 	struct tfo_xsk_stats xsk[TFO_MAX_PORTS];
-	/** the names of total.svc (the line's last fields); NULL: none */
+	/** the names of total.svc (the line's last fields, those that moved
+	 *  in the interval); NULL: none */
 	const struct tfo_svc_ctr_map *svc;
 };
 

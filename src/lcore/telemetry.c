@@ -530,6 +530,44 @@ tfo_tel_drain(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+/*
+ * The reload's outcome, one entry per part (keys, then each service's).
+ * A telemetry string is cut at RTE_TEL_MAX_STRING_LEN (128) bytes and a
+ * zone's refusal is often longer: a longer part continues in the next
+ * entries, each continuation starting with "+ ", so nothing is lost.
+ */
+static void
+tfo_tel_reload_parts(struct rte_tel_data *d, const char *msg)
+{
+	struct rte_tel_data *a = rte_tel_data_alloc();
+	char piece[RTE_TEL_MAX_STRING_LEN];
+	const size_t room = sizeof(piece) - 3;	/* "+ " and the NUL */
+
+	if (a == NULL)
+		return;
+	rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+	while (*msg != '\0') {
+		const char *end = strstr(msg, "; ");
+		size_t len = end != NULL ? (size_t)(end - msg) : strlen(msg);
+		bool first = true;
+
+		while (len > 0) {
+			size_t n = RTE_MIN(len, first ? sizeof(piece) - 1 : room);
+
+			snprintf(piece, sizeof(piece), "%s%.*s", first ? "" : "+ ",
+				 (int)n, msg);
+			rte_tel_data_add_array_string(a, piece);
+			msg += n;
+			len -= n;
+			first = false;
+		}
+		if (end != NULL)
+			msg = end + 2;
+	}
+	if (rte_tel_data_add_dict_container(d, "parts", a, 0) != 0)
+		rte_tel_data_free(a);
+}
+
 /* Key file reload, done by the control core; the answer says what happened. */
 static int
 tfo_tel_reload(const char *cmd, const char *params, struct rte_tel_data *d)
@@ -561,6 +599,7 @@ tfo_tel_reload(const char *cmd, const char *params, struct rte_tel_data *d)
 				     c->reload_rc == 0 ? "unchanged" : "error");
 	rte_tel_data_add_dict_string(d, c->reload_rc < 0 ? "error" : "message",
 				     c->reload_msg);
+	tfo_tel_reload_parts(d, c->reload_msg);
 	return 0;
 }
 

@@ -250,7 +250,7 @@ struct tfo_svc_reloader {
 	bool running;		/* a thread was started and not joined */
 	int done;		/* atomic: the thread has finished */
 	int rc;
-	char msg[512];
+	char msg[1024];	/* every service's outcome, "; " between */
 	pthread_t thread;
 };
 

@@ -468,6 +468,22 @@ def reload_check(bed, net):
     a = ask_all(bed, SERVER_V4, 53, [('tcp', query('new.example.net', A, {}))])[0]
     T.check('SIGHUP with a broken file: the old set serves', isinstance(a, bytes)
             and a.endswith(b'\xc6\x12\x35\x0c'), a)
+    # /tfo/reload answers every part in full: a telemetry string is cut
+    # at 128 bytes, so a long part continues in entries starting "+ "
+    r = bed.telemetry('/tfo/reload')
+    parts = []
+    for p in r.get('parts', []):
+        if p.startswith('+ ') and parts:
+            parts[-1] += p[2:]
+        else:
+            parts.append(p)
+    reason = 'example.net.zone:%d: type LOC not served' % len(open(net).read().splitlines())
+    T.check('/tfo/reload with a broken zone: error, the dns reason in full',
+            r.get('result') == 'error' and any(reason in p for p in parts), r)
+    T.check('/tfo/reload without a key file: "keys: none configured" first',
+            parts[:1] == ['keys: none configured'], r)
+    T.check('reloads without a key file count no key_reload_errors',
+            bed.stats().get('key_reload_errors', 0) == 0)
 
 
 def ns_json(bed, mode, on_error):
