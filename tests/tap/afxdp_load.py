@@ -25,14 +25,14 @@ with the CPU: on 2 shared CPUs they are partly the generators'.
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tfotap import Bed, Checks, SERVER_V4, CLIENT_V4, need_root, stop_process  # noqa: E402
+from tfotap import (Bed, Checks, SERVER_V4, VethPair, end_servers, need_root,  # noqa: E402
+                    stop_process)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, '..', '..')
@@ -169,107 +169,90 @@ def main():
     qfile = os.path.join(tmp, 'q.txt')
     with open(qfile, 'w') as f:
         f.write((QUERY + '\n') * 100)
-    proc = None
+    procs = []
     log = open(os.path.join(tmp, 'server.log'), 'w+')
     try:
-        sh(['ip', 'netns', 'add', SNS])
-        sh(['ip', 'netns', 'add', CNS])
-        sh(['ip', 'link', 'add', SIF, 'netns', SNS, 'type', 'veth', 'peer', 'name', CIF,
-            'netns', CNS])
-        for n, i, v4 in ((SNS, SIF, SERVER_V4), (CNS, CIF, CLIENT_V4)):
-            ns(n, ['ip', 'link', 'set', 'lo', 'up'])
-            ns(n, ['ip', 'addr', 'add', v4 + '/24', 'dev', i])
-            ns(n, ['ip', 'link', 'set', i, 'up'])
-        # the client's kernel fills in its checksums (a veth hands them over
-        # CHECKSUM_PARTIAL; a wire has them done)
-        ns(CNS, ['ethtool', '-K', CIF, 'tx', 'off'])
-        proc = subprocess.Popen(['ip', 'netns', 'exec', SNS, server] + EAL +
-                                ['--', '--config', cfg], stdout=log, stderr=subprocess.STDOUT)
-        text, deadline = '', time.time() + 30
-        while time.time() < deadline and 'ready:' not in text and proc.poll() is None:
-            time.sleep(0.2)
-            log.seek(0)
-            text = log.read()
-        if not T.check('tfo-server runs on net_af_xdp', 'ready:' in text, text[-1500:]):
-            return T.done()
-        m = re.search(r'mbuf pool on socket 0: (\d+) mbufs .* hold (\d+)\)', text)
-        T.check('its pool: one page per mbuf for the UMEM, as big as the plan',
-                m is not None and 'one 4 KiB page each' in text and
-                int(m.group(1)) >= int(m.group(2)), m and m.group(0))
-        plan_hold = int(m.group(2)) if m else 0
-        srv = Bed(server, name=SNS, eal=EAL)
-        ok, out = kdig(udp=False, timeout=2)
-        T.check('kdig over TCP answered', ok, out)
-        ok, out = kdig(udp=True, timeout=2)
-        T.check('kdig over UDP answered', ok, out)
-        idle0 = srv.stats().get('mbufs_in_use', 0)
-
-        why = kxdpgun_probe(qfile)
-        if why:
-            print('NOTE: kxdpgun cannot run here (%s): driving with dnsperf and hping3 '
-                  'instead' % why)
-        load(srv, qfile, not why, tcp=True)
-        load(srv, qfile, not why, tcp=False)
-
-        # a spoofed SYN flood (random sources: the control lcore's table
-        # fills and SYN cookies take over), then the port must serve kdig
-        # from the real address; a flood from kdig's own address would be
-        # the per-source cap refusing that address, by design
-        before, t0 = srv.stats(), time.time()
-        st0 = srv.telemetry('/tfo/ports')
-        ns(CNS, ['timeout', '3', 'hping3', '-S', '-p', '53', '--flood', '--rand-source',
-                 SERVER_V4],
-           check=False, timeout=30)
-        flood_end = time.time()
-        ok_tcp, out_tcp = kdig(udp=False, timeout=1)
-        ok_udp, out_udp = kdig(udp=True, timeout=1)
-        after = srv.stats()
-        st1 = srv.telemetry('/tfo/ports')
-        secs = flood_end - t0
-        missed = st1['0']['xsk_rx_ring_full'] - st0['0']['xsk_rx_ring_full']
-        print('figure: hping3 --flood --rand-source SYN for %.1f s: %d/s received, %d/s '
-              'dropped for a full RX ring, %d SYN cookies sent; server lcores busy %.1f %% '
-              'of one CPU; %s' % (
-                  secs, (after.get('rx_pkts', 0) - before.get('rx_pkts', 0)) / secs,
-                  missed / secs, after.get('syncookies_sent', 0) -
-                  before.get('syncookies_sent', 0), busy_pct(srv, before, after, secs),
-                  cpu_model()))
-        T.check('after the SYN flood: kdig over TCP answered within 1 s', ok_tcp, out_tcp)
-        T.check('after the SYN flood: kdig over UDP answered within 1 s', ok_udp, out_udp)
-        T.check('no frame found the fill ring empty, no TX descriptor refused',
-                st1['0']['xsk_fill_empty'] == 0 and st1['0']['xsk_tx_invalid'] == 0 and
-                st1['0']['xsk_sockets'] == 1, st1)
-        # the flood's half-open connections time out in seconds; the mbufs
-        # come back regardless: connections hold none
-        time.sleep(1.5)
-        idle1 = srv.stats().get('mbufs_in_use', 0)
-        T.check('mbufs in use back where they were, within the caches (%d -> %d)'
-                % (idle0, idle1), abs(idle1 - idle0) <= 2 * 256 + 64, (idle0, idle1))
-        T.check('... and under what the plan says the queues hold (%d)' % plan_hold,
-                0 < idle1 <= plan_hold, (idle1, plan_hold))
-        rc = stop_process(proc)
-        proc = None
-        log.seek(0)
-        text = log.read()
-        T.check('tfo-server exits 0', rc == 0, rc)
-        T.check('the exit summary balances', re.search(r'^accounting: ok', text, re.M)
-                is not None, [ln for ln in text.splitlines() if 'accounting' in ln][-3:])
+        with VethPair(SNS, SIF, CNS, CIF) as bed:
+            proc, text = bed.start_server(server, EAL, cfg, log)
+            procs.append(proc)
+            # "running", then every lcore polls: "ready"
+            deadline = time.time() + 10
+            while 'ready:' not in text and proc.poll() is None and time.time() < deadline:
+                time.sleep(0.1)
+                log.seek(0)
+                text = log.read()
+            if not T.check('tfo-server runs on net_af_xdp', 'ready:' in text, text[-1500:]):
+                return T.done()
+            run_checks(server, proc, log, text, qfile)
     finally:
-        if proc is not None:
-            stop_process(proc, signal.SIGINT, 10)
-        if T.failed:
-            log.seek(0)
-            print('---- tfo-server log (tail) ----')
-            print('\n'.join(log.read().splitlines()[-30:]))
-        log.close()
-        for n in (SNS, CNS):
-            subprocess.run(['ip', 'netns', 'del', n], stderr=subprocess.DEVNULL)
+        end_servers(procs, log, T.failed, PREFIX)
         shutil.rmtree(tmp, ignore_errors=True)
-        try:
-            os.rmdir('/var/run/dpdk/%s' % PREFIX)
-        except OSError:
-            pass
     return T.done()
+
+
+def run_checks(server, proc, log, text, qfile):
+    """Everything once the server runs (see the module's text)."""
+    m = re.search(r'mbuf pool on socket 0: (\d+) mbufs .* hold (\d+)\)', text)
+    T.check('its pool: one page per mbuf for the UMEM, as big as the plan',
+            m is not None and 'one 4 KiB page each' in text and
+            int(m.group(1)) >= int(m.group(2)), m and m.group(0))
+    plan_hold = int(m.group(2)) if m else 0
+    srv = Bed(server, name=SNS, eal=EAL)
+    ok, out = kdig(udp=False, timeout=2)
+    T.check('kdig over TCP answered', ok, out)
+    ok, out = kdig(udp=True, timeout=2)
+    T.check('kdig over UDP answered', ok, out)
+    idle0 = srv.stats().get('mbufs_in_use', 0)
+
+    why = kxdpgun_probe(qfile)
+    if why:
+        print('NOTE: kxdpgun cannot run here (%s): driving with dnsperf and hping3 '
+              'instead' % why)
+    load(srv, qfile, not why, tcp=True)
+    load(srv, qfile, not why, tcp=False)
+
+    # a spoofed SYN flood (random sources: the control lcore's table
+    # fills and SYN cookies take over), then the port must serve kdig
+    # from the real address; a flood from kdig's own address would be
+    # the per-source cap refusing that address, by design
+    before, t0 = srv.stats(), time.time()
+    st0 = srv.telemetry('/tfo/ports')
+    ns(CNS, ['timeout', '3', 'hping3', '-S', '-p', '53', '--flood', '--rand-source',
+             SERVER_V4],
+       check=False, timeout=30)
+    flood_end = time.time()
+    ok_tcp, out_tcp = kdig(udp=False, timeout=1)
+    ok_udp, out_udp = kdig(udp=True, timeout=1)
+    after = srv.stats()
+    st1 = srv.telemetry('/tfo/ports')
+    secs = flood_end - t0
+    missed = st1['0']['xsk_rx_ring_full'] - st0['0']['xsk_rx_ring_full']
+    print('figure: hping3 --flood --rand-source SYN for %.1f s: %d/s received, %d/s '
+          'dropped for a full RX ring, %d SYN cookies sent; server lcores busy %.1f %% '
+          'of one CPU; %s' % (
+              secs, (after.get('rx_pkts', 0) - before.get('rx_pkts', 0)) / secs,
+              missed / secs, after.get('syncookies_sent', 0) -
+              before.get('syncookies_sent', 0), busy_pct(srv, before, after, secs),
+              cpu_model()))
+    T.check('after the SYN flood: kdig over TCP answered within 1 s', ok_tcp, out_tcp)
+    T.check('after the SYN flood: kdig over UDP answered within 1 s', ok_udp, out_udp)
+    T.check('no frame found the fill ring empty, no TX descriptor refused',
+            st1['0']['xsk_fill_empty'] == 0 and st1['0']['xsk_tx_invalid'] == 0 and
+            st1['0']['xsk_sockets'] == 1, st1)
+    # the flood's half-open connections time out in seconds; the mbufs
+    # come back regardless: connections hold none
+    time.sleep(1.5)
+    idle1 = srv.stats().get('mbufs_in_use', 0)
+    T.check('mbufs in use back where they were, within the caches (%d -> %d)'
+            % (idle0, idle1), abs(idle1 - idle0) <= 2 * 256 + 64, (idle0, idle1))
+    T.check('... and under what the plan says the queues hold (%d)' % plan_hold,
+            0 < idle1 <= plan_hold, (idle1, plan_hold))
+    rc = stop_process(proc)
+    log.seek(0)
+    text = log.read()
+    T.check('tfo-server exits 0', rc == 0, rc)
+    T.check('the exit summary balances', re.search(r'^accounting: ok', text, re.M)
+            is not None, [ln for ln in text.splitlines() if 'accounting' in ln][-3:])
 
 
 if __name__ == '__main__':
