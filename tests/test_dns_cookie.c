@@ -401,6 +401,53 @@ TFO_TEST(service)
 	CHECK_EQ(ctr("dns_cookie_client_only"), 1);
 }
 
+/*
+ * With RRL on, a query whose server cookie verifies is not limited (its
+ * source is proven: RFC 7873 section 5.3's point), while the same client
+ * without one is: the flag dns_cookie_check sets is the one RRL reads.
+ */
+TFO_TEST(rrl_spares_valid_cookies)
+{
+	struct tfo_service_kv kv[] = {
+		{ "zone", "example.org:" ZDIR "/example.org.zone" },
+		{ "cookies", "on" },
+		{ "cookie_secret_file", kfile },
+		{ "rate_limit", "1" },
+		{ "rate_limit_burst", "1" },
+		{ "slip", "1" },
+	};
+	struct tfo_service_args a = { .port = 53, .udp = true, .nb_kv = 6, .kv = kv };
+	uint8_t cc[8] = { 8, 7, 6, 5, 4, 3, 2, 1 }, got[64], c[64];
+	unsigned int rc, l, tc = 0, lim0;
+	void *st;
+
+	/* the EAL and svc: the service case, before this one */
+	REQUIRE(svc != NULL);
+	REQUIRE(svc->create(&a, &st) == 0);
+	udp_ctx.src_addr[3] = 9;	/* a prefix of its own */
+	query(st, &udp_ctx, cc, 8);
+	l = answer(&rc, got);
+	REQUIRE(l == 24);
+	lim0 = ctr("dns_rrl_limited");
+	for (unsigned int i = 0; i < 20; i++) {
+		query(st, &udp_ctx, got, 24);
+		l = answer(&rc, c);
+		tc += (msg[2] & 0x02) != 0;
+		CHECK(rc == DNS_R_NOERROR && msg[7] >= 1 && l == 24);
+	}
+	CHECK_EQ(tc, 0);
+	CHECK_EQ(ctr("dns_rrl_limited"), lim0);
+	/* the same client, a client cookie alone: limited (TC slips) */
+	for (unsigned int i = 0; i < 20; i++) {
+		query(st, &udp_ctx, cc, 8);
+		tc += (msg[2] & 0x02) != 0;
+	}
+	CHECK(tc >= 18);
+	CHECK(ctr("dns_rrl_limited") >= lim0 + 18);
+	udp_ctx.src_addr[3] = 2;
+	svc->destroy(st);
+}
+
 TFO_TEST(rotation_on_reload)
 {
 	uint8_t cc[8] = { 8, 7, 6, 5, 4, 3, 2, 1 }, got[64], c[64];
