@@ -178,8 +178,7 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	 * the PMDs' that count it */
 	nombuf = tfo_stat_delta(prev, cur, TFO_STAT_mbuf_alloc_fail);
 	for (uint16_t i = 0; i < RTE_MIN(prev->nb_ports, cur->nb_ports); i++)
-		if ((prev->ports_ok & cur->ports_ok) & (UINT32_C(1) << i))
-		{
+		if ((prev->ports_ok & cur->ports_ok) & (UINT32_C(1) << i)) {
 			imissed += tfo_delta(prev->imissed[i], cur->imissed[i]);
 			nombuf += tfo_delta(prev->nombuf[i], cur->nombuf[i]);
 			fill_empty += tfo_delta(prev->xsk[i].rx_fill_empty,

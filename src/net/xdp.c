@@ -56,6 +56,15 @@ tfo_xdp_is_af_xdp(const char *vdev)
 }
 
 bool
+tfo_xdp_any_port(const struct tfo_config *c)
+{
+	for (unsigned int i = 0; i < c->nb_ports; i++)
+		if (tfo_xdp_is_af_xdp(c->ports[i].vdev))
+			return true;
+	return false;
+}
+
+bool
 tfo_xdp_own(const struct tfo_cfg_port *p)
 {
 	return p->xdp == TFO_XDP_OWN ||

@@ -29,6 +29,10 @@ bool tfo_xdp_built(const char **why);
 /** Does @p vdev create a net_af_xdp device ("net_af_xdp0,iface=eth0")? */
 bool tfo_xdp_is_af_xdp(const char *vdev);
 
+/** Does a port of @p c run on net_af_xdp? Then every pool takes the AF_XDP
+ *  layout (net/xdp_pool.h): the start plan and the start ask the same. */
+bool tfo_xdp_any_port(const struct tfo_config *c);
+
 /** Does port @p p run tfo-server's XDP program (xdp = own, or auto on a
  *  net_af_xdp vdev)? */
 bool tfo_xdp_own(const struct tfo_cfg_port *p);

@@ -213,23 +213,6 @@ srv_data_room(const struct tfo_server *s)
 	return tfo_pool_plan_data_room(mtu);
 }
 
-/*
- * Does a port run on net_af_xdp? Then every pool takes the AF_XDP layout
- * (net/xdp_pool.h): the PMD makes the RX queue's pool its UMEM, and a frame
- * built from another socket's pool is copied, not refused, so one layout
- * for all keeps the rule simple.
- */
-static bool
-srv_has_af_xdp(const struct tfo_server *s)
-{
-	if (!s->devices)
-		return false;
-	for (unsigned int i = 0; i < s->cfg.nb_ports; i++)
-		if (tfo_xdp_is_af_xdp(s->cfg.ports[i].vdev))
-			return true;
-	return false;
-}
-
 /* Port @p i's socket for the pool plan; -1 (control 0's) when unknown,
  * and when every lcore counts as the main one's (s->numa false). */
 static int
@@ -272,8 +255,10 @@ tfo_srv_pools(struct tfo_server *s, char *err, size_t errlen)
 {
 	int port_socket[TFO_MAX_PORTS];
 	struct tfo_pool_plan_in in = srv_plan_in(s, port_socket);
-	uint16_t data_room = srv_data_room(s);
-	bool xdp_pools = srv_has_af_xdp(s);
+	/* net_af_xdp makes the RX queues' pool its UMEM: every pool takes the
+	 * AF_XDP layout (a frame from another pool would only be copied) */
+	bool xdp_pools = s->devices && tfo_xdp_any_port(&s->cfg);
+	uint16_t data_room = xdp_pools ? tfo_xdp_pool_data_room() : srv_data_room(s);
 	struct tfo_pool_plan plan;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	int rc;
@@ -313,7 +298,7 @@ tfo_srv_pools(struct tfo_server *s, char *err, size_t errlen)
 		if (s->devices)	/* not for every benchmark run or fuzzer start */
 			TFO_LOG(INFO, "mbuf pool on socket %d: %u mbufs of %u bytes%s (the "
 				"queues, rings and caches of its lcores hold %u)", so,
-				plan.mbufs[so], xdp_pools ? tfo_xdp_pool_data_room() : data_room,
+				plan.mbufs[so], data_room,
 				xdp_pools ? ", one 4 KiB page each for net_af_xdp's UMEM" : "",
 				plan.need[so]);
 	}

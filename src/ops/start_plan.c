@@ -446,12 +446,12 @@ tfo_mem_plan(const struct tfo_config *c, const struct tfo_eal_layout *l,
 	if (rc < 0)
 		return rc;
 	for (unsigned int i = 0; i < c->nb_ports; i++) {
-		p->af_xdp |= tfo_xdp_is_af_xdp(c->ports[i].vdev);
 		mtu = RTE_MAX(mtu, c->ports[i].mtu);
 		desc_q += (uint64_t)(c->ports[i].rx_desc + c->ports[i].tx_desc) *
 			  PLAN_DESC_BYTES;
 		desc_tx += (uint64_t)c->ports[i].tx_desc * PLAN_DESC_BYTES;
 	}
+	p->af_xdp = tfo_xdp_any_port(c);
 	p->data_room = p->af_xdp ? tfo_xdp_pool_data_room() : tfo_pool_plan_data_room(mtu);
 	for (int so = 0; so < TFO_PLAN_SOCKETS; so++) {
 		p->s[so].mbufs = pp.mbufs[so];
