@@ -522,21 +522,25 @@ check_eal(const struct app *a, int n, char **eal)
 }
 
 /* What --print-config would say about memory, for the lcores the EAL
- * gave: in the journal beside a failure to allocate. */
-static void
-log_mem_plan(struct app *a)
+ * gave: in the journal beside a failure to allocate. @return false when
+ * there is no plan (@p plan not filled). */
+static bool
+log_mem_plan(struct app *a, struct tfo_mem_plan *plan)
 {
 	struct tfo_eal_layout *l = calloc(1, sizeof(*l));
-	struct tfo_mem_plan plan;
 	char err[TFO_CFG_ERR];
+	bool ok = false;
 
 	if (l == NULL)
-		return;
+		return false;
 	tfo_eal_layout_from_eal(l);
 	/* a refusal is the start's to report, in its own words */
-	if (tfo_mem_plan(&a->cfg, l, &plan, err, sizeof(err)) == 0)
-		tfo_mem_plan_log(l, &plan);
+	if (tfo_mem_plan(&a->cfg, l, plan, err, sizeof(err)) == 0) {
+		tfo_mem_plan_log(l, plan);
+		ok = true;
+	}
 	free(l);
+	return ok;
 }
 
 static void
@@ -564,7 +568,9 @@ main(int argc, char **argv)
 	char *eal[TFO_MAX_EAL_ARGS], err[TFO_CFG_ERR];
 	int sep, eal_argc, rc;
 	const char *prog = argv[0];
+	struct tfo_mem_plan plan;
 	struct tfo_server *s;
+	bool planned;
 
 	app_init("tfo-server", 1);
 	sep = app_find_sep(argc, argv);
@@ -600,7 +606,7 @@ main(int argc, char **argv)
 	signal(SIGHUP, signal_handler);
 
 	TFO_LOG(INFO, "tfo-server %s, configuration %s", TFO_VERSION, app.cfg.source);
-	log_mem_plan(&app);
+	planned = log_mem_plan(&app, &plan);
 	s = tfo_server_create(&app.cfg, &params, err, sizeof(err));
 	if (s == NULL)
 		app_die("%s", err);
@@ -617,6 +623,8 @@ main(int argc, char **argv)
 	rc = tfo_server_launch(s);
 	if (rc != 0)
 		app_die("cannot launch the workers: %s", strerror(-rc));
+	if (planned)
+		tfo_mem_plan_log_taken(&plan);
 	if (tfo_server_nb_controls(s) > 1)
 		printf("tfo-server: running: %u control lcores (control 0 on lcore %u), "
 		       "%u worker(s), %u port(s); Ctrl-C to stop\n", tfo_server_nb_controls(s),
