@@ -169,6 +169,16 @@ def main():
     line_keys = re.findall(r'([a-z0-9_]+)=', example.group(1)) if example else []
     check('the runbook\'s stats line has the keys of tests/test_report.c, in order',
           len(tested) > 10 and line_keys == tested, (line_keys, tested))
+    # and its line at rest: the keys always there, in order, short
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           'test_report.c')) as f:
+        always = re.findall(r'"([a-z0-9_]+)"',
+                            f.read().partition('always[] = {')[2].partition('};')[0])
+    rest = re.findall(r'^stats: .*$', prose, re.M)[1:2]
+    rest_keys = re.findall(r'([a-z0-9_]+)=', rest[0]) if rest else []
+    check('the runbook\'s stats line at rest has the keys always there, in order, '
+          'under 200 characters',
+          len(always) > 5 and rest_keys == always and len(rest[0]) < 200, (rest, always))
     rows = set(re.findall(r'^\| `([a-z0-9_]+)`', prose, re.M)) | \
         set(re.findall(r'^\| `[a-z0-9_]+`, `([a-z0-9_]+)`', prose, re.M)) | \
         set(re.findall(r'^\| `[a-z0-9_]+` \.\.\. `([a-z0-9_]+)`', prose, re.M))
