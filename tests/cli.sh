@@ -303,7 +303,8 @@ check "--file-prefix in use: one line, no EAL line" bash -c 'one() { [ "$(grep -
 kill -INT $pid
 wait $pid
 check "--file-prefix in use: the first server still exits 0" [ "$?" = 0 ]
-# a shared config's files stay (DPDK's, for secondaries): ours to clean
+# a shared config's files (DPDK's, for secondaries) go with a clean exit
+check "a clean exit with a shared config: no runtime directory left" gone tfoerrcli$$
 rm -rf "/var/run/dpdk/tfoerrcli$$"
 rm -f "$log"
 
