@@ -38,7 +38,7 @@
 #define TFO_MAX_EAL_ARGS 128
 
 /* SIGTERM drains it (a second one stops it), SIGINT stops it at once,
- * SIGHUP re-reads its key file. */
+ * SIGHUP reloads the key file, the services' files and the access log. */
 static struct tfo_server *volatile server;
 static volatile sig_atomic_t stop_early;	/* one came before the server */
 
@@ -84,7 +84,7 @@ usage(FILE *f, const char *prog)
 		"                        the EAL arguments included), print it and the memory\n"
 		"                        (hugepages) it needs per socket, and exit\n"
 		"  --help-config         list every configuration key and exit (a service\n"
-		"                        that serves UDP takes udp = on: echo)\n"
+		"                        that serves UDP takes udp = on: echo, dns)\n"
 		"  --help-counters       list every counter and what it counts (a Markdown\n"
 		"                        table, as in docs/runbook.md; the built-in services'\n"
 		"                        own counters last) and exit\n"
@@ -100,9 +100,12 @@ usage(FILE *f, const char *prog)
 		"exits 0; a second SIGTERM, or SIGINT, stops it at once (exit code 0).\n"
 		"Under systemd (Type=notify) it sends READY=1 once every lcore polls,\n"
 		"STOPPING=1 when a drain starts, WATCHDOG=1 with WatchdogSec. SIGHUP (or\n"
-		"/tfo/reload) re-reads the key file: KEY promotes KEY to primary (the\n"
-		"old primary becomes the backup), PRIMARY,BACKUP installs both; a bad\n"
-		"file is refused and the running keys stay.\n",
+		"/tfo/reload) reloads what comes from files, each part on its own: the\n"
+		"key file (KEY promotes KEY to primary, the old primary becomes the\n"
+		"backup; PRIMARY,BACKUP installs both; none configured: nothing to do),\n"
+		"every service's reload (dns: zones and cookie secret; http: root and\n"
+		"rules) and the access log (reopened). A part that fails is refused\n"
+		"with its reason and keeps serving its old state.\n",
 		prog);
 }
 
