@@ -4,7 +4,7 @@
  */
 #include "engine_scenario.h"
 
-/* ---- latency histograms and access-log records (tfo/latency.h) ---------- */
+/* ---- latency histograms and access-log records (tcp/latency.h) ---------- */
 
 /* A 1 GHz TSC: 1000 ticks a microsecond. */
 #define LAT_HZ 1000000000ull
