@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: the harness of the packet parser's unit tests (test_pkt_*.c,
  * one program, "pkt"): addresses, a naive RFC 1071 checksum, a byte-by-byte
- * frame builder, frame templates and mbufs over exact-size buffers.
+ * frame builder and templates (pkt_frame.c), mbufs over exact-size buffers
+ * (pkt_harness.c).
  *
  * Frames are crafted byte by byte here, with a deliberately naive RFC 1071
  * checksum, so that nothing is checked against itself. The parser is given

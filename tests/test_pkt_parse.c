@@ -3,7 +3,7 @@
  * (src/net/pkt.c): TCP over IPv4, IPv6 and VLAN, ARP, ICMP echo, path-MTU
  * errors, ICMPv6 echo and neighbour discovery, padded frames. The "pkt"
  * program is this file and the other test_pkt_*.c (tests/meson.build), on
- * the harness in pkt_harness.c.
+ * the harness of pkt_harness.h (pkt_harness.c, pkt_frame.c).
  */
 #include "pkt_harness.h"
 
