@@ -46,7 +46,10 @@ tfo_ipv4_src_bad(const uint8_t *s)
  * address of one of our subnets: a reply to either would go to ourselves
  * or to the whole subnet. With @p idx, also the global index of the first
  * of our addresses that is @p p's destination (left as it was if none):
- * one pass for both questions.
+ * one pass for both questions. Runs for every frame: the broadcast test
+ * is src == (a | host) (the network bits equal, the host bits all ones),
+ * with host = 0 for /0, /31 and /32 (no broadcast address, RFC 3021),
+ * where it is the src == a test again; no branch but the family's.
  */
 static inline bool
 tfo_ipv4_scan(const struct tfo_port_info *port, const struct tfo_pkt *p,
@@ -54,6 +57,7 @@ tfo_ipv4_scan(const struct tfo_port_info *port, const struct tfo_pkt *p,
 {
 	uint32_t src, dst;
 	bool local = false;
+	int found = idx != NULL ? *idx : 0;
 
 	memcpy(&src, p->src.b, 4);
 	memcpy(&dst, p->dst.b, 4);
@@ -67,15 +71,14 @@ tfo_ipv4_scan(const struct tfo_port_info *port, const struct tfo_pkt *p,
 			continue;
 		memcpy(&a, la->addr.b, 4);
 		a = rte_be_to_cpu_32(a);
-		if (idx != NULL && dst == a && *idx < 0)
-			*idx = port->addr_base + (int)i;
-		local |= src == a;
-		/* /31 and /32 have no broadcast address (RFC 3021) */
-		if (la->prefix_len == 0 || la->prefix_len > 30)
-			continue;
-		host = (1u << (32 - la->prefix_len)) - 1;
-		local |= (src & ~host) == (a & ~host) && (src & host) == host;
+		if (dst == a && found < 0)
+			found = port->addr_base + (int)i;
+		/* prefix 1..30: (unsigned)(len - 1) < 30 */
+		host = (uint32_t)(la->prefix_len - 1) < 30u ? UINT32_MAX >> la->prefix_len : 0;
+		local |= (src == a) | (src == (a | host));
 	}
+	if (idx != NULL)
+		*idx = found;
 	return local;
 }
 
