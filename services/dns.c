@@ -982,23 +982,26 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		else
 			dns_count(ctx, C_CHAOS);
 	} else {
-		int zone = dns_set_zone_of(s, q.lname);
+		int zone = dns_set_zone_for(s, q.lname, q.qtype);
 		const struct dns_block *b = NULL;
+		bool signed_zone = false;
 		struct dns_lookup lk;
 
 		if (zone >= 0) {
 			dns_set_lookup(s, zone, q.lname, q.qtype, &lk);
-			b = dns_set_block(s, &lk, q.qtype);
+			b = dns_set_block(s, &lk, q.qtype, q.edns && q.edns_do);
+			signed_zone = s->zones[zone].sec != 0;
 		}
 		dns_w_head(&o.w, &q, 0, b != NULL ? b->aa : true);
 		o.head = o.w.len;
 		if (b != NULL) {
-			dns_from_block(&o, b, opt_len, !q.edns_do && opt_len <= DNS_OPT_LEN &&
-				       nsid_res == 0);
+			/* the block's OPT has DO set when it is a DO=1 one */
+			dns_from_block(&o, b, opt_len, (!q.edns_do || signed_zone) &&
+				       opt_len <= DNS_OPT_LEN && nsid_res == 0);
 		} else {
 			struct dns_sections sec;
 
-			dns_compose(&o.w, s, q.lname, q.qtype, &sec);
+			dns_compose(&o.w, s, q.lname, q.qtype, q.edns && q.edns_do, &sec);
 			o.rcode = sec.rcode;
 			/* as Knot DNS: say why (RFC 8914 4.21) */
 			if (zone < 0)

@@ -300,6 +300,7 @@ dns_w_counts(struct dns_writer *w, uint16_t an, uint16_t ns, uint16_t ar)
 /* composing an answer                                                 */
 
 struct compose {
+	bool sec;			/* DO=1 in a signed zone */
 	const uint8_t *targets[DNS_ADD_MAX];	/* names for the additional */
 	unsigned int nb_targets;
 	int32_t an_node[DNS_CHAIN_MAX + 1];	/* (node, type) in the answer */
@@ -330,8 +331,38 @@ note_targets(struct compose *c, const struct dns_set *s, const struct dns_rrset 
 	}
 }
 
+/* @p rr of node @p n as @p owner, then (DO=1, signed) its RRSIGs:
+ * copied as they are, so a wildcard's keep their labels (RFC 4035
+ * 5.3.4). @return RRs written. */
+static uint16_t
+put_rrset(struct dns_writer *w, const struct dns_set *s, const struct compose *c,
+	  const uint8_t *owner, const struct dns_node *n, const struct dns_rrset *rr,
+	  uint32_t ttl_cap)
+{
+	unsigned int k = dns_w_rrset(w, s, owner, rr, ttl_cap);
+	const struct dns_rrset *sig;
+
+	if (c->sec && (sig = dns_node_sigs(s, n, rr->type)) != NULL)
+		k += dns_w_rrset(w, s, owner, sig, ttl_cap);
+	return (uint16_t)k;
+}
+
+/* Every RRSIG at @p n: the answer to qtype RRSIG, as knotd gives it. */
+static uint16_t
+put_all_sigs(struct dns_writer *w, const struct dns_set *s, const uint8_t *owner,
+	     const struct dns_node *n)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n->nb_sigs; i++)
+		k += dns_w_rrset(w, s, owner, &s->rrsets[n->rrsets + n->nb_rrsets + i],
+				 UINT32_MAX);
+	return (uint16_t)k;
+}
+
 static void
-put_soa(struct dns_writer *w, const struct dns_set *s, int zone, struct dns_sections *sec)
+put_soa(struct dns_writer *w, const struct dns_set *s, const struct compose *c, int zone,
+	struct dns_sections *sec)
 {
 	const struct dns_zone *z = &s->zones[zone];
 	const struct dns_rrset *soa = &s->rrsets[z->soa];
@@ -346,7 +377,7 @@ put_soa(struct dns_writer *w, const struct dns_set *s, int zone, struct dns_sect
 	min = rd + 16;
 	minimum = ((uint32_t)min[0] << 24) | ((uint32_t)min[1] << 16) |
 		  ((uint32_t)min[2] << 8) | min[3];
-	sec->ns += (uint16_t)dns_w_rrset(w, s, s->names + z->name, soa, minimum);
+	sec->ns += put_rrset(w, s, c, s->names + z->name, &s->nodes[z->apex], soa, minimum);
 }
 
 static void
@@ -377,19 +408,19 @@ put_additional(struct dns_writer *w, const struct dns_set *s, int zone,
 			for (unsigned int k = 0; k < c->nb_an; k++)
 				in_an |= c->an_node[k] == ni && c->an_type[k] == types[t];
 			if (rr != NULL && !in_an)
-				sec->ar += (uint16_t)dns_w_rrset(w, s, low, rr, UINT32_MAX);
+				sec->ar += put_rrset(w, s, c, low, &s->nodes[ni], rr, UINT32_MAX);
 		}
 	}
 }
 
 void
 dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
-	    uint16_t qtype, struct dns_sections *sec)
+	    uint16_t qtype, bool dnssec, struct dns_sections *sec)
 {
 	struct compose c;
 	uint8_t cur[DNS_NAME_MAX];
 	struct dns_lookup lk;
-	int zone = dns_set_zone_of(s, lname);
+	int zone = dns_set_zone_for(s, lname, qtype);
 
 	memset(sec, 0, sizeof(*sec));
 	c.nb_targets = 0;
@@ -401,6 +432,7 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 		sec->add_off = w->len;
 		return;
 	}
+	c.sec = dnssec && s->zones[zone].sec != 0;
 	memcpy(cur, lname, dns_name_len(lname));
 	for (unsigned int chain = 0; chain <= DNS_CHAIN_MAX; chain++) {
 		const struct dns_node *n;
@@ -415,11 +447,25 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 				sec->aa = false;
 			sec->ns += (uint16_t)dns_w_rrset(w, s, dns_node_name(s, n), rr, UINT32_MAX);
 			note_targets(&c, s, rr);
+			if (c.sec) {
+				/* the DS and its RRSIG, or the proof there is none */
+				const struct dns_rrset *ds = dns_node_rrset(s, n, DNS_T_DS);
+
+				if (ds != NULL)
+					sec->ns += put_rrset(w, s, &c, dns_node_name(s, n), n, ds,
+							     UINT32_MAX);
+				else
+					sec->ns += (uint16_t)dns_sec_deny(w, s, zone,
+									  dns_node_name(s, n),
+									  DNS_DENY_DS);
+			}
 			break;
 		}
 		if (lk.kind == DNS_LK_NXDOMAIN) {
 			sec->rcode = DNS_R_NXDOMAIN;
-			put_soa(w, s, zone, sec);
+			put_soa(w, s, &c, zone, sec);
+			if (c.sec)
+				sec->ns += (uint16_t)dns_sec_deny(w, s, zone, cur, DNS_DENY_NXDOMAIN);
 			break;
 		}
 		n = &s->nodes[lk.node];
@@ -427,7 +473,10 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 		if (cname != NULL && qtype != DNS_T_CNAME && qtype != DNS_T_ANY) {
 			const uint8_t *target = s->rdata + cname->rdata + 2;
 
-			sec->an += (uint16_t)dns_w_rrset(w, s, cur, cname, UINT32_MAX);
+			sec->an += put_rrset(w, s, &c, cur, n, cname, UINT32_MAX);
+			if (c.sec && lk.wild)
+				sec->ns += (uint16_t)dns_sec_deny(w, s, zone, cur,
+								  DNS_DENY_WILDCARD);
 			c.an_node[c.nb_an] = lk.node;
 			c.an_type[c.nb_an++] = DNS_T_CNAME;
 			dns_name_lower(cur, target);
@@ -437,6 +486,10 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 			continue;
 		}
 		rr = NULL;
+		if (qtype == DNS_T_RRSIG && n->nb_sigs != 0) {
+			sec->an += put_all_sigs(w, s, cur, n);
+			break;
+		}
 		if (qtype == DNS_T_ANY) {
 			/* RFC 8482 4.1: one RRset */
 			if (n->nb_rrsets > 0)
@@ -445,10 +498,16 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 			rr = dns_node_rrset(s, n, qtype);
 		}
 		if (rr == NULL) {
-			put_soa(w, s, zone, sec);	/* NODATA */
+			put_soa(w, s, &c, zone, sec);	/* NODATA */
+			if (c.sec)
+				sec->ns += (uint16_t)dns_sec_deny(w, s, zone, cur, lk.wild ?
+								  DNS_DENY_WILD_NODATA :
+								  DNS_DENY_NODATA);
 			break;
 		}
-		sec->an += (uint16_t)dns_w_rrset(w, s, cur, rr, UINT32_MAX);
+		sec->an += put_rrset(w, s, &c, cur, n, rr, UINT32_MAX);
+		if (c.sec && lk.wild)
+			sec->ns += (uint16_t)dns_sec_deny(w, s, zone, cur, DNS_DENY_WILDCARD);
 		c.an_node[c.nb_an] = lk.node;
 		c.an_type[c.nb_an++] = rr->type;
 		note_targets(&c, s, rr);

@@ -273,7 +273,7 @@ check_zone(const uint8_t *b, uint32_t len)
 				dns_name_from_text(names[i], strlen(names[i]), NULL, ln);
 				dns_w_init(&w, buf, DNS_MSG_MAX);
 				dns_w_question(&w, ln, types[t]);
-				dns_compose(&w, s, ln, types[t], &sec);
+				dns_compose(&w, s, ln, types[t], t & 1, &sec);
 				if (w.overflow)
 					continue;
 				dns_w_counts(&w, sec.an, sec.ns, sec.ar);
