@@ -474,6 +474,28 @@ dns_rrl_create(struct dns_svc *sv, const struct tfo_service_args *a)
 	return 0;
 }
 
+/*
+ * The engine's TCP response buffer (the larger of 2048 and [tcp]
+ * max_request: tcp/engine.c) must hold every answer composed per query,
+ * or it would leave as a SERVFAIL: refused at start and reload, with the
+ * size to set. Unknown max_request (0: plugins' hosts): not checked.
+ */
+static int
+dns_fits_tcp(const struct dns_svc *sv, const struct dns_set *s, char *why, size_t whylen)
+{
+	uint32_t cap = RTE_MAX(2048u, sv->max_request);
+	uint32_t need = 2 + DNS_HDR + DNS_NAME_MAX + 4 + s->max_composed + DNS_OPT_RESERVE +
+			4 + sv->conf.nsid_len;
+
+	if (sv->max_request == 0 || need <= cap)
+		return 0;
+	tfo_errmsg(why, whylen, "a referral, wildcard or denial of these zones (DO=1 "
+		   "included) can take %u bytes over TCP, more than the engine's response "
+		   "buffer of %u (the larger of 2048 and [tcp] max_request): set [tcp] "
+		   "max_request = %u", need, cap, need);
+	return -E2BIG;
+}
+
 static int
 dns_create(const struct tfo_service_args *a, void **state)
 {
@@ -511,6 +533,8 @@ dns_create(const struct tfo_service_args *a, void **state)
 	sv->idle_ms = c.idle_s * 1000;
 	rc = dns_set_load(sv->conf.zones, c.nb_zones, a->socket_id, (uint16_t)c.edns_size,
 			  &sv->cur, why, sizeof(why));
+	if (rc == 0)
+		rc = dns_fits_tcp(sv, sv->cur, why, sizeof(why));
 	if (rc == 0 && c.cookies)
 		rc = dns_cookie_file_read(c.cookie_file, NULL, &sv->cur->cookie, why,
 					  sizeof(why));
@@ -559,6 +583,8 @@ dns_reload(void *state, char *msg, size_t msglen)
 	}
 	rc = dns_set_load(sv->conf.zones, sv->conf.nb_zones, sv->socket,
 			  (uint16_t)sv->conf.edns_size, &st, why, sizeof(why));
+	if (rc == 0 && (rc = dns_fits_tcp(sv, st, why, sizeof(why))) < 0)
+		dns_set_free(st);
 	/* the cookie secrets are read again with the zones: a rotated key
 	 * file (runbook section 6) takes effect on the same reload */
 	if (rc == 0 && sv->conf.cookies) {

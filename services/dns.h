@@ -232,6 +232,11 @@ struct dns_set {
 	const struct rte_memzone *mz;	/* the blocks' bytes */
 	uint16_t edns_size;	/* our UDP payload size in OPT */
 	uint32_t nb_records;
+	/* the largest sections an answer composed per query can take
+	 * (referrals, wildcards, denials; DO=1 included), measured at load:
+	 * dns.c refuses a TCP response buffer smaller (CNAME chains are not
+	 * measured) */
+	uint32_t max_composed;
 	/* the cookie secrets: in the set so that a reload swaps them with
 	 * the zones in one pointer store (dns.c fills them after the load) */
 	struct dns_cookie_keys cookie;

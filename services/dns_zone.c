@@ -485,6 +485,95 @@ build_blocks(struct dns_set *s, int socket, char *why, size_t whylen)
 	return 0;
 }
 
+/* The sections of the answer to @p lname/@p qtype, DO=0 and DO=1. */
+static uint32_t
+measure_one(const struct dns_set *s, uint8_t *scratch, const uint8_t *lname, uint16_t qtype)
+{
+	uint32_t most = 0;
+
+	for (int d = 0; d < 2; d++) {
+		struct dns_writer w;
+		struct dns_sections sec;
+		uint32_t qend;
+
+		dns_w_init(&w, scratch, DNS_MSG_MAX);
+		dns_w_question(&w, lname, qtype);
+		qend = w.len;
+		dns_compose(&w, s, lname, qtype, d == 1, &sec);
+		most = RTE_MAX(most, w.overflow ? DNS_MSG_MAX : w.len - qend);
+	}
+	return most;
+}
+
+/* An RRset and its signatures alone, uncompressed but for the owner. */
+static uint32_t
+measure_rrset(const struct dns_set *s, uint8_t *scratch, const struct dns_node *n,
+	      uint16_t type)
+{
+	const struct dns_rrset *rr = dns_node_rrset(s, n, type);
+	const struct dns_rrset *sig = dns_node_sigs(s, n, type);
+	struct dns_writer w;
+
+	dns_w_init(&w, scratch, DNS_MSG_MAX);
+	if (rr != NULL)
+		dns_w_rrset(&w, s, dns_node_name(s, n), rr, UINT32_MAX);
+	if (sig != NULL)
+		dns_w_rrset(&w, s, dns_node_name(s, n), sig, UINT32_MAX);
+	return w.overflow ? DNS_MSG_MAX : w.len;
+}
+
+/*
+ * max_composed: referrals (a name below each cut) and wildcard answers
+ * (a name matching each "*", every type and NODATA) composed as a query
+ * would; a denial as its SOA plus two NSEC or three NSEC3 of the largest
+ * (every combination of records would be too many to try).
+ */
+static int
+measure_composed(struct dns_set *s)
+{
+	uint8_t *scratch = malloc(DNS_MSG_MAX), name[DNS_NAME_MAX];
+	uint32_t most = 0;
+
+	if (scratch == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nb_nodes; i++) {
+		const struct dns_node *n = &s->nodes[i];
+		const uint8_t *nm = dns_node_name(s, n);
+		unsigned int len = dns_name_len(nm);
+
+		if ((n->flags & DNS_N_CUT) && len + 2 <= DNS_NAME_MAX) {
+			name[0] = 1;
+			name[1] = 'x';
+			memcpy(name + 2, nm, len);
+			most = RTE_MAX(most, measure_one(s, scratch, name, DNS_T_A));
+		}
+		if (nm[0] == 1 && nm[1] == '*' && !(n->flags & DNS_N_BELOW)) {
+			name[0] = 1;
+			name[1] = 'x';
+			memcpy(name + 2, nm + 2, len - 2);
+			for (unsigned int k = 0; k <= n->nb_rrsets; k++)
+				most = RTE_MAX(most, measure_one(s, scratch, name, k < n->nb_rrsets ?
+						s->rrsets[n->rrsets + k].type : 0));
+		}
+	}
+	for (unsigned int z = 0; z < s->nb_zones; z++) {
+		const struct dns_zone *zn = &s->zones[z];
+		uint32_t den = 0, soa;
+
+		if (zn->sec == 0)
+			continue;
+		soa = measure_rrset(s, scratch, &s->nodes[zn->apex], DNS_T_SOA);
+		for (uint32_t k = 0; k < zn->nb_chain; k++)
+			den = RTE_MAX(den, measure_rrset(s, scratch, &s->nodes[s->chain[zn->chain + k]],
+							 zn->sec == DNS_Z_NSEC3 ? DNS_T_NSEC3 :
+							 DNS_T_NSEC));
+		most = RTE_MAX(most, soa + (zn->sec == DNS_Z_NSEC3 ? 3 : 2) * den);
+	}
+	free(scratch);
+	s->max_composed = RTE_MIN(most, (uint32_t)DNS_MSG_MAX);
+	return 0;
+}
+
 /* Nodes, RRsets and the table from the sorted records. */
 static int
 build_tables(struct dns_set *s, struct build *b, struct rec_ref *ref, uint32_t nrec,
@@ -731,6 +820,9 @@ dns_set_build(struct dns_recs *recs, const uint8_t (*origins)[DNS_NAME_MAX],
 	if (rc < 0)
 		goto out;
 	rc = build_blocks(s, socket, why, whylen);
+	if (rc < 0)
+		goto out;
+	rc = measure_composed(s);
 	if (rc < 0)
 		goto out;
 	s->nb_records = k;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "tfo/service.h"
 
@@ -31,7 +32,8 @@ static struct tfo_svc_ctx udp_ctx = {
 	.family = AF_INET, .transport = TFO_SVC_UDP, .dst_port = 53, .udp_max = 1472,
 	.counters = ctrs,
 };
-static uint8_t scratch[2048];	/* the engine's response buffer */
+static uint8_t scratch[9000];	/* the engine's response buffer ... */
+static uint32_t scratch_cap = 2048;	/* ... of max(2048, max_request) */
 static uint8_t out[70000];
 static uint32_t out_len;
 
@@ -89,7 +91,7 @@ ask(const struct tfo_svc_ctx *ctx, const char *name, uint16_t qtype, uint16_t pa
 	memcpy(copy, q, n + pre);
 	memset(&r, 0, sizeof(r));
 	r.buf = scratch;
-	r.buf_cap = sizeof(scratch);
+	r.buf_cap = scratch_cap;
 	s = svc->handle(st, ctx, copy, n + pre, &r);
 	free(copy);
 	out_len = 0;
@@ -595,6 +597,70 @@ TFO_TEST(do1_sizes)
 		 TFO_SVC_RESPOND);
 	CHECK(!tc());
 	CHECK_EQ(out_len, full);
+}
+
+/* A service over @p zones ("origin:file ..."), [tcp] max_request @p mr. */
+static int
+create(const char *zones, uint32_t mr, void **state)
+{
+	struct tfo_service_kv kv[] = { { "zone", zones } };
+	struct tfo_service_args a = { .port = 53, .udp = true, .nb_kv = 1, .kv = kv,
+				      .socket_id = 0, .max_request = mr };
+
+	return svc->create(&a, state);
+}
+
+TFO_TEST(ds_from_the_parent)
+{
+	void *keep = st;
+
+	/* the child served here too: DS still comes from the parent */
+	REQUIRE(create("signed.example:" ZDIR "/signed.example.zone "
+		       "sub.signed.example:" ZDIR "/sub.signed.example.zone", 8192, &st) == 0);
+	CHECK_EQ(ask(&udp_ctx, "sub.signed.example.", DNS_T_DS, 1232, true), TFO_SVC_RESPOND);
+	CHECK(out[2] & 0x04);
+	decode();
+	CHECK_EQ(count(1, DNS_T_DS, true), 1);
+	CHECK_EQ(ask(&udp_ctx, "host.sub.signed.example.", DNS_T_A, 1232, true), TFO_SVC_RESPOND);
+	CHECK(out[2] & 0x04);	/* the child answers with authority */
+	decode();
+	CHECK_EQ(count(1, DNS_T_A, true), 1);
+	CHECK_EQ(ask(&udp_ctx, "sub.signed.example.", DNS_T_DNSKEY, 1232, true),
+		 TFO_SVC_RESPOND);
+	decode();
+	CHECK(count(1, DNS_T_DNSKEY, false) >= 1);
+	svc->destroy(st);
+	st = keep;
+}
+
+TFO_TEST(tcp_buffer_sized_at_load)
+{
+	char path[] = "/tmp/tfo_dns_sec_XXXXXX", zones[128];
+	void *keep = st;
+	FILE *f;
+	int fd = mkstemp(path);
+
+	/* a wildcard answer is composed per query: 12 TXT of 250 bytes */
+	REQUIRE(fd >= 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "$TTL 60\n@ SOA ns h 1 2 3 4 5\n NS ns\nns A 198.18.0.2\n");
+	for (int i = 0; i < 12; i++)
+		fprintf(f, "*.w TXT \"%02d%0248d\"\n", i, 0);
+	fclose(f);
+	snprintf(zones, sizeof(zones), "example.org:%s", path);
+	/* the engine's buffer would be 2048: refused, the fix named */
+	CHECK_EQ(create(zones, 1024, &st), -E2BIG);
+	/* large enough: the answer leaves whole over TCP, no SERVFAIL */
+	REQUIRE(create(zones, 4096, &st) == 0);
+	scratch_cap = 4096;
+	CHECK_EQ(ask(&tcp_ctx, "x.w.example.org.", DNS_T_TXT, 0, false), TFO_SVC_RESPOND);
+	CHECK_EQ(rcode(), 0);
+	CHECK_EQ(cnt(1), 12);
+	CHECK(out_len > 3000);
+	scratch_cap = 2048;
+	svc->destroy(st);
+	st = keep;
+	unlink(path);
 }
 
 TFO_TEST(end)
