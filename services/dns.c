@@ -41,9 +41,11 @@
  * question's case echoed) followed by the node's prebuilt block
  * (dns_zone.c), sent without a copy when it is large and the plain OPT
  * suffices; the rest (wildcards, CNAME chains, referrals, NXDOMAIN) is
- * composed per request into the engine's buffer (dns_write.c): such an
- * answer larger than the buffer (buf_cap) is a SERVFAIL over TCP
- * and a TC=1 over UDP.
+ * composed per request into the engine's buffer (dns_write.c): zones
+ * whose composed answers cannot fit it over TCP are refused at load
+ * (dns_fits_tcp); one larger still (a CNAME chain) is a SERVFAIL over
+ * TCP and a TC=1 over UDP. Pre-signed DNSSEC (dns_sec.c): with the DO
+ * bit, signed zones' answers carry their RRSIGs and NSEC/NSEC3 proofs.
  *
  * Choices: NOTIMP for every opcode but QUERY (NOTIFY and UPDATE
  * included: this server has no secondaries and takes no updates);
