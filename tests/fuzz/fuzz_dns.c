@@ -5,7 +5,7 @@
  * Input: a mode byte, then bytes. Mode & 1 == 0: the bytes are a query
  * handed to handle() over TCP (with its 2-byte length, then again as
  * pipelined stream) and over UDP (udp_max from the second byte) against
- * tests/dns's zones; mode & 2: by an instance with `cookies = on` (the
+ * tests/dns's zones (signed ones too: DO=1 answers); mode & 2: by an instance with `cookies = on` (the
  * COOKIE option judged, a server cookie written into the OPT). Mode & 1 == 1: the bytes are master file text for
  * zone example.org., parsed and, when it parses, built into a zone set
  * that then answers a few fixed questions.
@@ -46,7 +46,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	struct tfo_service_kv kv[] = {
 		{ "zone", "example.org:" ZDIR "/example.org.zone "
-			  "example.net:" ZDIR "/example.net.zone" },
+			  "example.net:" ZDIR "/example.net.zone "
+			  "signed.example:" ZDIR "/signed.example.zone "
+			  "signed3.example:" ZDIR "/signed3.example.zone" },
 		/* so that NSID and CHAOS answers are fuzzed too */
 		{ "nsid", "fuzz-1" },
 		{ "identity", "ns1.fuzz" },
