@@ -338,6 +338,36 @@ int dns_sec_build(struct dns_set *s, int socket, char *why, size_t whylen);
 
 struct dns_writer;
 
+#define DNS_SIGQ_MAX 80
+
+/** RRSIGs held back to the end of their section, as knotd orders them:
+ *  a section's RRsets first, then their signatures. An owner must stay
+ *  valid until the queue is flushed. */
+struct dns_sigq {
+	unsigned int nb;
+	struct {
+		const uint8_t *owner;
+		const struct dns_rrset *sig;
+		uint32_t ttl_cap;
+	} e[DNS_SIGQ_MAX];
+};
+
+/** Queue @p sig (NULL: nothing) owned by @p owner. */
+static inline void
+dns_sigq_add(struct dns_sigq *q, const uint8_t *owner, const struct dns_rrset *sig,
+	     uint32_t ttl_cap)
+{
+	if (sig == NULL || q->nb == DNS_SIGQ_MAX)
+		return;
+	q->e[q->nb].owner = owner;
+	q->e[q->nb].sig = sig;
+	q->e[q->nb++].ttl_cap = ttl_cap;
+}
+
+/** Write the queued RRSIGs and empty @p q. @return RRs written. */
+unsigned int dns_sigq_flush(struct dns_writer *w, const struct dns_set *s,
+			    struct dns_sigq *q);
+
 /** What a proof denies. */
 enum dns_deny {
 	DNS_DENY_NXDOMAIN,	/* the name and the wildcard (RFC 4035 3.1.3.2) */
@@ -347,10 +377,10 @@ enum dns_deny {
 	DNS_DENY_DS,		/* a DS at a delegation point (RFC 4035 3.1.4.1) */
 };
 
-/** The NSEC or NSEC3 records, with their RRSIGs, that prove @p kind for
- *  @p lname in signed zone @p zone, into @p w. @return RRs written. */
+/** The NSEC or NSEC3 records that prove @p kind for @p lname in signed
+ *  zone @p zone, into @p w, their RRSIGs into @p q. @return RRs written. */
 unsigned int dns_sec_deny(struct dns_writer *w, const struct dns_set *s, int zone,
-			  const uint8_t *lname, enum dns_deny kind);
+			  const uint8_t *lname, enum dns_deny kind, struct dns_sigq *q);
 
 /* ------------------------------------------------------------------ */
 /* queries (dns_query.c)                                               */

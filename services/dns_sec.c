@@ -314,15 +314,27 @@ struct deny {
 	uint32_t done[4];
 	unsigned int nb;
 	uint16_t rrs;
+	struct dns_sigq *q;
 };
 
-/* The NSEC or NSEC3 of @p node and its signature, once per answer. */
+unsigned int
+dns_sigq_flush(struct dns_writer *w, const struct dns_set *s, struct dns_sigq *q)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < q->nb; i++)
+		k += dns_w_rrset(w, s, q->e[i].owner, q->e[i].sig, q->e[i].ttl_cap);
+	q->nb = 0;
+	return k;
+}
+
+/* The NSEC or NSEC3 of @p node (its signature queued), once per answer. */
 static void
 put_denial(struct dns_writer *w, const struct dns_set *s, struct deny *d, uint32_t node,
 	   uint16_t type)
 {
 	const struct dns_node *n = &s->nodes[node];
-	const struct dns_rrset *rr = dns_node_rrset(s, n, type), *sig;
+	const struct dns_rrset *rr = dns_node_rrset(s, n, type);
 
 	for (unsigned int i = 0; i < d->nb; i++)
 		if (d->done[i] == node)
@@ -331,9 +343,7 @@ put_denial(struct dns_writer *w, const struct dns_set *s, struct deny *d, uint32
 		return;
 	d->done[d->nb++] = node;
 	d->rrs += (uint16_t)dns_w_rrset(w, s, dns_node_name(s, n), rr, UINT32_MAX);
-	sig = dns_node_sigs(s, n, type);
-	if (sig != NULL)
-		d->rrs += (uint16_t)dns_w_rrset(w, s, dns_node_name(s, n), sig, UINT32_MAX);
+	dns_sigq_add(d->q, dns_node_name(s, n), dns_node_sigs(s, n, type), UINT32_MAX);
 }
 
 /* @p lname's closest encloser in zone @p zone (a name of the zone),
@@ -442,9 +452,9 @@ deny_nsec3(struct dns_writer *w, const struct dns_set *s, int zone, const uint8_
 
 unsigned int
 dns_sec_deny(struct dns_writer *w, const struct dns_set *s, int zone, const uint8_t *lname,
-	     enum dns_deny kind)
+	     enum dns_deny kind, struct dns_sigq *q)
 {
-	struct deny d = { .nb = 0, .rrs = 0 };
+	struct deny d = { .nb = 0, .rrs = 0, .q = q };
 
 	if (s->zones[zone].sec == DNS_Z_NSEC)
 		deny_nsec(w, s, zone, lname, kind, &d);

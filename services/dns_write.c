@@ -301,6 +301,10 @@ dns_w_counts(struct dns_writer *w, uint16_t an, uint16_t ns, uint16_t ar)
 
 struct compose {
 	bool sec;			/* DO=1 in a signed zone */
+	struct dns_sigq q;		/* the section's RRSIGs, written last */
+	uint8_t owners[DNS_CHAIN_MAX + 1][DNS_NAME_MAX];	/* the chain's names */
+	const uint8_t *wild[DNS_CHAIN_MAX + 1];	/* its names a wildcard answered */
+	unsigned int nb_wild;
 	const uint8_t *targets[DNS_ADD_MAX];	/* names for the additional */
 	unsigned int nb_targets;
 	int32_t an_node[DNS_CHAIN_MAX + 1];	/* (node, type) in the answer */
@@ -331,19 +335,18 @@ note_targets(struct compose *c, const struct dns_set *s, const struct dns_rrset 
 	}
 }
 
-/* @p rr of node @p n as @p owner, then (DO=1, signed) its RRSIGs:
- * copied as they are, so a wildcard's keep their labels (RFC 4035
- * 5.3.4). @return RRs written. */
+/* @p rr of node @p n as @p owner; (DO=1, signed) its RRSIGs queued for
+ * the section's end, as they are, so a wildcard's keep their labels (RFC
+ * 4035 5.3.4). @return RRs written. */
 static uint16_t
-put_rrset(struct dns_writer *w, const struct dns_set *s, const struct compose *c,
+put_rrset(struct dns_writer *w, const struct dns_set *s, struct compose *c,
 	  const uint8_t *owner, const struct dns_node *n, const struct dns_rrset *rr,
 	  uint32_t ttl_cap)
 {
 	unsigned int k = dns_w_rrset(w, s, owner, rr, ttl_cap);
-	const struct dns_rrset *sig;
 
-	if (c->sec && (sig = dns_node_sigs(s, n, rr->type)) != NULL)
-		k += dns_w_rrset(w, s, owner, sig, ttl_cap);
+	if (c->sec)
+		dns_sigq_add(&c->q, owner, dns_node_sigs(s, n, rr->type), ttl_cap);
 	return (uint16_t)k;
 }
 
@@ -361,7 +364,7 @@ put_all_sigs(struct dns_writer *w, const struct dns_set *s, const uint8_t *owner
 }
 
 static void
-put_soa(struct dns_writer *w, const struct dns_set *s, const struct compose *c, int zone,
+put_soa(struct dns_writer *w, const struct dns_set *s, struct compose *c, int zone,
 	struct dns_sections *sec)
 {
 	const struct dns_zone *z = &s->zones[zone];
@@ -408,7 +411,8 @@ put_additional(struct dns_writer *w, const struct dns_set *s, int zone,
 			for (unsigned int k = 0; k < c->nb_an; k++)
 				in_an |= c->an_node[k] == ni && c->an_type[k] == types[t];
 			if (rr != NULL && !in_an)
-				sec->ar += put_rrset(w, s, c, low, &s->nodes[ni], rr, UINT32_MAX);
+				sec->ar += put_rrset(w, s, c, dns_node_name(s, &s->nodes[ni]),
+						     &s->nodes[ni], rr, UINT32_MAX);
 		}
 	}
 }
@@ -417,10 +421,12 @@ void
 dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 	    uint16_t qtype, bool dnssec, struct dns_sections *sec)
 {
+	enum { END_ANSWER, END_REFERRAL, END_NXDOMAIN, END_NODATA, END_WILD_NODATA };
 	struct compose c;
-	uint8_t cur[DNS_NAME_MAX];
+	uint8_t cur[DNS_NAME_MAX], *own = NULL;
 	struct dns_lookup lk;
-	int zone = dns_set_zone_for(s, lname, qtype);
+	int zone = dns_set_zone_for(s, lname, qtype), end = END_ANSWER;
+	unsigned int chain;
 
 	memset(sec, 0, sizeof(*sec));
 	c.nb_targets = 0;
@@ -433,39 +439,25 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 		return;
 	}
 	c.sec = dnssec && s->zones[zone].sec != 0;
+	c.q.nb = 0;
+	c.nb_wild = 0;
 	memcpy(cur, lname, dns_name_len(lname));
-	for (unsigned int chain = 0; chain <= DNS_CHAIN_MAX; chain++) {
+	for (chain = 0; chain <= DNS_CHAIN_MAX; chain++) {
 		const struct dns_node *n;
 		const struct dns_rrset *rr, *cname;
 
+		own = c.owners[chain];
+		memcpy(own, cur, dns_name_len(cur));
 		dns_set_lookup(s, zone, cur, qtype, &lk);
 		if (lk.kind == DNS_LK_REFERRAL) {
 			/* RFC 1034 4.3.2 step 3b: not authoritative below a cut */
-			n = &s->nodes[lk.node];
-			rr = dns_node_rrset(s, n, DNS_T_NS);
 			if (chain == 0)
 				sec->aa = false;
-			sec->ns += (uint16_t)dns_w_rrset(w, s, dns_node_name(s, n), rr, UINT32_MAX);
-			note_targets(&c, s, rr);
-			if (c.sec) {
-				/* the DS and its RRSIG, or the proof there is none */
-				const struct dns_rrset *ds = dns_node_rrset(s, n, DNS_T_DS);
-
-				if (ds != NULL)
-					sec->ns += put_rrset(w, s, &c, dns_node_name(s, n), n, ds,
-							     UINT32_MAX);
-				else
-					sec->ns += (uint16_t)dns_sec_deny(w, s, zone,
-									  dns_node_name(s, n),
-									  DNS_DENY_DS);
-			}
+			end = END_REFERRAL;
 			break;
 		}
 		if (lk.kind == DNS_LK_NXDOMAIN) {
-			sec->rcode = DNS_R_NXDOMAIN;
-			put_soa(w, s, &c, zone, sec);
-			if (c.sec)
-				sec->ns += (uint16_t)dns_sec_deny(w, s, zone, cur, DNS_DENY_NXDOMAIN);
+			end = END_NXDOMAIN;
 			break;
 		}
 		n = &s->nodes[lk.node];
@@ -473,10 +465,9 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 		if (cname != NULL && qtype != DNS_T_CNAME && qtype != DNS_T_ANY) {
 			const uint8_t *target = s->rdata + cname->rdata + 2;
 
-			sec->an += put_rrset(w, s, &c, cur, n, cname, UINT32_MAX);
-			if (c.sec && lk.wild)
-				sec->ns += (uint16_t)dns_sec_deny(w, s, zone, cur,
-								  DNS_DENY_WILDCARD);
+			sec->an += put_rrset(w, s, &c, own, n, cname, UINT32_MAX);
+			if (lk.wild)
+				c.wild[c.nb_wild++] = own;
 			c.an_node[c.nb_an] = lk.node;
 			c.an_type[c.nb_an++] = DNS_T_CNAME;
 			dns_name_lower(cur, target);
@@ -487,7 +478,7 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 		}
 		rr = NULL;
 		if (qtype == DNS_T_RRSIG && n->nb_sigs != 0) {
-			sec->an += put_all_sigs(w, s, cur, n);
+			sec->an += put_all_sigs(w, s, own, n);
 			break;
 		}
 		if (qtype == DNS_T_ANY) {
@@ -498,21 +489,52 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 			rr = dns_node_rrset(s, n, qtype);
 		}
 		if (rr == NULL) {
-			put_soa(w, s, &c, zone, sec);	/* NODATA */
-			if (c.sec)
-				sec->ns += (uint16_t)dns_sec_deny(w, s, zone, cur, lk.wild ?
-								  DNS_DENY_WILD_NODATA :
-								  DNS_DENY_NODATA);
+			end = lk.wild ? END_WILD_NODATA : END_NODATA;
 			break;
 		}
-		sec->an += put_rrset(w, s, &c, cur, n, rr, UINT32_MAX);
-		if (c.sec && lk.wild)
-			sec->ns += (uint16_t)dns_sec_deny(w, s, zone, cur, DNS_DENY_WILDCARD);
+		sec->an += put_rrset(w, s, &c, own, n, rr, UINT32_MAX);
+		if (lk.wild)
+			c.wild[c.nb_wild++] = own;
 		c.an_node[c.nb_an] = lk.node;
 		c.an_type[c.nb_an++] = rr->type;
 		note_targets(&c, s, rr);
 		break;
 	}
+	sec->an += (uint16_t)dns_sigq_flush(w, s, &c.q);
+	if (end == END_REFERRAL) {
+		const struct dns_node *n = &s->nodes[lk.node];
+		const struct dns_rrset *rr = dns_node_rrset(s, n, DNS_T_NS);
+
+		sec->ns += (uint16_t)dns_w_rrset(w, s, dns_node_name(s, n), rr, UINT32_MAX);
+		note_targets(&c, s, rr);
+		if (c.sec) {
+			/* the DS and its RRSIG, or the proof there is none */
+			const struct dns_rrset *ds = dns_node_rrset(s, n, DNS_T_DS);
+
+			if (ds != NULL)
+				sec->ns += put_rrset(w, s, &c, dns_node_name(s, n), n, ds,
+						     UINT32_MAX);
+			else
+				sec->ns += (uint16_t)dns_sec_deny(w, s, zone, dns_node_name(s, n),
+								  DNS_DENY_DS, &c.q);
+		}
+	} else if (end != END_ANSWER) {
+		static const enum dns_deny deny[] = {
+			[END_NXDOMAIN] = DNS_DENY_NXDOMAIN, [END_NODATA] = DNS_DENY_NODATA,
+			[END_WILD_NODATA] = DNS_DENY_WILD_NODATA,
+		};
+
+		if (end == END_NXDOMAIN)
+			sec->rcode = DNS_R_NXDOMAIN;
+		put_soa(w, s, &c, zone, sec);	/* NXDOMAIN, NODATA */
+		if (c.sec)
+			sec->ns += (uint16_t)dns_sec_deny(w, s, zone, own, deny[end], &c.q);
+	}
+	/* each name a wildcard answered: no closer match (RFC 4035 3.1.3.3) */
+	for (unsigned int i = 0; c.sec && i < c.nb_wild; i++)
+		sec->ns += (uint16_t)dns_sec_deny(w, s, zone, c.wild[i], DNS_DENY_WILDCARD, &c.q);
+	sec->ns += (uint16_t)dns_sigq_flush(w, s, &c.q);
 	sec->add_off = w->len;
 	put_additional(w, s, zone, &c, sec);
+	sec->ar += (uint16_t)dns_sigq_flush(w, s, &c.q);
 }
