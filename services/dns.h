@@ -229,6 +229,8 @@ struct dns_set {
 	uint32_t *chain;	/* node indexes: dns_zone.chain */
 	uint8_t (*n3hash)[20];	/* NSEC3 zones: a node's hashed name
 				 * (SHA-1), by node index; else NULL */
+	uint8_t (*n3wild)[20];	/* ... and of "*.<its name>" (NXDOMAIN's
+				 * wildcard proof without hashing) */
 	const struct rte_memzone *mz;	/* the blocks' bytes */
 	uint16_t edns_size;	/* our UDP payload size in OPT */
 	uint32_t nb_records;

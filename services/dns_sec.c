@@ -8,9 +8,9 @@
  * NSEC3PARAM gets every node's hashed name (RFC 5155 5: SHA-1, the
  * zone's iterations and salt) and its NSEC3 owners sorted by hash. Per
  * answer, a binary search finds the record matching or covering a name.
- * A qname's next closer name and "*.<closest encloser>" are hashed at
- * query time (SHA-1 below: a few blocks with RFC 9276's iterations 0;
- * no allocation, no system call).
+ * The hash of "*.<name>" is prebuilt for every name too, so a query
+ * hashes only its next closer name (SHA-1 below: one block with RFC
+ * 9276's iterations 0; no allocation, no system call).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -179,6 +179,20 @@ chain_cmp_hash(const void *x, const void *y)
 	return memcmp(a, b, 20);
 }
 
+/* "*." then @p ce into @p out; false when too long. */
+static bool
+wild_of(const uint8_t *ce, uint8_t out[DNS_NAME_MAX])
+{
+	unsigned int l = dns_name_len(ce);
+
+	if (l + 2 > DNS_NAME_MAX)
+		return false;
+	out[0] = 1;
+	out[1] = '*';
+	memcpy(out + 2, ce, l);
+	return true;
+}
+
 int
 dns_sec_build(struct dns_set *s, int socket, char *why, size_t whylen)
 {
@@ -221,7 +235,8 @@ dns_sec_build(struct dns_set *s, int socket, char *why, size_t whylen)
 		return tfo_errmsg(why, whylen, "out of memory");
 	if (any_n3) {
 		s->n3hash = rte_malloc_socket("tfo_dns_n3hash", (s->nb_nodes + 1) * 20, 0, socket);
-		if (s->n3hash == NULL)
+		s->n3wild = rte_malloc_socket("tfo_dns_n3wild", (s->nb_nodes + 1) * 20, 0, socket);
+		if (s->n3hash == NULL || s->n3wild == NULL)
 			return tfo_errmsg(why, whylen, "out of memory");
 	}
 	for (unsigned int zi = 0; zi < s->nb_zones; zi++) {
@@ -248,8 +263,13 @@ dns_sec_build(struct dns_set *s, int socket, char *why, size_t whylen)
 				   dns_node_rrset(s, n, DNS_T_NSEC) != NULL) {
 				s->chain[at++] = i;
 			}
-			if (z->sec == DNS_Z_NSEC3)
+			if (z->sec == DNS_Z_NSEC3) {
+				uint8_t wild[DNS_NAME_MAX];
+
 				dns_nsec3_hash(z, dns_node_name(s, n), s->n3hash[i]);
+				if (wild_of(dns_node_name(s, n), wild))
+					dns_nsec3_hash(z, wild, s->n3wild[i]);
+			}
 		}
 		z->nb_chain = at - z->chain;
 		sort_set = s;
@@ -346,11 +366,11 @@ put_denial(struct dns_writer *w, const struct dns_set *s, struct deny *d, uint32
 	dns_sigq_add(d->q, dns_node_name(s, n), dns_node_sigs(s, n, type), UINT32_MAX);
 }
 
-/* @p lname's closest encloser in zone @p zone (a name of the zone),
- * its length in *ce_len; *nc: the next closer name (RFC 5155 1.3). */
+/* @p lname's closest encloser in zone @p zone (a name of the zone), its
+ * node in *node; *nc: the next closer name (RFC 5155 1.3). */
 static const uint8_t *
 closest_encloser(const struct dns_set *s, int zone, const uint8_t *lname,
-		 const uint8_t **nc)
+		 const uint8_t **nc, int32_t *node)
 {
 	const uint8_t *p = lname;
 	unsigned int len = dns_name_len(lname);
@@ -359,6 +379,7 @@ closest_encloser(const struct dns_set *s, int zone, const uint8_t *lname,
 	for (;;) {
 		int32_t ni = dns_set_find(s, (uint16_t)zone, p, len);
 
+		*node = ni;
 		if ((ni >= 0 && !(s->nodes[ni].flags & DNS_N_NSEC3)) || *p == 0)
 			return p;
 		*nc = p;
@@ -378,20 +399,6 @@ hash_of(const struct dns_set *s, int zone, const uint8_t *lname, uint8_t h[20])
 		dns_nsec3_hash(&s->zones[zone], lname, h);
 }
 
-/* "*." then @p ce into @p out; false when too long. */
-static bool
-wild_of(const uint8_t *ce, uint8_t out[DNS_NAME_MAX])
-{
-	unsigned int l = dns_name_len(ce);
-
-	if (l + 2 > DNS_NAME_MAX)
-		return false;
-	out[0] = 1;
-	out[1] = '*';
-	memcpy(out + 2, ce, l);
-	return true;
-}
-
 static void
 deny_nsec(struct dns_writer *w, const struct dns_set *s, int zone, const uint8_t *lname,
 	  enum dns_deny kind, struct deny *d)
@@ -399,6 +406,7 @@ deny_nsec(struct dns_writer *w, const struct dns_set *s, int zone, const uint8_t
 	const struct dns_zone *z = &s->zones[zone];
 	const uint8_t *ce, *nc;
 	uint8_t wild[DNS_NAME_MAX];
+	int32_t cen;
 
 	/* the NSEC matching the name (NODATA, DS) or covering it (NXDOMAIN,
 	 * wildcard answers: no closer match) */
@@ -406,7 +414,7 @@ deny_nsec(struct dns_writer *w, const struct dns_set *s, int zone, const uint8_t
 	if (kind != DNS_DENY_NXDOMAIN && kind != DNS_DENY_WILD_NODATA)
 		return;
 	/* and the one covering (NXDOMAIN) or matching (NODATA) the wildcard */
-	ce = closest_encloser(s, zone, lname, &nc);
+	ce = closest_encloser(s, zone, lname, &nc, &cen);
 	if (wild_of(ce, wild))
 		put_denial(w, s, d, nsec_find(s, z, wild), DNS_T_NSEC);
 }
@@ -417,8 +425,9 @@ deny_nsec3(struct dns_writer *w, const struct dns_set *s, int zone, const uint8_
 {
 	const struct dns_zone *z = &s->zones[zone];
 	const uint8_t *ce, *nc;
-	uint8_t h[20], wild[DNS_NAME_MAX];
+	uint8_t h[20];
 	uint32_t at;
+	int32_t cen;
 	bool match;
 
 	if (kind == DNS_DENY_NODATA || kind == DNS_DENY_DS) {
@@ -432,7 +441,7 @@ deny_nsec3(struct dns_writer *w, const struct dns_set *s, int zone, const uint8_
 		/* an opt-out span (7.2.4): the closest provable encloser's */
 	}
 	/* 7.2.1: the closest encloser's, the next closer name's cover */
-	ce = closest_encloser(s, zone, lname, &nc);
+	ce = closest_encloser(s, zone, lname, &nc, &cen);
 	if (kind != DNS_DENY_WILDCARD) {
 		hash_of(s, zone, ce, h);
 		at = nsec3_find(s, z, h, &match);
@@ -444,10 +453,8 @@ deny_nsec3(struct dns_writer *w, const struct dns_set *s, int zone, const uint8_
 		put_denial(w, s, d, nsec3_find(s, z, h, &match), DNS_T_NSEC3);
 	}
 	/* 7.2.2: the wildcard's cover; 7.2.5: the wildcard's match */
-	if ((kind == DNS_DENY_NXDOMAIN || kind == DNS_DENY_WILD_NODATA) && wild_of(ce, wild)) {
-		hash_of(s, zone, wild, h);
-		put_denial(w, s, d, nsec3_find(s, z, h, &match), DNS_T_NSEC3);
-	}
+	if ((kind == DNS_DENY_NXDOMAIN || kind == DNS_DENY_WILD_NODATA) && cen >= 0)
+		put_denial(w, s, d, nsec3_find(s, z, s->n3wild[cen], &match), DNS_T_NSEC3);
 }
 
 unsigned int

@@ -315,6 +315,7 @@ dns_set_free(struct dns_set *s)
 	rte_free(s->rdata);
 	rte_free(s->chain);
 	rte_free(s->n3hash);
+	rte_free(s->n3wild);
 	rte_free(s);
 }
 
