@@ -41,9 +41,11 @@
  * question's case echoed) followed by the node's prebuilt block
  * (dns_zone.c), sent without a copy when it is large and the plain OPT
  * suffices; the rest (wildcards, CNAME chains, referrals, NXDOMAIN) is
- * composed per request into the engine's buffer (dns_write.c): such an
- * answer larger than the buffer (buf_cap) is a SERVFAIL over TCP
- * and a TC=1 over UDP.
+ * composed per request into the engine's buffer (dns_write.c): zones
+ * whose composed answers cannot fit it over TCP are refused at load
+ * (dns_fits_tcp); one larger still (a CNAME chain) is a SERVFAIL over
+ * TCP and a TC=1 over UDP. Pre-signed DNSSEC (dns_sec.c): with the DO
+ * bit, signed zones' answers carry their RRSIGs and NSEC/NSEC3 proofs.
  *
  * Choices: NOTIMP for every opcode but QUERY (NOTIFY and UPDATE
  * included: this server has no secondaries and takes no updates);
@@ -474,6 +476,28 @@ dns_rrl_create(struct dns_svc *sv, const struct tfo_service_args *a)
 	return 0;
 }
 
+/*
+ * The engine's TCP response buffer (the larger of 2048 and [tcp]
+ * max_request: tcp/engine.c) must hold every answer composed per query,
+ * or it would leave as a SERVFAIL: refused at start and reload, with the
+ * size to set. Unknown max_request (0: plugins' hosts): not checked.
+ */
+static int
+dns_fits_tcp(const struct dns_svc *sv, const struct dns_set *s, char *why, size_t whylen)
+{
+	uint32_t cap = RTE_MAX(2048u, sv->max_request);
+	uint32_t need = 2 + DNS_HDR + DNS_NAME_MAX + 4 + s->max_composed + DNS_OPT_RESERVE +
+			4 + sv->conf.nsid_len;
+
+	if (sv->max_request == 0 || need <= cap)
+		return 0;
+	tfo_errmsg(why, whylen, "a referral, wildcard or denial of these zones (DO=1 "
+		   "included) can take %u bytes over TCP, more than the engine's response "
+		   "buffer of %u (the larger of 2048 and [tcp] max_request): set [tcp] "
+		   "max_request = %u", need, cap, need);
+	return -E2BIG;
+}
+
 static int
 dns_create(const struct tfo_service_args *a, void **state)
 {
@@ -511,6 +535,8 @@ dns_create(const struct tfo_service_args *a, void **state)
 	sv->idle_ms = c.idle_s * 1000;
 	rc = dns_set_load(sv->conf.zones, c.nb_zones, a->socket_id, (uint16_t)c.edns_size,
 			  &sv->cur, why, sizeof(why));
+	if (rc == 0)
+		rc = dns_fits_tcp(sv, sv->cur, why, sizeof(why));
 	if (rc == 0 && c.cookies)
 		rc = dns_cookie_file_read(c.cookie_file, NULL, &sv->cur->cookie, why,
 					  sizeof(why));
@@ -559,6 +585,8 @@ dns_reload(void *state, char *msg, size_t msglen)
 	}
 	rc = dns_set_load(sv->conf.zones, sv->conf.nb_zones, sv->socket,
 			  (uint16_t)sv->conf.edns_size, &st, why, sizeof(why));
+	if (rc == 0 && (rc = dns_fits_tcp(sv, st, why, sizeof(why))) < 0)
+		dns_set_free(st);
 	/* the cookie secrets are read again with the zones: a rotated key
 	 * file (runbook section 6) takes effect on the same reload */
 	if (rc == 0 && sv->conf.cookies) {
@@ -982,23 +1010,26 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		else
 			dns_count(ctx, C_CHAOS);
 	} else {
-		int zone = dns_set_zone_of(s, q.lname);
+		int zone = dns_set_zone_for(s, q.lname, q.qtype);
 		const struct dns_block *b = NULL;
+		bool signed_zone = false;
 		struct dns_lookup lk;
 
 		if (zone >= 0) {
 			dns_set_lookup(s, zone, q.lname, q.qtype, &lk);
-			b = dns_set_block(s, &lk, q.qtype);
+			b = dns_set_block(s, &lk, q.qtype, q.edns && q.edns_do);
+			signed_zone = s->zones[zone].sec != 0;
 		}
 		dns_w_head(&o.w, &q, 0, b != NULL ? b->aa : true);
 		o.head = o.w.len;
 		if (b != NULL) {
-			dns_from_block(&o, b, opt_len, !q.edns_do && opt_len <= DNS_OPT_LEN &&
-				       nsid_res == 0);
+			/* the block's OPT has DO set when it is a DO=1 one */
+			dns_from_block(&o, b, opt_len, (!q.edns_do || signed_zone) &&
+				       opt_len <= DNS_OPT_LEN && nsid_res == 0);
 		} else {
 			struct dns_sections sec;
 
-			dns_compose(&o.w, s, q.lname, q.qtype, &sec);
+			dns_compose(&o.w, s, q.lname, q.qtype, q.edns && q.edns_do, &sec);
 			o.rcode = sec.rcode;
 			/* as Knot DNS: say why (RFC 8914 4.21) */
 			if (zone < 0)
