@@ -74,8 +74,12 @@ has_file() { compgen -G "$1" >/dev/null; }
 export DEBIAN_FRONTEND=noninteractive
 step "build dependencies"
 if ! (cd "$SRC" && dpkg-checkbuilddeps >/dev/null 2>&1) || ! command -v lintian >/dev/null; then
-	apt-get install -y -q --no-install-recommends lintian >/dev/null &&
-		apt-get build-dep -y -q "$SRC" >/dev/null ||
+	# (debhelper and lintian are not among scripts/setup.sh's packages)
+	deps() {
+		apt-get install -y -q --no-install-recommends lintian >/dev/null &&
+			apt-get build-dep -y -q --no-install-recommends "$SRC" >/dev/null
+	}
+	deps || { apt-get update -q >/dev/null && deps; } ||
 		{ echo "FAIL: could not install the build dependencies"; exit 1; }
 fi
 mkdir "$TMP/src"
@@ -87,7 +91,10 @@ else
 	tar -C "$SRC" --exclude='./build*' --exclude=./obj-* -cf - . | tar -C "$TMP/src" -xf -
 fi
 
-# -- build --
+# -- build: the source package (for lintian's source checks), the binaries --
+step "dpkg-source -b"
+(cd "$TMP/src" && dpkg-source -b . >"$TMP/source.log" 2>&1)
+check "dpkg-source -b builds the source package (3.0 native)" eq "$?" 0
 step "dpkg-buildpackage -b -uc -us"
 # TFO_DEB_WERROR=1: -Dwerror=true with dpkg-buildflags' hardening flags
 # (debian/rules), so that CI sees a warning only those flags raise
@@ -102,7 +109,8 @@ done
 
 # -- lintian --
 step "lintian"
-lintian --fail-on error --info "$TMP"/tfo-fastpath_*_amd64.changes >"$TMP/lintian.log" 2>&1
+lintian --fail-on error --info "$TMP"/tfo-fastpath_*_amd64.changes "$TMP"/tfo-fastpath_*.dsc \
+	>"$TMP/lintian.log" 2>&1
 lrc=$?
 sed 's/^/    lintian: /' "$TMP/lintian.log" | grep -v '^    lintian: N:' | head -n 40
 check "lintian: no error (E:)" eq "$lrc/$(grep -c '^E:' "$TMP/lintian.log")" 0/0
