@@ -98,7 +98,8 @@ check "dpkg-source -b builds the source package (3.0 native)" eq "$?" 0
 step "dpkg-buildpackage -b -uc -us"
 # TFO_DEB_WERROR=1: -Dwerror=true with dpkg-buildflags' hardening flags
 # (debian/rules), so that CI sees a warning only those flags raise
-(cd "$TMP/src" && TFO_DEB_WERROR=1 DEB_BUILD_OPTIONS="nocheck parallel=2" \
+TIMEFORMAT='%R s wall, %U s user + %S s sys CPU'
+time (cd "$TMP/src" && TFO_DEB_WERROR=1 DEB_BUILD_OPTIONS="nocheck parallel=2" \
 	dpkg-buildpackage -b -uc -us >"$TMP/build.log" 2>&1)
 brc=$?
 check "dpkg-buildpackage -b -uc -us exits 0" eq "$brc" 0
@@ -209,8 +210,8 @@ for f in /usr/bin/tfo-server /usr/bin/tfo-loadgen /usr/include/tfo /etc/tfo-fast
 	check "purged: $f gone" [ ! -e "$f" ]
 done
 check "purged: no deb-systemd-helper state left" \
-	eval '! ls /var/lib/systemd/deb-systemd-helper-enabled/ 2>/dev/null | grep -q tfo-
-		&& ! ls /var/lib/systemd/deb-systemd-helper-masked/ 2>/dev/null | grep -q tfo-'
+	eval '! ls /var/lib/systemd/deb-systemd-helper-enabled/ 2>/dev/null | grep -q tfo- &&
+		! ls /var/lib/systemd/deb-systemd-helper-masked/ 2>/dev/null | grep -q tfo-'
 check "purged: user tfo gone" eval '! getent passwd tfo >/dev/null'
 check "purged: group tfo gone" eval '! getent group tfo >/dev/null'
 step "done"
