@@ -160,7 +160,7 @@ def main():
                                          'examples/bird-member.conf',
                                          'examples/bird-router.conf')]
         man = [mandir + '/man1/%s.1' % p for p in ('tfo-server', 'tfo-keytool', 'tfo-loadgen',
-                                                   'tfo-prom', 'tfo-drain')]
+                                                   'tfo-bench', 'tfo-prom', 'tfo-drain')]
         units = ['tfo-server.service', 'tfo-prom.service']
         want += man + [unitdir + '/' + u for u in units]
         if not os.path.exists(os.path.join(build, 'src', 'tfo_xdp.o')):
@@ -171,7 +171,7 @@ def main():
         check('binaries, tools and setup-host.sh are executable', not notx, notx)
         check('no key file is installed (tfo-keytool makes it)',
               not os.path.exists(D(conf + '/tfo.key')))
-        check('five man pages', all(os.path.isfile(D(p)) for p in man))
+        check('six man pages, one per program', all(os.path.isfile(D(p)) for p in man))
 
         # the units and what they name
         for u in units:

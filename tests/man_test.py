@@ -43,6 +43,18 @@ def help_options(text):
     return opts
 
 
+def help_commands(text):
+    """The commands (benchmarks) a --help lists: "  name  what it does"."""
+    return set(re.findall(r'^  ([a-z][a-z0-9]+) {2,}\S', text, re.M))
+
+
+def page_commands(text):
+    """The first word of each .TP heading that is a lower-case word."""
+    lines = text.splitlines()
+    return {m.group(1) for i, line in enumerate(lines[:-1]) if line.strip() == '.TP'
+            for m in [re.match(r'^([a-z][a-z0-9]+)\b', troff_plain(lines[i + 1]))] if m}
+
+
 def troff_plain(line):
     """A troff line without fonts and escapes: \\fB--x\\fR -> --x."""
     line = re.sub(r'\\f[BIRP]', '', line)
@@ -50,8 +62,10 @@ def troff_plain(line):
     return line
 
 
-def page_options(text):
-    """The options a page defines: in the heading line of each .TP."""
+def page_options(text, commands=()):
+    """The options a page defines: in the heading line of each .TP, but
+    for a heading of one of @p commands (a benchmark's own options, which
+    --help does not list)."""
     opts = set()
     lines = text.splitlines()
     for i, line in enumerate(lines):
@@ -59,6 +73,8 @@ def page_options(text):
             head = troff_plain(lines[i + 1])
             if head.startswith('.'):	# .B --x / .BR ...
                 head = head.split(None, 1)[1] if ' ' in head else ''
+            if head.split(' ', 1)[0] in commands:
+                continue
             opts.update(OPT.findall(head))
     return opts
 
@@ -72,6 +88,9 @@ def self_test():
     want, have = help_options(helptext), page_options(page)
     check('self-test: --help options read', want == {'--alpha', '-h', '--help', '--beta'}, want)
     check('self-test: a page\'s options read', have == {'--alpha', '--delta'}, have)
+    check('self-test: commands read', help_commands('x:\n  one  a\n  two   b\n  --x  c\n') ==
+          {'one', 'two'} and page_commands('.TP\n\\fBone\\fR [x]\n.TP\n\\fB\\-\\-x\\fR\n')
+          == {'one'})
 
 
 def main():
@@ -98,8 +117,14 @@ def main():
                            text=True, timeout=60)
         check('%s --help exits 0' % name, r.returncode == 0, r.stdout[-300:])
         want = help_options(r.stdout)
-        have = page_options(text)
-        check('%s --help defines options (%d)' % (name, len(want)), len(want) >= 2, want)
+        cmds = help_commands(r.stdout)
+        have = page_options(text, cmds)
+        check('%s --help defines options or commands (%d)' % (name, len(want) + len(cmds)),
+              len(want) + len(cmds) >= 2, want)
+        if cmds:
+            pc = page_commands(text)
+            check('%s: the page has each command of --help and no other' % name, cmds == pc,
+                  'missing: %s, extra: %s' % (sorted(cmds - pc), sorted(pc - cmds)))
         check('%s: every option of --help is in the page' % name, not (want - have),
               'missing: ' + ' '.join(sorted(want - have)))
         check('%s: the page has no option --help lacks' % name, not (have - want),

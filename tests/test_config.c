@@ -13,6 +13,7 @@
 #include <rte_common.h>
 
 #include "ops/config.h"
+#include "ops/paths.h"
 #include "lcore/idle.h"
 #include "ops/start_plan.h"
 #include "net/xdp.h"
@@ -931,6 +932,62 @@ TFO_TEST(service_repeat_key)
 	CHECK(tfo_service_key_repeats(tfo_service_find("dns"), "zone"));
 	CHECK(!tfo_service_key_repeats(tfo_service_find("dns"), "edns_size"));
 	CHECK(!tfo_service_key_repeats(tfo_service_find("http"), "root"));
+}
+
+/* Write @p text to @p path (a file made for a test). */
+static int
+put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/*
+ * The base directory of the embedded configuration (ops/paths.h): a binary
+ * in a meson build root with the mark reads the source tree's config/; one
+ * without meson-private/ beside the mark, one too deep, or one elsewhere
+ * reads the installed datadir. This test binary itself is in the build tree.
+ */
+TFO_TEST(base_dir_build_tree_or_installed)
+{
+	char root[] = "/tmp/tfo-paths-XXXXXX", p[512], cfgdir[512], exe[512], dir[4096];
+
+	REQUIRE(mkdtemp(root) != NULL);
+	snprintf(cfgdir, sizeof(cfgdir), "%s/src-config", root);
+	REQUIRE(mkdir(cfgdir, 0700) == 0);
+	snprintf(p, sizeof(p), "%s/build", root);
+	REQUIRE(mkdir(p, 0700) == 0);
+	snprintf(p, sizeof(p), "%s/build/apps", root);
+	REQUIRE(mkdir(p, 0700) == 0);
+	snprintf(p, sizeof(p), "%s/build/" TFO_PATHS_MARKER, root);
+	snprintf(dir, sizeof(dir), "%s\n", cfgdir);
+	REQUIRE(put_file(p, dir) == 0);
+	snprintf(exe, sizeof(exe), "%s/build/apps/tfo-server", root);
+	REQUIRE(put_file(exe, "") == 0);
+
+	/* the mark without meson-private/: not a build root */
+	CHECK(!tfo_paths_base_dir(exe, dir, sizeof(dir)));
+	CHECK(strcmp(dir, tfo_paths_datadir()) == 0);
+	snprintf(p, sizeof(p), "%s/build/meson-private", root);
+	REQUIRE(mkdir(p, 0700) == 0);
+	CHECK(tfo_paths_base_dir(exe, dir, sizeof(dir)));
+	CHECK(strcmp(dir, cfgdir) == 0);
+	/* a path that does not exist is not followed */
+	CHECK(!tfo_paths_base_dir("/nonexistent/bin/tfo-server", dir, sizeof(dir)));
+	CHECK(strcmp(dir, tfo_paths_datadir()) == 0);
+	/* this test binary runs from the build tree: the source's config/ */
+	CHECK(tfo_paths_base_dir(NULL, dir, sizeof(dir)));
+	CHECK(strcmp(dir, TFO_CONFIG_DIR) == 0);
+	tfo_config_defaults(&cfg);
+	CHECK(strcmp(cfg.base_dir, TFO_CONFIG_DIR) == 0);
+	CHECK(strncmp(tfo_paths_sysconfdir(), "/", 1) == 0);
+
+	snprintf(p, sizeof(p), "rm -rf '%s'", root);
+	CHECK_EQ(system(p), 0);
 }
 
 TFO_TEST_MAIN()
