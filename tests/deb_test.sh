@@ -127,7 +127,7 @@ check "apt-get install ./tfo-fastpath*.deb exits 0" eq "$irc" 0
 for b in tfo-server tfo-keytool tfo-prom tfo-drain tfo-loadgen tfo-bench; do
 	check "installed /usr/bin/$b" [ -x "/usr/bin/$b" ]
 done
-for m in tfo-server tfo-keytool tfo-loadgen tfo-prom tfo-drain; do
+for m in tfo-server tfo-keytool tfo-loadgen tfo-bench tfo-prom tfo-drain; do
 	check "man page of $m" [ -f "/usr/share/man/man1/$m.1.gz" ]
 done
 check "/etc/tfo-fastpath/tfo-server.ini is a conffile" \
