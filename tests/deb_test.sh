@@ -11,7 +11,8 @@
 #   deb_test.sh SOURCE_ROOT
 # Root only, on Debian (skips with 77 otherwise); skips, too, when
 # tfo-fastpath is already installed here or a user tfo exists that the
-# package did not make: it would remove them. About 3-4 minutes on 2 CPUs
+# package did not make: it would remove them. 6 minutes measured on 2 CPUs
+# shared with other work (the build: 300 s wall, 170 s of CPU)
 # (most of it the package's build).
 set -u
 SRC=$(cd "${1:?usage: deb_test.sh SOURCE_ROOT}" && pwd)
