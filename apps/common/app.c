@@ -80,9 +80,16 @@ app_cpu_check(void)
 
 	if (missing == NULL)
 		return;
-	fprintf(stderr, "%s: this CPU lacks %s, which the build assumed (-march=%s): "
-		"rebuild on it, or with -Dcpu_instruction_set=x86-64-v2 for older CPUs\n",
-		program_invocation_short_name, missing, TFO_MARCH);
+	/*
+	 * fputs, not fprintf: with -D_FORTIFY_SOURCE (Debian's package build)
+	 * fprintf is an always_inline wrapper compiled for the build's -march,
+	 * which gcc refuses to inline into this baseline function.
+	 */
+	fputs(program_invocation_short_name, stderr);
+	fputs(": this CPU lacks ", stderr);
+	fputs(missing, stderr);
+	fputs(", which the build assumed (-march=" TFO_MARCH "): rebuild on it, "
+	      "or with -Dcpu_instruction_set=x86-64-v2 for older CPUs\n", stderr);
 	exit(1);
 }
 
