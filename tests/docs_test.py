@@ -48,6 +48,7 @@ at rest and show the counters that moved (tap suite: root, /dev/net/tun).
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
