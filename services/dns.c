@@ -1213,8 +1213,9 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 
 static struct tfo_service dns_service = {
 	.name = "dns",
-	.help = "authoritative DNS over TCP and UDP from master files "
-		"(zone = ORIGIN:FILE, udp = on, cookies = on)",
+	.help = "authoritative DNS over TCP and UDP from master files and "
+		"primaries (zone = ORIGIN:FILE, secondary = ORIGIN:ADDRESS, udp = on, "
+		"cookies = on)",
 	.keys = dns_keys,
 	.repeat_keys = dns_repeat_keys,
 	.counters = dns_counters,
