@@ -21,7 +21,6 @@ diffs for IXFR) runs on the tap's kernel side at 198.18.0.1:5300. Checks:
 Namespace and prefixes carry "dxf". Skips (77) without root, knotd or kdig.
 """
 import os
-import pwd
 import shutil
 import signal
 import struct
@@ -31,7 +30,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tfotap import Bed, Checks, CLIENT_V4, SERVER_V4, SERVER_V6, need_root, stop_process  # noqa: E402
+from tfotap import (Bed, Checks, CLIENT_V4, SERVER_V4, SERVER_V6, need_root,  # noqa: E402
+                    popen_as_nobody, stop_process, udp_ask)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZORG = os.path.normpath(os.path.join(HERE, '..', 'dns', 'example.org.zone'))
@@ -73,18 +73,8 @@ def notify(bed, src_v6=False, zone='example.com'):
     for label in zone.split('.'):
         q += bytes([len(label)]) + label.encode()
     q += b'\x00' + struct.pack('>HH', 6, 1)
-    fam, dst = ('AF_INET6', SERVER_V6) if src_v6 else ('AF_INET', SERVER_V4)
-    code = ('import socket,sys\n'
-            's=socket.socket(socket.%s,socket.SOCK_DGRAM)\n'
-            's.settimeout(2)\n'
-            's.sendto(bytes.fromhex(sys.argv[1]),(%r,53))\n'
-            'print(s.recv(4096).hex())\n' % (fam, dst))
-    r = bed.ns_run(['/usr/bin/python3', '-c', code, q.hex()], check=False)
-    try:
-        a = bytes.fromhex(r.stdout.strip())
-    except ValueError:
-        return None
-    if len(a) < 12:
+    a = udp_ask(bed, q, SERVER_V6 if src_v6 else SERVER_V4)
+    if a is None or len(a) < 12:
         return None
     return a[3] & 0x0f, bool(a[2] & 0x04), (a[2] >> 3) & 0x0f
 
@@ -131,12 +121,7 @@ zone:
     acl: tfo_xfr
 '''.format(d=tmp, a=CLIENT_V4, p=PRIMARY_PORT, srv=SERVER_V4, z=zone))
     os.chmod(tmp, 0o777)
-    nobody = pwd.getpwnam('nobody')
-    logf = open(os.path.join(tmp, 'knotd.log'), 'w')
-    proc = subprocess.Popen(['ip', 'netns', 'exec', bed.ns, 'setpriv',
-                             '--reuid=%d' % nobody.pw_uid, '--regid=%d' % nobody.pw_gid,
-                             '--clear-groups', knotd, '-c', conf],
-                            stdout=logf, stderr=subprocess.STDOUT)
+    proc = popen_as_nobody(bed, [knotd, '-c', conf], os.path.join(tmp, 'knotd.log'))
     deadline = time.time() + 20
     while time.time() < deadline:
         if proc.poll() is not None:
