@@ -438,7 +438,9 @@ sec_refresh(struct dns_sec *sec, struct dns_sec_zone *z)
 	dns_sec_unlock(sec);
 	dns_recs_free(&old);
 	sec_times(z);
-	sec_set_down(sec, z, false);
+	/* -EBUSY: served from the next publication (sec_main) */
+	if (rc != -EBUSY)
+		sec_set_down(sec, z, false);
 	z->last_err = DNS_XE_NONE;
 	sec_count(sec, DNS_XC_OK);
 	if (ixfr_used)
@@ -493,10 +495,14 @@ sec_main(void *arg)
 		}
 		if (sec->dirty) {
 			char msg[512];
+			int rc;
 
 			dns_sec_lock(sec);
-			sec_publish(sec, msg, sizeof(msg));
+			rc = sec_publish(sec, msg, sizeof(msg));
 			dns_sec_unlock(sec);
+			for (unsigned int i = 0; rc > 0 && i < sec->nb; i++)
+				if (sec->z[i].loaded)
+					sec_set_down(sec, &sec->z[i], false);
 		}
 		nanosleep(&tick, NULL);
 	}

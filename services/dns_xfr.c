@@ -379,8 +379,7 @@ int
 dns_xfr_msg(struct dns_xfr_rx *rx, const uint8_t *m, uint32_t len,
 	    enum dns_xfr_err *err, char *why, size_t whylen)
 {
-	static uint8_t rd[65536];	/* the refresh thread is the only caller */
-	uint8_t owner[DNS_NAME_MAX], q[DNS_NAME_MAX];
+	uint8_t owner[DNS_NAME_MAX], q[DNS_NAME_MAX], rd[65535];
 	uint32_t o = DNS_HDR;
 	uint16_t qd, an;
 

@@ -98,13 +98,16 @@ rr(struct mb *m, const uint8_t *owner, uint16_t type, const void *rd, uint16_t r
 	m->b[7] = (uint8_t)m->an;
 }
 
+/* The primary thread's SOA timers (refresh, retry, expire). */
+static uint32_t soa_timers[3] = { 3600, 600, 86400 };
+
 /* The SOA with @p serial: names compressed against the question. */
 static void
 soa(struct mb *m, uint32_t serial)
 {
 	uint8_t rd[64];
 	uint32_t n = 0;
-	const uint32_t t[5] = { serial, 3600, 600, 86400, 300 };
+	const uint32_t t[5] = { serial, soa_timers[0], soa_timers[1], soa_timers[2], 300 };
 
 	memcpy(rd, "\3ns1\xc0\x0c\12hostmaster\xc0\x0c", 19);
 	n = 19;
@@ -585,23 +588,37 @@ static uint8_t ans[2048];
 /* A UDP message for @p name/@p qtype, opcode @p op, from @p src; the
  * answer's rcode (its header in ans), or -1: not answered. */
 static int
-ask(void *state, const uint8_t *name, uint16_t qtype, uint8_t op, const uint8_t src[4])
+ask_on(void *state, const uint8_t *name, uint16_t qtype, uint8_t op, const uint8_t src[4],
+       bool tcp)
 {
 	struct tfo_svc_ctx ctx = {
-		.family = AF_INET, .transport = TFO_SVC_UDP, .dst_port = 53,
-		.udp_max = 1472, .counters = ctrs,
+		.family = AF_INET, .transport = tcp ? TFO_SVC_TCP : TFO_SVC_UDP,
+		.dst_port = 53, .udp_max = tcp ? 0 : 1472, .counters = ctrs,
 	};
-	struct tfo_svc_resp r = { .buf = ans, .buf_cap = sizeof(ans) };
-	uint8_t q[300] = { 0x55, 0x66, (uint8_t)(op << 3), 0, 0, 1 };
-	unsigned int nl = dns_name_len(name);
+	static uint8_t buf[sizeof(ans) + 2];
+	struct tfo_svc_resp r = { .buf = buf, .buf_cap = sizeof(buf) };
+	uint8_t b[300] = { 0 }, *q = b + (tcp ? 2 : 0);
+	unsigned int nl = dns_name_len(name), pre = tcp ? 2 : 0;
 
+	q[0] = 0x55;
+	q[1] = 0x66;
+	q[2] = (uint8_t)(op << 3);
+	q[5] = 1;
 	memcpy(ctx.src_addr, src, 4);
 	memcpy(q + DNS_HDR, name, nl);
 	q[DNS_HDR + nl + 1] = (uint8_t)qtype;
 	q[DNS_HDR + nl + 3] = DNS_CLASS_IN;
-	if (svc->handle(state, &ctx, q, DNS_HDR + nl + 4, &r) != TFO_SVC_RESPOND)
+	b[1] = (uint8_t)(DNS_HDR + nl + 4);
+	if (svc->handle(state, &ctx, b, pre + DNS_HDR + nl + 4, &r) != TFO_SVC_RESPOND)
 		return -1;
+	memcpy(ans, buf + pre, r.buf_len - pre);
 	return ans[3] & 0x0f;
+}
+
+static int
+ask(void *state, const uint8_t *name, uint16_t qtype, uint8_t op, const uint8_t src[4])
+{
+	return ask_on(state, name, qtype, op, src, false);
 }
 
 /* Wait up to @p ms for www.example.com's A to end in @p last. */
@@ -658,6 +675,10 @@ TFO_TEST(service)
 	CHECK_EQ(ans[2], 0x80 | DNS_OP_NOTIFY << 3 | 0x04);
 	CHECK_EQ(ctr("dns_xfr_notify"), 1);
 	CHECK_MSG(served(st, 6, 3000), "serial 6 not served after NOTIFY");
+	/* over TCP the same (RFC 1996 3.1 allows it) */
+	CHECK_EQ(ask_on(st, ORG, DNS_T_SOA, DNS_OP_NOTIFY, lo, true), DNS_R_NOERROR);
+	CHECK_EQ(ask_on(st, ORG, DNS_T_SOA, DNS_OP_NOTIFY, other, true), DNS_R_REFUSED);
+	CHECK_EQ(ctr("dns_xfr_notify"), 2);
 	/* the old sets drain and are freed */
 	usleep(1100 * 1000);
 	svc->reclaim(st, NULL, NULL);
@@ -685,6 +706,50 @@ TFO_TEST(service)
 	p.stop = 1;
 	pthread_join(p.th, NULL);
 	close(p.lfd);
+}
+
+TFO_TEST(service_expire)
+{
+	static struct prim p = { .serial = 9 };
+	const uint8_t lo[4] = { 127, 0, 0, 1 };
+	char val[64];
+	struct tfo_service_kv kv[] = { { "secondary", val }, { "reload_drain", "1" } };
+	struct tfo_service_args a = { .port = 53, .udp = true, .nb_kv = 2, .kv = kv };
+	void *st = NULL;
+	uint64_t e0 = ctr("dns_xfr_expired");
+	unsigned int t;
+
+	/* refresh and retry 1 s, expire 2 s */
+	soa_timers[0] = 1;
+	soa_timers[1] = 1;
+	soa_timers[2] = 2;
+	if (prim_start(&p) != 0) {
+		tfo_test_skip("no TCP listener on 127.0.0.1: %s", strerror(errno));
+		return;
+	}
+	snprintf(val, sizeof(val), "example.com:127.0.0.1@%u", p.port);
+	REQUIRE(svc->create(&a, &st) == 0);
+	CHECK_MSG(served(st, 9, 3000), "serial 9 not served");
+	/* refreshed with the same serial: still served past expire */
+	usleep(2500 * 1000);
+	CHECK(served(st, 9, 100));
+	CHECK(ctr("dns_xfr_uptodate") >= 1);
+	/* the primary breaks every stream: SERVFAIL once expire passes */
+	p.mode = PRIM_CUT;
+	for (t = 0; t < 5000 && ask(st, WWW, DNS_T_A, 0, lo) != DNS_R_SERVFAIL; t += 50)
+		usleep(50000);
+	CHECK_MSG(t >= 1000 && t < 5000, "SERVFAIL after %u ms", t);
+	CHECK_EQ(ctr("dns_xfr_expired"), e0 + 1);
+	/* back: served again (first-version retry, 5 s) */
+	p.mode = PRIM_ZONE;
+	CHECK_MSG(served(st, 9, 8000), "not served again after the primary came back");
+	svc->destroy(st);
+	p.stop = 1;
+	pthread_join(p.th, NULL);
+	close(p.lfd);
+	soa_timers[0] = 3600;
+	soa_timers[1] = 600;
+	soa_timers[2] = 86400;
 }
 
 TFO_TEST(service_no_primary)
