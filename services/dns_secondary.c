@@ -26,6 +26,7 @@
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,8 +536,14 @@ dns_sec_create(const struct dns_sec_src *src, unsigned int nb, dns_sec_publish_f
 int
 dns_sec_start(struct dns_sec *sec)
 {
-	int rc = pthread_create(&sec->thread, NULL, sec_main, sec);
+	sigset_t all, old;
+	int rc;
 
+	/* signals (SIGHUP, SIGINT) stay the main thread's business */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&sec->thread, NULL, sec_main, sec);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0)
 		return -rc;
 	sec->running = true;
