@@ -190,7 +190,8 @@ struct dns_conf {
 	struct dns_rrl_conf rrl;
 	bool cookies;
 	char cookie_file[4096];	/* resolved against base_dir */
-	struct dns_sec_src *sec;	/* malloc'ed, nb_sec: `secondary` */
+	struct dns_sec_src *sec;	/* nb_sec: `secondary`; malloc'ed, in
+					 * rte_malloc once created (as zones) */
 	unsigned int nb_sec;
 };
 
@@ -485,7 +486,7 @@ dns_destroy(void *state)
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
 		rte_free(sv->rrl[i]);
 	rte_free(sv->conf.zones);
-	free(sv->conf.sec);
+	rte_free(sv->conf.sec);
 	rte_free(sv);
 }
 
@@ -557,12 +558,21 @@ dns_create(const struct tfo_service_args *a, void **state)
 	}
 	memcpy(sv->conf.zones, c.zones, c.nb_zones * sizeof(*c.zones));
 	free(c.zones);
+	sv->conf.sec = rte_malloc_socket("tfo_dns_conf", (c.nb_sec + 1u) * sizeof(*c.sec), 0,
+					 a->socket_id);
+	if (sv->conf.sec == NULL) {
+		free(c.sec);
+		dns_destroy(sv);
+		return -ENOMEM;
+	}
+	memcpy(sv->conf.sec, c.sec, c.nb_sec * sizeof(*c.sec));
+	free(c.sec);
 	sv->socket = a->socket_id;
 	sv->port = a->port;
 	sv->max_request = a->max_request;
 	sv->idle_ms = c.idle_s * 1000;
 	if (c.nb_sec != 0) {
-		sv->sec = dns_sec_create(c.sec, c.nb_sec, dns_publish, sv);
+		sv->sec = dns_sec_create(sv->conf.sec, c.nb_sec, dns_publish, sv);
 		if (sv->sec == NULL) {
 			dns_destroy(sv);
 			return -ENOMEM;
