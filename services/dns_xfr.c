@@ -339,6 +339,7 @@ static int
 xfr_take(struct dns_xfr_rx *rx, const struct dns_rec *r, enum dns_xfr_err *err,
 	 char *why, size_t whylen)
 {
+	uint8_t low[DNS_NAME_MAX];
 	uint32_t serial, x;
 
 	if (rx->done)
@@ -355,14 +356,13 @@ xfr_take(struct dns_xfr_rx *rx, const struct dns_rec *r, enum dns_xfr_err *err,
 	if (dns_soa_times(r->rdata, r->rdlen, &serial, &x, &x, &x) < 0)
 		return xfr_err(err, DNS_XE_MESSAGE, why, whylen, "a malformed SOA");
 	rx->nb_soa++;
+	dns_name_lower(low, r->owner);
+	/* the SOAs delimit the stream: any other owner's is broken */
+	if (dns_name_len(low) != dns_name_len(rx->origin) ||
+	    memcmp(low, rx->origin, dns_name_len(low)) != 0)
+		return xfr_err(err, DNS_XE_MESSAGE, why, whylen, "an SOA that is not "
+			       "the zone's");
 	if (rx->rrs.n == 1) {
-		uint8_t low[DNS_NAME_MAX];
-
-		dns_name_lower(low, r->owner);
-		if (dns_name_len(low) != dns_name_len(rx->origin) ||
-		    memcmp(low, rx->origin, dns_name_len(low)) != 0)
-			return xfr_err(err, DNS_XE_MESSAGE, why, whylen, "the first SOA "
-				       "is not the zone's");
 		rx->serial = serial;
 		return 0;
 	}
