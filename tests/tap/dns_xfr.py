@@ -10,6 +10,7 @@ server's address 198.18.0.2, an ACL allowing it the transfer, journal
 diffs for IXFR) runs on the tap's kernel side at 198.18.0.1:5300. Checks:
   - before the first transfer the zone answers SERVFAIL; then it arrives
     by AXFR and is served (kdig over UDP and TCP), dns_xfr_ok counts it;
+    example.net comes from the primary's IPv6 address ([fd00:7f0::1]@5300);
   - the zone edited (serial + 1, a changed and an added name) and
     `knotc zone-reload`: knotd's NOTIFY is answered NOERROR, the change is
     served within 3 s, by IXFR (dns_xfr_notify, dns_xfr_ixfr);
@@ -30,15 +31,15 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tfotap import (Bed, Checks, CLIENT_V4, SERVER_V4, SERVER_V6, need_root,  # noqa: E402
-                    popen_as_nobody, stop_process, udp_ask)
+from tfotap import (Bed, Checks, CLIENT_V4, CLIENT_V6, SERVER_V4, SERVER_V6,  # noqa: E402
+                    need_root, popen_as_nobody, stop_process, udp_ask)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZORG = os.path.normpath(os.path.join(HERE, '..', 'dns', 'example.org.zone'))
 PRIMARY_PORT = 5300
 T = Checks()
 
-ZONE = '''$ORIGIN example.com.
+ZONE = '''$ORIGIN {origin}.
 $TTL 300
 @	SOA	ns1 hostmaster {serial} 3600 600 86400 300
 	NS	ns1
@@ -48,9 +49,9 @@ www	A	198.18.60.{serial}
 '''
 
 
-def write_zone(path, serial, extra=''):
+def write_zone(path, serial, extra='', origin='example.com'):
     with open(path, 'w') as f:
-        f.write(ZONE.format(serial=serial, extra=extra))
+        f.write(ZONE.format(serial=serial, extra=extra, origin=origin))
     os.chmod(path, 0o644)
 
 
@@ -95,7 +96,7 @@ def start_knot(bed, tmp, zone):
     with open(conf, 'w') as f:
         f.write('''server:
     rundir: "{d}"
-    listen: {a}@{p}
+    listen: [ {a}@{p}, {a6}@{p} ]
 database:
     storage: "{d}"
 log:
@@ -104,9 +105,11 @@ log:
 remote:
   - id: tfo
     address: {srv}@53
+  - id: tfo6
+    address: {srv6}@53
 acl:
   - id: tfo_xfr
-    address: 198.18.0.0/24
+    address: [ 198.18.0.0/24, fd00:7f0::/64 ]
     action: transfer
 template:
   - id: default
@@ -119,7 +122,12 @@ zone:
     file: "{z}"
     notify: tfo
     acl: tfo_xfr
-'''.format(d=tmp, a=CLIENT_V4, p=PRIMARY_PORT, srv=SERVER_V4, z=zone))
+  - domain: example.net
+    file: "{z6}"
+    notify: tfo6
+    acl: tfo_xfr
+'''.format(d=tmp, a=CLIENT_V4, a6=CLIENT_V6, p=PRIMARY_PORT, srv=SERVER_V4,
+           srv6=SERVER_V6, z=zone, z6=zone + '.net'))
     os.chmod(tmp, 0o777)
     proc = popen_as_nobody(bed, [knotd, '-c', conf], os.path.join(tmp, 'knotd.log'))
     deadline = time.time() + 20
@@ -165,9 +173,11 @@ def main():
     tmp = tempfile.mkdtemp(prefix='tfo-dxf.')
     zone = os.path.join(tmp, 'example.com.zone')
     write_zone(zone, 1)
+    write_zone(zone + '.net', 7, origin='example.net')
     args = ['--set', 'service dns.port=53', '--set', 'service dns.udp=on',
             '--set', 'service dns.zone=example.org:' + ZORG,
-            '--set', 'service dns.secondary=example.com:%s@%d' % (CLIENT_V4, PRIMARY_PORT),
+            '--set', 'service dns.secondary=example.com:%s@%d example.net:[%s]@%d'
+            % (CLIENT_V4, PRIMARY_PORT, CLIENT_V6, PRIMARY_PORT),
             '--set', 'service dns.reload_drain=1']
     eal = ['-l', '0-1', '--no-huge', '-m', '256', '--no-shconf', '--no-pci',
            '--file-prefix', 'tfodxf%d' % os.getpid()]
@@ -189,8 +199,13 @@ def main():
                     bed.log_text()[-800:])
             T.check('... over TCP too', '198.18.60.1' in kdig(bed, 'www.example.com',
                                                               tcp=True))
+            t0 = time.time()
+            while time.time() - t0 < 10 and '198.18.60.7' not in kdig(bed, 'www.example.net'):
+                time.sleep(0.1)
+            T.check('example.net arrives from the primary\'s IPv6 address and is served',
+                    '198.18.60.7' in kdig(bed, 'www.example.net'), bed.log_text()[-800:])
             st = svc_stats(bed)
-            T.check('dns_xfr_ok >= 1', st.get('dns_xfr_ok', 0) >= 1, st.get('dns_xfr_ok'))
+            T.check('dns_xfr_ok >= 2', st.get('dns_xfr_ok', 0) >= 2, st.get('dns_xfr_ok'))
             before = svc_stats(bed)
             # serial 2: www changes, a name is added
             write_zone(zone, 2, 'new\tA\t198.18.60.99')
