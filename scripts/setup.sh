@@ -17,6 +17,9 @@ PKGS=(
 	apache2-utils wrk nghttp2-client httping wget socat netcat-openbsd
 	# the dns service's referee and clients (tap-dns): knotd, kdig, dig
 	knot knot-dnsutils bind9-dnsutils
+	# pre-signed DNSSEC (tap-dns-sec): the validating resolver, and the
+	# signer of tests/dns/sign.sh
+	unbound bind9-utils
 	# BIRD, for the BGP-announced fleet test (tap-bird-fleet)
 	bird2
 	# AF_XDP mode: the XDP program (clang's BPF target, libbpf), and the

@@ -45,9 +45,11 @@
  * question's case echoed) followed by the node's prebuilt block
  * (dns_zone.c), sent without a copy when it is large and the plain OPT
  * suffices; the rest (wildcards, CNAME chains, referrals, NXDOMAIN) is
- * composed per request into the engine's buffer (dns_write.c): such an
- * answer larger than the buffer (buf_cap) is a SERVFAIL over TCP
- * and a TC=1 over UDP.
+ * composed per request into the engine's buffer (dns_write.c): zones
+ * whose composed answers cannot fit it over TCP are refused at load
+ * (dns_fits_tcp); one larger still (a CNAME chain) is a SERVFAIL over
+ * TCP and a TC=1 over UDP. Pre-signed DNSSEC (dns_sec.c): with the DO
+ * bit, signed zones' answers carry their RRSIGs and NSEC/NSEC3 proofs.
  *
  * Choices: NOTIMP for every opcode but QUERY and NOTIFY (UPDATE
  * included: this server takes no updates); NOTIFY (RFC 1996) for a
@@ -190,7 +192,7 @@ struct dns_conf {
 	struct dns_rrl_conf rrl;
 	bool cookies;
 	char cookie_file[4096];	/* resolved against base_dir */
-	struct dns_sec_src *sec;	/* nb_sec: `secondary`; malloc'ed, in
+	struct dns_secondary_src *sec;	/* nb_sec: `secondary`; malloc'ed, in
 					 * rte_malloc once created (as zones) */
 	unsigned int nb_sec;
 };
@@ -198,7 +200,7 @@ struct dns_conf {
 /* The service instance: the zone set serving now and the replaced ones. */
 struct dns_svc {
 	struct dns_set *cur;		/* atomic: release store, acquire load */
-	struct dns_sec *sec;		/* secondary zones, or NULL: none */
+	struct dns_secondary *sec;		/* secondary zones, or NULL: none */
 	uint32_t idle_ms;
 	uint16_t port;
 	uint32_t max_request;		/* [tcp] max_request, 0: unknown */
@@ -323,7 +325,7 @@ dns_check_key(const char *key, const char *value, char *why, size_t whylen)
 	if (strcmp(key, "zone") == 0)
 		return dns_zone_value(key, value, NULL, NULL, why, whylen);
 	if (strcmp(key, "secondary") == 0)
-		return dns_sec_value(value, NULL, NULL, 0, why, whylen);
+		return dns_secondary_value(value, NULL, NULL, 0, why, whylen);
 	rc = dns_rrl_conf_key(key, value, NULL, why, whylen);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
@@ -419,12 +421,12 @@ dns_conf_read(const struct tfo_service_args *a, struct dns_conf *c, char *why,
 		    dns_zone_value("zone", a->kv[i].value, a->base_dir, c, why,
 				   whylen) < 0)
 			return -EINVAL;
-	c->sec = calloc(DNS_SEC_MAX, sizeof(*c->sec));
+	c->sec = calloc(DNS_SECONDARY_MAX, sizeof(*c->sec));
 	if (c->sec == NULL)
 		return tfo_errmsg(why, whylen, "out of memory");
 	for (unsigned int i = 0; i < a->nb_kv; i++)
 		if (strcmp(a->kv[i].key, "secondary") == 0 &&
-		    dns_sec_value(a->kv[i].value, c->sec, &c->nb_sec, DNS_SEC_MAX, r,
+		    dns_secondary_value(a->kv[i].value, c->sec, &c->nb_sec, DNS_SECONDARY_MAX, r,
 				  sizeof(r)) < 0)
 			return tfo_errmsg(why, whylen, "secondary = %s: %s", a->kv[i].value, r);
 	for (unsigned int i = 0; i < c->nb_sec; i++)
@@ -479,7 +481,7 @@ dns_destroy(void *state)
 	if (sv == NULL)
 		return;
 	/* the refresh thread publishes: stopped first */
-	dns_sec_destroy(sv->sec);
+	dns_secondary_destroy(sv->sec);
 	dns_set_free(sv->cur);
 	for (unsigned int i = 0; i < DNS_RETIRED; i++)
 		dns_set_free(sv->retired[i].st);
@@ -523,6 +525,28 @@ dns_rrl_create(struct dns_svc *sv, const struct tfo_service_args *a)
 }
 
 static int dns_publish(void *state, char *msg, size_t msglen);
+
+/*
+ * The engine's TCP response buffer (the larger of 2048 and [tcp]
+ * max_request: tcp/engine.c) must hold every answer composed per query,
+ * or it would leave as a SERVFAIL: refused at start and reload, with the
+ * size to set. Unknown max_request (0: plugins' hosts): not checked.
+ */
+static int
+dns_fits_tcp(const struct dns_svc *sv, const struct dns_set *s, char *why, size_t whylen)
+{
+	uint32_t cap = RTE_MAX(2048u, sv->max_request);
+	uint32_t need = 2 + DNS_HDR + DNS_NAME_MAX + 4 + s->max_composed + DNS_OPT_RESERVE +
+			4 + sv->conf.nsid_len;
+
+	if (sv->max_request == 0 || need <= cap)
+		return 0;
+	tfo_errmsg(why, whylen, "a referral, wildcard or denial of these zones (DO=1 "
+		   "included) can take %u bytes over TCP, more than the engine's response "
+		   "buffer of %u (the larger of 2048 and [tcp] max_request): set [tcp] "
+		   "max_request = %u", need, cap, need);
+	return -E2BIG;
+}
 
 static int
 dns_create(const struct tfo_service_args *a, void **state)
@@ -572,15 +596,17 @@ dns_create(const struct tfo_service_args *a, void **state)
 	sv->max_request = a->max_request;
 	sv->idle_ms = c.idle_s * 1000;
 	if (c.nb_sec != 0) {
-		sv->sec = dns_sec_create(sv->conf.sec, c.nb_sec, dns_publish, sv);
+		sv->sec = dns_secondary_create(sv->conf.sec, c.nb_sec, dns_publish, sv);
 		if (sv->sec == NULL) {
 			dns_destroy(sv);
 			return -ENOMEM;
 		}
 	}
 	/* the secondary zones join once transferred (SERVFAIL until then) */
-	rc = dns_sec_build(sv->sec, sv->conf.zones, c.nb_zones, a->socket_id,
+	rc = dns_secondary_build(sv->sec, sv->conf.zones, c.nb_zones, a->socket_id,
 			   (uint16_t)c.edns_size, &sv->cur, why, sizeof(why));
+	if (rc == 0)
+		rc = dns_fits_tcp(sv, sv->cur, why, sizeof(why));
 	if (rc == 0 && c.cookies)
 		rc = dns_cookie_file_read(c.cookie_file, NULL, &sv->cur->cookie, why,
 					  sizeof(why));
@@ -608,7 +634,7 @@ dns_create(const struct tfo_service_args *a, void **state)
 			" (its previous key accepted too)" : "");
 	}
 	if (sv->sec != NULL) {
-		rc = dns_sec_start(sv->sec);
+		rc = dns_secondary_start(sv->sec);
 		if (rc < 0) {
 			TFO_LOG(ERR, "dns: port %u: no refresh thread for the secondary "
 				"zones: %s", a->port, strerror(-rc));
@@ -641,8 +667,10 @@ dns_publish(void *state, char *msg, size_t msglen)
 			 DNS_RETIRED, sv->conf.drain_s);
 		return -EBUSY;
 	}
-	rc = dns_sec_build(sv->sec, sv->conf.zones, sv->conf.nb_zones, sv->socket,
+	rc = dns_secondary_build(sv->sec, sv->conf.zones, sv->conf.nb_zones, sv->socket,
 			   (uint16_t)sv->conf.edns_size, &st, why, sizeof(why));
+	if (rc == 0 && (rc = dns_fits_tcp(sv, st, why, sizeof(why))) < 0)
+		dns_set_free(st);
 	/* the cookie secrets are read again with the zones: a rotated key
 	 * file (runbook section 6) takes effect on the same reload */
 	if (rc == 0 && sv->conf.cookies) {
@@ -676,9 +704,9 @@ dns_reload(void *state, char *msg, size_t msglen)
 	struct dns_svc *sv = state;
 	int rc;
 
-	dns_sec_lock(sv->sec);
+	dns_secondary_lock(sv->sec);
 	rc = dns_publish(sv, msg, msglen);
-	dns_sec_unlock(sv->sec);
+	dns_secondary_unlock(sv->sec);
 	return rc;
 }
 
@@ -1023,7 +1051,7 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		return TFO_SVC_REJECT;
 	}
 	if (unlikely(sv->sec != NULL) && ctx->counters != NULL)
-		dns_sec_fold(sv->sec, ctx->counters + C_XFR_FIRST);
+		dns_secondary_fold(sv->sec, ctx->counters + C_XFR_FIRST);
 	/* room for our NSID only when it will be sent */
 	if (q.edns && q.nsid && sv->conf.nsid_len != 0)
 		nsid_res = 4u + sv->conf.nsid_len;
@@ -1059,7 +1087,7 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		 * and the refresh thread asks it for the new version */
 		notify = true;
 		if (sv->sec != NULL && q.qclass == DNS_CLASS_IN && q.qtype == DNS_T_SOA &&
-		    dns_sec_notify(sv->sec, q.lname, ctx->family, ctx->src_addr)) {
+		    dns_secondary_notify(sv->sec, q.lname, ctx->family, ctx->src_addr)) {
 			dns_count(ctx, C_XFR_NOTIFY);
 		} else {
 			o.rcode = DNS_R_REFUSED;
@@ -1078,7 +1106,7 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	} else if (q.qclass != DNS_CLASS_IN || q.qtype == DNS_T_AXFR ||
 		   q.qtype == DNS_T_IXFR) {
 		o.rcode = DNS_R_REFUSED;
-	} else if (unlikely(sv->sec != NULL) && dns_sec_down(sv->sec, q.lname)) {
+	} else if (unlikely(sv->sec != NULL) && dns_secondary_down(sv->sec, q.lname)) {
 		o.rcode = DNS_R_SERVFAIL;	/* RFC 1034 4.3.5: not loaded, expired */
 	}
 	if (o.rcode != DNS_R_NOERROR || notify) {
@@ -1093,23 +1121,26 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		else
 			dns_count(ctx, C_CHAOS);
 	} else {
-		int zone = dns_set_zone_of(s, q.lname);
+		int zone = dns_set_zone_for(s, q.lname, q.qtype);
 		const struct dns_block *b = NULL;
+		bool signed_zone = false;
 		struct dns_lookup lk;
 
 		if (zone >= 0) {
 			dns_set_lookup(s, zone, q.lname, q.qtype, &lk);
-			b = dns_set_block(s, &lk, q.qtype);
+			b = dns_set_block(s, &lk, q.qtype, q.edns && q.edns_do);
+			signed_zone = s->zones[zone].sec != 0;
 		}
 		dns_w_head(&o.w, &q, 0, b != NULL ? b->aa : true);
 		o.head = o.w.len;
 		if (b != NULL) {
-			dns_from_block(&o, b, opt_len, !q.edns_do && opt_len <= DNS_OPT_LEN &&
-				       nsid_res == 0);
+			/* the block's OPT has DO set when it is a DO=1 one */
+			dns_from_block(&o, b, opt_len, (!q.edns_do || signed_zone) &&
+				       opt_len <= DNS_OPT_LEN && nsid_res == 0);
 		} else {
 			struct dns_sections sec;
 
-			dns_compose(&o.w, s, q.lname, q.qtype, &sec);
+			dns_compose(&o.w, s, q.lname, q.qtype, q.edns && q.edns_do, &sec);
 			o.rcode = sec.rcode;
 			/* as Knot DNS: say why (RFC 8914 4.21) */
 			if (zone < 0)

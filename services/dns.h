@@ -34,6 +34,8 @@ enum {
 	DNS_T_A = 1, DNS_T_NS = 2, DNS_T_CNAME = 5, DNS_T_SOA = 6,
 	DNS_T_PTR = 12, DNS_T_HINFO = 13, DNS_T_MX = 15, DNS_T_TXT = 16,
 	DNS_T_AAAA = 28, DNS_T_SRV = 33, DNS_T_OPT = 41, DNS_T_DS = 43,
+	DNS_T_RRSIG = 46, DNS_T_NSEC = 47, DNS_T_DNSKEY = 48, DNS_T_NSEC3 = 50,
+	DNS_T_NSEC3PARAM = 51, DNS_T_CDS = 59, DNS_T_CDNSKEY = 60,
 	DNS_T_TSIG = 250, DNS_T_IXFR = 251, DNS_T_AXFR = 252, DNS_T_ANY = 255, DNS_T_CAA = 257,
 };
 
@@ -105,6 +107,33 @@ int dns_zparse_text(const char *text, size_t len, const char *fname,
 		    const uint8_t *origin, struct dns_recs *out, char *why,
 		    size_t whylen);
 void dns_recs_free(struct dns_recs *rs);
+/** One field of a master file entry (dns_zparse.c). */
+struct dns_ztok {
+	const char *p;
+	size_t len;
+	bool quoted;
+};
+
+/* ------------------------------------------------------------------ */
+/* DNSSEC records in presentation form (dns_zsec.c)                    */
+
+/** Field @p t as a decimal number in 0..@p max. @return 0 or -EINVAL. */
+int dns_ztok_u32(const struct dns_ztok *t, uint32_t max, uint32_t *v);
+/** Type mnemonic ("RRSIG", "TYPE65534") -> number, or -EINVAL. */
+int dns_type_from_text(const char *s, size_t len);
+/** Base32hex without padding (RFC 4648 7) -> bytes; @return their
+ *  number or -EINVAL. */
+int dns_b32hex_decode(const char *s, size_t len, uint8_t *out, size_t cap);
+/**
+ * The rdata of a DS, CDS, DNSKEY, CDNSKEY, RRSIG, NSEC, NSEC3 or
+ * NSEC3PARAM record from its fields @p a[0..n) (names relative to
+ * @p origin) into @p out (at least 512 bytes of @p cap), its length in
+ * @p len. @return 0, or -EINVAL and the reason (no file:line) in @p why.
+ */
+int dns_zsec_rdata(uint16_t type, const struct dns_ztok *a, unsigned int n,
+		   const uint8_t *origin, uint8_t *out, uint32_t cap, uint32_t *len,
+		   char *why, size_t whylen);
+
 /** Presentation name ("example.org.") -> wire, relative to @p origin
  *  (may be NULL: absolute only). @return wire length or -EINVAL. */
 int dns_name_from_text(const char *s, size_t len, const uint8_t *origin,
@@ -120,6 +149,7 @@ struct dns_rrset {
 	uint16_t count;
 	uint32_t ttl;
 	uint32_t rdata;		/* offset into dns_set.rdata */
+	uint16_t covers;	/* RRSIG: the type its RRs sign; else 0 */
 };
 
 /** A prebuilt answer: the message's sections after the question, for a
@@ -140,23 +170,42 @@ enum {
 	DNS_N_CUT = 2,		/* NS below an apex: a delegation point */
 	DNS_N_BELOW = 4,	/* strictly below a delegation point (glue) */
 	DNS_N_WILD = 8,		/* has a "*" child */
+	DNS_N_NSEC3 = 16,	/* only NSEC3 (and its RRSIG): a hashed owner,
+				 * not a name of the zone (RFC 5155 7.2) */
 };
 
 struct dns_node {
 	uint32_t name;		/* offset of its wire name (lower case) */
 	uint16_t zone;		/* index into dns_set.zones */
 	uint8_t flags;		/* DNS_N_* */
-	uint8_t nb_rrsets;
+	uint8_t nb_rrsets;	/* RRsets served by type (RRSIGs not counted) */
 	uint32_t rrsets;	/* first index into dns_set.rrsets */
 	uint32_t blocks;	/* first index into dns_set.blocks: one per
-				 * RRset (same order), then the NODATA one */
+				 * RRset (same order), then the NODATA one;
+				 * in a signed zone the same again for DO=1 */
 	int32_t cut;		/* the delegation node above (DNS_N_BELOW), or -1 */
+	uint8_t nb_sigs;	/* RRSIG RRsets, one per type covered, after
+				 * the nb_rrsets others */
+};
+
+enum {
+	DNS_Z_NSEC = 1,		/* signed, denial by NSEC (RFC 4035) */
+	DNS_Z_NSEC3 = 2,	/* signed, denial by NSEC3 (RFC 5155) */
 };
 
 struct dns_zone {
 	uint32_t name;		/* offset of the apex name */
 	uint32_t apex;		/* node index */
 	int32_t soa;		/* rrset index */
+	uint8_t sec;		/* 0 (unsigned: DO=1 adds nothing) or DNS_Z_* */
+	/* NSEC: the nodes owning one, in canonical order (RFC 4034 6.1);
+	 * NSEC3: the hashed owners' nodes in hash order; both
+	 * dns_set.chain[chain .. chain + nb_chain) */
+	uint32_t chain, nb_chain;
+	/* NSEC3PARAM's (RFC 5155 4): how names are hashed */
+	uint16_t n3_iter;
+	uint8_t n3_salt_len;
+	uint8_t n3_salt[255];
 };
 
 struct dns_slot {
@@ -177,9 +226,19 @@ struct dns_set {
 	struct dns_slot *slots;
 	uint8_t *names;		/* wire names, lower case */
 	uint8_t *rdata;
+	uint32_t *chain;	/* node indexes: dns_zone.chain */
+	uint8_t (*n3hash)[20];	/* NSEC3 zones: a node's hashed name
+				 * (SHA-1), by node index; else NULL */
+	uint8_t (*n3wild)[20];	/* ... and of "*.<its name>" (NXDOMAIN's
+				 * wildcard proof without hashing) */
 	const struct rte_memzone *mz;	/* the blocks' bytes */
 	uint16_t edns_size;	/* our UDP payload size in OPT */
 	uint32_t nb_records;
+	/* the largest sections an answer composed per query can take
+	 * (referrals, wildcards, denials; DO=1 included), measured at load:
+	 * dns.c refuses a TCP response buffer smaller (CNAME chains are not
+	 * measured) */
+	uint32_t max_composed;
 	/* the cookie secrets: in the set so that a reload swaps them with
 	 * the zones in one pointer store (dns.c fills them after the load) */
 	struct dns_cookie_keys cookie;
@@ -217,6 +276,10 @@ int32_t dns_set_find(const struct dns_set *s, uint16_t zone, const uint8_t *lnam
 /** Zone whose apex @p lname is at or below (the deepest), or -1. */
 int dns_set_zone_of(const struct dns_set *s, const uint8_t *lname);
 
+/** The zone that answers @p qtype at @p lname: dns_set_zone_of(), but
+ *  for DS at a zone's apex the parent zone when it is served too. */
+int dns_set_zone_for(const struct dns_set *s, const uint8_t *lname, uint16_t qtype);
+
 enum dns_lk_kind {
 	DNS_LK_NODE,		/* node answers (exact, or a wildcard's) */
 	DNS_LK_REFERRAL,	/* node is the delegation point */
@@ -234,14 +297,27 @@ struct dns_lookup {
 void dns_set_lookup(const struct dns_set *s, int zone, const uint8_t *lname,
 		    uint16_t qtype, struct dns_lookup *r);
 /** The prebuilt answer for @p lk and @p qtype, or NULL (composed per
- *  request: wildcards, CNAME chains, referrals, NXDOMAIN). */
+ *  request: wildcards, CNAME chains, referrals, NXDOMAIN, RRSIG by
+ *  type); with @p dnssec (DO=1) in a signed zone, the one with the
+ *  signatures and proofs (and an OPT with DO set). */
 const struct dns_block *dns_set_block(const struct dns_set *s,
-				      const struct dns_lookup *lk, uint16_t qtype);
+				      const struct dns_lookup *lk, uint16_t qtype,
+				      bool dnssec);
 
 static inline const uint8_t *
 dns_node_name(const struct dns_set *s, const struct dns_node *n)
 {
 	return s->names + n->name;
+}
+
+/** The RRSIG RRset of @p n covering @p type, or NULL. */
+static inline const struct dns_rrset *
+dns_node_sigs(const struct dns_set *s, const struct dns_node *n, uint16_t type)
+{
+	for (unsigned int i = 0; i < n->nb_sigs; i++)
+		if (s->rrsets[n->rrsets + n->nb_rrsets + i].covers == type)
+			return &s->rrsets[n->rrsets + n->nb_rrsets + i];
+	return NULL;
 }
 
 static inline const struct dns_rrset *
@@ -252,6 +328,65 @@ dns_node_rrset(const struct dns_set *s, const struct dns_node *n, uint16_t type)
 			return &s->rrsets[n->rrsets + i];
 	return NULL;
 }
+
+/* ------------------------------------------------------------------ */
+/* pre-signed DNSSEC (dns_sec.c)                                       */
+
+/** RFC 4034 6.1 order of two lower-case wire names: <0, 0, >0. */
+int dns_name_canon_cmp(const uint8_t *a, const uint8_t *b);
+/** SHA-1 of @p len bytes (FIPS 180-4). */
+void dns_sha1(const uint8_t *m, size_t len, uint8_t out[20]);
+/** RFC 5155 5: the hash of @p lname with zone @p z's salt and iterations. */
+void dns_nsec3_hash(const struct dns_zone *z, const uint8_t *lname, uint8_t out[20]);
+/** At load, after the flags: each zone's kind of signing, chain, NSEC3
+ *  parameters and hashes. @return 0 or a negative errno and @p why. */
+int dns_sec_build(struct dns_set *s, int socket, char *why, size_t whylen);
+
+struct dns_writer;
+
+#define DNS_SIGQ_MAX 80
+
+/** RRSIGs held back to the end of their section, as knotd orders them:
+ *  a section's RRsets first, then their signatures. An owner must stay
+ *  valid until the queue is flushed. */
+struct dns_sigq {
+	unsigned int nb;
+	struct {
+		const uint8_t *owner;
+		const struct dns_rrset *sig;
+		uint32_t ttl_cap;
+	} e[DNS_SIGQ_MAX];
+};
+
+/** Queue @p sig (NULL: nothing) owned by @p owner. */
+static inline void
+dns_sigq_add(struct dns_sigq *q, const uint8_t *owner, const struct dns_rrset *sig,
+	     uint32_t ttl_cap)
+{
+	if (sig == NULL || q->nb == DNS_SIGQ_MAX)
+		return;
+	q->e[q->nb].owner = owner;
+	q->e[q->nb].sig = sig;
+	q->e[q->nb++].ttl_cap = ttl_cap;
+}
+
+/** Write the queued RRSIGs and empty @p q. @return RRs written. */
+unsigned int dns_sigq_flush(struct dns_writer *w, const struct dns_set *s,
+			    struct dns_sigq *q);
+
+/** What a proof denies. */
+enum dns_deny {
+	DNS_DENY_NXDOMAIN,	/* the name and the wildcard (RFC 4035 3.1.3.2) */
+	DNS_DENY_NODATA,	/* the type at an existing name (3.1.3.1) */
+	DNS_DENY_WILDCARD,	/* a closer match, for a wildcard answer (3.1.3.3) */
+	DNS_DENY_WILD_NODATA,	/* the name, and the type at the wildcard (3.1.3.4) */
+	DNS_DENY_DS,		/* a DS at a delegation point (RFC 4035 3.1.4.1) */
+};
+
+/** The NSEC or NSEC3 records that prove @p kind for @p lname in signed
+ *  zone @p zone, into @p w, their RRSIGs into @p q. @return RRs written. */
+unsigned int dns_sec_deny(struct dns_writer *w, const struct dns_set *s, int zone,
+			  const uint8_t *lname, enum dns_deny kind, struct dns_sigq *q);
 
 /* ------------------------------------------------------------------ */
 /* queries (dns_query.c)                                               */
@@ -355,9 +490,13 @@ struct dns_sections {
  * lookup, CNAME chains within the zone (8 links at most), wildcards,
  * referrals with glue, NXDOMAIN and NODATA with the SOA, additional
  * A/AAAA for NS, MX and SRV targets in the zone. REFUSED outside the
- * zones. @p w->overflow says it did not fit.
+ * zones. With @p dnssec (DO=1) in a signed zone: each RRset's RRSIGs
+ * after it, the NSEC/NSEC3 proofs (dns_sec_deny) of negative and
+ * wildcard answers, DS or its denial with a referral. @p w->overflow
+ * says it did not fit.
  */
 void dns_compose(struct dns_writer *w, const struct dns_set *s,
-		 const uint8_t *lname, uint16_t qtype, struct dns_sections *sec);
+		 const uint8_t *lname, uint16_t qtype, bool dnssec,
+		 struct dns_sections *sec);
 
 #endif /* TFO_DNS_H */

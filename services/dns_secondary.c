@@ -19,7 +19,7 @@
  *
  * The service API gives counters to handle() only (each lcore's own): the
  * thread adds to its own atomic ones and raises a flag; the next handle()
- * on any lcore moves them to that lcore's counters (dns_sec_fold).
+ * on any lcore moves them to that lcore's counters (dns_secondary_fold).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,8 +46,8 @@
 #define SEC_TOTAL_MS 300000	/* one transfer at most */
 #define SEC_TICK_MS 50
 
-struct dns_sec_zone {
-	struct dns_sec_src src;
+struct dns_secondary_zone {
+	struct dns_secondary_src src;
 	/* under sec->lock: what the zone set is built from */
 	struct dns_recs recs;
 	bool loaded;
@@ -60,7 +60,7 @@ struct dns_sec_zone {
 	uint8_t down;			/* atomic: not served, SERVFAIL */
 };
 
-struct dns_sec {
+struct dns_secondary {
 	unsigned int nb;
 	uint32_t nb_down;		/* atomic */
 	uint32_t ctr_new;		/* atomic: ctr has counts to fold */
@@ -71,10 +71,10 @@ struct dns_sec {
 	uint32_t stop;			/* atomic */
 	bool dirty;			/* the thread's: publish again */
 	uint16_t id;
-	dns_sec_publish_fn publish;
+	dns_secondary_publish_fn publish;
 	void *arg;
 	uint8_t buf[2 + 65535];
-	struct dns_sec_zone z[];
+	struct dns_secondary_zone z[];
 };
 
 static const char *const err_names[DNS_XE_MAX] = {
@@ -93,14 +93,14 @@ now_ms(void)
 }
 
 static void
-sec_count(struct dns_sec *sec, enum dns_xfr_ctr c)
+sec_count(struct dns_secondary *sec, enum dns_xfr_ctr c)
 {
 	__atomic_fetch_add(&sec->ctr[c], 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&sec->ctr_new, 1, __ATOMIC_RELEASE);
 }
 
 void
-dns_sec_fold(struct dns_sec *sec, uint64_t *ctr)
+dns_secondary_fold(struct dns_secondary *sec, uint64_t *ctr)
 {
 	if (__atomic_load_n(&sec->ctr_new, __ATOMIC_RELAXED) == 0 ||
 	    __atomic_exchange_n(&sec->ctr_new, 0, __ATOMIC_ACQUIRE) == 0)
@@ -110,7 +110,7 @@ dns_sec_fold(struct dns_sec *sec, uint64_t *ctr)
 }
 
 bool
-dns_sec_down(const struct dns_sec *sec, const uint8_t *lname)
+dns_secondary_down(const struct dns_secondary *sec, const uint8_t *lname)
 {
 	if (__atomic_load_n(&sec->nb_down, __ATOMIC_RELAXED) == 0)
 		return false;
@@ -122,7 +122,7 @@ dns_sec_down(const struct dns_sec *sec, const uint8_t *lname)
 }
 
 bool
-dns_sec_notify(struct dns_sec *sec, const uint8_t *lname, uint8_t family,
+dns_secondary_notify(struct dns_secondary *sec, const uint8_t *lname, uint8_t family,
 	       const uint8_t *addr)
 {
 	/* origins are unique: at most one zone matches */
@@ -136,21 +136,21 @@ dns_sec_notify(struct dns_sec *sec, const uint8_t *lname, uint8_t family,
 }
 
 void
-dns_sec_lock(struct dns_sec *sec)
+dns_secondary_lock(struct dns_secondary *sec)
 {
 	if (sec != NULL)
 		pthread_mutex_lock(&sec->lock);
 }
 
 void
-dns_sec_unlock(struct dns_sec *sec)
+dns_secondary_unlock(struct dns_secondary *sec)
 {
 	if (sec != NULL)
 		pthread_mutex_unlock(&sec->lock);
 }
 
 int
-dns_sec_build(struct dns_sec *sec, const struct dns_zone_src *z, unsigned int nb,
+dns_secondary_build(struct dns_secondary *sec, const struct dns_zone_src *z, unsigned int nb,
 	      int socket, uint16_t edns_size, struct dns_set **out, char *why,
 	      size_t whylen)
 {
@@ -185,7 +185,7 @@ out:
 
 /* Wait for @p ev on @p fd until @p deadline (ms) or the stop. */
 static int
-sec_wait(struct dns_sec *sec, int fd, short ev, uint64_t deadline)
+sec_wait(struct dns_secondary *sec, int fd, short ev, uint64_t deadline)
 {
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = ev };
@@ -205,7 +205,7 @@ sec_wait(struct dns_sec *sec, int fd, short ev, uint64_t deadline)
 }
 
 static int
-sec_connect(struct dns_sec *sec, const struct dns_sec_src *s)
+sec_connect(struct dns_secondary *sec, const struct dns_secondary_src *s)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -251,7 +251,7 @@ sec_connect(struct dns_sec *sec, const struct dns_sec_src *s)
 
 /* Send the query and read the answer's messages into @p rx until done. */
 static int
-sec_exchange(struct dns_sec *sec, int fd, struct dns_xfr_rx *rx, uint32_t qlen,
+sec_exchange(struct dns_secondary *sec, int fd, struct dns_xfr_rx *rx, uint32_t qlen,
 	     enum dns_xfr_err *err, char *why, size_t whylen)
 {
 	uint64_t end = now_ms() + SEC_TOTAL_MS;
@@ -306,7 +306,7 @@ sec_exchange(struct dns_sec *sec, int fd, struct dns_xfr_rx *rx, uint32_t qlen,
 
 /* AXFR (@p ixfr false) or IXFR of zone @p z into @p out: as dns_xfr_result. */
 static int
-sec_transfer(struct dns_sec *sec, struct dns_sec_zone *z, bool ixfr, struct dns_recs *out,
+sec_transfer(struct dns_secondary *sec, struct dns_secondary_zone *z, bool ixfr, struct dns_recs *out,
 	     bool *ixfr_used, enum dns_xfr_err *err, char *why, size_t whylen)
 {
 	struct dns_xfr_rx rx = { .origin = z->src.origin };
@@ -340,7 +340,7 @@ sec_transfer(struct dns_sec *sec, struct dns_sec_zone *z, bool ixfr, struct dns_
 /* the timers                                                          */
 
 static void
-sec_times(struct dns_sec_zone *z)
+sec_times(struct dns_secondary_zone *z)
 {
 	for (unsigned int i = 0; i < z->recs.n; i++)
 		if (z->recs.r[i].type == DNS_T_SOA)
@@ -349,7 +349,7 @@ sec_times(struct dns_sec_zone *z)
 }
 
 static void
-sec_fail(struct dns_sec *sec, struct dns_sec_zone *z, enum dns_xfr_err e, const char *why)
+sec_fail(struct dns_secondary *sec, struct dns_secondary_zone *z, enum dns_xfr_err e, const char *why)
 {
 	char n[DNS_NAME_MAX * 4];
 	uint32_t retry = z->loaded ? RTE_MAX(z->retry, 1u) : SEC_FIRST_RETRY_S;
@@ -373,7 +373,7 @@ sec_fail(struct dns_sec *sec, struct dns_sec_zone *z, enum dns_xfr_err e, const 
 }
 
 static void
-sec_set_down(struct dns_sec *sec, struct dns_sec_zone *z, bool down)
+sec_set_down(struct dns_secondary *sec, struct dns_secondary_zone *z, bool down)
 {
 	if (__atomic_load_n(&z->down, __ATOMIC_RELAXED) == down)
 		return;
@@ -386,7 +386,7 @@ sec_set_down(struct dns_sec *sec, struct dns_sec_zone *z, bool down)
 
 /* Publish with the lock held; @return as reload(). */
 static int
-sec_publish(struct dns_sec *sec, char *msg, size_t msglen)
+sec_publish(struct dns_secondary *sec, char *msg, size_t msglen)
 {
 	int rc = sec->publish(sec->arg, msg, msglen);
 
@@ -395,7 +395,7 @@ sec_publish(struct dns_sec *sec, char *msg, size_t msglen)
 }
 
 static void
-sec_refresh(struct dns_sec *sec, struct dns_sec_zone *z)
+sec_refresh(struct dns_secondary *sec, struct dns_secondary_zone *z)
 {
 	struct dns_recs out = { 0 }, old;
 	enum dns_xfr_err err = DNS_XE_NONE;
@@ -422,7 +422,7 @@ sec_refresh(struct dns_sec *sec, struct dns_sec_zone *z)
 		z->expire_ms = now_ms() + (uint64_t)z->expire * 1000;
 		return;
 	}
-	dns_sec_lock(sec);
+	dns_secondary_lock(sec);
 	old = z->recs;
 	z->recs = out;
 	z->loaded = true;
@@ -431,12 +431,12 @@ sec_refresh(struct dns_sec *sec, struct dns_sec_zone *z)
 		/* the records make no zone we serve: the old ones stay */
 		z->recs = old;
 		z->loaded = old.n != 0;
-		dns_sec_unlock(sec);
+		dns_secondary_unlock(sec);
 		dns_recs_free(&out);
 		sec_fail(sec, z, DNS_XE_ZONE, msg);
 		return;
 	}
-	dns_sec_unlock(sec);
+	dns_secondary_unlock(sec);
 	dns_recs_free(&old);
 	sec_times(z);
 	/* -EBUSY: served from the next publication (sec_main) */
@@ -456,18 +456,18 @@ sec_refresh(struct dns_sec *sec, struct dns_sec_zone *z)
 
 /* RFC 1034 4.3.5: past expire the zone is no longer authoritative. */
 static void
-sec_expire(struct dns_sec *sec, struct dns_sec_zone *z)
+sec_expire(struct dns_secondary *sec, struct dns_secondary_zone *z)
 {
 	char n[DNS_NAME_MAX * 4], msg[512];
 	struct dns_recs old;
 
-	dns_sec_lock(sec);
+	dns_secondary_lock(sec);
 	old = z->recs;
 	memset(&z->recs, 0, sizeof(z->recs));
 	z->loaded = false;
 	sec_set_down(sec, z, true);
 	sec_publish(sec, msg, sizeof(msg));
-	dns_sec_unlock(sec);
+	dns_secondary_unlock(sec);
 	dns_recs_free(&old);
 	sec_count(sec, DNS_XC_EXPIRED);
 	dns_name_str(z->src.origin, n, sizeof(n));
@@ -479,12 +479,12 @@ sec_expire(struct dns_sec *sec, struct dns_sec_zone *z)
 static void *
 sec_main(void *arg)
 {
-	struct dns_sec *sec = arg;
+	struct dns_secondary *sec = arg;
 	const struct timespec tick = { 0, SEC_TICK_MS * 1000000L };
 
 	while (!__atomic_load_n(&sec->stop, __ATOMIC_RELAXED)) {
 		for (unsigned int i = 0; i < sec->nb; i++) {
-			struct dns_sec_zone *z = &sec->z[i];
+			struct dns_secondary_zone *z = &sec->z[i];
 			uint64_t now = now_ms();
 
 			if (__atomic_exchange_n(&z->notify, 0, __ATOMIC_ACQUIRE))
@@ -498,9 +498,9 @@ sec_main(void *arg)
 			char msg[512];
 			int rc;
 
-			dns_sec_lock(sec);
+			dns_secondary_lock(sec);
 			rc = sec_publish(sec, msg, sizeof(msg));
-			dns_sec_unlock(sec);
+			dns_secondary_unlock(sec);
 			for (unsigned int i = 0; rc > 0 && i < sec->nb; i++)
 				if (sec->z[i].loaded)
 					sec_set_down(sec, &sec->z[i], false);
@@ -513,11 +513,11 @@ sec_main(void *arg)
 /* ------------------------------------------------------------------ */
 /* life cycle                                                          */
 
-struct dns_sec *
-dns_sec_create(const struct dns_sec_src *src, unsigned int nb, dns_sec_publish_fn publish,
+struct dns_secondary *
+dns_secondary_create(const struct dns_secondary_src *src, unsigned int nb, dns_secondary_publish_fn publish,
 	       void *arg)
 {
-	struct dns_sec *sec = calloc(1, sizeof(*sec) + nb * sizeof(sec->z[0]));
+	struct dns_secondary *sec = calloc(1, sizeof(*sec) + nb * sizeof(sec->z[0]));
 
 	if (sec == NULL)
 		return NULL;
@@ -534,7 +534,7 @@ dns_sec_create(const struct dns_sec_src *src, unsigned int nb, dns_sec_publish_f
 }
 
 int
-dns_sec_start(struct dns_sec *sec)
+dns_secondary_start(struct dns_secondary *sec)
 {
 	sigset_t all, old;
 	int rc;
@@ -552,7 +552,7 @@ dns_sec_start(struct dns_sec *sec)
 }
 
 void
-dns_sec_destroy(struct dns_sec *sec)
+dns_secondary_destroy(struct dns_secondary *sec)
 {
 	if (sec == NULL)
 		return;

@@ -300,6 +300,11 @@ dns_w_counts(struct dns_writer *w, uint16_t an, uint16_t ns, uint16_t ar)
 /* composing an answer                                                 */
 
 struct compose {
+	bool sec;			/* DO=1 in a signed zone */
+	struct dns_sigq q;		/* the section's RRSIGs, written last */
+	uint8_t owners[DNS_CHAIN_MAX + 1][DNS_NAME_MAX];	/* the chain's names */
+	const uint8_t *wild[DNS_CHAIN_MAX + 1];	/* its names a wildcard answered */
+	unsigned int nb_wild;
 	const uint8_t *targets[DNS_ADD_MAX];	/* names for the additional */
 	unsigned int nb_targets;
 	int32_t an_node[DNS_CHAIN_MAX + 1];	/* (node, type) in the answer */
@@ -330,8 +335,37 @@ note_targets(struct compose *c, const struct dns_set *s, const struct dns_rrset 
 	}
 }
 
+/* @p rr of node @p n as @p owner; (DO=1, signed) its RRSIGs queued for
+ * the section's end, as they are, so a wildcard's keep their labels (RFC
+ * 4035 5.3.4). @return RRs written. */
+static uint16_t
+put_rrset(struct dns_writer *w, const struct dns_set *s, struct compose *c,
+	  const uint8_t *owner, const struct dns_node *n, const struct dns_rrset *rr,
+	  uint32_t ttl_cap)
+{
+	unsigned int k = dns_w_rrset(w, s, owner, rr, ttl_cap);
+
+	if (c->sec)
+		dns_sigq_add(&c->q, owner, dns_node_sigs(s, n, rr->type), ttl_cap);
+	return (uint16_t)k;
+}
+
+/* Every RRSIG at @p n: the answer to qtype RRSIG, as knotd gives it. */
+static uint16_t
+put_all_sigs(struct dns_writer *w, const struct dns_set *s, const uint8_t *owner,
+	     const struct dns_node *n)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n->nb_sigs; i++)
+		k += dns_w_rrset(w, s, owner, &s->rrsets[n->rrsets + n->nb_rrsets + i],
+				 UINT32_MAX);
+	return (uint16_t)k;
+}
+
 static void
-put_soa(struct dns_writer *w, const struct dns_set *s, int zone, struct dns_sections *sec)
+put_soa(struct dns_writer *w, const struct dns_set *s, struct compose *c, int zone,
+	struct dns_sections *sec)
 {
 	const struct dns_zone *z = &s->zones[zone];
 	const struct dns_rrset *soa = &s->rrsets[z->soa];
@@ -346,7 +380,7 @@ put_soa(struct dns_writer *w, const struct dns_set *s, int zone, struct dns_sect
 	min = rd + 16;
 	minimum = ((uint32_t)min[0] << 24) | ((uint32_t)min[1] << 16) |
 		  ((uint32_t)min[2] << 8) | min[3];
-	sec->ns += (uint16_t)dns_w_rrset(w, s, s->names + z->name, soa, minimum);
+	sec->ns += put_rrset(w, s, c, s->names + z->name, &s->nodes[z->apex], soa, minimum);
 }
 
 static void
@@ -377,19 +411,22 @@ put_additional(struct dns_writer *w, const struct dns_set *s, int zone,
 			for (unsigned int k = 0; k < c->nb_an; k++)
 				in_an |= c->an_node[k] == ni && c->an_type[k] == types[t];
 			if (rr != NULL && !in_an)
-				sec->ar += (uint16_t)dns_w_rrset(w, s, low, rr, UINT32_MAX);
+				sec->ar += put_rrset(w, s, c, dns_node_name(s, &s->nodes[ni]),
+						     &s->nodes[ni], rr, UINT32_MAX);
 		}
 	}
 }
 
 void
 dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
-	    uint16_t qtype, struct dns_sections *sec)
+	    uint16_t qtype, bool dnssec, struct dns_sections *sec)
 {
+	enum { END_ANSWER, END_REFERRAL, END_NXDOMAIN, END_NODATA, END_WILD_NODATA };
 	struct compose c;
-	uint8_t cur[DNS_NAME_MAX];
+	uint8_t cur[DNS_NAME_MAX], *own = NULL;
 	struct dns_lookup lk;
-	int zone = dns_set_zone_of(s, lname);
+	int zone = dns_set_zone_for(s, lname, qtype), end = END_ANSWER;
+	unsigned int chain;
 
 	memset(sec, 0, sizeof(*sec));
 	c.nb_targets = 0;
@@ -401,25 +438,26 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 		sec->add_off = w->len;
 		return;
 	}
+	c.sec = dnssec && s->zones[zone].sec != 0;
+	c.q.nb = 0;
+	c.nb_wild = 0;
 	memcpy(cur, lname, dns_name_len(lname));
-	for (unsigned int chain = 0; chain <= DNS_CHAIN_MAX; chain++) {
+	for (chain = 0; chain <= DNS_CHAIN_MAX; chain++) {
 		const struct dns_node *n;
 		const struct dns_rrset *rr, *cname;
 
+		own = c.owners[chain];
+		memcpy(own, cur, dns_name_len(cur));
 		dns_set_lookup(s, zone, cur, qtype, &lk);
 		if (lk.kind == DNS_LK_REFERRAL) {
 			/* RFC 1034 4.3.2 step 3b: not authoritative below a cut */
-			n = &s->nodes[lk.node];
-			rr = dns_node_rrset(s, n, DNS_T_NS);
 			if (chain == 0)
 				sec->aa = false;
-			sec->ns += (uint16_t)dns_w_rrset(w, s, dns_node_name(s, n), rr, UINT32_MAX);
-			note_targets(&c, s, rr);
+			end = END_REFERRAL;
 			break;
 		}
 		if (lk.kind == DNS_LK_NXDOMAIN) {
-			sec->rcode = DNS_R_NXDOMAIN;
-			put_soa(w, s, zone, sec);
+			end = END_NXDOMAIN;
 			break;
 		}
 		n = &s->nodes[lk.node];
@@ -427,7 +465,9 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 		if (cname != NULL && qtype != DNS_T_CNAME && qtype != DNS_T_ANY) {
 			const uint8_t *target = s->rdata + cname->rdata + 2;
 
-			sec->an += (uint16_t)dns_w_rrset(w, s, cur, cname, UINT32_MAX);
+			sec->an += put_rrset(w, s, &c, own, n, cname, UINT32_MAX);
+			if (lk.wild)
+				c.wild[c.nb_wild++] = own;
 			c.an_node[c.nb_an] = lk.node;
 			c.an_type[c.nb_an++] = DNS_T_CNAME;
 			dns_name_lower(cur, target);
@@ -437,6 +477,10 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 			continue;
 		}
 		rr = NULL;
+		if (qtype == DNS_T_RRSIG && n->nb_sigs != 0) {
+			sec->an += put_all_sigs(w, s, own, n);
+			break;
+		}
 		if (qtype == DNS_T_ANY) {
 			/* RFC 8482 4.1: one RRset */
 			if (n->nb_rrsets > 0)
@@ -445,15 +489,52 @@ dns_compose(struct dns_writer *w, const struct dns_set *s, const uint8_t *lname,
 			rr = dns_node_rrset(s, n, qtype);
 		}
 		if (rr == NULL) {
-			put_soa(w, s, zone, sec);	/* NODATA */
+			end = lk.wild ? END_WILD_NODATA : END_NODATA;
 			break;
 		}
-		sec->an += (uint16_t)dns_w_rrset(w, s, cur, rr, UINT32_MAX);
+		sec->an += put_rrset(w, s, &c, own, n, rr, UINT32_MAX);
+		if (lk.wild)
+			c.wild[c.nb_wild++] = own;
 		c.an_node[c.nb_an] = lk.node;
 		c.an_type[c.nb_an++] = rr->type;
 		note_targets(&c, s, rr);
 		break;
 	}
+	sec->an += (uint16_t)dns_sigq_flush(w, s, &c.q);
+	if (end == END_REFERRAL) {
+		const struct dns_node *n = &s->nodes[lk.node];
+		const struct dns_rrset *rr = dns_node_rrset(s, n, DNS_T_NS);
+
+		sec->ns += (uint16_t)dns_w_rrset(w, s, dns_node_name(s, n), rr, UINT32_MAX);
+		note_targets(&c, s, rr);
+		if (c.sec) {
+			/* the DS and its RRSIG, or the proof there is none */
+			const struct dns_rrset *ds = dns_node_rrset(s, n, DNS_T_DS);
+
+			if (ds != NULL)
+				sec->ns += put_rrset(w, s, &c, dns_node_name(s, n), n, ds,
+						     UINT32_MAX);
+			else
+				sec->ns += (uint16_t)dns_sec_deny(w, s, zone, dns_node_name(s, n),
+								  DNS_DENY_DS, &c.q);
+		}
+	} else if (end != END_ANSWER) {
+		static const enum dns_deny deny[] = {
+			[END_NXDOMAIN] = DNS_DENY_NXDOMAIN, [END_NODATA] = DNS_DENY_NODATA,
+			[END_WILD_NODATA] = DNS_DENY_WILD_NODATA,
+		};
+
+		if (end == END_NXDOMAIN)
+			sec->rcode = DNS_R_NXDOMAIN;
+		put_soa(w, s, &c, zone, sec);	/* NXDOMAIN, NODATA */
+		if (c.sec)
+			sec->ns += (uint16_t)dns_sec_deny(w, s, zone, own, deny[end], &c.q);
+	}
+	/* each name a wildcard answered: no closer match (RFC 4035 3.1.3.3) */
+	for (unsigned int i = 0; c.sec && i < c.nb_wild; i++)
+		sec->ns += (uint16_t)dns_sec_deny(w, s, zone, c.wild[i], DNS_DENY_WILDCARD, &c.q);
+	sec->ns += (uint16_t)dns_sigq_flush(w, s, &c.q);
 	sec->add_off = w->len;
 	put_additional(w, s, zone, &c, sec);
+	sec->ar += (uint16_t)dns_sigq_flush(w, s, &c.q);
 }

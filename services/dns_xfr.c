@@ -24,7 +24,7 @@
 /* configuration                                                       */
 
 static int
-dns_sec_one(const char *p, size_t n, struct dns_sec_src *s, char *why, size_t whylen)
+dns_secondary_one(const char *p, size_t n, struct dns_secondary_src *s, char *why, size_t whylen)
 {
 	const char *colon = memchr(p, ':', n), *at, *a;
 	char addr[INET6_ADDRSTRLEN + 2];
@@ -79,13 +79,13 @@ dns_sec_one(const char *p, size_t n, struct dns_sec_src *s, char *why, size_t wh
 }
 
 int
-dns_sec_value(const char *value, struct dns_sec_src *out, unsigned int *nb,
+dns_secondary_value(const char *value, struct dns_secondary_src *out, unsigned int *nb,
 	      unsigned int max, char *why, size_t whylen)
 {
 	const char *p = value;
 
 	for (;;) {
-		struct dns_sec_src s;
+		struct dns_secondary_src s;
 		const char *e;
 
 		while (*p == ' ' || *p == '\t' || *p == ',')
@@ -94,7 +94,7 @@ dns_sec_value(const char *value, struct dns_sec_src *out, unsigned int *nb,
 			return 0;
 		for (e = p; *e != '\0' && *e != ' ' && *e != '\t' && *e != ','; e++)
 			;
-		if (dns_sec_one(p, (size_t)(e - p), &s, why, whylen) < 0)
+		if (dns_secondary_one(p, (size_t)(e - p), &s, why, whylen) < 0)
 			return -EINVAL;
 		if (out != NULL) {
 			for (unsigned int i = 0; i < *nb; i++)
@@ -592,7 +592,7 @@ dns_xfr_query(uint8_t *buf, uint16_t id, const uint8_t *origin, const uint8_t *s
 }
 
 int
-dns_notify_verdict(const struct dns_sec_src *src, unsigned int nb, const uint8_t *lname,
+dns_notify_verdict(const struct dns_secondary_src *src, unsigned int nb, const uint8_t *lname,
 		   uint8_t family, const uint8_t *addr)
 {
 	unsigned int ln = dns_name_len(lname);

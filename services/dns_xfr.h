@@ -22,11 +22,11 @@
 
 #include "dns.h"
 
-#define DNS_SEC_MAX 64		/* secondary zones per service */
+#define DNS_SECONDARY_MAX 64		/* secondary zones per service */
 #define DNS_OP_NOTIFY 4
 
 /** One `secondary = ORIGIN:ADDRESS[@PORT]`. */
-struct dns_sec_src {
+struct dns_secondary_src {
 	uint8_t origin[DNS_NAME_MAX];	/* wire, lower case */
 	uint8_t family;			/* AF_INET or AF_INET6 */
 	uint8_t addr[16];		/* network order, IPv4 in 4 bytes */
@@ -39,7 +39,7 @@ struct dns_sec_src {
  * commas) into @p out[*nb..] (@p out NULL: the syntax only).
  * @return 0 or -EINVAL with the reason in @p why.
  */
-int dns_sec_value(const char *value, struct dns_sec_src *out, unsigned int *nb,
+int dns_secondary_value(const char *value, struct dns_secondary_src *out, unsigned int *nb,
 		  unsigned int max, char *why, size_t whylen);
 
 /** RFC 1982: @p a is newer than @p b. */
@@ -124,7 +124,7 @@ int dns_recs_copy(struct dns_recs *out, const struct dns_recs *in);
  * @p addr is for: its index in @p src[0..nb), or -1 when @p lname is no
  * secondary zone here or the source is not its primary (REFUSED).
  */
-int dns_notify_verdict(const struct dns_sec_src *src, unsigned int nb,
+int dns_notify_verdict(const struct dns_secondary_src *src, unsigned int nb,
 		       const uint8_t *lname, uint8_t family, const uint8_t *addr);
 
 /* ------------------------------------------------------------------ */
@@ -145,45 +145,45 @@ enum dns_xfr_ctr {
 	DNS_XC_MAX
 };
 
-struct dns_sec;
+struct dns_secondary;
 
-/** Builds and publishes a zone set from dns_sec_build() as a reload
+/** Builds and publishes a zone set from dns_secondary_build() as a reload
  *  does; called with the secondaries' lock held. @return as reload(). */
-typedef int (*dns_sec_publish_fn)(void *arg, char *msg, size_t msglen);
+typedef int (*dns_secondary_publish_fn)(void *arg, char *msg, size_t msglen);
 
 /** The secondaries of @p src[0..nb) (none loaded: each answers SERVFAIL
  *  until its first transfer). @return NULL: out of memory. */
-struct dns_sec *dns_sec_create(const struct dns_sec_src *src, unsigned int nb,
-			       dns_sec_publish_fn publish, void *arg);
+struct dns_secondary *dns_secondary_create(const struct dns_secondary_src *src, unsigned int nb,
+			       dns_secondary_publish_fn publish, void *arg);
 /** Start the refresh thread (first transfers now). @return 0 or -errno. */
-int dns_sec_start(struct dns_sec *sec);
+int dns_secondary_start(struct dns_secondary *sec);
 /** Stop the thread (within about a second) and free everything. */
-void dns_sec_destroy(struct dns_sec *sec);
+void dns_secondary_destroy(struct dns_secondary *sec);
 /** Held by reload() and the thread around a build and its publication. */
-void dns_sec_lock(struct dns_sec *sec);
-void dns_sec_unlock(struct dns_sec *sec);
+void dns_secondary_lock(struct dns_secondary *sec);
+void dns_secondary_unlock(struct dns_secondary *sec);
 
 /**
  * A zone set of the master files @p z[0..nb) and of the secondary zones
  * of @p sec that are loaded (@p sec may be NULL; its lock held): as
  * dns_set_load().
  */
-int dns_sec_build(struct dns_sec *sec, const struct dns_zone_src *z, unsigned int nb,
+int dns_secondary_build(struct dns_secondary *sec, const struct dns_zone_src *z, unsigned int nb,
 		  int socket, uint16_t edns_size, struct dns_set **out, char *why,
 		  size_t whylen);
 
 /** Hot path: @p lname (lower case) is in a secondary zone not served (not
  *  transferred yet, or expired): SERVFAIL (RFC 1034 4.3.2). */
-bool dns_sec_down(const struct dns_sec *sec, const uint8_t *lname);
+bool dns_secondary_down(const struct dns_secondary *sec, const uint8_t *lname);
 
 /** Hot path: a NOTIFY for @p lname from @p family/@p addr: true (NOERROR,
  *  the refresh thread wakes) when it comes from that secondary zone's
  *  primary, false (REFUSED) otherwise. One atomic store, no lock. */
-bool dns_sec_notify(struct dns_sec *sec, const uint8_t *lname, uint8_t family,
+bool dns_secondary_notify(struct dns_secondary *sec, const uint8_t *lname, uint8_t family,
 		    const uint8_t *addr);
 
 /** Hot path: the thread's counts since the last call added to
  *  @p ctr[0..DNS_XC_MAX) (the calling lcore's). Cheap when nothing new. */
-void dns_sec_fold(struct dns_sec *sec, uint64_t *ctr);
+void dns_secondary_fold(struct dns_secondary *sec, uint64_t *ctr);
 
 #endif /* TFO_DNS_XFR_H */

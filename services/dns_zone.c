@@ -85,6 +85,20 @@ dns_set_zone_of(const struct dns_set *s, const uint8_t *lname)
 	return best;
 }
 
+int
+dns_set_zone_for(const struct dns_set *s, const uint8_t *lname, uint16_t qtype)
+{
+	int z = dns_set_zone_of(s, lname), up;
+
+	/* DS lives in the parent (RFC 4035 3.1.4.1): a child's apex served
+	 * here too asks the parent zone when there is one */
+	if (z < 0 || qtype != DNS_T_DS || lname[0] == 0 ||
+	    dns_name_len(lname) != dns_name_len(s->names + s->zones[z].name))
+		return z;
+	up = dns_set_zone_of(s, lname + lname[0] + 1);
+	return up >= 0 ? up : z;
+}
+
 void
 dns_set_lookup(const struct dns_set *s, int zone, const uint8_t *lname,
 	       uint16_t qtype, struct dns_lookup *r)
@@ -98,6 +112,8 @@ dns_set_lookup(const struct dns_set *s, int zone, const uint8_t *lname,
 	r->zone = zone;
 	r->wild = false;
 	ni = dns_set_find(s, (uint16_t)zone, p, len);
+	if (ni >= 0 && (s->nodes[ni].flags & DNS_N_NSEC3))
+		ni = -1;	/* hashed owners are not names of the zone */
 	if (ni >= 0) {
 		n = &s->nodes[ni];
 		if (n->flags & DNS_N_BELOW) {
@@ -147,24 +163,28 @@ dns_set_lookup(const struct dns_set *s, int zone, const uint8_t *lname,
 }
 
 const struct dns_block *
-dns_set_block(const struct dns_set *s, const struct dns_lookup *lk, uint16_t qtype)
+dns_set_block(const struct dns_set *s, const struct dns_lookup *lk, uint16_t qtype,
+	      bool dnssec)
 {
 	const struct dns_node *n;
+	uint32_t b;
 
 	if (lk->kind != DNS_LK_NODE || lk->wild)
 		return NULL;
 	n = &s->nodes[lk->node];
-	if (n->blocks == UINT32_MAX)
+	if (n->blocks == UINT32_MAX || (qtype == DNS_T_RRSIG && n->nb_sigs != 0))
 		return NULL;
+	/* a signed zone's DO=1 blocks follow its DO=0 ones */
+	b = n->blocks + (dnssec && s->zones[n->zone].sec ? n->nb_rrsets + 1u : 0);
 	for (unsigned int i = 0; i < n->nb_rrsets; i++) {
 		uint16_t t = s->rrsets[n->rrsets + i].type;
 
 		if (t == qtype || (qtype == DNS_T_ANY && i == 0))
-			return &s->blocks[n->blocks + i];
+			return &s->blocks[b + i];
 		if (t == DNS_T_CNAME)
 			return NULL;	/* chased per request */
 	}
-	return &s->blocks[n->blocks + n->nb_rrsets];
+	return &s->blocks[b + n->nb_rrsets];
 }
 
 /* ------------------------------------------------------------------ */
@@ -190,7 +210,8 @@ struct rec_ref {
 	const struct dns_rec *r;
 	uint32_t node;
 	uint32_t idx;		/* position in the files */
-	uint32_t group;		/* first idx of its (node, type) */
+	uint32_t group;		/* first idx of its (node, type, covers) */
+	uint16_t covers;	/* RRSIG: the type covered; else 0 */
 };
 
 static int32_t
@@ -255,6 +276,8 @@ ref_cmp_group(const void *x, const void *y)
 		return a->node < b->node ? -1 : 1;
 	if (a->r->type != b->r->type)
 		return a->r->type < b->r->type ? -1 : 1;
+	if (a->covers != b->covers)
+		return a->covers < b->covers ? -1 : 1;
 	return a->idx < b->idx ? -1 : a->idx > b->idx;
 }
 
@@ -266,6 +289,9 @@ ref_cmp_final(const void *x, const void *y)
 
 	if (a->node != b->node)
 		return a->node < b->node ? -1 : 1;
+	/* a node's signatures after its RRsets (dns_node.nb_sigs) */
+	if ((a->r->type == DNS_T_RRSIG) != (b->r->type == DNS_T_RRSIG))
+		return a->r->type == DNS_T_RRSIG ? 1 : -1;
 	if (a->group != b->group)
 		return a->group < b->group ? -1 : 1;
 	c = rr_cmp_rdata(a->r, b->r);
@@ -287,6 +313,9 @@ dns_set_free(struct dns_set *s)
 	rte_free(s->slots);
 	rte_free(s->names);
 	rte_free(s->rdata);
+	rte_free(s->chain);
+	rte_free(s->n3hash);
+	rte_free(s->n3wild);
 	rte_free(s);
 }
 
@@ -336,8 +365,8 @@ node_check(struct build *b, const struct rec_ref *ref, uint32_t lo, uint32_t hi,
 			soa++;
 		else if (ref[i].r->type == DNS_T_CNAME)
 			cname++;
-		else
-			other++;
+		else if (ref[i].r->type != DNS_T_RRSIG && ref[i].r->type != DNS_T_NSEC)
+			other++;	/* RFC 4035 2.5: these may sit by a CNAME */
 	}
 	if (soa > 0 && !apex)
 		return rec_err(b, ref[lo].r, file, "SOA outside the zone's apex");
@@ -365,12 +394,12 @@ build_blocks(struct dns_set *s, int socket, char *why, size_t whylen)
 	for (uint32_t i = 0; i < s->nb_nodes; i++) {
 		struct dns_node *n = &s->nodes[i];
 
-		if (n->flags & (DNS_N_CUT | DNS_N_BELOW)) {
+		if (n->flags & (DNS_N_CUT | DNS_N_BELOW | DNS_N_NSEC3)) {
 			n->blocks = UINT32_MAX;
 			continue;
 		}
 		n->blocks = nb;
-		nb += n->nb_rrsets + 1u;
+		nb += (n->nb_rrsets + 1u) * (s->zones[n->zone].sec ? 2 : 1);
 	}
 	s->nb_blocks = nb;
 	s->blocks = rte_zmalloc_socket("tfo_dns_blocks", (nb + 1) * sizeof(*s->blocks),
@@ -383,11 +412,15 @@ build_blocks(struct dns_set *s, int socket, char *why, size_t whylen)
 	for (uint32_t i = 0; i < s->nb_nodes; i++) {
 		const struct dns_node *n = &s->nodes[i];
 
+		unsigned int nbk = (n->nb_rrsets + 1u) * (s->zones[n->zone].sec ? 2 : 1);
+
 		if (n->blocks == UINT32_MAX)
 			continue;
-		for (unsigned int k = 0; k <= n->nb_rrsets; k++) {
+		for (unsigned int k = 0; k < nbk; k++) {
 			/* type 0 is never served: the NODATA block */
-			uint16_t qt = k < n->nb_rrsets ? s->rrsets[n->rrsets + k].type : 0;
+			unsigned int j = k % (n->nb_rrsets + 1u);
+			bool dnssec = k > n->nb_rrsets;
+			uint16_t qt = j < n->nb_rrsets ? s->rrsets[n->rrsets + j].type : 0;
 			struct dns_block *bl = &s->blocks[n->blocks + k];
 			struct dns_sections sec;
 			uint32_t qend, len;
@@ -395,14 +428,15 @@ build_blocks(struct dns_set *s, int socket, char *why, size_t whylen)
 			dns_w_init(&w, scratch, DNS_MSG_MAX - DNS_OPT_LEN);
 			dns_w_question(&w, dns_node_name(s, n), qt);
 			qend = w.len;
-			dns_compose(&w, s, dns_node_name(s, n), qt, &sec);
+			dns_compose(&w, s, dns_node_name(s, n), qt, dnssec, &sec);
 			if (w.overflow) {
 				free(scratch);
 				free(arena);
 				return tfo_errmsg(why, whylen, "an answer is larger than 65535 bytes");
 			}
 			len = w.len - qend;
-			dns_w_opt(&w, s->edns_size, 0, false, -1, -1);
+			/* DO echoed in the DO=1 block's OPT (RFC 3225 3) */
+			dns_w_opt(&w, s->edns_size, 0, dnssec, -1, -1);
 			if (arena_len + RTE_ALIGN_CEIL(len + DNS_OPT_LEN, DNS_BLOCK_ALIGN) > arena_cap) {
 				size_t cap = arena_cap ? 2 * arena_cap : 65536;
 				uint8_t *na;
@@ -451,6 +485,95 @@ build_blocks(struct dns_set *s, int socket, char *why, size_t whylen)
 		s->blocks[i].blob.data = (const uint8_t *)s->mz->addr + off;
 		s->blocks[i].blob.iova = s->mz->iova + off;
 	}
+	return 0;
+}
+
+/* The sections of the answer to @p lname/@p qtype, DO=0 and DO=1. */
+static uint32_t
+measure_one(const struct dns_set *s, uint8_t *scratch, const uint8_t *lname, uint16_t qtype)
+{
+	uint32_t most = 0;
+
+	for (int d = 0; d < 2; d++) {
+		struct dns_writer w;
+		struct dns_sections sec;
+		uint32_t qend;
+
+		dns_w_init(&w, scratch, DNS_MSG_MAX);
+		dns_w_question(&w, lname, qtype);
+		qend = w.len;
+		dns_compose(&w, s, lname, qtype, d == 1, &sec);
+		most = RTE_MAX(most, w.overflow ? DNS_MSG_MAX : w.len - qend);
+	}
+	return most;
+}
+
+/* An RRset and its signatures alone, uncompressed but for the owner. */
+static uint32_t
+measure_rrset(const struct dns_set *s, uint8_t *scratch, const struct dns_node *n,
+	      uint16_t type)
+{
+	const struct dns_rrset *rr = dns_node_rrset(s, n, type);
+	const struct dns_rrset *sig = dns_node_sigs(s, n, type);
+	struct dns_writer w;
+
+	dns_w_init(&w, scratch, DNS_MSG_MAX);
+	if (rr != NULL)
+		dns_w_rrset(&w, s, dns_node_name(s, n), rr, UINT32_MAX);
+	if (sig != NULL)
+		dns_w_rrset(&w, s, dns_node_name(s, n), sig, UINT32_MAX);
+	return w.overflow ? DNS_MSG_MAX : w.len;
+}
+
+/*
+ * max_composed: referrals (a name below each cut) and wildcard answers
+ * (a name matching each "*", every type and NODATA) composed as a query
+ * would; a denial as its SOA plus two NSEC or three NSEC3 of the largest
+ * (every combination of records would be too many to try).
+ */
+static int
+measure_composed(struct dns_set *s)
+{
+	uint8_t *scratch = malloc(DNS_MSG_MAX), name[DNS_NAME_MAX];
+	uint32_t most = 0;
+
+	if (scratch == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nb_nodes; i++) {
+		const struct dns_node *n = &s->nodes[i];
+		const uint8_t *nm = dns_node_name(s, n);
+		unsigned int len = dns_name_len(nm);
+
+		if ((n->flags & DNS_N_CUT) && len + 2 <= DNS_NAME_MAX) {
+			name[0] = 1;
+			name[1] = 'x';
+			memcpy(name + 2, nm, len);
+			most = RTE_MAX(most, measure_one(s, scratch, name, DNS_T_A));
+		}
+		if (nm[0] == 1 && nm[1] == '*' && !(n->flags & DNS_N_BELOW)) {
+			name[0] = 1;
+			name[1] = 'x';
+			memcpy(name + 2, nm + 2, len - 2);
+			for (unsigned int k = 0; k <= n->nb_rrsets; k++)
+				most = RTE_MAX(most, measure_one(s, scratch, name, k < n->nb_rrsets ?
+						s->rrsets[n->rrsets + k].type : 0));
+		}
+	}
+	for (unsigned int z = 0; z < s->nb_zones; z++) {
+		const struct dns_zone *zn = &s->zones[z];
+		uint32_t den = 0, soa;
+
+		if (zn->sec == 0)
+			continue;
+		soa = measure_rrset(s, scratch, &s->nodes[zn->apex], DNS_T_SOA);
+		for (uint32_t k = 0; k < zn->nb_chain; k++)
+			den = RTE_MAX(den, measure_rrset(s, scratch, &s->nodes[s->chain[zn->chain + k]],
+							 zn->sec == DNS_Z_NSEC3 ? DNS_T_NSEC3 :
+							 DNS_T_NSEC));
+		most = RTE_MAX(most, soa + (zn->sec == DNS_Z_NSEC3 ? 3 : 2) * den);
+	}
+	free(scratch);
+	s->max_composed = RTE_MIN(most, (uint32_t)DNS_MSG_MAX);
 	return 0;
 }
 
@@ -511,11 +634,15 @@ build_tables(struct dns_set *s, struct build *b, struct rec_ref *ref, uint32_t n
 			rr->type = ref[i].r->type;
 			rr->ttl = ref[i].r->ttl;	/* the first RR's, in sorted order */
 			rr->rdata = off;
-			if (n->nb_rrsets == 0)
+			rr->covers = ref[i].covers;
+			if (i == 0 || ref[i].node != ref[i - 1].node)
 				n->rrsets = nsets;
-			if (n->nb_rrsets == UINT8_MAX)
+			if (n->nb_rrsets == UINT8_MAX || n->nb_sigs == UINT8_MAX)
 				return tfo_errmsg(b->why, b->whylen, "more than 255 types at one name");
-			n->nb_rrsets++;
+			if (rr->type == DNS_T_RRSIG)
+				n->nb_sigs++;
+			else
+				n->nb_rrsets++;
 			nsets++;
 		} else if (rr_cmp_rdata(ref[i].r, ref[i - 1].r) == 0) {
 			continue;	/* a duplicate RR */
@@ -550,6 +677,14 @@ build_flags(struct dns_set *s)
 					s->zones[n->zone].soa = (int32_t)(n->rrsets + k);
 		} else if (dns_node_rrset(s, n, DNS_T_NS) != NULL) {
 			n->flags |= DNS_N_CUT;
+		}
+		if (n->nb_rrsets > 0 && !(n->flags & DNS_N_APEX)) {
+			bool only_n3 = true;
+
+			for (unsigned int k = 0; k < n->nb_rrsets; k++)
+				only_n3 &= s->rrsets[n->rrsets + k].type == DNS_T_NSEC3;
+			if (only_n3)
+				n->flags |= DNS_N_NSEC3;
 		}
 		if (nm[0] == 1 && nm[1] == '*') {
 			int32_t p = dns_set_find(s, n->zone, nm + 2, len - 2);
@@ -632,6 +767,9 @@ dns_set_build(struct dns_recs *recs, const uint8_t (*origins)[DNS_NAME_MAX],
 			ref[k].r = &recs[z].r[i];
 			ref[k].node = (uint32_t)ni;
 			ref[k].idx = k;
+			if (recs[z].r[i].type == DNS_T_RRSIG && recs[z].r[i].rdlen >= 2)
+				ref[k].covers = (uint16_t)(recs[z].r[i].rdata[0] << 8 |
+							   recs[z].r[i].rdata[1]);
 			k++;
 			while (len > zl) {
 				len -= *p + 1u;
@@ -645,7 +783,8 @@ dns_set_build(struct dns_recs *recs, const uint8_t (*origins)[DNS_NAME_MAX],
 	qsort(ref, k, sizeof(*ref), ref_cmp_group);
 	for (uint32_t i = 0; i < k; i++)
 		ref[i].group = (i > 0 && ref[i].node == ref[i - 1].node &&
-				ref[i].r->type == ref[i - 1].r->type) ?
+				ref[i].r->type == ref[i - 1].r->type &&
+				ref[i].covers == ref[i - 1].covers) ?
 			ref[i - 1].group : ref[i].idx;
 	qsort(ref, k, sizeof(*ref), ref_cmp_final);
 	for (uint32_t i = 0, lo = 0; i <= k; i++) {
@@ -680,7 +819,13 @@ dns_set_build(struct dns_recs *recs, const uint8_t (*origins)[DNS_NAME_MAX],
 	if (rc < 0)
 		goto out;
 	build_flags(s);
+	rc = dns_sec_build(s, socket, why, whylen);
+	if (rc < 0)
+		goto out;
 	rc = build_blocks(s, socket, why, whylen);
+	if (rc < 0)
+		goto out;
+	rc = measure_composed(s);
 	if (rc < 0)
 		goto out;
 	s->nb_records = k;

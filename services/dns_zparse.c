@@ -10,7 +10,8 @@
  *
  * What the service cannot serve is refused with "file:line: reason":
  * $INCLUDE and other directives, classes other than IN, types other than
- * A NS CNAME SOA PTR HINFO MX TXT AAAA SRV CAA, owners outside the zone.
+ * A NS CNAME SOA PTR HINFO MX TXT AAAA SRV CAA and the DNSSEC ones
+ * (dns_zsec.c), owners outside the zone.
  * No DPDK here: the configuration check reads files with it too.
  */
 #include <arpa/inet.h>
@@ -27,11 +28,8 @@
 #define ZP_MAX_TOK 1024
 #define ZP_MAX_FILE (256u << 20)
 
-struct zp_tok {
-	const char *p;
-	size_t len;
-	bool quoted;
-};
+#define zp_tok dns_ztok
+#define zp_u32 dns_ztok_u32
 
 struct zp {
 	const char *fname;
@@ -314,24 +312,6 @@ zp_tok_is(const struct zp_tok *t, const char *w)
 	return !t->quoted && t->len == strlen(w) && strncasecmp(t->p, w, t->len) == 0;
 }
 
-static int
-zp_u32(const struct zp_tok *t, uint32_t max, uint32_t *v)
-{
-	uint64_t x = 0;
-
-	if (t->quoted || t->len == 0 || t->len > 10)
-		return -EINVAL;
-	for (size_t i = 0; i < t->len; i++) {
-		if (!isdigit((unsigned char)t->p[i]))
-			return -EINVAL;
-		x = x * 10 + (uint64_t)(t->p[i] - '0');
-	}
-	if (x > max)
-		return -EINVAL;
-	*v = (uint32_t)x;
-	return 0;
-}
-
 /* A TTL: seconds, or units (1w2d3h4m5s, any case). */
 static int
 zp_ttl(const struct zp_tok *t, uint32_t *v)
@@ -461,14 +441,22 @@ zp_put_cs(struct zp *z, struct zp_rd *rd, const struct zp_tok *t, bool prefix)
 struct zp_type {
 	const char *name;
 	uint16_t type;
-	int nargs;		/* fields; -1: one or more strings */
+	int nargs;		/* fields; -1: one or more strings; ZP_SEC:
+				 * dns_zsec_rdata() counts them */
 };
+
+#define ZP_SEC (-2)
 
 static const struct zp_type zp_types[] = {
 	{ "A", DNS_T_A, 1 }, { "NS", DNS_T_NS, 1 }, { "CNAME", DNS_T_CNAME, 1 },
 	{ "SOA", DNS_T_SOA, 7 }, { "PTR", DNS_T_PTR, 1 }, { "HINFO", DNS_T_HINFO, 2 },
 	{ "MX", DNS_T_MX, 2 }, { "TXT", DNS_T_TXT, -1 }, { "AAAA", DNS_T_AAAA, 1 },
 	{ "SRV", DNS_T_SRV, 4 }, { "CAA", DNS_T_CAA, 3 },
+	/* DNSSEC (dns_zsec.c): served as they are, signed offline */
+	{ "DS", DNS_T_DS, ZP_SEC }, { "RRSIG", DNS_T_RRSIG, ZP_SEC },
+	{ "NSEC", DNS_T_NSEC, ZP_SEC }, { "DNSKEY", DNS_T_DNSKEY, ZP_SEC },
+	{ "NSEC3", DNS_T_NSEC3, ZP_SEC }, { "NSEC3PARAM", DNS_T_NSEC3PARAM, ZP_SEC },
+	{ "CDS", DNS_T_CDS, ZP_SEC }, { "CDNSKEY", DNS_T_CDNSKEY, ZP_SEC },
 };
 
 static const struct zp_type *
@@ -488,6 +476,14 @@ zp_rdata(struct zp *z, const struct zp_type *ty, const struct zp_tok *a,
 	char ip[64];
 	uint8_t addr[16];
 
+	if (ty->nargs == ZP_SEC) {
+		char w[160];
+
+		if (dns_zsec_rdata(ty->type, a, n, z->origin, rd->b, sizeof(rd->b), &rd->len,
+				   w, sizeof(w)) < 0)
+			return zp_err(z, "%.*s", w, strlen(w));
+		return 0;
+	}
 	if ((ty->nargs >= 0 && n != (unsigned int)ty->nargs) || (ty->nargs < 0 && n == 0))
 		return zp_err(z, "%.*s: wrong number of fields", ty->name, strlen(ty->name));
 	switch (ty->type) {
@@ -655,7 +651,8 @@ zp_entry(struct zp *z, struct zp_rd *rd)
 			ty = zp_type_find(&t[i]);
 			if (ty == NULL)
 				return zp_err(z, "type %.*s not served (A NS CNAME SOA PTR HINFO "
-					      "MX TXT AAAA SRV CAA)", t[i].p, t[i].len);
+					      "MX TXT AAAA SRV CAA DS RRSIG NSEC DNSKEY NSEC3 "
+					      "NSEC3PARAM CDS CDNSKEY)", t[i].p, t[i].len);
 		}
 	}
 	if (ty == NULL)

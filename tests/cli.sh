@@ -303,7 +303,8 @@ check "--file-prefix in use: one line, no EAL line" bash -c 'one() { [ "$(grep -
 kill -INT $pid
 wait $pid
 check "--file-prefix in use: the first server still exits 0" [ "$?" = 0 ]
-# a shared config's files stay (DPDK's, for secondaries): ours to clean
+# a shared config's files (DPDK's, for secondaries) go with a clean exit
+check "a clean exit with a shared config: no runtime directory left" gone tfoerrcli$$
 rm -rf "/var/run/dpdk/tfoerrcli$$"
 rm -f "$log"
 
@@ -315,6 +316,16 @@ if [ "$(id -u)" = 0 ] && [ -c /dev/net/tun ] && ip netns add "tfoerrcli$$" 2>/de
 		--file-prefix "tfoerrcli$$" -- >"$log" 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do grep -q "running" "$log" && break; sleep 0.2; done
+	# a second start on the same tap: one line naming the first's PID,
+	# exit 1, nothing left behind (src/net/dev_owner.c)
+	o=$(timeout 60 ip netns exec "tfoerrcli$$" "$SERVER" -l 0-1 --no-huge -m 256 \
+		--no-shconf --no-pci --file-prefix "tfoerrcli$$"b -- 2>&1)
+	rc=$?
+	check "a second start on the same tap: exit 1" [ "$rc" = 1 ]
+	check "a second start: one line naming the tap and the first's PID, no EAL line" \
+		bash -c '[ "$(wc -l <<<"$0")" = 1 ] && grep -q "^tfo-server: config: \[port net_tap0\] tap tfo0 is held by process '"$pid"' .*Stop process '"$pid"' first, or give this one another iface=$" <<<"$0" && ! grep -q EAL <<<"$0"' "$o"
+	check "a second start: nothing left behind" gone "tfoerrcli$$"b
+	check "a second start: the first still runs" kill -0 $pid
 	kill -INT $pid
 	wait $pid
 	check "net_tap start: no qdisc noise from the PMD" \

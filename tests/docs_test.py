@@ -14,10 +14,10 @@
 - config/tfo-server-nic.ini (the example the runbook points to) is a valid
   configuration (--print-config), and the hugepages it needs are the figure
   the runbook and the example carry (--update rewrites them);
-- config/tfo-server.service and config/tfo-prom.service pass
-  systemd-analyze verify (but for the binaries, which are not installed
-  here); tfo-server.service restarts on failure, maps reload to SIGHUP and
-  hands the telemetry socket to group tfo-prom, which tfo-prom.service runs
+- config/tfo-server.service.in and config/tfo-prom.service.in (templates:
+  tests/install_test.py runs systemd-analyze verify on the installed
+  units): tfo-server.service restarts on failure, maps reload to SIGHUP and
+  hands the telemetry socket to group tfo, which tfo-prom.service runs
   as;
 - README.md links the runbook and docs/architecture.md, and nothing outside
   the repository;
@@ -36,13 +36,22 @@
   -->` names that run's date and CPU model, and each of its bold figures is
   in that report (bench.sh no longer writes README; a new quote cites its
   run).
+
+    docs_test.py TFO_SERVER --first-zone
+
+runs the runbook's "A first zone and site by hand" (its sh blocks between
+the first-zone markers, in order, as an operator pastes them) as root, with
+a namespace, tap and directory named for this run, bounded in time and
+cleaned up on every exit; kdig over TCP and UDP must get the zone's answer,
+curl the page, and the server's stats line must stay under 200 characters
+at rest and show the counters that moved (tap suite: root, /dev/net/tun).
 """
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'tap'))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -60,7 +69,7 @@ check = T.check
 def nic_plan(server):
     """--print-config of config/tfo-server-nic.ini: it reads the key file and
     the document root as a start would, so stand-ins for the fleet's
-    /etc/tfo-server/tfo.key and /srv/www."""
+    /etc/tfo-fastpath/tfo.key and /srv/www."""
     with tempfile.TemporaryDirectory() as tmp:
         key = os.path.join(tmp, 'tfo.key')
         with open(key, 'w') as f:
@@ -169,6 +178,16 @@ def main():
     line_keys = re.findall(r'([a-z0-9_]+)=', example.group(1)) if example else []
     check('the runbook\'s stats line has the keys of tests/test_report.c, in order',
           len(tested) > 10 and line_keys == tested, (line_keys, tested))
+    # and its line at rest: the keys always there, in order, short
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           'test_report.c')) as f:
+        always = re.findall(r'"([a-z0-9_]+)"',
+                            f.read().partition('always[] = {')[2].partition('};')[0])
+    rest = re.findall(r'^stats: .*$', prose, re.M)[1:2]
+    rest_keys = re.findall(r'([a-z0-9_]+)=', rest[0]) if rest else []
+    check('the runbook\'s stats line at rest has the keys always there, in order, '
+          'under 200 characters',
+          len(always) > 5 and rest_keys == always and len(rest[0]) < 200, (rest, always))
     rows = set(re.findall(r'^\| `([a-z0-9_]+)`', prose, re.M)) | \
         set(re.findall(r'^\| `[a-z0-9_]+`, `([a-z0-9_]+)`', prose, re.M)) | \
         set(re.findall(r'^\| `[a-z0-9_]+` \.\.\. `([a-z0-9_]+)`', prose, re.M))
@@ -188,7 +207,7 @@ def main():
     r = nic_plan(server)
     check('config/tfo-server-nic.ini is a valid configuration',
           r.returncode == 0 and 'syn_steering = off' in r.stdout, r.stdout[-300:])
-    unit = os.path.join(ROOT, 'config', 'tfo-server.service')
+    unit = os.path.join(ROOT, 'config', 'tfo-server.service.in')
     with open(unit) as f:
         u = f.read()
     # one sizing rule: the NIC example, the runbook and the unit all say
@@ -201,28 +220,17 @@ def main():
           'hugepages-2M total=%s ' % total[0] in doc and '--socket-mem 4096' not in nic,
           'run: tests/docs_test.py BUILD/apps/tfo-server --update (%s)' % total)
     check('the unit reserves what the configuration needs (setup-host.sh --config)',
-          'setup-host.sh --config /etc/tfo-server/tfo-server.ini' in u and '--pages' not in
+          'setup-host.sh --config @sysconfdir@/tfo-fastpath/tfo-server.ini' in u and '--pages' not in
           u.partition('ExecStartPre=')[2].partition('\n')[0])
-    with open(os.path.join(ROOT, 'config', 'tfo-prom.service')) as f:
+    with open(os.path.join(ROOT, 'config', 'tfo-prom.service.in')) as f:
         pu = f.read()
-    check('tfo-prom.service runs as tfo-prom, the group tfo-server.service gives the socket',
-          'User=tfo-prom' in pu and 'Group=tfo-prom' in pu and
-          'chgrp tfo-prom "$d" "$d/dpdk_telemetry.v2"' in u and '--file-prefix tfo ' in pu)
+    check('tfo-prom.service runs as tfo, the group tfo-server.service gives the socket',
+          'User=tfo\n' in pu and 'Group=tfo\n' in pu and
+          'chgrp tfo "$d" "$d/dpdk_telemetry.v2"' in u and '--file-prefix tfo ' in pu)
     check('the unit restarts on failure, reloads with SIGHUP, stops with SIGTERM',
           'Restart=on-failure' in u and 'ExecReload=/bin/kill -HUP $MAINPID' in u
-          and 'KillSignal=SIGTERM' in u and '--config /etc/tfo-server/tfo-server.ini' in u)
-    if shutil.which('systemd-analyze'):
-        prom_unit = os.path.join(ROOT, 'config', 'tfo-prom.service')
-        r = subprocess.run(['systemd-analyze', 'verify', unit, prom_unit],
-                           stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, timeout=60)
-        issues = [l for l in r.stdout.splitlines() if l.strip() and
-                  'is not executable: No such file or directory' not in l]
-        check('systemd-analyze verify: no complaint but the uninstalled binaries', not issues,
-              issues)
-    else:
-        # a skipped case: scripts/devtools/test-summary.py counts SKIP lines
-        print('SKIP systemd-analyze verify: systemd-analyze is not installed')
+          and 'KillSignal=SIGTERM' in u and
+          '--config @sysconfdir@/tfo-fastpath/tfo-server.ini' in u)
     with open(os.path.join(ROOT, 'README.md')) as f:
         readme = f.read()
     check('README links the runbook', 'docs/runbook.md' in readme)
@@ -351,5 +359,96 @@ def architecture(root):
           and all(n in named for n in first), first)
 
 
+def first_zone(server):
+    """The runbook's first zone and site, run as written."""
+    if os.geteuid() != 0 or not os.path.exists('/dev/net/tun'):
+        print('SKIP first zone: needs root and /dev/net/tun')
+        return 77
+    missing = [t for t in ('kdig', 'curl', 'ip') if not shutil.which(t)]
+    if missing:
+        print('SKIP first zone: %s not installed (scripts/setup.sh installs them)' %
+              ' '.join(missing))
+        return 77
+    with open(RUNBOOK) as f:
+        doc = f.read()
+    part = doc.partition('<!-- first-zone: begin -->')[2].partition('<!-- first-zone: end -->')[0]
+    blocks = re.findall(r'^```sh\n(.*?)^```$', part, re.M | re.S)
+    check('the runbook\'s first zone has its 5 command blocks', len(blocks) == 5, len(blocks))
+    if len(blocks) != 5:
+        return T.done()
+    # one name for this run: the namespace, the tap (15 characters at most),
+    # the directory and the EAL prefix all derive from it
+    name = 'tfd%d' % (os.getpid() % 100000)
+    blocks = [b.replace('tfofirst', name) for b in blocks]
+    bindir = tempfile.mkdtemp(prefix='tfo-first-bin.')
+    os.symlink(os.path.abspath(server), os.path.join(bindir, 'tfo-server'))
+    env = dict(os.environ, PATH=bindir + ':' + os.environ.get('PATH', ''))
+    logf = '/tmp/%s/server.log' % name
+
+    def sh(block, timeout=60):
+        r = subprocess.run(['bash', '-e', '-c', block], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=timeout, env=env)
+        return r.returncode, r.stdout
+
+    def log():
+        try:
+            with open(logf) as f:
+                return f.read()
+        except OSError:
+            return ''
+    try:
+        rc, out = sh(blocks[0])
+        check('first zone: the files written, --print-config accepts them', rc == 0, out[-400:])
+        rc, out = sh(blocks[1])
+        check('first zone: the server runs in its namespace', rc == 0, (out + log())[-600:])
+        rc, out = sh(blocks[2])
+        check('first zone: the tap\'s kernel side is up', rc == 0, out[-300:])
+        time.sleep(2.5)		# stats lines at rest
+        rc, out = sh(blocks[3])
+        check('first zone: kdig and curl exit 0', rc == 0, out[-600:])
+        answers = re.findall(r'^www\.example\.test\.\s+300\s+IN\s+A\s+198\.18\.0\.80$',
+                             out, re.M)
+        check('first zone: kdig over TCP and over UDP get the zone\'s A record',
+              len(answers) == 2 and '@53(TCP)' in out and '@53(UDP)' in out, out[-800:])
+        check('first zone: both answers authoritative (aa)',
+              len(re.findall(r'^;; Flags: qr aa', out, re.M)) == 2, out[-800:])
+        check('first zone: curl gets the page', '<h1>hello from tfo-server</h1>' in out,
+              out[-300:])
+        time.sleep(2.5)
+        text = log()
+        stats = [ln for ln in text.splitlines() if ln.startswith('stats: ')]
+        rest = [ln for ln in stats if ln.startswith('stats: txn=0 ')]
+        check('first zone: stats lines at rest, each under 200 characters',
+              rest and max(len(ln) for ln in rest) < 200,
+              max(rest, key=len) if rest else stats[-3:])
+        check('first zone: the seconds of the queries show http_2xx and the dns counters',
+              any(' http_2xx=' in ln for ln in stats) and
+              any(re.search(r' dns_[a-z0-9_]+=', ln) for ln in stats), stats[-6:])
+        print('first zone: a line at rest: %s' % (rest[-1] if rest else '-'))
+        rc, out = sh(blocks[4], timeout=40)
+        check('first zone: the server stops, the namespace and directory go', rc == 0 and
+              not os.path.exists('/tmp/' + name) and
+              name not in subprocess.run(['ip', 'netns', 'list'], stdout=subprocess.PIPE,
+                                         text=True).stdout, out[-300:])
+        check('first zone: the clean exit removed /var/run/dpdk/%s' % name,
+              not os.path.exists('/var/run/dpdk/' + name))
+    finally:
+        # whatever failed: the server, the namespace, the files go
+        pids = subprocess.run(['ip', 'netns', 'pids', name], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True).stdout.split()
+        for pid in pids:
+            try:
+                os.kill(int(pid), 9)
+            except OSError:
+                pass
+        subprocess.run(['ip', 'netns', 'del', name], stderr=subprocess.DEVNULL)
+        shutil.rmtree('/tmp/' + name, ignore_errors=True)
+        shutil.rmtree('/var/run/dpdk/' + name, ignore_errors=True)
+        shutil.rmtree(bindir, ignore_errors=True)
+    return T.done()
+
+
 if __name__ == '__main__':
+    if '--first-zone' in sys.argv:
+        sys.exit(first_zone(sys.argv[1]))
     sys.exit(main())

@@ -75,6 +75,10 @@ void h_advance(struct harness *h, uint64_t us);
 void h_clear(struct harness *h);
 /** Counter by name. */
 uint64_t h_stat(const struct harness *h, const char *name);
+/** The test addresses: 198.18.0.@p last and fd00::@p last (server 1,
+ * clients from 2). */
+void h_addr_v4(struct tfo_addr *a, uint8_t last);
+void h_addr_v6(struct tfo_addr *a, uint8_t last);
 
 /* ---- a client ---------------------------------------------------------- */
 

@@ -6,7 +6,7 @@ independent of src/net/pkt.c, for test_pkt's cross-check.
 Run by hand when the vectors must change (needs Debian's python3-scapy, hence
 /usr/bin/python3):  /usr/bin/python3 tests/gen_pkt_vectors.py > tests/pkt_vectors.h
 The output is committed, so the build and the tests never need scapy.
-The addresses must match test_pkt.c (our_port(), mk_route()).
+The addresses must match pkt_harness.c (our_port()) and test_pkt_build.c (mk_route()).
 """
 import sys
 

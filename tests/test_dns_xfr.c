@@ -165,16 +165,16 @@ serial_of(const struct dns_recs *rs)
 
 TFO_TEST(key)
 {
-	struct dns_sec_src s[4];
+	struct dns_secondary_src s[4];
 	unsigned int nb = 0;
 	char why[256];
 
-	CHECK_EQ(dns_sec_value("example.com:198.18.0.1", s, &nb, 4, why, sizeof(why)), 0);
+	CHECK_EQ(dns_secondary_value("example.com:198.18.0.1", s, &nb, 4, why, sizeof(why)), 0);
 	CHECK_EQ(nb, 1);
 	CHECK_EQ(s[0].family, AF_INET);
 	CHECK_EQ(s[0].port, 53);
 	CHECK(memcmp(s[0].origin, ORG, sizeof(ORG)) == 0);
-	CHECK_EQ(dns_sec_value("Example.NET.:fd00::53@5353 x.org:[fd00::1]@54", s, &nb, 4,
+	CHECK_EQ(dns_secondary_value("Example.NET.:fd00::53@5353 x.org:[fd00::1]@54", s, &nb, 4,
 			       why, sizeof(why)), 0);
 	CHECK_EQ(nb, 3);
 	CHECK_EQ(s[1].family, AF_INET6);
@@ -183,15 +183,15 @@ TFO_TEST(key)
 	CHECK_EQ(s[2].port, 54);
 	CHECK_MSG(strcmp(s[2].text, "[fd00::1]:54") == 0, "%s", s[2].text);
 	/* refused, with the reason */
-	CHECK(dns_sec_value("example.com:198.18.0.1", s, &nb, 4, why, sizeof(why)) < 0);
+	CHECK(dns_secondary_value("example.com:198.18.0.1", s, &nb, 4, why, sizeof(why)) < 0);
 	CHECK_MSG(strstr(why, "twice") != NULL, "%s", why);
-	CHECK(dns_sec_value("example.com", NULL, NULL, 0, why, sizeof(why)) < 0);
+	CHECK(dns_secondary_value("example.com", NULL, NULL, 0, why, sizeof(why)) < 0);
 	CHECK_MSG(strstr(why, "ORIGIN:ADDRESS") != NULL, "%s", why);
-	CHECK(dns_sec_value("a.com:host.example", NULL, NULL, 0, why, sizeof(why)) < 0);
-	CHECK(dns_sec_value("a.com:198.18.0.1@0", NULL, NULL, 0, why, sizeof(why)) < 0);
-	CHECK(dns_sec_value("a.com:198.18.0.1@70000", NULL, NULL, 0, why, sizeof(why)) < 0);
+	CHECK(dns_secondary_value("a.com:host.example", NULL, NULL, 0, why, sizeof(why)) < 0);
+	CHECK(dns_secondary_value("a.com:198.18.0.1@0", NULL, NULL, 0, why, sizeof(why)) < 0);
+	CHECK(dns_secondary_value("a.com:198.18.0.1@70000", NULL, NULL, 0, why, sizeof(why)) < 0);
 	CHECK_MSG(strstr(why, "1..65535") != NULL, "%s", why);
-	CHECK(dns_sec_value("a.com:198.18.0.1@", NULL, NULL, 0, why, sizeof(why)) < 0);
+	CHECK(dns_secondary_value("a.com:198.18.0.1@", NULL, NULL, 0, why, sizeof(why)) < 0);
 }
 
 TFO_TEST(serial_arithmetic)
@@ -470,7 +470,7 @@ TFO_TEST(zone_set_from_wire)
 	CHECK_EQ(z, 0);
 	dns_set_lookup(s, z, WWW, DNS_T_A, &lk);
 	CHECK_EQ(lk.kind, DNS_LK_NODE);
-	CHECK(dns_set_block(s, &lk, DNS_T_A) != NULL);
+	CHECK(dns_set_block(s, &lk, DNS_T_A, false) != NULL);
 	dns_set_free(s);
 	/* an empty set (only secondaries, none transferred yet) builds */
 	s = NULL;
@@ -484,13 +484,13 @@ TFO_TEST(zone_set_from_wire)
 
 TFO_TEST(notify_verdicts)
 {
-	struct dns_sec_src src[2];
+	struct dns_secondary_src src[2];
 	unsigned int nb = 0;
 	const uint8_t p4[4] = { 198, 18, 0, 1 }, o4[4] = { 198, 18, 0, 2 };
 	uint8_t p6[16];
 	char why[128];
 
-	REQUIRE(dns_sec_value("example.com:198.18.0.1 example.net:fd00::1", src, &nb, 2,
+	REQUIRE(dns_secondary_value("example.com:198.18.0.1 example.net:fd00::1", src, &nb, 2,
 			      why, sizeof(why)) == 0);
 	inet_pton(AF_INET6, "fd00::1", p6);
 	CHECK_EQ(dns_notify_verdict(src, nb, ORG, AF_INET, p4), 0);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * What every tfo application does the same way (see app.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -115,18 +116,52 @@ app_find_sep(int argc, char **argv)
 	return -1;
 }
 
+/* A file a primary process's EAL leaves in its runtime directory with a
+ * shared configuration (for secondaries): its config, the page and
+ * memory tables. A secondary's own files (mp_socket_PID_...) are not. */
+static bool
+app_primary_file(const char *name)
+{
+	return strcmp(name, "config") == 0 || strcmp(name, "hugepage_info") == 0 ||
+	       strcmp(name, "mp_socket") == 0 || strncmp(name, "fbarray_", 8) == 0;
+}
+
 /*
  * The runtime directory is empty only once the telemetry socket is gone,
  * and telemetry unlinks it from an atexit handler of its own, registered
  * inside rte_eal_init(): so ours is registered before, and runs after it.
- * Only a primary process removes it (a secondary's belongs to its primary),
- * and rmdir() leaves it alone while another process still has a file there.
+ * Only a primary process removes it (a secondary's belongs to its primary).
+ * With a shared configuration (without --no-shconf or --in-memory) the
+ * EAL leaves its config and memory tables there for secondaries, which a
+ * next start of the same prefix would only overwrite: they go too, unless
+ * another process (a secondary such as dpdk-dumpcap) still has a file
+ * there, in which case the directory stays whole.
  */
 static void
 app_runtime_dir_remove(void)
 {
-	if (eal_runtime_dir[0] != '\0')
-		rmdir(eal_runtime_dir);
+	char path[PATH_MAX + 256];
+	struct dirent *e;
+	bool others = false;
+	DIR *d;
+
+	if (eal_runtime_dir[0] == '\0')
+		return;
+	d = opendir(eal_runtime_dir);
+	if (d != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (e->d_name[0] != '.' && !app_primary_file(e->d_name))
+				others = true;
+		rewinddir(d);
+		while (!others && (e = readdir(d)) != NULL) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", eal_runtime_dir, e->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(eal_runtime_dir);
 	eal_runtime_dir[0] = '\0';
 }
 

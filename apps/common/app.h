@@ -18,7 +18,9 @@ void app_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn
 int app_find_sep(int argc, char **argv);
 
 /** rte_eal_init(); on success app_die and app_eal_stop stop it, and the
- *  (empty) runtime directory of a primary process is removed at exit.
+ *  runtime directory of a primary process is removed at exit (with the
+ *  EAL's own files of a shared configuration, unless another process
+ *  still has a file there).
  *  Log lines go to stderr only (one copy in the journal), unless the
  *  arguments ask for --syslog (then stderr and syslog, as the EAL does).
  *  @return rte_eal_init's result. */

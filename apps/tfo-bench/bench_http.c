@@ -37,6 +37,7 @@
 #include "tfo/service.h"
 
 #include "../../services/http.h"
+#include "ops/paths.h"
 #include "bench.h"
 #include "bench_txn.h"
 
@@ -333,6 +334,7 @@ bench_http(int argc, char **argv)
 	unsigned int iters = 20000, reps = 11, trans = 16384;
 	bool no_txn = false, txn;
 	char *root_s = NULL;
+	char www[PATH_MAX];
 	const char *root;
 	const struct tfo_bench_opt opts[] = {
 		{ "iters", TFO_BENCH_OPT_U32, &iters, NULL, 0, 0 },
@@ -375,7 +377,12 @@ bench_http(int argc, char **argv)
 			     "[--trans N] [--no-txn]") < 0)
 		return -EINVAL;
 	txn = !no_txn;
-	root = root_s != NULL ? root_s : TFO_CONFIG_DIR "/www";
+	if (root_s == NULL) {
+		/* the default page: the source tree's or the installed one */
+		tfo_paths_base_dir(NULL, www, sizeof(www) - 4);
+		strcat(www, "/www");
+	}
+	root = root_s != NULL ? root_s : www;
 	if (iters == 0 || reps == 0 || trans == 0)
 		return -EINVAL;
 	kv[0].key = "root";

@@ -495,7 +495,7 @@ bool lg_dns_scan(struct lg_lcore *lc, struct lg_conn *c, const struct rte_mbuf *
  */
 int lg_dns_complete(struct lg_lcore *lc, const struct lg_conn *c);
 
-/* ---- ARP / ND (resolve.c; the frames are tfo/neigh.h's) -------------- */
+/* ---- ARP / ND (resolve.c; the frames are net/neigh.h's) -------------- */
 
 /** Handle ARP: answer for client/alias addresses, learn the server's MAC. */
 void lg_arp_input(struct lg_lcore *lc, struct rte_mbuf *m, const struct tfo_pkt *p,

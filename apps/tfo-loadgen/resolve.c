@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-loadgen: address resolution, the loadgen's policy over the
- * library's ARP/ND frames (tfo/neigh.h).
+ * library's ARP/ND frames (net/neigh.h).
  *
  * The clients must look like hosts: the server (a kernel behind net_tap,
  * or tfo-server) resolves every client address before it answers, so

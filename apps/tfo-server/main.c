@@ -38,7 +38,7 @@
 #define TFO_MAX_EAL_ARGS 128
 
 /* SIGTERM drains it (a second one stops it), SIGINT stops it at once,
- * SIGHUP re-reads its key file. */
+ * SIGHUP reloads the key file, the services' files and the access log. */
 static struct tfo_server *volatile server;
 static volatile sig_atomic_t stop_early;	/* one came before the server */
 
@@ -84,7 +84,7 @@ usage(FILE *f, const char *prog)
 		"                        the EAL arguments included), print it and the memory\n"
 		"                        (hugepages) it needs per socket, and exit\n"
 		"  --help-config         list every configuration key and exit (a service\n"
-		"                        that serves UDP takes udp = on: echo)\n"
+		"                        that serves UDP takes udp = on: echo, dns)\n"
 		"  --help-counters       list every counter and what it counts (a Markdown\n"
 		"                        table, as in docs/runbook.md; the built-in services'\n"
 		"                        own counters last) and exit\n"
@@ -100,9 +100,12 @@ usage(FILE *f, const char *prog)
 		"exits 0; a second SIGTERM, or SIGINT, stops it at once (exit code 0).\n"
 		"Under systemd (Type=notify) it sends READY=1 once every lcore polls,\n"
 		"STOPPING=1 when a drain starts, WATCHDOG=1 with WatchdogSec. SIGHUP (or\n"
-		"/tfo/reload) re-reads the key file: KEY promotes KEY to primary (the\n"
-		"old primary becomes the backup), PRIMARY,BACKUP installs both; a bad\n"
-		"file is refused and the running keys stay.\n",
+		"/tfo/reload) reloads what comes from files, each part on its own: the\n"
+		"key file (KEY promotes KEY to primary, the old primary becomes the\n"
+		"backup; PRIMARY,BACKUP installs both; none configured: nothing to do),\n"
+		"every service's reload (dns: zones and cookie secret; http: root and\n"
+		"rules) and the access log (reopened). A part that fails is refused\n"
+		"with its reason and keeps serving its old state.\n",
 		prog);
 }
 
@@ -522,21 +525,25 @@ check_eal(const struct app *a, int n, char **eal)
 }
 
 /* What --print-config would say about memory, for the lcores the EAL
- * gave: in the journal beside a failure to allocate. */
-static void
-log_mem_plan(struct app *a)
+ * gave: in the journal beside a failure to allocate. @return false when
+ * there is no plan (@p plan not filled). */
+static bool
+log_mem_plan(struct app *a, struct tfo_mem_plan *plan)
 {
 	struct tfo_eal_layout *l = calloc(1, sizeof(*l));
-	struct tfo_mem_plan plan;
 	char err[TFO_CFG_ERR];
+	bool ok = false;
 
 	if (l == NULL)
-		return;
+		return false;
 	tfo_eal_layout_from_eal(l);
 	/* a refusal is the start's to report, in its own words */
-	if (tfo_mem_plan(&a->cfg, l, &plan, err, sizeof(err)) == 0)
-		tfo_mem_plan_log(l, &plan);
+	if (tfo_mem_plan(&a->cfg, l, plan, err, sizeof(err)) == 0) {
+		tfo_mem_plan_log(l, plan);
+		ok = true;
+	}
 	free(l);
+	return ok;
 }
 
 static void
@@ -564,7 +571,9 @@ main(int argc, char **argv)
 	char *eal[TFO_MAX_EAL_ARGS], err[TFO_CFG_ERR];
 	int sep, eal_argc, rc;
 	const char *prog = argv[0];
+	struct tfo_mem_plan plan;
 	struct tfo_server *s;
+	bool planned;
 
 	app_init("tfo-server", 1);
 	sep = app_find_sep(argc, argv);
@@ -600,7 +609,7 @@ main(int argc, char **argv)
 	signal(SIGHUP, signal_handler);
 
 	TFO_LOG(INFO, "tfo-server %s, configuration %s", TFO_VERSION, app.cfg.source);
-	log_mem_plan(&app);
+	planned = log_mem_plan(&app, &plan);
 	s = tfo_server_create(&app.cfg, &params, err, sizeof(err));
 	if (s == NULL)
 		app_die("%s", err);
@@ -617,6 +626,8 @@ main(int argc, char **argv)
 	rc = tfo_server_launch(s);
 	if (rc != 0)
 		app_die("cannot launch the workers: %s", strerror(-rc));
+	if (planned)
+		tfo_mem_plan_log_taken(&plan);
 	if (tfo_server_nb_controls(s) > 1)
 		printf("tfo-server: running: %u control lcores (control 0 on lcore %u), "
 		       "%u worker(s), %u port(s); Ctrl-C to stop\n", tfo_server_nb_controls(s),

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: TFO cookies (RFC 7413 section 4.1): the per-lcore batched
- * checker and generator, and one cookie at a time (tfo/cookie.h). The
+ * checker and generator, and one cookie at a time (cookie/cookie.h). The
  * keys come from the key ring (keyring.c).
  *
  * aes128 is the cookie of Linux 3.7-5.1, siphash-linux that of Linux 5.2+,

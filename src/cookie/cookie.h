@@ -4,7 +4,7 @@
  *
  * A per-lcore checker that validates or generates the cookies of a whole
  * burst in one call (one multi-buffer ECB pass of ipsec-mb per key), with
- * the keys of a key ring (tfo/keyring.h), and the SYN cookie codec.
+ * the keys of a key ring (cookie/keyring.h), and the SYN cookie codec.
  */
 #ifndef TFO_COOKIE_H
 #define TFO_COOKIE_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: TFO cookie keys and the key ring (tfo/keyring.h): parsing
+ * tfo-fastpath: TFO cookie keys and the key ring (cookie/keyring.h): parsing
  * and formatting Linux's tcp_fastopen_key text, generation, fingerprints,
  * the primary + backup ring its writers install, rotate and reload (key
  * files), read by the lcores' checkers through a sequence counter.

@@ -4,7 +4,7 @@
  * A key ring holds a primary + backup AES-128-sized key (Linux's
  * tcp_fastopen_key format), shared by all lcores and replaced only by its
  * writers (the control core, at start, on rotation or reload). The
- * lcores read it through their cookie checkers (tfo/cookie.h), which pick
+ * lcores read it through their cookie checkers (cookie/cookie.h), which pick
  * a change up at their next burst.
  *
  * Keys never leave the library except as fingerprints.

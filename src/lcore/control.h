@@ -10,12 +10,12 @@
  * hardware SYN steering, and handles what the fast path did not take: the
  * slow-path TCP (cookie requests, failed cookies, plain handshakes, SYN
  * cookies under a flood, on its own engine) and ARP, ICMP echo, IPv6
- * neighbor solicitation and ICMPv6 echo for our addresses (tfo/neigh.h).
+ * neighbor solicitation and ICMPv6 echo for our addresses (net/neigh.h).
  * It sends on its own TX queue (queue nb_workers of every port) or, on a
  * port whose device has no queue for it, through worker idx % workers (relay[]). It
  * rotates and reloads the TFO keys (the single writer of their schedule),
- * prints the periodic stats line and the summary at exit (tfo/report.h)
- * and serves the /tfo/... telemetry commands (tfo/telemetry.h), all over
+ * prints the periodic stats line and the summary at exit (lcore/report.h)
+ * and serves the /tfo/... telemetry commands (lcore/telemetry.h), all over
  * every control lcore's counters. A path-MTU error about a flow that
  * tfo_ctrl_pick() gives control k != 0 goes to control k's inbox.
  */
@@ -46,7 +46,7 @@
 extern "C" {
 #endif
 
-struct tfo_svc_reloader;	/* tfo/service_reload.h */
+struct tfo_svc_reloader;	/* tcp/service_reload.h */
 
 struct tfo_control {
 	struct tfo_stats stats;		/* first: its own cache lines */
@@ -76,13 +76,13 @@ struct tfo_control {
 	uint32_t stats_period_s;
 	uint64_t tsc_per_us;
 	const volatile bool *quit;
-	/** The server's drain flag (tfo/drain.h), read with quit; control 0
+	/** The server's drain flag (lcore/drain.h), read with quit; control 0
 	 *  sets it for /tfo/drain. NULL: no drain (stops at quit only). */
 	volatile bool *drain;
 	bool draining;			/**< this lcore's copy, refreshed per poll */
 	/** Set once its loop runs: control 0 sends READY=1 when all are. */
 	volatile bool polling;
-	/** Control 0: readiness, watchdog, the drain (tfo/drain.h). */
+	/** Control 0: readiness, watchdog, the drain (lcore/drain.h). */
 	struct tfo_lifecycle life;
 	/** Control 0: the ports' links, looked at once a second (link.h). */
 	struct tfo_link link;
@@ -123,10 +123,10 @@ struct tfo_control {
 	/** Its idle policy and doorbell: the workers ring it after filling
 	 *  its rings, control 0 after filling its inbox, the server on stop. */
 	struct tfo_idle idle;
-	/** Its latency histograms (tfo/latency.h), as a worker's. */
+	/** Its latency histograms (tcp/latency.h), as a worker's. */
 	struct tfo_lat lat;
 	/** Control 0: the access log's file and every lcore's ring of
-	 *  records (tfo/access_log.h); NULL: no access log. */
+	 *  records (tcp/access_log.h); NULL: no access log. */
 	struct tfo_alog *alog;
 };
 
@@ -155,7 +155,7 @@ struct tfo_control_params {
 	unsigned int nb_workers;
 	const volatile bool *quit;
 	volatile bool *drain;		/**< the server's drain flag; NULL: none */
-	/** Control 0: the service manager's socket (tfo/sdnotify.h); NULL:
+	/** Control 0: the service manager's socket (lcore/sdnotify.h); NULL:
 	 *  none. */
 	struct tfo_sdnotify *notify;
 	/** Slow-path TCP, NULL: TCP dropped. Created before tfo_control_init
@@ -184,7 +184,7 @@ struct tfo_control_params {
 	/** Per port (nb_ports): its exception path (on or off); NULL: none
 	 *  (control 0 only: the workers send it what goes to the kernel). */
 	struct tfo_exc *exc;
-	/** What it does when a poll finds nothing (tfo/idle.h). */
+	/** What it does when a poll finds nothing (lcore/idle.h). */
 	struct tfo_idle_params idle;
 };
 
@@ -200,7 +200,7 @@ struct tfo_control_params {
 int tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p);
 
 /**
- * Its rings and RX queues for its idle policy (tfo/idle.h): its ring of
+ * Its rings and RX queues for its idle policy (lcore/idle.h): its ring of
  * every worker and its inbox; (control 0) the SYN queues and the
  * exception paths' kernel interfaces. After the workers exist.
  * @return 0 or a negative errno.
@@ -253,7 +253,7 @@ int tfo_control_lcore_main(void *arg);
 }
 #endif
 
-/* its telemetry: part of its interface (tfo/report.h too, above: the
+/* its telemetry: part of its interface (lcore/report.h too, above: the
  * stats line's snapshot is part of the struct) */
 #include "lcore/telemetry.h"
 

@@ -119,6 +119,16 @@ tfo_report_rate(char *out, size_t len, size_t *o, const char *key, uint64_t n,
 		tfo_report_put(out, len, o, " %s=%.0f", key, r);
 }
 
+/* " key=R" only when @p n moved: a key that is 0 at rest (a part of a sum
+ * the line already shows, a trouble sign) appears in the second it matters */
+static void
+tfo_report_rate_nz(char *out, size_t len, size_t *o, const char *key, uint64_t n,
+		   double secs)
+{
+	if (n != 0)
+		tfo_report_rate(out, len, o, key, n, secs);
+}
+
 /* The busiest of @p n lcores: its share of @p elapsed in percent and its
  * index into @p idx ("-" with none). */
 static double
@@ -218,39 +228,45 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	over = tfo_stat_delta(prev, cur, TFO_STAT_TCPFastOpenListenOverflow) +
 	       tfo_stat_delta(prev, cur, TFO_STAT_tfo_pending_source_overflow);
 
-	/* the order documented in report.h and the runbook: keep it */
+	/*
+	 * The order documented in report.h and the runbook: keep it. The
+	 * keys an operator reads every second are always there; the parts of
+	 * fallback, the top drop reason, the http classes, nombuf and
+	 * fill_empty only when they moved: at rest the line is ~150
+	 * characters, not 268 (issue 36). Every counter stays in /tfo/stats
+	 * and tfo-prom.
+	 */
 	tfo_report_put(out, len, &o, "stats:");
 	tfo_report_rate(out, len, &o, "txn",
 			tfo_stat_delta(prev, cur, TFO_STAT_svc_responses), secs);
 	tfo_report_rate(out, len, &o, "tfo",
 			tfo_stat_delta(prev, cur, TFO_STAT_TCPFastOpenPassive), secs);
 	tfo_report_rate(out, len, &o, "fallback", req + bad + over, secs);
-	tfo_report_rate(out, len, &o, "cookie_req", req, secs);
-	tfo_report_rate(out, len, &o, "bad_cookie", bad, secs);
-	tfo_report_rate(out, len, &o, "over_limit", over, secs);
+	tfo_report_rate_nz(out, len, &o, "cookie_req", req, secs);
+	tfo_report_rate_nz(out, len, &o, "bad_cookie", bad, secs);
+	tfo_report_rate_nz(out, len, &o, "over_limit", over, secs);
 	tfo_report_rate(out, len, &o, "drops", drops, secs);
-	tfo_report_put(out, len, &o, " drop_top=%s", top != 0 ? tfo_stats_name(top_id) : "-");
+	if (top != 0)
+		tfo_report_put(out, len, &o, " drop_top=%s", tfo_stats_name(top_id));
 	tfo_report_rate(out, len, &o, "imissed", imissed, secs);
 	tfo_report_rate(out, len, &o, "rx", tfo_stat_delta(prev, cur, TFO_STAT_rx_pkts), secs);
 	tfo_report_rate(out, len, &o, "tx", tfo_stat_delta(prev, cur, TFO_STAT_tx_pkts), secs);
 	tfo_report_put(out, len, &o, " worker_busy_pct=%.1f worker_busiest=%s"
 		       " control_busy_pct=%.1f control_busiest=%s", wbusy, wk, cbusy, ck);
-	tfo_report_rate(out, len, &o, "http_2xx", http[0], secs);
-	tfo_report_rate(out, len, &o, "http_3xx", http[1], secs);
-	tfo_report_rate(out, len, &o, "http_4xx", http[2], secs);
-	tfo_report_rate(out, len, &o, "http_5xx", http[3], secs);
+	tfo_report_rate_nz(out, len, &o, "http_2xx", http[0], secs);
+	tfo_report_rate_nz(out, len, &o, "http_3xx", http[1], secs);
+	tfo_report_rate_nz(out, len, &o, "http_4xx", http[2], secs);
+	tfo_report_rate_nz(out, len, &o, "http_5xx", http[3], secs);
 	tfo_report_put(out, len, &o, " conns=%" PRIu64 " pending=%" PRIu64,
 		       cur->total.c[TFO_STAT_conns_active], cur->total.c[TFO_STAT_tfo_pending]);
-	/* added after the first keys: scripts split on position too */
-	tfo_report_rate(out, len, &o, "nombuf", nombuf, secs);
-	tfo_report_rate(out, len, &o, "fill_empty", fill_empty, secs);
+	tfo_report_rate_nz(out, len, &o, "nombuf", nombuf, secs);
+	tfo_report_rate_nz(out, len, &o, "fill_empty", fill_empty, secs);
 	/*
 	 * The configured services' own counters, last, in their order, and
 	 * only those that moved in the interval: dns alone declares some 30
 	 * (one per query type), mostly 0, and a line of 55 keys was ~700
-	 * characters a second that nobody read. The fixed keys above are
-	 * always there; a service counter is always in /tfo/stats and
-	 * tfo-prom.
+	 * characters a second that nobody read. A service counter is always
+	 * in /tfo/stats and tfo-prom.
 	 */
 	for (unsigned int i = 0; cur->svc != NULL && i < cur->svc->nb; i++) {
 		uint64_t d = tfo_delta(prev->total.svc[i], cur->total.svc[i]);

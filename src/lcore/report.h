@@ -69,16 +69,20 @@ void tfo_report_snap_take(const struct tfo_control *c, struct tfo_report_snap *s
  * Format the stats line of the interval between @p prev and @p cur (pure:
  * no device, no clock) into @p out, ending with a newline:
  *
- *   stats: txn=R tfo=R fallback=R cookie_req=R bad_cookie=R over_limit=R
- *   drops=R drop_top=NAME imissed=R rx=R tx=R worker_busy_pct=P
- *   worker_busiest=I control_busy_pct=P control_busiest=K http_2xx=R
- *   http_3xx=R http_4xx=R http_5xx=R conns=N pending=N nombuf=R fill_empty=R
+ *   stats: txn=R tfo=R fallback=R [cookie_req=R] [bad_cookie=R]
+ *   [over_limit=R] drops=R [drop_top=NAME] imissed=R rx=R tx=R
+ *   worker_busy_pct=P worker_busiest=I control_busy_pct=P control_busiest=K
+ *   [http_2xx=R] [http_3xx=R] [http_4xx=R] [http_5xx=R] conns=N pending=N
+ *   [nombuf=R] [fill_empty=R] [SERVICE_COUNTER=R ...]
  *
- * on one line, keys always present and in this order. R is a rate per
+ * on one line, in this order. The keys in brackets appear only when their
+ * figure is not 0 (drop_top: when drops is not 0; a service counter: when
+ * it moved in the interval), so that a server at rest prints a short line
+ * (under 200 characters); the others are always there. R is a rate per
  * second over the real elapsed time (cur->tsc - prev->tsc at @p tsc_hz):
  * "0", two significant digits below 10, a whole number above. P is a busy
- * share in percent (0.0-100.0), I and K indexes ("-": none), NAME a
- * counter's name ("-": no drop), N a gauge's level at @p cur. fallback =
+ * share in percent (0.0-100.0), I and K indexes ("-": none), NAME the
+ * frame-drop counter that grew most, N a gauge's level at @p cur. fallback =
  * cookie_req + bad_cookie + over_limit; nombuf = mbuf_alloc_fail + every
  * port's rx_nombuf; fill_empty = the AF_XDP ports' frames that found the
  * kernel's fill ring empty. docs/runbook.md section 5 says what

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: the workers' stateless SYN defence (see tfo/syn_defence.h).
+ * tfo-fastpath: the workers' stateless SYN defence (see lcore/syn_defence.h).
  */
 #include <errno.h>
 #include <stddef.h>

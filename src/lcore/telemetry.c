@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: the /tfo/... telemetry commands (tfo/telemetry.h).
+ * tfo-fastpath: the /tfo/... telemetry commands (lcore/telemetry.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -302,7 +302,7 @@ tfo_tel_lat_hist(const struct tfo_lat *l, enum tfo_lat_kind k, bool worker)
 }
 
 /*
- * /tfo/latency: the server-side latency histograms (tfo/latency.h) of
+ * /tfo/latency: the server-side latency histograms (tcp/latency.h) of
  * every lcore, keyed by lcore id, in Prometheus's cumulative-free form:
  * counts per bucket (le_us, then +Inf), sum in us. tfo-prom exports them.
  */

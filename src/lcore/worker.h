@@ -69,7 +69,7 @@ enum tfo_ctrl_reason {
 };
 
 /** Register the dynamic mbuf fields that carry the reason and the SYN
- *  summary (tfo/syn_defence.h). Once, at start. */
+ *  summary (lcore/syn_defence.h). Once, at start. */
 int tfo_ctrl_reason_register(void);
 
 extern int tfo_ctrl_reason_offset;
@@ -123,7 +123,7 @@ struct tfo_worker {
 	uint32_t burst;
 	uint64_t tsc_per_us;
 	const volatile bool *quit;
-	/** The server's drain flag (tfo/drain.h; NULL: none), read with quit
+	/** The server's drain flag (lcore/drain.h; NULL: none), read with quit
 	 *  once per poll into @p draining: new SYNs to a served port then get
 	 *  a RST (drain_syn_refused). */
 	const volatile bool *drain;
@@ -140,7 +140,7 @@ struct tfo_worker {
 	/** Its idle policy and doorbell: the control lcores ring it after
 	 *  filling its inbox or the relay rings (its own cache line). */
 	struct tfo_idle idle;
-	/** Its latency histograms (tfo/latency.h): t_rx set at each poll's
+	/** Its latency histograms (tcp/latency.h): t_rx set at each poll's
 	 *  start, the pending samples binned after its TX flush. */
 	struct tfo_lat lat;
 } __rte_cache_aligned;
@@ -207,7 +207,7 @@ void tfo_worker_housekeeping(struct tfo_worker *w, uint64_t now_us);
 unsigned int tfo_worker_poll(struct tfo_worker *w, uint64_t now_us);
 
 /**
- * Its rings and RX queues for its idle policy (tfo/idle.h): the inbox and
+ * Its rings and RX queues for its idle policy (lcore/idle.h): the inbox and
  * the relay rings, every port's queue. After the relay rings are set.
  * @return 0 or a negative errno.
  */

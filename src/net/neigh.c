@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: ARP, ICMP echo, IPv6 neighbor discovery and ICMPv6 echo
- * (the contract is in tfo/neigh.h).
+ * (the contract is in net/neigh.h).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -22,7 +22,7 @@ static const struct rte_ether_addr all_nodes_mac = {
 
 /*
  * A received frame becomes our reply: its RX offload flags go, but not the
- * flags that say whose buffer it is (see tfo/neigh.h).
+ * flags that say whose buffer it is (see net/neigh.h).
  */
 static inline void
 reply_flags(struct rte_mbuf *m)

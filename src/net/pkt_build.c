@@ -95,34 +95,17 @@ copy_opts(uint8_t *d, const uint8_t *s, unsigned int n)
 }
 
 /*
- * Over 80 lines: the headers of a frame, outermost first, in one pass. Every
- * header is built in registers and stored a word at a time; the IPv4 header
- * checksum and the TCP pseudo-header and header sums come from those words,
- * not from re-reading the bytes just written.
+ * The Ethernet header (and the VLAN tag of @p r) at @p p. Both MACs are
+ * read 8 bytes at a time: the 2 bytes behind each are fields of the same
+ * struct, and what they put in the frame is overwritten by the next store.
  */
-int
-tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
-		    const struct tfo_route *r, const struct tfo_tcp_out *t)
+static inline void
+put_eth(uint8_t *p, const struct tfo_port_info *port, const struct tfo_route *r)
 {
-	uint16_t l2 = RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0);
-	uint16_t l3 = r->family == AF_INET ? 20 : 40;
-	uint16_t l4 = (uint16_t)(TFO_TCP_HDR_LEN + t->opt_len);
 	uint16_t etype = rte_cpu_to_be_16(r->family == AF_INET ?
 					  RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
-	uint64_t sum, dst, src, w, tw[2];
-	uint32_t l4_total, plen;
-	uint8_t *p, *ip, *th;
+	uint64_t dst, src;
 
-	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + l4));
-	if (p == NULL)
-		return -ENOSPC;
-	l4_total = m->pkt_len - l2 - l3;
-
-	/*
-	 * Both MACs are read 8 bytes at a time: the 2 bytes behind each are
-	 * fields of the same struct, and what they put in the frame is
-	 * overwritten by the next store.
-	 */
 	RTE_BUILD_BUG_ON(offsetof(struct tfo_route, peer_mac) + 8 >
 			 sizeof(struct tfo_route));
 	RTE_BUILD_BUG_ON(offsetof(struct tfo_port_info, mac) + 8 >
@@ -139,6 +122,103 @@ tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	}
 	src = (src & 0xffffffffffffull) | (uint64_t)etype << 48;
 	memcpy(p + 6, &src, 8);
+}
+
+/*
+ * The IPv4 header at @p ip in front of @p l4_total bytes of TCP, its
+ * checksum left to the NIC when the port offloads it (@p m's flags say
+ * which). @return the addresses' part of the TCP pseudo-header sum.
+ */
+static inline uint64_t
+put_ipv4(uint8_t *ip, struct rte_mbuf *m, const struct tfo_port_info *port,
+	 const struct tfo_route *r, uint32_t l4_total)
+{
+	uint32_t a[2];
+	uint64_t ck, w;
+	uint16_t hc = 0;
+
+	memcpy(&a[0], r->local.b, 4);
+	memcpy(&a[1], r->peer.b, 4);
+	/* version/IHL 0x45, TOS 0, total length; ID 0, DF */
+	w = 0x45u | (uint64_t)rte_cpu_to_be_16((uint16_t)(20 + l4_total)) << 16 |
+	    (uint64_t)rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) << 48;
+	m->ol_flags |= RTE_MBUF_F_TX_IPV4;
+	if (port->tx_ip_cksum_offload) {
+		m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+	} else {
+		/* TTL 64, protocol TCP, checksum 0 */
+		ck = tfo_sum64(w) + (64u | IPPROTO_TCP << 8) + a[0] + a[1];
+		hc = (uint16_t)~tfo_cksum_fold(ck);
+	}
+	memcpy(ip, &w, 8);
+	w = 64u | IPPROTO_TCP << 8 | (uint64_t)hc << 16 | (uint64_t)a[0] << 32;
+	memcpy(ip + 8, &w, 8);
+	memcpy(ip + 16, &a[1], 4);
+	return (uint64_t)a[0] + a[1];
+}
+
+/*
+ * The IPv6 header at @p ip in front of @p l4_total bytes of TCP. @return
+ * the addresses' part of the TCP pseudo-header sum.
+ */
+static inline uint64_t
+put_ipv6(uint8_t *ip, struct rte_mbuf *m, const struct tfo_route *r,
+	 uint32_t l4_total)
+{
+	uint64_t a[4], w;
+
+	memcpy(a, r->local.b, 16);
+	memcpy(a + 2, r->peer.b, 16);
+	/* version 6, no class or flow label; length, TCP, hop limit 64 */
+	w = 0x60u | (uint64_t)rte_cpu_to_be_16((uint16_t)l4_total) << 32 |
+	    (uint64_t)IPPROTO_TCP << 48 | (uint64_t)64 << 56;
+	memcpy(ip, &w, 8);
+	memcpy(ip + 8, a, 32);
+	m->ol_flags |= RTE_MBUF_F_TX_IPV6;
+	return tfo_sum64(a[0]) + tfo_sum64(a[1]) + tfo_sum64(a[2]) +
+	       tfo_sum64(a[3]);
+}
+
+/*
+ * The TCP header of @p t (@p l4 bytes with its options) at @p th but for
+ * its checksum and urgent pointer; its first 16 bytes, as stored, in
+ * @p tw for the checksum.
+ */
+static inline void
+put_tcp(uint8_t *th, const struct tfo_tcp_out *t, uint16_t l4, uint64_t tw[2])
+{
+	tw[0] = rte_cpu_to_be_16(t->sport) | (uint64_t)rte_cpu_to_be_16(t->dport) << 16 |
+		(uint64_t)rte_cpu_to_be_32(t->seq) << 32;
+	/* data offset, flags, window */
+	tw[1] = rte_cpu_to_be_32(t->ack) | (uint64_t)((l4 / 4) << 4) << 32 |
+		(uint64_t)t->flags << 40 | (uint64_t)rte_cpu_to_be_16(t->window) << 48;
+	memcpy(th, tw, 16);
+	if (t->opt_len)
+		copy_opts(th + TFO_TCP_HDR_LEN, t->opts, t->opt_len);
+}
+
+/*
+ * The headers of a frame, outermost first, in one pass. Every header is
+ * built in registers and stored a word at a time; the IPv4 header checksum
+ * and the TCP pseudo-header and header sums come from those words, not
+ * from re-reading the bytes just written.
+ */
+int
+tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
+		    const struct tfo_route *r, const struct tfo_tcp_out *t)
+{
+	uint16_t l2 = RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0);
+	uint16_t l3 = r->family == AF_INET ? 20 : 40;
+	uint16_t l4 = (uint16_t)(TFO_TCP_HDR_LEN + t->opt_len);
+	uint64_t sum, w, tw[2];
+	uint32_t l4_total, plen;
+	uint8_t *p, *ip, *th;
+
+	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + l4));
+	if (p == NULL)
+		return -ENOSPC;
+	l4_total = m->pkt_len - l2 - l3;
+	put_eth(p, port, r);
 
 	m->l2_len = l2;
 	m->l3_len = l3;
@@ -151,54 +231,13 @@ tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	sum = rte_cpu_to_be_16((uint16_t)(l4_total & 0xffff)) +
 	      (uint64_t)rte_cpu_to_be_16((uint16_t)(l4_total >> 16)) +
 	      rte_cpu_to_be_16((uint16_t)IPPROTO_TCP);
-	if (r->family == AF_INET) {
-		uint32_t a[2];
-		uint64_t ck;
-		uint16_t hc = 0;
-
-		memcpy(&a[0], r->local.b, 4);
-		memcpy(&a[1], r->peer.b, 4);
-		sum += (uint64_t)a[0] + a[1];
-		/* version/IHL 0x45, TOS 0, total length; ID 0, DF */
-		w = 0x45u | (uint64_t)rte_cpu_to_be_16((uint16_t)(l3 + l4_total)) << 16 |
-		    (uint64_t)rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) << 48;
-		m->ol_flags |= RTE_MBUF_F_TX_IPV4;
-		if (port->tx_ip_cksum_offload) {
-			m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
-		} else {
-			/* TTL 64, protocol TCP, checksum 0 */
-			ck = tfo_sum64(w) + (64u | IPPROTO_TCP << 8) + a[0] + a[1];
-			hc = (uint16_t)~tfo_cksum_fold(ck);
-		}
-		memcpy(ip, &w, 8);
-		w = 64u | IPPROTO_TCP << 8 | (uint64_t)hc << 16 | (uint64_t)a[0] << 32;
-		memcpy(ip + 8, &w, 8);
-		memcpy(ip + 16, &a[1], 4);
-	} else {
-		uint64_t a[4];
-
-		memcpy(a, r->local.b, 16);
-		memcpy(a + 2, r->peer.b, 16);
-		sum += tfo_sum64(a[0]) + tfo_sum64(a[1]) + tfo_sum64(a[2]) +
-		       tfo_sum64(a[3]);
-		/* version 6, no class or flow label; length, TCP, hop limit 64 */
-		w = 0x60u | (uint64_t)rte_cpu_to_be_16((uint16_t)l4_total) << 32 |
-		    (uint64_t)IPPROTO_TCP << 48 | (uint64_t)64 << 56;
-		memcpy(ip, &w, 8);
-		memcpy(ip + 8, a, 32);
-		m->ol_flags |= RTE_MBUF_F_TX_IPV6;
-	}
+	if (r->family == AF_INET)
+		sum += put_ipv4(ip, m, port, r, l4_total);
+	else
+		sum += put_ipv6(ip, m, r, l4_total);
 
 	th = ip + l3;
-	tw[0] = rte_cpu_to_be_16(t->sport) | (uint64_t)rte_cpu_to_be_16(t->dport) << 16 |
-		(uint64_t)rte_cpu_to_be_32(t->seq) << 32;
-	/* data offset, flags, window */
-	tw[1] = rte_cpu_to_be_32(t->ack) | (uint64_t)((l4 / 4) << 4) << 32 |
-		(uint64_t)t->flags << 40 | (uint64_t)rte_cpu_to_be_16(t->window) << 48;
-	memcpy(th, tw, 16);
-	if (t->opt_len)
-		copy_opts(th + TFO_TCP_HDR_LEN, t->opts, t->opt_len);
-
+	put_tcp(th, t, l4, tw);
 	if (port->tx_tcp_cksum_offload) {
 		/* the NIC adds the segment to the pseudo-header sum */
 		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;

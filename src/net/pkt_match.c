@@ -34,52 +34,6 @@ tfo_port_addr_lookup(const struct tfo_port_info *port, int family,
 }
 
 static bool
-tfo_ipv4_src_bad(const uint8_t *s)
-{
-	return s[0] >= 224 ||	/* multicast, reserved, broadcast */
-	       s[0] == 127 ||	/* loopback */
-	       s[0] == 0;	/* "this network" */
-}
-
-/*
- * Whether @p p's IPv4 source is one of our addresses, or the broadcast
- * address of one of our subnets: a reply to either would go to ourselves
- * or to the whole subnet. With @p idx, also the global index of the first
- * of our addresses that is @p p's destination (left as it was if none):
- * one pass for both questions.
- */
-static inline bool
-tfo_ipv4_scan(const struct tfo_port_info *port, const struct tfo_pkt *p,
-	      int *idx)
-{
-	uint32_t src, dst;
-	bool local = false;
-
-	memcpy(&src, p->src.b, 4);
-	memcpy(&dst, p->dst.b, 4);
-	src = rte_be_to_cpu_32(src);
-	dst = rte_be_to_cpu_32(dst);
-	for (unsigned int i = 0; i < port->nb_addrs; i++) {
-		const struct tfo_local_addr *la = &port->addrs[i];
-		uint32_t a, host;
-
-		if (la->family != AF_INET)
-			continue;
-		memcpy(&a, la->addr.b, 4);
-		a = rte_be_to_cpu_32(a);
-		if (idx != NULL && dst == a && *idx < 0)
-			*idx = port->addr_base + (int)i;
-		local |= src == a;
-		/* /31 and /32 have no broadcast address (RFC 3021) */
-		if (la->prefix_len == 0 || la->prefix_len > 30)
-			continue;
-		host = (1u << (32 - la->prefix_len)) - 1;
-		local |= (src & ~host) == (a & ~host) && (src & host) == host;
-	}
-	return local;
-}
-
-static bool
 tfo_ipv6_src_bad(const uint8_t *s)
 {
 	static const uint8_t loopback[16] = { [15] = 1 };
@@ -289,42 +243,11 @@ static bool
 tfo_match_src_bad(const struct tfo_port_info *port, const struct tfo_pkt *p)
 {
 	if (p->family == AF_INET)
-		return tfo_ipv4_src_bad(p->src.b) || tfo_ipv4_scan(port, p, NULL);
+		return tfo_pkt_ipv4_src_bad_(p->src.b) || tfo_pkt_ipv4_scan_(port, p, NULL);
 	/* "::" is a legal source only for duplicate address detection (ND) */
 	return tfo_ipv6_src_bad(p->src.b) ||
 	       (tfo_ipv6_unspecified(p->src.b) && p->l4proto != IPPROTO_ICMPV6) ||
 	       tfo_port_addr_lookup(port, AF_INET6, &p->src) >= 0;
-}
-
-/*
- * The common case: an IPv4 frame the parser took, sent to our MAC. One
- * pass over the port's addresses finds the destination and whether the
- * source is ours or one of our broadcasts: the verdicts of the generic
- * path, in its order (ip_not_ours before ip_bad_src).
- */
-static inline enum tfo_pkt_class
-tfo_match_local_v4(const struct tfo_port_info *port, struct tfo_pkt *p)
-{
-	int idx = -1;
-	bool src_local = tfo_ipv4_scan(port, p, &idx);
-
-	if (idx < 0)
-		return tfo_drop(p, TFO_PKT_DROP_ip_not_ours);
-	p->local_idx = (uint8_t)idx;
-	if (src_local || tfo_ipv4_src_bad(p->src.b))
-		return tfo_drop(p, TFO_PKT_DROP_ip_bad_src);
-	return (enum tfo_pkt_class)p->cls;
-}
-
-enum tfo_pkt_class
-tfo_pkt_match_local(const struct tfo_port_info *port, const struct rte_mbuf *m,
-		    struct tfo_pkt *p)
-{
-	if (likely(p->cls != TFO_PKT_DROP && p->family == AF_INET &&
-		   rte_is_same_ether_addr(rte_pktmbuf_mtod(m, const struct rte_ether_addr *),
-					  &port->mac)))
-		return tfo_match_local_v4(port, p);
-	return tfo_pkt_match_local_generic(port, m, p);
 }
 
 enum tfo_pkt_class

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: flow isolation rules (the contract is in tfo/port_flow.h).
+ * tfo-fastpath: flow isolation rules (the contract is in net/port_flow.h).
  */
 #include <errno.h>
 #include <netinet/in.h>

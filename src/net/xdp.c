@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tfo-fastpath: AF_XDP mode (see tfo/xdp.h): tfo-server's XDP program on a
+ * tfo-fastpath: AF_XDP mode (see net/xdp.h): tfo-server's XDP program on a
  * net_af_xdp port, handed to the PMD through xdp_prog=, found again on the
  * interface once attached, and filled with what we serve. Start-up and
  * shut-down only: nothing here runs per packet.

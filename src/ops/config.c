@@ -25,14 +25,11 @@
 #include "lcore/idle.h"
 #include "net/tcpopt.h"
 #include "ops/config.h"
+#include "ops/paths.h"
 #include "tfo/log.h"
 #include "tfo/service.h"
 
 #include "ops/config_priv.h"
-
-#ifndef TFO_CONFIG_DIR
-#define TFO_CONFIG_DIR "."
-#endif
 
 
 /* String keys with a fixed set of values, checked as they are read. */
@@ -309,7 +306,9 @@ tfo_config_defaults(struct tfo_config *c)
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->source, sizeof(c->source), "(defaults)");
-	snprintf(c->base_dir, sizeof(c->base_dir), "%s", TFO_CONFIG_DIR);
+	/* the embedded configuration's www/ and zones/: the source tree's for
+	 * a binary in its build tree, else the installed ones (paths.h) */
+	tfo_paths_base_dir(NULL, c->base_dir, sizeof(c->base_dir));
 	for (unsigned int i = 0; i < tfo_nb_keys; i++)
 		if (tfo_key_apply(c, &tfo_keys[i], tfo_keys[i].def, why,
 				  sizeof(why)) < 0)

@@ -137,12 +137,12 @@ struct tfo_config {
 	uint32_t icmp_echo_per_s;	/**< echo replies/s per control lcore, 0 = all */
 	uint32_t mbufs;			/**< mbufs in the pool, 0 = computed */
 	uint32_t mbuf_cache;		/**< per-lcore mempool cache */
-	uint8_t idle_policy;		/**< enum tfo_idle_policy (tfo/idle.h) */
+	uint8_t idle_policy;		/**< enum tfo_idle_policy (lcore/idle.h) */
 	uint32_t idle_poll_us;		/**< adaptive: polling after the last work */
 	uint32_t idle_sleep_us;		/**< sleep: the nap after an empty poll */
 	uint32_t control_lcores;	/**< the first N lcores: control lcores */
 	uint32_t drain_timeout;		/**< seconds a drain waits, 0 = no wait */
-	char access_log[PATH_MAX];	/**< "" = none (tfo/access_log.h) */
+	char access_log[PATH_MAX];	/**< "" = none (tcp/access_log.h) */
 	uint32_t access_log_sample;	/**< 1 in N transactions logged */
 
 	/* [tcp] */

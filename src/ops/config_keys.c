@@ -257,6 +257,8 @@ tfo_config_dump(FILE *f, const struct tfo_config *c)
 	char buf[INET6_ADDRSTRLEN];
 
 	fprintf(f, "; effective configuration, from %s\n", c->source);
+	/* which tree a relative path reads: the build's or the installed one */
+	fprintf(f, "; relative paths resolve from %s\n", c->base_dir);
 	for (unsigned int i = 0; i < tfo_nb_keys; i++) {
 		if (strcmp(sec, tfo_keys[i].section) != 0) {
 			sec = tfo_keys[i].section;

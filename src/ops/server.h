@@ -96,7 +96,7 @@ void tfo_server_run(struct tfo_server *s);
  * Start a drain (async-signal-safe: one store and a doorbell): new SYNs
  * are refused with a RST, the connections in flight are served, and
  * tfo_server_run returns once none is left or [server] drain_timeout is
- * over (tfo/drain.h). tfo_server_stop still stops at once.
+ * over (lcore/drain.h). tfo_server_stop still stops at once.
  */
 void tfo_server_drain(struct tfo_server *s);
 

@@ -14,6 +14,7 @@
 #include <rte_common.h>
 #include <rte_eal.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
@@ -28,6 +29,7 @@
 
 #define MIB (1024u * 1024u)
 #define PAGE_2M (2u * MIB)
+#define PAGE_4K 4096u
 
 /* Bytes a PMD allocates per descriptor: the descriptor and its software
  * ring entry (ice, i40e, mlx5: 16-64 bytes together); generous. */
@@ -304,6 +306,34 @@ tfo_mem_plan_log(const struct tfo_eal_layout *l, const struct tfo_mem_plan *p)
 				mib(p->s[so].total), p->s[so].pages);
 }
 
+unsigned int
+tfo_mem_plan_log_taken(const struct tfo_mem_plan *p)
+{
+	unsigned int over = 0;
+
+	for (int so = 0; so < TFO_PLAN_SOCKETS; so++) {
+		const struct tfo_mem_socket *ms = &p->s[so];
+		struct rte_malloc_socket_stats st;
+		uint64_t parts = ms->pool + ms->tables + ms->bufs + ms->other;
+
+		if (ms->total == 0 || rte_malloc_get_socket_stats(so, &st) < 0)
+			continue;
+		if (st.heap_allocsz_bytes > ms->total) {
+			over++;
+			TFO_LOG(WARNING, "memory taken at start on socket %d: %llu MiB, over "
+				"the plan's %llu MiB (a bug in the plan: report it with "
+				"--print-config's output)", so, mib(st.heap_allocsz_bytes),
+				mib(ms->total));
+			continue;
+		}
+		TFO_LOG(INFO, "memory taken at start on socket %d: %llu MiB of the plan's "
+			"%llu MiB (its parts %llu MiB + EAL and drivers %llu + %u%%)", so,
+			mib(st.heap_allocsz_bytes), mib(ms->total), mib(parts), mib(ms->eal),
+			TFO_PLAN_MARGIN_PCT);
+	}
+	return over;
+}
+
 void
 tfo_eal_layout_sockets(struct tfo_eal_layout *l, const char *sysfs)
 {
@@ -374,16 +404,21 @@ plan_ring(uint32_t count)
 
 /* rte_pktmbuf_pool_create(n, cache, 0, data_room): objects, their ring
  * (the default ring ops) and the pool header with every lcore's cache;
- * with a net_af_xdp port (@p xdp) tfo_xdp_pool_create's one page each. */
+ * with a net_af_xdp port (@p xdp) tfo_xdp_pool_create's one page each.
+ * The mempool never lets an object cross a page of @p page bytes: a page
+ * holds a whole number of objects and the rest of it is lost (with
+ * --no-huge's 4 KiB pages one 2.4 KiB mbuf takes a page: 1.7x). */
 static uint64_t
-plan_pool(uint32_t n, uint16_t data_room, bool xdp)
+plan_pool(uint32_t n, uint16_t data_room, bool xdp, uint64_t page)
 {
 	struct rte_mempool_objsz sz;
 	uint32_t obj = xdp ? TFO_XDP_POOL_OBJ :
 		rte_mempool_calc_obj_size((uint32_t)sizeof(struct rte_mbuf) + data_room, 0,
 					  &sz);
+	uint64_t per_page = page >= obj ? page / obj : 1;
+	uint64_t objs = (n + per_page - 1) / per_page * page;
 
-	return (uint64_t)n * obj + plan_ring(n) + sizeof(struct rte_mempool) +
+	return objs + plan_ring(n) + sizeof(struct rte_mempool) +
 	       (uint64_t)RTE_MAX_LCORE * sizeof(struct rte_mempool_cache) +
 	       sizeof(struct rte_pktmbuf_pool_private);
 }
@@ -457,7 +492,8 @@ tfo_mem_plan(const struct tfo_config *c, const struct tfo_eal_layout *l,
 		p->s[so].mbufs = pp.mbufs[so];
 		memcpy(p->s[so].part, pp.part[so], sizeof(p->s[so].part));
 		if (pp.mbufs[so] != 0)
-			p->s[so].pool = plan_pool(pp.mbufs[so], p->data_room, p->af_xdp);
+			p->s[so].pool = plan_pool(pp.mbufs[so], p->data_room, p->af_xdp,
+						  l->no_huge ? PAGE_4K : PAGE_2M);
 	}
 	for (unsigned int w = 0; w < p->nb_workers; w++) {
 		struct tfo_mem_socket *ms = &p->s[wsock[w]];

@@ -126,6 +126,18 @@ bool tfo_mem_plan_short(const struct tfo_eal_layout *l, const struct tfo_mem_pla
  *  (with --no-huge: the -m it needs). */
 void tfo_mem_plan_log(const struct tfo_eal_layout *l, const struct tfo_mem_plan *p);
 
+/**
+ * One INFO line per socket of @p p: what the EAL heap holds now (call it
+ * once the server is built and launched) beside the plan's total and its
+ * parts without the EAL reserve and margin, so a plan that drifted from
+ * the allocations shows (tests/plan_taken.sh holds them together). A
+ * WARNING instead when the heap holds more than the plan's total: the
+ * plan is short (a bug: --print-config would have sized the hugepages
+ * too small).
+ * @return the number of sockets over the plan (0: the plan holds).
+ */
+unsigned int tfo_mem_plan_log_taken(const struct tfo_mem_plan *p);
+
 #ifdef __cplusplus
 }
 #endif

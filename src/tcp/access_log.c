@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: the access log (tfo/access_log.h): the lcores' rings of
+ * tfo-fastpath: the access log (tcp/access_log.h): the lcores' rings of
  * records, control 0's formatting and file.
  */
 #include <arpa/inet.h>

@@ -18,7 +18,7 @@
  * the request's first line, at most TFO_ALOG_REQ_MAX bytes, bytes outside
  * printable ASCII (and `"`, `\`) as \xHH; STATUS: the service's (http: the
  * HTTP status; 0: the service gives none); BYTES: the response's bytes;
- * US: request_to_response in microseconds (tfo/latency.h).
+ * US: request_to_response in microseconds (tcp/latency.h).
  */
 #ifndef TFO_ACCESS_LOG_H
 #define TFO_ACCESS_LOG_H

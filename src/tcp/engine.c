@@ -726,7 +726,7 @@ tfo_engine_free(struct tfo_engine *e)
  * races with the owner's stores, which is why nothing is dereferenced but
  * the engine's own arrays (entries and buffers never move, an index is
  * bounds-checked before use) and the blob pointer is only compared. The
- * answer is still exact for the use it has (tfo/engine.h): once no new
+ * answer is still exact for the use it has (tcp/engine.h): once no new
  * reference can appear, a reference that exists for the whole walk sits
  * in one entry's send buffer, which keeps its index and a non-zero
  * body_len until the bytes are acknowledged, so it is seen; a stale or torn read of an entry being

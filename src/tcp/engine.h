@@ -90,7 +90,7 @@ struct tfo_tx;
 
 /* ---- creation ---------------------------------------------------------- */
 
-struct tfo_lat;		/* tfo/latency.h */
+struct tfo_lat;		/* tcp/latency.h */
 
 struct tfo_engine_params {
 	const char *name;		/**< for memzone names and logs */
@@ -150,7 +150,7 @@ struct tfo_engine_params {
 	struct tfo_stats *stats;	/**< this lcore's counters */
 	struct tfo_tx *tx;		/**< this lcore's TX buffer */
 	/** this lcore's latency histograms and access-log producer
-	 *  (tfo/latency.h): each response queued is a pending sample
+	 *  (tcp/latency.h): each response queued is a pending sample
 	 *  there; NULL: none */
 	struct tfo_lat *lat;
 };
@@ -410,7 +410,7 @@ enum tfo_conn_state {
 const char *tfo_conn_state_name(enum tfo_conn_state s);
 
 /**
- * The server drains (tfo/drain.h): close with a FIN every keep-alive
+ * The server drains (lcore/drain.h): close with a FIN every keep-alive
  * connection that waits for its next request, now and whenever one
  * finishes a response from now on (drain_keepalive_closed). A connection
  * that has not sent its first request, or is in the middle of one, is

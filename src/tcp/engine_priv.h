@@ -456,7 +456,9 @@ static inline void
 tfo_tcp_spare_free(struct tfo_engine *e)
 {
 	if (e->spare != NULL) {
-		rte_pktmbuf_free(e->spare);
+		/* release_input kept it only direct, of one segment and held
+		 * by us alone: none of rte_pktmbuf_free's checks can apply */
+		rte_mbuf_raw_free(e->spare);
 		e->spare = NULL;
 	}
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: the server-side latency histograms (tfo/latency.h).
+ * tfo-fastpath: the server-side latency histograms (tcp/latency.h).
  */
 #include <string.h>
 

@@ -56,7 +56,7 @@ enum tfo_lat_kind {
 	TFO_LAT_KINDS
 };
 
-struct tfo_alog_src;	/* tfo/access_log.h */
+struct tfo_alog_src;	/* tcp/access_log.h */
 
 /** One lcore's histograms and this poll's pending samples; written by
  *  that lcore only (plain increments), read racily by telemetry and the
@@ -68,7 +68,7 @@ struct tfo_lat {
 	uint32_t nsyn_now;	/**< of them, first responses of a SYN of
 				 *   this poll */
 	uint32_t nold;		/**< first responses of an older SYN */
-	/** the lcore's access-log producer, or NULL (tfo/access_log.h) */
+	/** the lcore's access-log producer, or NULL (tcp/access_log.h) */
 	struct tfo_alog_src *alog;
 	uint64_t old_age[TFO_LAT_PEND];	/**< their SYN's age at t_rx, ticks */
 	uint64_t count[TFO_LAT_KINDS][TFO_LAT_NB];

@@ -240,7 +240,7 @@ tfo_service_plugin_load(const char *path, const char *name, char *why,
 	return 0;
 }
 
-/* ---- reloading (tfo/service_reload.h) ---------------------------------- */
+/* ---- reloading (tcp/service_reload.h) ---------------------------------- */
 
 struct tfo_svc_reloader {
 	const struct tfo_service_inst *insts;

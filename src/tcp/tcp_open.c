@@ -118,7 +118,7 @@ syn_conn(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 	c->flags |= TFO_CF_RTT_TIMING;
 	c->rtt_seq = c->snd_una;
 	c->rtt_start = now_ms(e);
-	if (e->lat != NULL) {	/* syn_to_response starts (tfo/latency.h) */
+	if (e->lat != NULL) {	/* syn_to_response starts (tcp/latency.h) */
 		c->recover = (uint32_t)(e->lat->t_rx >> TFO_LAT_STAMP_SHIFT);
 		c->flags2 |= TFO_CF2_SYN_STAMP;
 	}

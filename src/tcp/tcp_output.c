@@ -164,7 +164,7 @@ wnd_field(const struct tfo_engine *e, struct tfo_conn *c)
  * Inlined into the senders of this file: as a call it cost a frame setup
  * and register saves on every segment, SYN-ACK and RST.
  */
-static inline int
+static __rte_always_inline int
 push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
 	   const struct tfo_route *r, const struct tfo_tcp_out *t)
 {

@@ -56,7 +56,7 @@ lat_push_slow(struct tfo_engine *e, struct tfo_conn *c, uint32_t age, const uint
 }
 
 /*
- * A response is queued: its latency samples (tfo/latency.h), binned at
+ * A response is queued: its latency samples (tcp/latency.h), binned at
  * the poll's TX flush. request_to_response runs from this poll's start;
  * syn_to_response, for the connection's first response, from its SYN's
  * poll (the stamp in recover): the same poll for TFO (counted), an

@@ -124,7 +124,7 @@ tfo_engine_udp_input(struct tfo_engine *e, const struct rte_mbuf *m,
 	e->nxmit++;
 	tfo_tcp_stat_inc(e, TFO_STAT_svc_udp_tx);
 	tfo_tcp_stat_inc(e, TFO_STAT_svc_responses);
-	/* request_to_response from this poll's start (tfo/latency.h); no
+	/* request_to_response from this poll's start (tcp/latency.h); no
 	 * access-log record: XXX it has no field for the transport yet */
 	if (e->lat != NULL)
 		e->lat->npend++;

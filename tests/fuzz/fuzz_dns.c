@@ -5,7 +5,7 @@
  * Input: a mode byte, then bytes. Mode & 1 == 0: the bytes are a query
  * handed to handle() over TCP (with its 2-byte length, then again as
  * pipelined stream) and over UDP (udp_max from the second byte) against
- * tests/dns's zones; mode & 2: by an instance with `cookies = on` (the
+ * tests/dns's zones (signed ones too: DO=1 answers); mode & 2: by an instance with `cookies = on` (the
  * COOKIE option judged, a server cookie written into the OPT). Mode & 1 == 1: the bytes are master file text for
  * zone example.org., parsed and, when it parses, built into a zone set
  * that then answers a few fixed questions.
@@ -46,7 +46,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	struct tfo_service_kv kv[] = {
 		{ "zone", "example.org:" ZDIR "/example.org.zone "
-			  "example.net:" ZDIR "/example.net.zone" },
+			  "example.net:" ZDIR "/example.net.zone "
+			  "signed.example:" ZDIR "/signed.example.zone "
+			  "signed3.example:" ZDIR "/signed3.example.zone" },
 		/* so that NSID and CHAOS answers are fuzzed too */
 		{ "nsid", "fuzz-1" },
 		{ "identity", "ns1.fuzz" },
@@ -273,7 +275,7 @@ check_zone(const uint8_t *b, uint32_t len)
 				dns_name_from_text(names[i], strlen(names[i]), NULL, ln);
 				dns_w_init(&w, buf, DNS_MSG_MAX);
 				dns_w_question(&w, ln, types[t]);
-				dns_compose(&w, s, ln, types[t], &sec);
+				dns_compose(&w, s, ln, types[t], t & 1, &sec);
 				if (w.overflow)
 					continue;
 				dns_w_counts(&w, sec.an, sec.ns, sec.ar);

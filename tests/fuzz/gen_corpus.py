@@ -182,7 +182,7 @@ def http_corpus():
 
 
 def dns_query(name, qtype, edns=None, flags=0x0100, keepalive=False, nsid=False, qclass=1,
-              cookie=None):
+              cookie=None, do=False):
     wire = b''.join(bytes([len(lb)]) + lb.encode() for lb in name.split('.') if lb) + b'\0'
     m = struct.pack('!HHHHHH', 0x1234, flags, 1, 0, 0, 1 if edns else 0) + wire + \
         struct.pack('!HH', qtype, qclass)
@@ -191,7 +191,7 @@ def dns_query(name, qtype, edns=None, flags=0x0100, keepalive=False, nsid=False,
         opt += b'\x00\x03\x00\x00' if nsid else b''
         if cookie is not None:
             opt += struct.pack('!HH', 10, len(cookie)) + cookie
-        m += b'\0' + struct.pack('!HHIH', 41, edns, 0, len(opt)) + opt
+        m += b'\0' + struct.pack('!HHIH', 41, edns, 0x8000 if do else 0, len(opt)) + opt
     return m
 
 
@@ -216,6 +216,17 @@ def dns_corpus():
         'nsid': dns_query('www.example.org', 1, 1232, nsid=True),
         'chaos': dns_query('id.server', 16, qclass=3),
         'notimp_noq': struct.pack('!HHHHHH', 0x1234, 0x7ff0, 0, 0, 0, 0),
+        # DO=1 against tests/dns/signed.example (NSEC) and signed3.example (NSEC3)
+        'sec_a': dns_query('www.signed.example', 1, 1232, do=True),
+        'sec_nx': dns_query('nothere.signed.example', 1, 1232, do=True),
+        'sec_nodata': dns_query('www.signed.example', 16, 1232, do=True),
+        'sec_wild': dns_query('x.wild.signed.example', 1, 1232, do=True),
+        'sec_referral': dns_query('host.sub.signed.example', 1, 1232, do=True),
+        'sec_ds': dns_query('plain.signed.example', 43, 1232, do=True),
+        'sec_rrsig': dns_query('www.signed.example', 46, 1232),
+        'sec3_nx': dns_query('a.nothere.signed3.example', 1, 512, do=True),
+        'sec3_wild': dns_query('x.wild.signed3.example', 1, 1232, do=True),
+        'sec3_nodata': dns_query('ent.signed3.example', 16, 1232, do=True),
     }
     # signed with a key the service does not know (BADKEY)
     t = dns_query('www.example.org', 1)
@@ -244,6 +255,15 @@ def dns_corpus():
         write('dns', 'z_example_org', b'\x01' + f.read())
     write('dns', 'z_small', b'\x01' + b'$TTL 60\n@ SOA a b 1 2 3 4 5\n NS ns\n'
           b'ns A 198.18.0.1\n*.w TXT "x" y\nc CNAME w\nd NS e.d\ne.d AAAA fd00::1\n')
+    # every DNSSEC type in presentation form (dns_zsec.c)
+    write('dns', 'z_dnssec', b'\x01' + b'$TTL 60\n@ SOA a b 1 2 3 4 5\n NS ns\n'
+          b' DNSKEY 257 3 13 ( mdsswUyr3DPW132mOi8V9xESWE8jTo0d\n xCjjnopKl+GqJxpVXckHAeF+ )\n'
+          b' RRSIG SOA 13 2 60 20851231000000 20260101000000 1 example.org. AAAA\n'
+          b' NSEC ns.example.org. SOA NS DNSKEY RRSIG NSEC NSEC3PARAM TYPE65534\n'
+          b' NSEC3PARAM 1 0 0 -\n'
+          b'd NS ns\nd DS 1 13 2 ( 0011 2233 )\nd CDS 0 0 0 00\nd CDNSKEY 0 3 0 AA==\n'
+          b'0p9mhaveqvm6t7vbl5lop2u3t2rp3tom NSEC3 1 1 0 aabb 35mthgpgcu1qg68fab165klnsnk3dpvl'
+          b' A RRSIG\nns A 198.18.0.1\n')
 
 
 def xfr_corpus():

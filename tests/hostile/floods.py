@@ -39,7 +39,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'tap'))
 from tfotap import Bed, Checks, SERVER_V4, SERVER_V6, need_root  # noqa: E402
-from hostile import in_netns  # noqa: E402
+from hostile_bed import in_netns  # noqa: E402
 
 from scapy.all import (ARP, ICMP, IP, IPv6, TCP, Ether, ICMPv6ND_NS,  # noqa: E402
                        ICMPv6NDOptSrcLLAddr)

@@ -43,7 +43,10 @@ from tfotap import (Bed, Checks, SERVER_V4, SERVER_V6, flows, need_root,  # noqa
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZDIR = os.path.normpath(os.path.join(HERE, '..', 'dns'))
 ZONES = [('example.org', os.path.join(ZDIR, 'example.org.zone')),
-         ('example.net', os.path.join(ZDIR, 'example.net.zone'))]
+         ('example.net', os.path.join(ZDIR, 'example.net.zone')),
+         # pre-signed (tests/dns/sign.sh): knotd serves them as they are
+         ('signed.example', os.path.join(ZDIR, 'signed.example.zone')),
+         ('signed3.example', os.path.join(ZDIR, 'signed3.example.zone'))]
 KNOT_ADDR, KNOT_PORT = '127.0.0.1', 5353
 IDLE_S = 2
 NSID, IDENTITY, VERSION = 'fra-1', 'ns1.fra', 'tfo 1.0'
@@ -108,6 +111,28 @@ FORMERR = [
 ]
 
 # UDP payload sizes: truncation and the additional section dropped first
+# DO=1 answers of the signed zones (and one DO=0): RRSIGs, NSEC/NSEC3 proofs
+_DO = {'edns': 1232, 'do': True}
+SIGNED = [
+    ('signed, DO=0', 'www.signed.example', A, {'edns': 1232}),
+    ('DO=1 answer', 'www.signed.example', A, _DO),
+    ('DO=1 CNAME', 'alias.signed.example', A, _DO),
+    ('DO=1 NXDOMAIN', 'nothere.signed.example', A, _DO),
+    ('DO=1 NODATA', 'www.signed.example', TXT, _DO),
+    ('DO=1 empty non-terminal', 'ent.signed.example', A, _DO),
+    ('DO=1 wildcard', 'x.wild.signed.example', A, _DO),
+    ('DO=1 wildcard NODATA', 'x.wild.signed.example', MX, _DO),
+    ('DO=1 referral with DS', 'host.sub.signed.example', A, _DO),
+    ('DO=1 insecure referral', 'host.plain.signed.example', A, _DO),
+    ('DO=1 DS', 'sub.signed.example', DS, _DO),
+    ('DO=1 DNSKEY', 'signed.example', 48, _DO),
+    ('DO=1 NSEC3 NXDOMAIN', 'a.nothere.signed3.example', A, _DO),
+    ('DO=1 NSEC3 NODATA', 'www.signed3.example', TXT, _DO),
+    ('DO=1 NSEC3 wildcard', 'x.wild.signed3.example', A, _DO),
+    ('DO=1 NSEC3 insecure referral', 'host.plain.signed3.example', A, _DO),
+    ('DO=1 NSEC3 NXDOMAIN, UDP 512: TC', 'a.nothere.signed3.example', A,
+     {'edns': 512, 'do': True}),
+]
 UDP_SIZES = [
     ('UDP 512, NS with additional', 'example.org', NS, {'edns': 512}),
     ('UDP 1232, big TXT', 'big.example.org', TXT, {'edns': 1232}),
@@ -179,6 +204,10 @@ def zero_id(m):
 #    AA (the issue asks it, as BIND does: the server is the authority
 #    for its own identity): AA is cleared in ours.
 SILENT = ('FORMERR: question cut short', 'FORMERR: two questions')
+#  - a UDP answer too large for the client's size: knotd sends the records
+#    that fit with TC=1; we send TC=1 with none (header, question, OPT),
+#    as for every truncation (RFC 2181 9 allows both): compared as such.
+TC_MINIMAL = ('DO=1 NSEC3 NXDOMAIN, UDP 512: TC',)
 
 
 def normalise(what, ours):
@@ -374,6 +403,11 @@ def compare(bed, transport, cases, tool=None):
         if not isinstance(a, bytes) or not isinstance(b, bytes):
             T.check('[%s] %s: both answer' % (transport, what), False, (a, b))
             continue
+        if what in TC_MINIMAL and transport == 'udp':
+            T.check('[udp] %s: TC=1 and the rcode as knotd, no records (knotd: those '
+                    'that fit)' % what, len(a) > 12 and len(b) > 12 and a[2] & 2 and
+                    b[2] & 2 and a[3] == b[3] and a[6:10] == b'\0\0\0\0', (a.hex(), b.hex()))
+            continue
         a = normalise(what, a)
         T.check('[%s%s] %s: the same bytes as knotd (%d)'
                 % (transport, ', handle()' if tool else '', what, len(a)),
@@ -537,7 +571,7 @@ def main():
                 print('SKIP knotd comparisons: %s' % why)
                 T.check('server exits 0', bed.stop() == 0)
                 return T.done() if T.failed else 77
-            compare(bed, 'tcp', CASES + TCP_ONLY + FORMERR + IDENT)
+            compare(bed, 'tcp', CASES + TCP_ONLY + FORMERR + IDENT + SIGNED)
             kdig_ident(bed)
             udp = UDP and udp_key
             if udp:
@@ -549,7 +583,7 @@ def main():
                           'UDP on port 53 (the engine has no UDP path yet)')
                     udp = False
             if udp:
-                compare(bed, 'udp', CASES + UDP_SIZES + FORMERR + IDENT)
+                compare(bed, 'udp', CASES + UDP_SIZES + FORMERR + IDENT + SIGNED)
             elif len(sys.argv) > 2:
                 compare(bed, 'udp', CASES + UDP_SIZES, tool=os.path.abspath(sys.argv[2]))
             for what, n, t, o in CASES[:28]:

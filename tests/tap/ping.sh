@@ -17,10 +17,10 @@ check "/tfo/stats arp_reply_tx >= 1" ge "$(tfo_stat arp_reply_tx)" 1
 check "/tfo/stats nd_na_tx >= 1" ge "$(tfo_stat nd_na_tx)" 1
 check "/tfo/stats rx_pkts >= 8" ge "$(tfo_stat rx_pkts)" 8
 check "/tfo/stats tx_pkts >= 8" ge "$(tfo_stat tx_pkts)" 8
-# the stats line: rates in key=value form, the keys in their order, the
-# running services' own counters last
+# the stats line: rates in key=value form, the keys in their order
+# (drop_top only with drops), the running services' own counters last
 check "stats line of rates printed (key=value)" grep -Eq \
-	"^stats: txn=[0-9.e+-]+ tfo=.* drop_top=[a-z0-9_-]+ imissed=[0-9.e+-]+ rx=[0-9.e+-]+ .*worker_busy_pct=[0-9.]+ worker_busiest=[0-9-]+ control_busy_pct=[0-9.]+ control_busiest=0 .* conns=[0-9]+ pending=[0-9]+( [a-z0-9_]+=[0-9.e+-]+)*\$" \
+	"^stats: txn=[0-9.e+-]+ tfo=.* drops=[0-9.e+-]+( drop_top=[a-z0-9_]+)? imissed=[0-9.e+-]+ rx=[0-9.e+-]+ .*worker_busy_pct=[0-9.]+ worker_busiest=[0-9-]+ control_busy_pct=[0-9.]+ control_busiest=0( http_[2-5]xx=[0-9.e+-]+)* conns=[0-9]+ pending=[0-9]+( [a-z0-9_]+=[0-9.e+-]+)*\$" \
 	"$TFO_LOG"
 
 tfo_stop

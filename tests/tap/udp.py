@@ -119,7 +119,7 @@ def run(server, offload):
         moved = [ln for ln in lines if ' echo_datagrams=' in ln]
         T.check('a stats line of a busy second ends with the echo counters that moved',
                 moved and moved[-1].split()[-1].startswith('echo_datagrams=') and
-                moved[-1].split()[-2].startswith(('echo_', 'fill_empty=')),
+                moved[-1].split()[-2].startswith(('echo_', 'pending=', 'nombuf=', 'fill_empty=')),
                 lines[-3:] if lines else 'no stats line')
 
 
