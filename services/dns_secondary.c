@@ -306,7 +306,8 @@ sec_exchange(struct dns_secondary *sec, int fd, struct dns_xfr_rx *rx, uint32_t 
 
 /* AXFR (@p ixfr false) or IXFR of zone @p z into @p out: as dns_xfr_result. */
 static int
-sec_transfer(struct dns_secondary *sec, struct dns_secondary_zone *z, bool ixfr, struct dns_recs *out,
+sec_transfer(struct dns_secondary *sec, struct dns_secondary_zone *z, bool ixfr,
+	     struct dns_recs *out,
 	     bool *ixfr_used, enum dns_xfr_err *err, char *why, size_t whylen)
 {
 	struct dns_xfr_rx rx = { .origin = z->src.origin };
@@ -349,7 +350,8 @@ sec_times(struct dns_secondary_zone *z)
 }
 
 static void
-sec_fail(struct dns_secondary *sec, struct dns_secondary_zone *z, enum dns_xfr_err e, const char *why)
+sec_fail(struct dns_secondary *sec, struct dns_secondary_zone *z, enum dns_xfr_err e,
+	 const char *why)
 {
 	char n[DNS_NAME_MAX * 4];
 	uint32_t retry = z->loaded ? RTE_MAX(z->retry, 1u) : SEC_FIRST_RETRY_S;
@@ -514,7 +516,8 @@ sec_main(void *arg)
 /* life cycle                                                          */
 
 struct dns_secondary *
-dns_secondary_create(const struct dns_secondary_src *src, unsigned int nb, dns_secondary_publish_fn publish,
+dns_secondary_create(const struct dns_secondary_src *src, unsigned int nb,
+		     dns_secondary_publish_fn publish,
 	       void *arg)
 {
 	struct dns_secondary *sec = calloc(1, sizeof(*sec) + nb * sizeof(sec->z[0]));

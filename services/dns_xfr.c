@@ -258,8 +258,9 @@ type_served(uint16_t t)
 	switch (t) {
 	case DNS_T_A: case DNS_T_NS: case DNS_T_CNAME: case DNS_T_SOA: case DNS_T_PTR:
 	case DNS_T_HINFO: case DNS_T_MX: case DNS_T_TXT: case DNS_T_AAAA: case DNS_T_SRV:
-	case DNS_T_CAA: case DNS_T_DS: case 46: case 47: case 48: case 50: case 51:
-	case 59: case 60:
+	case DNS_T_CAA: case DNS_T_DS: case DNS_T_RRSIG: case DNS_T_NSEC:
+	case DNS_T_DNSKEY: case DNS_T_NSEC3: case DNS_T_NSEC3PARAM: case DNS_T_CDS:
+	case DNS_T_CDNSKEY:
 		return true;
 	default:
 		return false;
@@ -526,7 +527,8 @@ dns_xfr_result(struct dns_xfr_rx *rx, const struct dns_recs *cur, bool have_cur,
 	if (have_cur && rx->serial == cur_serial)
 		return 0;
 	if (have_cur && !dns_serial_newer(rx->serial, cur_serial)) {
-		return xfr_err(err, DNS_XE_SERIAL, why, whylen, "serial %u is not newer than ours, %u", rx->serial,
+		return xfr_err(err, DNS_XE_SERIAL, why, whylen,
+			       "serial %u is not newer than ours, %u", rx->serial,
 			 cur_serial);
 	}
 	if (rx->rrs.n == 1)	/* a lone SOA, newer: says nothing we can use */
