@@ -526,11 +526,9 @@ dns_xfr_result(struct dns_xfr_rx *rx, const struct dns_recs *cur, bool have_cur,
 			       "before the closing SOA");
 	if (have_cur && rx->serial == cur_serial)
 		return 0;
-	if (have_cur && !dns_serial_newer(rx->serial, cur_serial)) {
+	if (have_cur && !dns_serial_newer(rx->serial, cur_serial))
 		return xfr_err(err, DNS_XE_SERIAL, why, whylen,
-			       "serial %u is not newer than ours, %u", rx->serial,
-			 cur_serial);
-	}
+			       "serial %u is not newer than ours, %u", rx->serial, cur_serial);
 	if (rx->rrs.n == 1)	/* a lone SOA, newer: says nothing we can use */
 		return xfr_err(err, DNS_XE_MESSAGE, why, whylen, "a lone SOA");
 	if (!rx->incremental) {
