@@ -26,6 +26,10 @@
  *   cookie_secret_file = /etc/tfo/tfo.key   ; their secret's key file
  *                            ; (PRIMARY[,BACKUP]; may be [tfo] key_file)
  *
+ *   secondary = example.com:192.0.2.1       ; a zone transferred from its
+ *   secondary = example.net:2001:db8::1@5300 ; primary (AXFR, IXFR) and
+ *                            ; refreshed on its SOA timers and on NOTIFY
+ *
  * `zone` may be given once per zone (a repeat key: every occurrence is
  * kept); one value may also list several "origin:file" separated by blanks.
  *
@@ -47,8 +51,11 @@
  * TCP and a TC=1 over UDP. Pre-signed DNSSEC (dns_sec.c): with the DO
  * bit, signed zones' answers carry their RRSIGs and NSEC/NSEC3 proofs.
  *
- * Choices: NOTIMP for every opcode but QUERY (NOTIFY and UPDATE
- * included: this server has no secondaries and takes no updates);
+ * Choices: NOTIMP for every opcode but QUERY and NOTIFY (UPDATE
+ * included: this server takes no updates); NOTIFY (RFC 1996) for a
+ * `secondary` zone from its primary's address is NOERROR with AA and
+ * starts a refresh (dns_secondary.c), any other NOTIFY is REFUSED;
+ * names of a secondary zone not transferred yet, or expired, SERVFAIL;
  * REFUSED for AXFR/IXFR, for classes other than IN and for names outside
  * the zones; FORMERR for malformed queries; a message shorter than a
  * header or with QR set gets no answer (UDP: dropped; TCP: reset).
@@ -92,6 +99,7 @@
 
 #include "dns.h"
 #include "dns_rrl.h"
+#include "dns_xfr.h"
 #include "svc_retire.h"
 
 #define DNS_MAX_ZONES 64
@@ -111,7 +119,9 @@ enum dns_ctr {
 	C_RCODE_NOTAUTH, C_NSID, C_CHAOS, C_TSIG_BADKEY, C_TCP_TOO_LONG,
 	C_RRL_LIMITED, C_RRL_SLIPPED, C_RRL_DROPPED, C_RRL_EVICTED, C_RRL_EXEMPT,
 	C_COOKIE_CLIENT_ONLY, C_COOKIE_VALID, C_COOKIE_BAD, C_COOKIE_FORMERR,
-	C_MAX
+	C_XFR_NOTIFY, C_XFR_NOTIFY_REFUSED,
+	C_XFR_FIRST,		/* the refresh thread's, enum dns_xfr_ctr */
+	C_MAX = C_XFR_FIRST + DNS_XC_MAX
 };
 
 static const struct tfo_svc_counter dns_counters[C_MAX + 1] = {
@@ -154,6 +164,18 @@ static const struct tfo_svc_counter dns_counters[C_MAX + 1] = {
 	[C_COOKIE_VALID] = { "dns_cookie_valid", "queries with a valid server cookie of ours (cookies = on)" },
 	[C_COOKIE_BAD] = { "dns_cookie_bad", "queries with a server cookie that does not verify or is out of time (cookies = on): given a fresh one" },
 	[C_COOKIE_FORMERR] = { "dns_cookie_formerr", "queries with a COOKIE option of a bad length (cookies = on): FORMERR" },
+	[C_XFR_NOTIFY] = { "dns_xfr_notify", "NOTIFY from a secondary zone's primary: NOERROR, a refresh started" },
+	[C_XFR_NOTIFY_REFUSED] = { "dns_xfr_notify_refused", "NOTIFY REFUSED: not a secondary zone here, or not from its primary" },
+	[C_XFR_FIRST + DNS_XC_OK] = { "dns_xfr_ok", "secondary zones transferred and served (AXFR or IXFR)" },
+	[C_XFR_FIRST + DNS_XC_IXFR] = { "dns_xfr_ixfr", "... of them by IXFR diffs (RFC 1995)" },
+	[C_XFR_FIRST + DNS_XC_UPTODATE] = { "dns_xfr_uptodate", "refreshes that found the primary's serial the one served" },
+	[C_XFR_FIRST + DNS_XC_FAILED_CONNECT] = { "dns_xfr_failed_connect", "transfers failed: no TCP connection to the primary (the old zone serves)" },
+	[C_XFR_FIRST + DNS_XC_FAILED_TRUNCATED] = { "dns_xfr_failed_truncated", "transfers failed: the stream ended or stalled before the closing SOA" },
+	[C_XFR_FIRST + DNS_XC_FAILED_MESSAGE] = { "dns_xfr_failed_message", "transfers failed: a malformed message, another ID, a record outside the zone" },
+	[C_XFR_FIRST + DNS_XC_FAILED_RCODE] = { "dns_xfr_failed_rcode", "transfers failed: the primary answered an error (REFUSED, NOTAUTH...)" },
+	[C_XFR_FIRST + DNS_XC_FAILED_ZONE] = { "dns_xfr_failed_zone", "transfers failed: the records make no zone this server serves" },
+	[C_XFR_FIRST + DNS_XC_FAILED_SERIAL] = { "dns_xfr_failed_serial", "transfers failed: the primary's serial is older than the one served" },
+	[C_XFR_FIRST + DNS_XC_EXPIRED] = { "dns_xfr_expired", "secondary zones past their SOA expire: answered SERVFAIL" },
 	[C_MAX] = { NULL, NULL },
 };
 
@@ -170,11 +192,15 @@ struct dns_conf {
 	struct dns_rrl_conf rrl;
 	bool cookies;
 	char cookie_file[4096];	/* resolved against base_dir */
+	struct dns_secondary_src *sec;	/* nb_sec: `secondary`; malloc'ed, in
+					 * rte_malloc once created (as zones) */
+	unsigned int nb_sec;
 };
 
 /* The service instance: the zone set serving now and the replaced ones. */
 struct dns_svc {
 	struct dns_set *cur;		/* atomic: release store, acquire load */
+	struct dns_secondary *sec;		/* secondary zones, or NULL: none */
 	uint32_t idle_ms;
 	uint16_t port;
 	uint32_t max_request;		/* [tcp] max_request, 0: unknown */
@@ -192,10 +218,10 @@ struct dns_svc {
 static const char *const dns_keys[] = {
 	"zone", "idle_timeout", "edns_size", "reload_drain", "nsid", "identity",
 	"version", "rate_limit", "rate_limit_burst", "slip", "rate_limit_table",
-	"rate_limit_exempt", "cookies", "cookie_secret_file", NULL
+	"rate_limit_exempt", "cookies", "cookie_secret_file", "secondary", NULL
 };
 
-static const char *const dns_repeat_keys[] = { "zone", NULL };
+static const char *const dns_repeat_keys[] = { "zone", "secondary", NULL };
 
 int
 dns_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
@@ -298,6 +324,8 @@ dns_check_key(const char *key, const char *value, char *why, size_t whylen)
 
 	if (strcmp(key, "zone") == 0)
 		return dns_zone_value(key, value, NULL, NULL, why, whylen);
+	if (strcmp(key, "secondary") == 0)
+		return dns_secondary_value(value, NULL, NULL, 0, why, whylen);
 	rc = dns_rrl_conf_key(key, value, NULL, why, whylen);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
@@ -393,8 +421,24 @@ dns_conf_read(const struct tfo_service_args *a, struct dns_conf *c, char *why,
 		    dns_zone_value("zone", a->kv[i].value, a->base_dir, c, why,
 				   whylen) < 0)
 			return -EINVAL;
-	if (c->nb_zones == 0)
-		return tfo_errmsg(why, whylen, "no zone: zone = ORIGIN:FILE is required");
+	c->sec = calloc(DNS_SECONDARY_MAX, sizeof(*c->sec));
+	if (c->sec == NULL)
+		return tfo_errmsg(why, whylen, "out of memory");
+	for (unsigned int i = 0; i < a->nb_kv; i++)
+		if (strcmp(a->kv[i].key, "secondary") == 0 &&
+		    dns_secondary_value(a->kv[i].value, c->sec, &c->nb_sec, DNS_SECONDARY_MAX, r,
+				  sizeof(r)) < 0)
+			return tfo_errmsg(why, whylen, "secondary = %s: %s", a->kv[i].value, r);
+	for (unsigned int i = 0; i < c->nb_sec; i++)
+		for (unsigned int j = 0; j < c->nb_zones; j++)
+			if (dns_name_len(c->sec[i].origin) == dns_name_len(c->zones[j].origin) &&
+			    memcmp(c->sec[i].origin, c->zones[j].origin,
+				   dns_name_len(c->zones[j].origin)) == 0)
+				return tfo_errmsg(why, whylen, "secondary: zone of %s is also "
+						  "a zone = ... file: keep one", c->sec[i].text);
+	if (c->nb_zones == 0 && c->nb_sec == 0)
+		return tfo_errmsg(why, whylen, "no zone: zone = ORIGIN:FILE or "
+				  "secondary = ORIGIN:ADDRESS is required");
 	dns_rrl_conf_init(&c->rrl);
 	for (unsigned int i = 0; i < a->nb_kv; i++)
 		if (dns_rrl_conf_key(a->kv[i].key, a->kv[i].value, &c->rrl, r,
@@ -422,6 +466,7 @@ dns_check(const struct tfo_service_args *a, char *why, size_t whylen)
 		dns_recs_free(&recs);
 	}
 	free(c.zones);
+	free(c.sec);
 	return rc < 0 ? -EINVAL : 0;
 }
 
@@ -435,12 +480,15 @@ dns_destroy(void *state)
 
 	if (sv == NULL)
 		return;
+	/* the refresh thread publishes: stopped first */
+	dns_secondary_destroy(sv->sec);
 	dns_set_free(sv->cur);
 	for (unsigned int i = 0; i < DNS_RETIRED; i++)
 		dns_set_free(sv->retired[i].st);
 	for (unsigned int i = 0; i < RTE_MAX_LCORE; i++)
 		rte_free(sv->rrl[i]);
 	rte_free(sv->conf.zones);
+	rte_free(sv->conf.sec);
 	rte_free(sv);
 }
 
@@ -476,6 +524,8 @@ dns_rrl_create(struct dns_svc *sv, const struct tfo_service_args *a)
 	return 0;
 }
 
+static int dns_publish(void *state, char *msg, size_t msglen);
+
 /*
  * The engine's TCP response buffer (the larger of 2048 and [tcp]
  * max_request: tcp/engine.c) must hold every answer composed per query,
@@ -510,31 +560,51 @@ dns_create(const struct tfo_service_args *a, void **state)
 	if (rc < 0) {
 		TFO_LOG(ERR, "dns: %s", why);
 		free(c.zones);
+		free(c.sec);
 		return -EINVAL;
 	}
 	sv = rte_zmalloc_socket("tfo_dns_svc", sizeof(*sv), RTE_CACHE_LINE_SIZE, a->socket_id);
 	if (sv == NULL) {
 		free(c.zones);
+		free(c.sec);
 		return -ENOMEM;
 	}
 	sv->conf = c;
 	/* in DPDK memory like the rest of the state (LeakSanitizer does not
 	 * scan it), for reload() */
-	sv->conf.zones = rte_malloc_socket("tfo_dns_conf", c.nb_zones * sizeof(*c.zones), 0,
-					   a->socket_id);
+	sv->conf.zones = rte_malloc_socket("tfo_dns_conf", (c.nb_zones + 1u) * sizeof(*c.zones),
+					   0, a->socket_id);
 	if (sv->conf.zones == NULL) {
 		free(c.zones);
+		free(c.sec);
 		rte_free(sv);
 		return -ENOMEM;
 	}
 	memcpy(sv->conf.zones, c.zones, c.nb_zones * sizeof(*c.zones));
 	free(c.zones);
+	sv->conf.sec = rte_malloc_socket("tfo_dns_conf", (c.nb_sec + 1u) * sizeof(*c.sec), 0,
+					 a->socket_id);
+	if (sv->conf.sec == NULL) {
+		free(c.sec);
+		dns_destroy(sv);
+		return -ENOMEM;
+	}
+	memcpy(sv->conf.sec, c.sec, c.nb_sec * sizeof(*c.sec));
+	free(c.sec);
 	sv->socket = a->socket_id;
 	sv->port = a->port;
 	sv->max_request = a->max_request;
 	sv->idle_ms = c.idle_s * 1000;
-	rc = dns_set_load(sv->conf.zones, c.nb_zones, a->socket_id, (uint16_t)c.edns_size,
-			  &sv->cur, why, sizeof(why));
+	if (c.nb_sec != 0) {
+		sv->sec = dns_secondary_create(sv->conf.sec, c.nb_sec, dns_publish, sv);
+		if (sv->sec == NULL) {
+			dns_destroy(sv);
+			return -ENOMEM;
+		}
+	}
+	/* the secondary zones join once transferred (SERVFAIL until then) */
+	rc = dns_secondary_build(sv->sec, sv->conf.zones, c.nb_zones, a->socket_id,
+			   (uint16_t)c.edns_size, &sv->cur, why, sizeof(why));
 	if (rc == 0)
 		rc = dns_fits_tcp(sv, sv->cur, why, sizeof(why));
 	if (rc == 0 && c.cookies)
@@ -563,12 +633,26 @@ dns_create(const struct tfo_service_args *a, void **state)
 			fp, c.cookie_file, sv->cur->cookie.has_prev ?
 			" (its previous key accepted too)" : "");
 	}
+	if (sv->sec != NULL) {
+		rc = dns_secondary_start(sv->sec);
+		if (rc < 0) {
+			TFO_LOG(ERR, "dns: port %u: no refresh thread for the secondary "
+				"zones: %s", a->port, strerror(-rc));
+			dns_destroy(sv);
+			return rc;
+		}
+		TFO_LOG(INFO, "dns: port %u: %u secondary zones, transferred from their "
+			"primaries now (SERVFAIL until then)", a->port, c.nb_sec);
+	}
 	*state = sv;
 	return 0;
 }
 
+/* A new zone set from the files and the secondary zones held, published
+ * as the current one (reload(), and the refresh thread after a transfer);
+ * the secondaries' lock is held. */
 static int
-dns_reload(void *state, char *msg, size_t msglen)
+dns_publish(void *state, char *msg, size_t msglen)
 {
 	struct dns_svc *sv = state;
 	struct dns_set *old = sv->cur, *st = NULL;
@@ -583,8 +667,8 @@ dns_reload(void *state, char *msg, size_t msglen)
 			 DNS_RETIRED, sv->conf.drain_s);
 		return -EBUSY;
 	}
-	rc = dns_set_load(sv->conf.zones, sv->conf.nb_zones, sv->socket,
-			  (uint16_t)sv->conf.edns_size, &st, why, sizeof(why));
+	rc = dns_secondary_build(sv->sec, sv->conf.zones, sv->conf.nb_zones, sv->socket,
+			   (uint16_t)sv->conf.edns_size, &st, why, sizeof(why));
 	if (rc == 0 && (rc = dns_fits_tcp(sv, st, why, sizeof(why))) < 0)
 		dns_set_free(st);
 	/* the cookie secrets are read again with the zones: a rotated key
@@ -612,6 +696,18 @@ dns_reload(void *state, char *msg, size_t msglen)
 		 st->nb_records, fp[0] ? ", cookies made with key " : "", fp, old->gen,
 		 sv->conf.drain_s);
 	return 1;
+}
+
+static int
+dns_reload(void *state, char *msg, size_t msglen)
+{
+	struct dns_svc *sv = state;
+	int rc;
+
+	dns_secondary_lock(sv->sec);
+	rc = dns_publish(sv, msg, msglen);
+	dns_secondary_unlock(sv->sec);
+	return rc;
 }
 
 static bool
@@ -934,7 +1030,7 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	enum dns_qerr qe;
 	const char *chaos = NULL;
 	uint32_t nsid_res = 0;
-	bool slipped = false;
+	bool slipped = false, notify = false;
 
 	if (tcp) {
 		if (len < 2)
@@ -954,6 +1050,8 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 		dns_count(ctx, C_REJECT);
 		return TFO_SVC_REJECT;
 	}
+	if (unlikely(sv->sec != NULL) && ctx->counters != NULL)
+		dns_secondary_fold(sv->sec, ctx->counters + C_XFR_FIRST);
 	/* room for our NSID only when it will be sent */
 	if (q.edns && q.nsid && sv->conf.nsid_len != 0)
 		nsid_res = 4u + sv->conf.nsid_len;
@@ -984,6 +1082,17 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	} else if (cv == DNS_CK_BAD && !tcp) {
 		/* as knotd: the client retries with the fresh cookie */
 		o.rcode = DNS_R_BADCOOKIE;
+	} else if (qe == DNS_Q_NOTIMP && q.opcode == DNS_OP_NOTIFY && q.has_q) {
+		/* RFC 1996 3.7: NOERROR with AA from a secondary zone's primary,
+		 * and the refresh thread asks it for the new version */
+		notify = true;
+		if (sv->sec != NULL && q.qclass == DNS_CLASS_IN && q.qtype == DNS_T_SOA &&
+		    dns_secondary_notify(sv->sec, q.lname, ctx->family, ctx->src_addr)) {
+			dns_count(ctx, C_XFR_NOTIFY);
+		} else {
+			o.rcode = DNS_R_REFUSED;
+			dns_count(ctx, C_XFR_NOTIFY_REFUSED);
+		}
 	} else if (qe == DNS_Q_NOTIMP) {
 		o.rcode = DNS_R_NOTIMP;
 	} else if (q.edns && q.edns_version > 0) {
@@ -997,9 +1106,11 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 	} else if (q.qclass != DNS_CLASS_IN || q.qtype == DNS_T_AXFR ||
 		   q.qtype == DNS_T_IXFR) {
 		o.rcode = DNS_R_REFUSED;
+	} else if (unlikely(sv->sec != NULL) && dns_secondary_down(sv->sec, q.lname)) {
+		o.rcode = DNS_R_SERVFAIL;	/* RFC 1034 4.3.5: not loaded, expired */
 	}
-	if (o.rcode != DNS_R_NOERROR) {
-		dns_w_head(&o.w, &q, (uint8_t)o.rcode, false);
+	if (o.rcode != DNS_R_NOERROR || notify) {
+		dns_w_head(&o.w, &q, (uint8_t)o.rcode, notify && o.rcode == DNS_R_NOERROR);
 		o.head = o.w.len;
 	} else if (chaos != NULL) {
 		dns_w_head(&o.w, &q, 0, true);
@@ -1143,8 +1254,9 @@ dns_handle(const void *state, const struct tfo_svc_ctx *ctx, const uint8_t *req,
 
 static struct tfo_service dns_service = {
 	.name = "dns",
-	.help = "authoritative DNS over TCP and UDP from master files "
-		"(zone = ORIGIN:FILE, udp = on, cookies = on)",
+	.help = "authoritative DNS over TCP and UDP from master files and "
+		"primaries (zone = ORIGIN:FILE, secondary = ORIGIN:ADDRESS, udp = on, "
+		"cookies = on)",
 	.keys = dns_keys,
 	.repeat_keys = dns_repeat_keys,
 	.counters = dns_counters,

@@ -252,11 +252,15 @@ struct dns_zone_src {
 
 /**
  * Load @p nb zones into a new set (DPDK memory on @p socket; rte_malloc
- * only, so any thread may call it). @p why: the reason it failed.
+ * only, so any thread may call it), and with them the @p nb_more zones
+ * already read: @p more[i] for zone @p more_origins[i], named
+ * @p more_names[i] in errors (secondary zones; only read). @p why: the
+ * reason it failed.
  */
-int dns_set_load(const struct dns_zone_src *z, unsigned int nb, int socket,
-		 uint16_t edns_size, struct dns_set **out, char *why,
-		 size_t whylen);
+int dns_set_load(const struct dns_zone_src *z, unsigned int nb, const struct dns_recs *more,
+		 const uint8_t (*more_origins)[DNS_NAME_MAX], const char *const *more_names,
+		 unsigned int nb_more, int socket, uint16_t edns_size, struct dns_set **out,
+		 char *why, size_t whylen);
 /** The same from records already read: @p recs[i] for zone
  *  @p origins[i] read from @p files[i] (for errors; may be NULL). */
 int dns_set_build(struct dns_recs *recs, const uint8_t (*origins)[DNS_NAME_MAX],

@@ -323,7 +323,9 @@ static int
 set_alloc(struct dns_set *s, int socket, uint32_t names_len, uint32_t rdata_len,
 	  uint32_t nslots)
 {
-	s->zones = rte_zmalloc_socket("tfo_dns_zones", s->nb_zones * sizeof(*s->zones), 0, socket);
+	/* + 1: a set of no zone yet (secondaries not transferred) */
+	s->zones = rte_zmalloc_socket("tfo_dns_zones", (s->nb_zones + 1u) * sizeof(*s->zones),
+				      0, socket);
 	s->nodes = rte_zmalloc_socket("tfo_dns_nodes", (s->nb_nodes + 1) * sizeof(*s->nodes),
 				      RTE_CACHE_LINE_SIZE, socket);
 	s->rrsets = rte_zmalloc_socket("tfo_dns_rrsets",
@@ -844,12 +846,15 @@ out:
 }
 
 int
-dns_set_load(const struct dns_zone_src *z, unsigned int nb, int socket,
-	     uint16_t edns_size, struct dns_set **out, char *why, size_t whylen)
+dns_set_load(const struct dns_zone_src *z, unsigned int nb, const struct dns_recs *more,
+	     const uint8_t (*more_origins)[DNS_NAME_MAX], const char *const *more_names,
+	     unsigned int nb_more, int socket, uint16_t edns_size, struct dns_set **out,
+	     char *why, size_t whylen)
 {
-	struct dns_recs *recs = calloc(nb + 1, sizeof(*recs));
-	uint8_t (*origins)[DNS_NAME_MAX] = calloc(nb + 1, sizeof(*origins));
-	const char **files = calloc(nb + 1, sizeof(*files));
+	unsigned int all = nb + nb_more;
+	struct dns_recs *recs = calloc(all + 1, sizeof(*recs));
+	uint8_t (*origins)[DNS_NAME_MAX] = calloc(all + 1, sizeof(*origins));
+	const char **files = calloc(all + 1, sizeof(*files));
 	int rc = 0;
 
 	if (recs == NULL || origins == NULL || files == NULL) {
@@ -861,9 +866,15 @@ dns_set_load(const struct dns_zone_src *z, unsigned int nb, int socket,
 		files[i] = z[i].path;
 		rc = dns_zparse_file(z[i].path, z[i].origin, &recs[i], why, whylen);
 	}
+	/* the caller's records are lent, not copied: the build only reads */
+	for (unsigned int i = 0; i < nb_more; i++) {
+		memcpy(origins[nb + i], more_origins[i], dns_name_len(more_origins[i]));
+		files[nb + i] = more_names[i];
+		recs[nb + i] = more[i];
+	}
 	if (rc == 0) {
 		why[0] = '\0';
-		rc = dns_set_build(recs, (const uint8_t (*)[DNS_NAME_MAX])origins, nb, socket,
+		rc = dns_set_build(recs, (const uint8_t (*)[DNS_NAME_MAX])origins, all, socket,
 				   edns_size, out, why, whylen, files);
 	}
 out:

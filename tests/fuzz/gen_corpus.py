@@ -266,6 +266,38 @@ def dns_corpus():
           b' A RRSIG\nns A 198.18.0.1\n')
 
 
+def xfr_corpus():
+    """fuzz_xfr.c: a mode byte (1: IXFR from serial 1, 2: build the
+    zone), then framed responses for example.com."""
+    org = b'\x07example\x03com\x00'
+
+    def soa(serial):
+        rd = b'\x03ns1\xc0\x0c\x0ahostmaster\xc0\x0c' + \
+            struct.pack('!IIIII', serial, 3600, 600, 86400, 300)
+        return b'\xc0\x0c' + struct.pack('!HHIH', 6, 1, 300, len(rd)) + rd
+
+    def a_rec(owner, last):
+        return owner + struct.pack('!HHIH', 1, 1, 300, 4) + bytes([198, 18, 0, last])
+
+    def msg(qtype, rrs, rid=0x4242, rcode=0):
+        m = struct.pack('!HHHHHH', rid, 0x8400 | rcode, 1, len(rrs), 0, 0) + org + \
+            struct.pack('!HH', qtype, 1) + b''.join(rrs)
+        return struct.pack('!H', len(m)) + m
+
+    www = b'\x03www' + b'\xc0\x0c'
+    ns = b'\xc0\x0c' + struct.pack('!HHIH', 2, 1, 300, 6) + b'\x03ns1\xc0\x0c'
+    write('xfr', 'axfr_one', b'\x02' + msg(252, [soa(2), ns, a_rec(www, 2), soa(2)]))
+    write('xfr', 'axfr_split', b'\x02' + msg(252, [soa(3), ns]) +
+          msg(252, [a_rec(www, 3)]) + msg(252, [soa(3)]))
+    write('xfr', 'axfr_cut', b'\x00' + msg(252, [soa(3), ns]))
+    write('xfr', 'ixfr_diffs', b'\x03' + msg(251, [
+        soa(3), soa(1), a_rec(www, 1), soa(2), a_rec(www, 2), soa(2), soa(3),
+        a_rec(b'\x03new\xc0\x0c', 9), soa(3)]))
+    write('xfr', 'ixfr_uptodate', b'\x01' + msg(251, [soa(1)]))
+    write('xfr', 'ixfr_axfr_style', b'\x03' + msg(251, [soa(4), ns, a_rec(www, 4), soa(4)]))
+    write('xfr', 'refused', b'\x00' + msg(252, [], rcode=5))
+
+
 def worker_corpus():
     base = F_CKSUM | F_EXACT
     conv = {}
@@ -398,6 +430,7 @@ if __name__ == '__main__':
     parser_corpus()
     http_corpus()
     dns_corpus()
+    xfr_corpus()
     worker_corpus()
     n = sum(len(files) for _, _, files in os.walk(OUT))
     print('corpus: %d files in %s' % (n, OUT))

@@ -17,13 +17,12 @@ Namespace and prefixes carry "dck". Skips (77) without root or kdig.
 import os
 import re
 import shutil
-import socket
 import struct
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tfotap import Bed, Checks, SERVER_V4, SERVER_V6, need_root  # noqa: E402
+from tfotap import Bed, Checks, SERVER_V4, SERVER_V6, need_root, udp_ask  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZONE = os.path.normpath(os.path.join(HERE, '..', 'dns', 'example.org.zone'))
@@ -54,17 +53,8 @@ def raw_udp(bed, opt_data):
     q += b'\x03www\x07example\x03org\x00' + struct.pack('>HH', 1, 1)
     opt = struct.pack('>HH', 10, len(opt_data)) + opt_data
     q += b'\x00' + struct.pack('>HHIH', 41, 1232, 0, len(opt)) + opt
-    code = ('import socket,sys\n'
-            's=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)\n'
-            's.settimeout(2)\n'
-            's.sendto(bytes.fromhex(sys.argv[1]),(%r,53))\n'
-            'print(s.recv(4096).hex())\n' % SERVER_V4)
-    r = bed.ns_run(['/usr/bin/python3', '-c', code, q.hex()], check=False)
-    try:
-        a = bytes.fromhex(r.stdout.strip())
-    except ValueError:
-        return None
-    if len(a) < 12:
+    a = udp_ask(bed, q, SERVER_V4)
+    if a is None or len(a) < 12:
         return None
     rcode = a[3] & 0x0f
     # the OPT is the last record; its TTL's first byte is the extended rcode

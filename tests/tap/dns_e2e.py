@@ -27,7 +27,6 @@ files on the namespace's loopback. Checks:
 """
 import json
 import os
-import pwd
 import shutil
 import signal
 import socket
@@ -38,7 +37,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tfotap import Bed, Checks, SERVER_V4, SERVER_V6, flows, need_root, stop_process  # noqa: E402
+from tfotap import (Bed, Checks, SERVER_V4, SERVER_V6, flows, need_root,  # noqa: E402
+                    popen_as_nobody, stop_process)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZDIR = os.path.normpath(os.path.join(HERE, '..', 'dns'))
@@ -363,13 +363,8 @@ zone:
 {z}'''.format(d=tmp, a=KNOT_ADDR, p=KNOT_PORT, idle=IDLE_S, z=zones, nsid=NSID,
               ident=IDENTITY, version=VERSION))
     os.chmod(tmp, 0o777)
-    nobody = pwd.getpwnam('nobody')
-    logf = open(os.path.join(tmp, 'knotd.log'), 'w')
     # unprivileged: knotd runs as nobody from the start
-    proc = subprocess.Popen(['ip', 'netns', 'exec', bed.ns, 'setpriv',
-                             '--reuid=%d' % nobody.pw_uid, '--regid=%d' % nobody.pw_gid,
-                             '--clear-groups', knotd, '-c', conf],
-                            stdout=logf, stderr=subprocess.STDOUT)
+    proc = popen_as_nobody(bed, [knotd, '-c', conf], os.path.join(tmp, 'knotd.log'))
     deadline = time.time() + 20
     probe = [('udp', query('example.org', SOA, {}))]
     while time.time() < deadline:

@@ -9,6 +9,7 @@ namespace, the server and the captures go away on every exit path.
 """
 import json
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -378,6 +379,33 @@ def sh(cmd, check=True, timeout=30, **kw):
 def ns(name, cmd, **kw):
     """sh() in network namespace @name."""
     return sh(['ip', 'netns', 'exec', name] + cmd, **kw)
+
+
+def popen_as_nobody(bed, argv, log_path):
+    """@argv in @bed's namespace as user nobody from the start (knotd and
+    the like need no privilege), its output into @log_path."""
+    nobody = pwd.getpwnam('nobody')
+    logf = open(log_path, 'w')
+    return subprocess.Popen(['ip', 'netns', 'exec', bed.ns, 'setpriv',
+                             '--reuid=%d' % nobody.pw_uid, '--regid=%d' % nobody.pw_gid,
+                             '--clear-groups'] + list(argv),
+                            stdout=logf, stderr=subprocess.STDOUT)
+
+
+def udp_ask(bed, payload, dst, port=53, timeout=2):
+    """One UDP datagram from @bed's namespace to @dst (IPv4 or IPv6) and
+    its answer's bytes, or None: nothing within @timeout seconds."""
+    fam = 'AF_INET6' if ':' in dst else 'AF_INET'
+    code = ('import socket,sys\n'
+            's=socket.socket(socket.%s,socket.SOCK_DGRAM)\n'
+            's.settimeout(%r)\n'
+            's.sendto(bytes.fromhex(sys.argv[1]),(%r,%d))\n'
+            'print(s.recv(65535).hex())\n' % (fam, timeout, dst, port))
+    r = bed.ns_run(['/usr/bin/python3', '-c', code, payload.hex()], check=False)
+    try:
+        return bytes.fromhex(r.stdout.strip())
+    except ValueError:
+        return None
 
 
 class VethPair:
