@@ -36,7 +36,8 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 		{ echo "fuzz: meson setup $BUILD failed"; exit 1; }
 fi
 # only the harnesses (and their instrumented library), not the whole tree
-targets=(tests/fuzz/fuzz_pkt tests/fuzz/fuzz_http tests/fuzz/fuzz_dns tests/fuzz/fuzz_worker)
+targets=(tests/fuzz/fuzz_pkt tests/fuzz/fuzz_http tests/fuzz/fuzz_dns tests/fuzz/fuzz_worker
+	tests/fuzz/fuzz_xfr)
 ninja -C "$BUILD" "${targets[@]}" >/dev/null ||
 	{ ninja -C "$BUILD" "${targets[@]}" | tail -n 30; exit 1; }
 TFO_FUZZ_SECONDS=$SECS meson test -C "$BUILD" --suite fuzz --no-rebuild --num-processes 1 \
