@@ -11,7 +11,9 @@
 #   rate limiting ("tfo-server") and with `rate_limit` so high that no
 #   answer is limited but every one goes through the RRL table
 #   ("tfo-server-rrl"): the difference of their busy_tsc per answer is
-#   the cost of RRL per UDP answer;
+#   the cost of RRL per UDP answer (the runs without RRL at the fixed
+#   rate are done again after those with it, "tfo-server-again": the
+#   cost is measured against both);
 # - knotd and NSD on kernel sockets on the same address, the same zone
 #   file (one UDP worker each, on BENCH_DUT_CPU; neither limits: NSD's
 #   default rrl-ratelimit of 200/s turned off);
@@ -102,7 +104,7 @@ dn_phase() {
 	# shellcheck disable=SC2034
 	local AX_DIR=$RAW/dnssec AX_PHASE=dnssec AX_GEN=dnsperf AX_DNSPERF=(-D) \
 		AX_RCODES="NOERROR NXDOMAIN" SRV_NS=${AX_NS[0]} SRV_PREFIX=$TAG-bdn \
-		NS=${AX_NS[0]} t
+		NS=${AX_NS[0]} t r
 
 	mkdir -p "$AX_DIR"
 	for t in ethtool kdig dnsperf; do
@@ -128,6 +130,14 @@ dn_phase() {
 		"without and with RRL, knotd, NSD (CPU $DUT)"
 	if dn_tfo tfo-server; then
 		dn_tfo tfo-server-rrl "rate_limit = 10000000"
+		# without RRL again at the fixed rate: the RRL runs bracketed by
+		# runs without, so that a machine growing busier or quieter meanwhile
+		# (it is shared) does not pass for the cost of RRL
+		SRV_INI=$AX_DIR/tfo-server.ini srv_start adaptive
+		for r in $(seq 1 "$REPS"); do
+			ax_run tfo-server-again udp "tfo-server-again_udp_fixed_$r" "$DN_RATE"
+		done
+		srv_stop
 		# the limited run: one at the fixed rate, more queries in flight
 		ax_ini "$AX_DIR/tfo-server-limit.ini" "signed.example:$SV_DIR/signed.example.zone" \
 			"rate_limit = $DN_LIMIT" "slip = 2" || return 0
