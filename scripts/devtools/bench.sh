@@ -40,6 +40,14 @@
 #    50,000/s with dnsperf), the highest rate each holds at >= 99 % (the
 #    rate doubled, at most BENCH_AFXDP_STEPS steps, default 3), and server
 #    CPU per answer (tfo-server's busy_tsc, knotd's utime + stime);
+# 3d. DNSSEC and RRL (scripts/devtools/bench_dnssec.sh, phase dnssec): on
+#    (3c)'s veth, dnsperf over UDP with DO=1 (-D) on the signed zone
+#    tests/dns/signed.example.zone, a query mix (answers, CNAME, NODATA,
+#    NXDOMAIN, wildcard): tfo-server without RRL, with `rate_limit` too
+#    high to limit (the cost of RRL per answer: busy_tsc per answer, the
+#    two compared), knotd and NSD on kernel sockets; answered %, the
+#    highest rate held, server CPU per answer; then one run at a real
+#    limit (BENCH_DNSSEC_RRL_LIMIT, 1000/s): dns_rrl_* and bytes out/in;
 # 4. tfo-bench pipeline, engine, cookie and http; the pipeline's slow path
 #    (--plain --bad-cookie --cookie-req) next to its TFO figure, the same
 #    with 1 and 2 control lcores (--controls 1,2), and the spoofed SYN
@@ -87,7 +95,7 @@
 # it and quotes a few figures of a dated run: it is not written here).
 # --quick: 3 repetitions of 3 s (BENCH_REPS/BENCH_SECONDS still win).
 # --phases LIST: only these phases (comma-separated): testpmd (1), peak (2),
-# loads (2c), flood (2d), kernel (3), dns and nginx (3b), afxdp (3c),
+# loads (2c), flood (2d), kernel (3), dns and nginx (3b), afxdp (3c), dnssec (3d),
 # tfo-bench (all of 4) or tb-NAME (one
 # tfo-bench run: tb-pipeline, tb-pipeline_ackfin, tb-pipeline_cold,
 # tb-pipeline_slow, tb-pipeline_controls, tb-pipeline_flood, tb-engine,
@@ -119,13 +127,13 @@ ROOT=$(pwd)
 B=${BENCH_BUILD:-build-bench}
 QUICK=0
 PHASES=""
-ALL_PHASES="testpmd peak loads flood kernel dns nginx afxdp tfo-bench latency scale"
+ALL_PHASES="testpmd peak loads flood kernel dns nginx afxdp dnssec tfo-bench latency scale"
 TB_NAMES="pipeline pipeline_ackfin pipeline_cold pipeline_slow pipeline_controls pipeline_flood
 engine cookie http"
 SCALE_WORKERS=""
 SCALE_CONTROLS=1,2,4
 usage() {
-	echo "usage: $0 [--quick] [--phases testpmd,peak,loads,flood,kernel,dns,nginx,afxdp,tfo-bench,tb-NAME,latency,scale...]" \
+	echo "usage: $0 [--quick] [--phases testpmd,peak,loads,flood,kernel,dns,nginx,afxdp,dnssec,tfo-bench,tb-NAME,latency,scale...]" \
 		"[--workers N,N...] [--controls N,N...]" >&2
 	exit 2
 }
@@ -723,6 +731,9 @@ kns_down
 # ---- 3c. AF_XDP side by side with Knot DNS ------------------------------------
 # shellcheck source=scripts/devtools/bench_afxdp.sh
 . scripts/devtools/bench_afxdp.sh
+# ---- 3d. DNSSEC (DO=1) and RRL on the same veth, with knotd and NSD ----------
+# shellcheck source=scripts/devtools/bench_dnssec.sh
+. scripts/devtools/bench_dnssec.sh
 
 # ---- 4. tfo-bench -------------------------------------------------------------
 TB_EAL=(-l "$DUT" --file-prefix "$TAG-tb" -m 1024 "${EAL_COMMON[@]}" --log-level=lib.*:warning)

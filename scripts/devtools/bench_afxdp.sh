@@ -32,6 +32,13 @@ AX_SIF=bxd$$s
 AX_CIF=bxd$$c
 AX_ADDR=198.18.0.1
 AX_STEPS=${BENCH_AFXDP_STEPS:-3}
+# the helpers below serve the phase dnssec too (bench_dnssec.sh): it sets
+# AX_DIR and AX_PHASE (the log's prefix) in its own scope, AX_DNSPERF
+# (dnsperf's extra arguments, e.g. -D) and AX_RCODES (the response codes
+# that count as answered: its query mix expects NXDOMAIN too)
+AX_PHASE=afxdp
+AX_DNSPERF=()
+AX_RCODES="NOERROR"
 
 # ax_bed: the veth pair, its server end in AX_NS[0], its client end in
 # AX_NS[1]; the client's kernel fills in its checksums (a veth hands TCP
@@ -43,7 +50,7 @@ ax_bed() {
 	# shellcheck disable=SC2015
 	ip netns add "$sns" && ip netns add "$cns" &&
 		ip link add "$AX_SIF" netns "$sns" type veth peer name "$AX_CIF" netns "$cns" ||
-		die "afxdp: cannot make the veth pair"
+		die "$AX_PHASE: cannot make the veth pair"
 	ip -n "$sns" addr add "$AX_ADDR/24" dev "$AX_SIF"
 	ip -n "$cns" addr add 198.18.0.2/24 dev "$AX_CIF"
 	for n in "$sns:$AX_SIF" "$cns:$AX_CIF"; do
@@ -51,7 +58,47 @@ ax_bed() {
 		ip -n "${n%%:*}" link set "${n#*:}" up
 	done
 	ip netns exec "$cns" ethtool -K "$AX_CIF" tx off >/dev/null ||
-		die "afxdp: ethtool -K $AX_CIF tx off failed"
+		die "$AX_PHASE: ethtool -K $AX_CIF tx off failed"
+}
+
+# ax_unbed: the bed away (an XDP program knotd left on the veth first)
+ax_unbed() {
+	local n
+
+	ip -n "${AX_NS[0]}" link set dev "$AX_SIF" xdp off 2>/dev/null
+	for n in "${AX_NS[@]}"; do
+		ip netns del "$n"
+	done
+}
+
+# ax_ini FILE ZONE [LINE...]: tfo-server's configuration for the bed into
+# FILE: net_af_xdp on the server end (`xdp = own`), [service dns] on port
+# 53 with `udp = on`, `zone = ZONE`, the LINEs added to the service; 1
+# (the phase skipped, and why) when this tfo-server has no XDP program
+ax_ini() {
+	local f=$1 zone=$2
+
+	shift 2
+	{
+		cat <<EOF
+[server]
+stats_period = 0
+[port net_af_xdp0]
+vdev = net_af_xdp0,iface=$AX_SIF
+ipv4 = $AX_ADDR/24
+xdp = own
+[service dns]
+port = 53
+udp = on
+zone = $zone
+EOF
+		[ $# -gt 0 ] && printf '%s\n' "$@"
+	} >"$f"
+	if "$SRV" -- --config "$f" --print-config 2>&1 | grep -q 'built without its XDP program'; then
+		ax_skip "this tfo-server is built without its XDP program (clang, libbpf-dev)"
+		return 1
+	fi
+	return 0
 }
 
 # ax_gen OUT PROTO RATE: one generator run of SECS from the client
@@ -64,30 +111,34 @@ ax_gen() {
 		[ "$2" = tcp ] && cmd+=(-T)
 		cmd+=("$AX_ADDR")
 	elif [ "$2" = tcp ]; then
-		cmd=(dnsperf -s "$AX_ADDR" -d "$AX_DIR/queries.txt" -l "$SECS" -Q "$3" -t 2 -m tcp -c 20)
+		cmd=(dnsperf -s "$AX_ADDR" -d "$AX_DIR/queries.txt" -l "$SECS" -Q "$3" -t 2 -m tcp -c 20 "${AX_DNSPERF[@]}")
 	else
-		cmd=(dnsperf -s "$AX_ADDR" -d "$AX_DIR/queries.txt" -l "$SECS" -Q "$3" -t 2 -m udp -c 4)
+		cmd=(dnsperf -s "$AX_ADDR" -d "$AX_DIR/queries.txt" -l "$SECS" -Q "$3" -t 2 -m udp -c 4 "${AX_DNSPERF[@]}")
 	fi
 	ip netns exec "${AX_NS[1]}" timeout $((SECS + 30)) taskset -c "$GEN" "${cmd[@]}" \
 		>"$1" 2>&1
 }
 
 # ax_run SERVER PROTO NAME RATE [PID...]: one run at RATE, the server's CPU
-# around it (tfo-server's counters, or the CPU time of PIDs); NAME.run:
-# what was sent and answered; AX_HELD=1 when the run held the rate
+# around it (tfo-server's counters -- SERVER tfo-server*, any variant --
+# or the CPU time of PIDs); NAME.run: what was sent and answered (one of
+# AX_RCODES); AX_HELD=1 when the run held the rate
 ax_run() {
-	local srv=$1 proto=$2 f=$AX_DIR/$3 rate=$4 tk=0 sent ans
+	local srv=$1 proto=$2 f=$AX_DIR/$3 rate=$4 tk=0 sent ans=0 rc n
 	shift 4
 
-	if [ "$srv" = tfo-server ]; then tel "$f.tel_a"; else ticks "$@"; tk=$TICKS; fi
+	if [ "${srv#tfo-server}" != "$srv" ]; then tel "$f.tel_a"; else ticks "$@"; tk=$TICKS; fi
 	ax_gen "$f.out" "$proto" "$rate"
-	if [ "$srv" = tfo-server ]; then tel "$f.tel_b"; else ticks "$@"; tk=$((TICKS - tk)); fi
+	if [ "${srv#tfo-server}" != "$srv" ]; then tel "$f.tel_b"; else ticks "$@"; tk=$((TICKS - tk)); fi
 	if [ "$AX_GEN" = kxdpgun ]; then
 		sent=$(sed -n 's/.*total queries *\([0-9]*\).*/\1/p' "$f.out" | tail -n 1)
 		ans=$(sed -n 's/.*total replies *\([0-9]*\).*/\1/p' "$f.out" | tail -n 1)
 	else
 		sent=$(sed -n 's/^ *Queries sent: *\([0-9]*\).*/\1/p' "$f.out")
-		ans=$(sed -n 's/^ *Response codes:.*NOERROR \([0-9]*\).*/\1/p' "$f.out")
+		for rc in $AX_RCODES; do
+			n=$(sed -n "s/^ *Response codes:.*$rc \\([0-9]*\\).*/\\1/p" "$f.out")
+			ans=$((ans + ${n:-0}))
+		done
 	fi
 	sent=${sent:-0} ans=${ans:-0}
 	echo "server $srv proto $proto rate $rate secs $SECS sent $sent answered $ans" \
@@ -95,7 +146,7 @@ ax_run() {
 	AX_HELD=0
 	[ "$sent" -gt 0 ] && [ $((ans * 100)) -ge $((sent * 99)) ] &&
 		[ $((sent * 100)) -ge $((rate * SECS * 95)) ] && AX_HELD=1
-	say "afxdp: $srv $proto at $rate/s: $sent sent, $ans answered"
+	say "$AX_PHASE: $srv $proto at $rate/s: $sent sent, $ans answered"
 }
 
 # ax_rows SERVER PROTO RATE [PID...]: REPS runs at RATE, then the search up
@@ -143,7 +194,7 @@ ax_knotd() {
 
 # ax_skip WHY: the phase cannot run; the report says why
 ax_skip() {
-	say "afxdp: $1: phase skipped"
+	say "$AX_PHASE: $1: phase skipped"
 	echo "$1" >"$AX_DIR/skipped.txt"
 }
 
@@ -151,7 +202,7 @@ ax_phase() {
 	# srv_start, tel and sv_kernel's namespace and file prefix (bash's
 	# dynamic scope)
 	# shellcheck disable=SC2034
-	local SRV_NS=${AX_NS[0]} SRV_PREFIX=$TAG-bxd NS=${AX_NS[0]} why t n
+	local SRV_NS=${AX_NS[0]} SRV_PREFIX=$TAG-bxd NS=${AX_NS[0]} why t
 
 	mkdir -p "$AX_DIR"
 	for t in ethtool kdig dnsperf knotd; do
@@ -162,23 +213,7 @@ ax_phase() {
 	sv_prepare
 	printf 'www.example.org A\n%.0s' $(seq 1 100) >"$AX_DIR/queries.txt"
 	ax_bed
-	cat >"$AX_DIR/tfo-server.ini" <<EOF
-[server]
-stats_period = 0
-[port net_af_xdp0]
-vdev = net_af_xdp0,iface=$AX_SIF
-ipv4 = $AX_ADDR/24
-xdp = own
-[service dns]
-port = 53
-udp = on
-zone = example.org:$SV_DIR/example.org.zone
-EOF
-	if "$SRV" -- --config "$AX_DIR/tfo-server.ini" --print-config 2>&1 |
-	   grep -q 'built without its XDP program'; then
-		ax_skip "this tfo-server is built without its XDP program (clang, libbpf-dev)"
-		return 0
-	fi
+	ax_ini "$AX_DIR/tfo-server.ini" "example.org:$SV_DIR/example.org.zone" || return 0
 	SRV_INI=$AX_DIR/tfo-server.ini srv_start adaptive
 	grep -m 1 'xdp = own' "$RAW/$SRV_LOG" >"$AX_DIR/tfo-server_xdp.txt"
 	# the generator: kxdpgun if its XDP program loads (it exits 0 when its
@@ -214,9 +249,6 @@ EOF
 	else
 		printf 'knotd tcp\nknotd udp\n' >>"$AX_DIR/missing.txt"
 	fi
-	ip -n "${AX_NS[0]}" link set dev "$AX_SIF" xdp off 2>/dev/null	# knotd leaves its own
-	for n in "${AX_NS[@]}"; do
-		ip netns del "$n"
-	done
+	ax_unbed
 }
 want afxdp && ax_phase
