@@ -20,7 +20,6 @@ tfo-server with DO echoed. Namespace and prefixes carry "dsec".
 Skips (77) without root, unbound, knotd or kdig.
 """
 import os
-import pwd
 import re
 import shutil
 import subprocess
@@ -29,7 +28,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tfotap import Bed, Checks, CLIENT_V4, SERVER_V4, need_root, stop_process  # noqa: E402
+from tfotap import (Bed, Checks, CLIENT_V4, SERVER_V4, need_root, popen_as_nobody,  # noqa: E402
+                    stop_process)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ZDIR = os.path.normpath(os.path.join(HERE, '..', 'dns'))
@@ -79,12 +79,8 @@ zone:
     os.chmod(tmp, 0o777)
     # port 53 as nobody: a sysctl of the test's namespace only
     bed.ns_run(['sysctl', '-qw', 'net.ipv4.ip_unprivileged_port_start=53'])
-    nobody = pwd.getpwnam('nobody')
-    logf = open(os.path.join(tmp, 'knotd.log'), 'w')
-    proc = subprocess.Popen(['ip', 'netns', 'exec', bed.ns, 'setpriv',
-                             '--reuid=%d' % nobody.pw_uid, '--regid=%d' % nobody.pw_gid,
-                             '--clear-groups', shutil.which('knotd'), '-c', conf],
-                            stdout=logf, stderr=subprocess.STDOUT)
+    proc = popen_as_nobody(bed, [shutil.which('knotd'), '-c', conf],
+                           os.path.join(tmp, 'knotd.log'))
     deadline = time.time() + 20
     while time.time() < deadline:
         if proc.poll() is not None:
