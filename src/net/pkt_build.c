@@ -125,13 +125,14 @@ put_eth(uint8_t *p, const struct tfo_port_info *port, const struct tfo_route *r)
 }
 
 /*
- * The IPv4 header at @p ip in front of @p l4_total bytes of TCP, its
- * checksum left to the NIC when the port offloads it (@p m's flags say
- * which). @return the addresses' part of the TCP pseudo-header sum.
+ * The IPv4 header at @p ip in front of @p l4_total bytes of protocol
+ * @p proto (TCP, UDP), its checksum left to the NIC when the port
+ * offloads it (@p m's flags say which). @return the addresses' part of
+ * the pseudo-header sum.
  */
 static inline uint64_t
 put_ipv4(uint8_t *ip, struct rte_mbuf *m, const struct tfo_port_info *port,
-	 const struct tfo_route *r, uint32_t l4_total)
+	 const struct tfo_route *r, uint32_t l4_total, uint8_t proto)
 {
 	uint32_t a[2];
 	uint64_t ck, w;
@@ -146,32 +147,33 @@ put_ipv4(uint8_t *ip, struct rte_mbuf *m, const struct tfo_port_info *port,
 	if (port->tx_ip_cksum_offload) {
 		m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
 	} else {
-		/* TTL 64, protocol TCP, checksum 0 */
-		ck = tfo_sum64(w) + (64u | IPPROTO_TCP << 8) + a[0] + a[1];
+		/* TTL 64, the protocol, checksum 0 */
+		ck = tfo_sum64(w) + (64u | (uint32_t)proto << 8) + a[0] + a[1];
 		hc = (uint16_t)~tfo_cksum_fold(ck);
 	}
 	memcpy(ip, &w, 8);
-	w = 64u | IPPROTO_TCP << 8 | (uint64_t)hc << 16 | (uint64_t)a[0] << 32;
+	w = 64u | (uint64_t)proto << 8 | (uint64_t)hc << 16 | (uint64_t)a[0] << 32;
 	memcpy(ip + 8, &w, 8);
 	memcpy(ip + 16, &a[1], 4);
 	return (uint64_t)a[0] + a[1];
 }
 
 /*
- * The IPv6 header at @p ip in front of @p l4_total bytes of TCP. @return
- * the addresses' part of the TCP pseudo-header sum.
+ * The IPv6 header at @p ip in front of @p l4_total bytes of protocol
+ * @p proto (TCP, UDP). @return the addresses' part of the pseudo-header
+ * sum.
  */
 static inline uint64_t
 put_ipv6(uint8_t *ip, struct rte_mbuf *m, const struct tfo_route *r,
-	 uint32_t l4_total)
+	 uint32_t l4_total, uint8_t proto)
 {
 	uint64_t a[4], w;
 
 	memcpy(a, r->local.b, 16);
 	memcpy(a + 2, r->peer.b, 16);
-	/* version 6, no class or flow label; length, TCP, hop limit 64 */
+	/* version 6, no class or flow label; length, protocol, hop limit 64 */
 	w = 0x60u | (uint64_t)rte_cpu_to_be_16((uint16_t)l4_total) << 32 |
-	    (uint64_t)IPPROTO_TCP << 48 | (uint64_t)64 << 56;
+	    (uint64_t)proto << 48 | (uint64_t)64 << 56;
 	memcpy(ip, &w, 8);
 	memcpy(ip + 8, a, 32);
 	m->ol_flags |= RTE_MBUF_F_TX_IPV6;
@@ -232,9 +234,9 @@ tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	      (uint64_t)rte_cpu_to_be_16((uint16_t)(l4_total >> 16)) +
 	      rte_cpu_to_be_16((uint16_t)IPPROTO_TCP);
 	if (r->family == AF_INET)
-		sum += put_ipv4(ip, m, port, r, l4_total);
+		sum += put_ipv4(ip, m, port, r, l4_total, IPPROTO_TCP);
 	else
-		sum += put_ipv6(ip, m, r, l4_total);
+		sum += put_ipv6(ip, m, r, l4_total, IPPROTO_TCP);
 
 	th = ip + l3;
 	put_tcp(th, t, l4, tw);
@@ -258,8 +260,9 @@ tfo_pkt_prepend_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 }
 
 /*
- * A UDP answer: one per datagram served (`udp = on`), so written plainly
- * with DPDK's header structs, not word by word as a TCP segment's.
+ * A UDP answer: one per datagram served (`udp = on`); the Ethernet and IP
+ * headers as a TCP segment's (put_eth, put_ipv4, put_ipv6), the UDP header
+ * with DPDK's struct.
  */
 int
 tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
@@ -267,9 +270,7 @@ tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
 {
 	uint16_t l2 = RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0);
 	uint16_t l3 = r->family == AF_INET ? 20 : 40;
-	uint16_t etype = r->family == AF_INET ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6;
 	uint32_t ulen = m->pkt_len + (uint32_t)sizeof(struct rte_udp_hdr);
-	struct rte_ether_hdr *eh;
 	struct rte_udp_hdr *uh;
 	uint8_t *p, *ip;
 	uint64_t sum;
@@ -277,53 +278,17 @@ tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + sizeof(*uh)));
 	if (p == NULL)
 		return -ENOSPC;
-	eh = (struct rte_ether_hdr *)(void *)p;
-	rte_ether_addr_copy(&r->peer_mac, &eh->dst_addr);
-	rte_ether_addr_copy(&port->mac, &eh->src_addr);
-	if (r->has_vlan) {
-		struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(void *)(eh + 1);
-
-		eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
-		vh->vlan_tci = rte_cpu_to_be_16(r->vlan_tci);
-		vh->eth_proto = rte_cpu_to_be_16(etype);
-	} else {
-		eh->ether_type = rte_cpu_to_be_16(etype);
-	}
+	put_eth(p, port, r);
 	m->l2_len = l2;
 	m->l3_len = l3;
 	m->l4_len = sizeof(*uh);
 	m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 |
 			 RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
 	ip = p + l2;
-	if (r->family == AF_INET) {
-		struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)(void *)ip;
-
-		ih->version_ihl = RTE_IPV4_VHL_DEF;
-		ih->type_of_service = 0;
-		ih->total_length = rte_cpu_to_be_16((uint16_t)(l3 + ulen));
-		ih->packet_id = 0;
-		ih->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-		ih->time_to_live = 64;
-		ih->next_proto_id = IPPROTO_UDP;
-		ih->hdr_checksum = 0;
-		memcpy(&ih->src_addr, r->local.b, 4);
-		memcpy(&ih->dst_addr, r->peer.b, 4);
-		m->ol_flags |= RTE_MBUF_F_TX_IPV4;
-		if (port->tx_ip_cksum_offload)
-			m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
-		else
-			ih->hdr_checksum = rte_ipv4_cksum(ih);
-	} else {
-		struct rte_ipv6_hdr *ih = (struct rte_ipv6_hdr *)(void *)ip;
-
-		ih->vtc_flow = rte_cpu_to_be_32(6u << 28);
-		ih->payload_len = rte_cpu_to_be_16((uint16_t)ulen);
-		ih->proto = IPPROTO_UDP;
-		ih->hop_limits = 64;
-		memcpy(ih->src_addr, r->local.b, 16);
-		memcpy(ih->dst_addr, r->peer.b, 16);
-		m->ol_flags |= RTE_MBUF_F_TX_IPV6;
-	}
+	if (r->family == AF_INET)
+		put_ipv4(ip, m, port, r, ulen, IPPROTO_UDP);
+	else
+		put_ipv6(ip, m, r, ulen, IPPROTO_UDP);
 	uh = (struct rte_udp_hdr *)(void *)(ip + l3);
 	uh->src_port = rte_cpu_to_be_16(sport);
 	uh->dst_port = rte_cpu_to_be_16(dport);
