@@ -155,24 +155,16 @@ tfo_report_busiest(const uint64_t *prev, const uint64_t *cur, unsigned int n,
 	return RTE_MIN((double)max * 100.0 / (double)elapsed, 100.0);
 }
 
-int
-tfo_report_rates_line(const struct tfo_report_snap *prev,
-		      const struct tfo_report_snap *cur, uint64_t tsc_hz,
-		      char *out, size_t len)
+/* Frames dropped in the interval (tfo_report_is_drop) and the reason
+ * that grew most: *top_id, with its growth in *top (0: none grew). */
+static uint64_t
+tfo_report_drops(const struct tfo_report_snap *prev, const struct tfo_report_snap *cur,
+		 unsigned int *top_id, uint64_t *top)
 {
-	uint64_t elapsed, drops = 0, top = 0, imissed = 0, nombuf, fill_empty = 0, req, bad;
-	uint64_t over;
-	uint64_t http[4] = { 0 };
-	unsigned int top_id = 0, nw, nc;
-	char wk[16], ck[16];
-	double secs, wbusy, cbusy;
-	size_t o = 0;
+	uint64_t drops = 0;
 
-	if (prev == NULL || cur == NULL || out == NULL || tsc_hz == 0 ||
-	    cur->tsc <= prev->tsc)
-		return -EINVAL;
-	elapsed = cur->tsc - prev->tsc;
-	secs = (double)elapsed / (double)tsc_hz;
+	*top = 0;
+	*top_id = 0;
 	for (unsigned int i = 0; i < TFO_STAT_MAX; i++) {
 		uint64_t d;
 
@@ -180,22 +172,46 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 			continue;
 		d = tfo_stat_delta(prev, cur, (enum tfo_stat_id)i);
 		drops += d;
-		if (d > top) {
-			top = d;
-			top_id = i;
+		if (d > *top) {
+			*top = d;
+			*top_id = i;
 		}
 	}
+	return drops;
+}
+
+/* The ports' own counters over the interval, of the ports whose
+ * rte_eth_stats_get() answered both times. */
+struct tfo_report_ports {
+	uint64_t imissed;
+	uint64_t nombuf;	/**< with ours: mbuf_alloc_fail */
+	uint64_t fill_empty;
+};
+
+static void
+tfo_report_ports(const struct tfo_report_snap *prev, const struct tfo_report_snap *cur,
+		 struct tfo_report_ports *r)
+{
 	/* a frame not received or not sent for want of an mbuf: ours, and
 	 * the PMDs' that count it */
-	nombuf = tfo_stat_delta(prev, cur, TFO_STAT_mbuf_alloc_fail);
+	r->nombuf = tfo_stat_delta(prev, cur, TFO_STAT_mbuf_alloc_fail);
+	r->imissed = 0;
+	r->fill_empty = 0;
 	for (uint16_t i = 0; i < RTE_MIN(prev->nb_ports, cur->nb_ports); i++)
 		if ((prev->ports_ok & cur->ports_ok) & (UINT32_C(1) << i)) {
-			imissed += tfo_delta(prev->imissed[i], cur->imissed[i]);
-			nombuf += tfo_delta(prev->nombuf[i], cur->nombuf[i]);
-			fill_empty += tfo_delta(prev->xsk[i].rx_fill_empty,
-						cur->xsk[i].rx_fill_empty);
+			r->imissed += tfo_delta(prev->imissed[i], cur->imissed[i]);
+			r->nombuf += tfo_delta(prev->nombuf[i], cur->nombuf[i]);
+			r->fill_empty += tfo_delta(prev->xsk[i].rx_fill_empty,
+						   cur->xsk[i].rx_fill_empty);
 		}
-	/* by status class: 2xx, 3xx, 4xx, 5xx */
+}
+
+/* http's responses in the interval by status class: 2xx, 3xx, 4xx, 5xx */
+static void
+tfo_report_http(const struct tfo_report_snap *prev, const struct tfo_report_snap *cur,
+		uint64_t http[4])
+{
+	memset(http, 0, 4 * sizeof(http[0]));
 #define TFO_HTTP_CLASS(id, cls) http[cls] += tfo_stat_delta(prev, cur, TFO_STAT_##id)
 	TFO_HTTP_CLASS(http_200, 0);
 	TFO_HTTP_CLASS(http_204, 0);
@@ -216,6 +232,29 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	TFO_HTTP_CLASS(http_400_path, 2);
 	TFO_HTTP_CLASS(http_505, 3);
 #undef TFO_HTTP_CLASS
+}
+
+int
+tfo_report_rates_line(const struct tfo_report_snap *prev,
+		      const struct tfo_report_snap *cur, uint64_t tsc_hz,
+		      char *out, size_t len)
+{
+	uint64_t elapsed, drops, top, req, bad, over;
+	uint64_t http[4];
+	struct tfo_report_ports ports;
+	unsigned int top_id, nw, nc;
+	char wk[16], ck[16];
+	double secs, wbusy, cbusy;
+	size_t o = 0;
+
+	if (prev == NULL || cur == NULL || out == NULL || tsc_hz == 0 ||
+	    cur->tsc <= prev->tsc)
+		return -EINVAL;
+	elapsed = cur->tsc - prev->tsc;
+	secs = (double)elapsed / (double)tsc_hz;
+	drops = tfo_report_drops(prev, cur, &top_id, &top);
+	tfo_report_ports(prev, cur, &ports);
+	tfo_report_http(prev, cur, http);
 	nw = RTE_MIN(RTE_MIN(prev->nb_workers, cur->nb_workers),
 		     (unsigned int)TFO_REPORT_MAX_WORKERS);
 	nc = RTE_MIN(RTE_MIN(prev->nb_controls, cur->nb_controls),
@@ -249,7 +288,7 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	tfo_report_rate(out, len, &o, "drops", drops, secs);
 	if (top != 0)
 		tfo_report_put(out, len, &o, " drop_top=%s", tfo_stats_name(top_id));
-	tfo_report_rate(out, len, &o, "imissed", imissed, secs);
+	tfo_report_rate(out, len, &o, "imissed", ports.imissed, secs);
 	tfo_report_rate(out, len, &o, "rx", tfo_stat_delta(prev, cur, TFO_STAT_rx_pkts), secs);
 	tfo_report_rate(out, len, &o, "tx", tfo_stat_delta(prev, cur, TFO_STAT_tx_pkts), secs);
 	tfo_report_put(out, len, &o, " worker_busy_pct=%.1f worker_busiest=%s"
@@ -260,8 +299,8 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	tfo_report_rate_nz(out, len, &o, "http_5xx", http[3], secs);
 	tfo_report_put(out, len, &o, " conns=%" PRIu64 " pending=%" PRIu64,
 		       cur->total.c[TFO_STAT_conns_active], cur->total.c[TFO_STAT_tfo_pending]);
-	tfo_report_rate_nz(out, len, &o, "nombuf", nombuf, secs);
-	tfo_report_rate_nz(out, len, &o, "fill_empty", fill_empty, secs);
+	tfo_report_rate_nz(out, len, &o, "nombuf", ports.nombuf, secs);
+	tfo_report_rate_nz(out, len, &o, "fill_empty", ports.fill_empty, secs);
 	/*
 	 * The configured services' own counters, last, in their order, and
 	 * only those that moved in the interval: dns alone declares some 30
