@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 #include <rte_ring.h>
 
+#include "cookie/keyring.h"
 #include "lcore/ctrl_pick.h"
 #include "net/neigh.h"
 #include "ops/config.h"
@@ -852,6 +853,57 @@ TFO_TEST(server_drain_ends_when_nothing_is_in_flight)
 	tfo_server_drain(s);
 	CHECK(sup_drain_tick(s, 1000000));
 	drain_server_free(&h, s);
+}
+
+/*
+ * The supervisor's step, which runs on control 0's lcore after its round:
+ * a rotation asked for (as /tfo/rotate) waits for it (the control lcores'
+ * polls leave the keys alone) and is counted on control 0; a reload with
+ * random keys answers "keys: none configured", counts no error and is
+ * published (reload_seq).
+ */
+TFO_TEST(server_supervisor_step)
+{
+	static struct tfo_config cfg;
+	struct tfo_supervisor *sup;
+	struct tfo_server *s;
+	struct harness h;
+	uint64_t gen, seq, now = 1000000;
+	bool over = true;
+
+	h_init(&h, 64);
+	tfo_config_defaults(&cfg);
+	s = echo_server(&h, &cfg, "sv", 1, 2);
+	if (s == NULL)
+		return;
+	sup = tfo_server_supervisor(s);
+	REQUIRE(sup->keys != NULL && sup->ctl == tfo_server_control(s));
+	CHECK(sup->lcores.nb_controls == 2 && sup->lcores.nb_workers == 1);
+	CHECK(sup->lcores.controls[1] == tfo_server_control_at(s, 1));
+	gen = tfo_keyring_generation(sup->keys);
+	tfo_supervisor_rotate(sup);
+	tfo_control_poll(tfo_server_control_at(s, 0), now);
+	tfo_control_poll(tfo_server_control_at(s, 1), now);
+	CHECK_EQ(tfo_keyring_generation(sup->keys), gen);
+	CHECK_EQ(tfo_supervisor_step(sup, now, rte_rdtsc(), &over), 0);
+	CHECK(!over);
+	CHECK_EQ(tfo_keyring_generation(sup->keys), gen + 1);
+	CHECK_EQ(sup->ctl->stats.c[TFO_STAT_key_rotations], 1);
+	CHECK_EQ(tfo_server_control_at(s, 1)->stats.c[TFO_STAT_key_rotations], 0);
+	seq = __atomic_load_n(&sup->reload_seq, __ATOMIC_ACQUIRE);
+	tfo_server_reload(s);
+	/* the services' part (if any) is built on a thread: 2 s at most */
+	for (unsigned int i = 0; i < 2000 && sup->reload_seq == seq; i++) {
+		tfo_supervisor_step(sup, now, rte_rdtsc(), &over);
+		if (sup->reload_seq == seq)
+			rte_delay_us_sleep(1000);
+	}
+	CHECK_EQ(sup->reload_seq, seq + 1);
+	CHECK(sup->reload_rc >= 0 && !over);
+	CHECK_MSG(strncmp(sup->reload_msg, "keys: none configured", 21) == 0, "%s",
+		  sup->reload_msg);
+	CHECK_EQ(sup->ctl->stats.c[TFO_STAT_key_reload_errors], 0);
+	tfo_server_free(s);
 }
 
 TFO_TEST_MAIN()

@@ -45,7 +45,10 @@ tfo_supervisor_init(struct tfo_supervisor *s, const struct tfo_supervisor_params
 void
 tfo_supervisor_close(struct tfo_supervisor *s)
 {
-	tfo_link_free(&s->link);
+	/* all zero (a start that failed before it): its link.sock 0 is
+	 * not the watcher's */
+	if (s->ctl != NULL)
+		tfo_link_free(&s->link);
 }
 
 /* ---- keys and reloads --------------------------------------------------- */

@@ -102,7 +102,8 @@ struct tfo_supervisor_params {
  */
 void tfo_supervisor_init(struct tfo_supervisor *s, const struct tfo_supervisor_params *p);
 
-/** Release what its loop took (the link watcher's socket). */
+/** Release what its loop took (the link watcher's socket); nothing if
+ *  @p s is all zero (never initialised). */
 void tfo_supervisor_close(struct tfo_supervisor *s);
 
 /**
