@@ -78,6 +78,12 @@ def fixture(d):
     put(d, 'tp_1.b.cpu', '1000000000 5000000\n')
     put(d, 'tp_1.a.eth', {'/ethdev/stats': {'ipackets': 0}})
     put(d, 'tp_1.b.eth', {'/ethdev/stats': {'ipackets': 1_000_000}})
+    # perf report's lines (by object; by object and symbol) for one profile
+    put(d, 'tfo_peak_1.dso', '    50.00%  [kernel.kallsyms]\n    30.00%  tfo-server\n'
+        '    10.00%  libc.so.6\n     6.00%  librte_net_af_xdp.so.23.0\n'
+        '     4.00%  libIPSec_MB.so.1.3.0\n')
+    put(d, 'tfo_peak_1.sym', '    20.00%  [kernel.kallsyms]  [k] __pi_memcpy\n'
+        '     9.00%  tfo-server  [.] tfo_pkt_parse\n')
 
 
 def main():
@@ -105,7 +111,7 @@ def main():
         fixture(d)
         s = bench_afxdp_tfo.section(raw, m)
         print(s)
-        tfo = [x for x in s.splitlines() if x.startswith('| tfo-server')]
+        tfo = [x for x in s.splitlines() if x.startswith('| tfo-server on')]
         ker = [x for x in s.splitlines() if x.startswith('| Linux TFO')]
         check('two rows each (the rate and the peak), twice', len(tfo) == 4 and len(ker) == 4)
         check('the machine and "one run on shared CPUs" said',
@@ -127,6 +133,12 @@ def main():
               '| 4.00 | 4,000 / 4,000 | 10,000 / 100,000 | **2.5x** / **25.0x** |' in tfo[2])
         check('the kernel\'s ratio: n/a busy, 100,000 / (4 x 2,000) = 12.5x',
               '| 8.00 | 8,000 / 8,000 | n/a / 100,000 | **n/a** / **12.5x** |' in ker[2])
+        prof = [x for x in s.splitlines() if x.startswith('| tfo-server at its peak')]
+        check('the profile: kernel, own code, libc, net_af_xdp, other; the top symbols',
+              prof and prof[0] == '| tfo-server at its peak | 50.0 % | 30.0 % | 10.0 % | '
+              '6.0 % | 4.0 % | 20.00% __pi_memcpy; 9.00% tfo_pkt_parse |')
+        check('no profile of the kernel server or the floor: no row',
+              '| the kernel\'s server at' not in s and '| testpmd macswap' not in s)
         check('bench_report.py\'s report carries the section',
               bench_afxdp_tfo.TITLE in bench_report.report(raw))
     print(f"{'FAIL' if fails else 'PASS'}: {fails} check(s) failed")

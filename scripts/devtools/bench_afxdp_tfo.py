@@ -11,7 +11,9 @@ the start and the end of the window, tfo_*_N.{a,b}.tel (/tfo/stats) and
 .{a,b}.cpu ("ns on a CPU, wall us" of the server process);
 kernel_{rate,peak}_N.{log,rc} (kernel_tfo_client) with .{a,b}.kern (the
 server end's rx and tx frames, then its namespace's TcpExt lines) and .cpu;
-tp_fwd_N.log / tp_gen_N.log (testpmd forwarder / feeder); skipped.txt.
+tp_fwd_N.log / tp_gen_N.log (testpmd forwarder / feeder) with
+tp_N.{a,b}.{cpu,eth} (its CPU time and /ethdev/stats); {tfo,kernel}_peak_1
+and tp_1 .dso and .sym (perf report by object, the top symbols); skipped.txt.
 """
 import json
 import os
@@ -166,6 +168,31 @@ def tsc_hz(d):
     return NAN
 
 
+# perf's objects, in the groups of the profile table
+PROFILE_GROUPS = (('the kernel', ('[kernel.kallsyms]',)),
+                  ('its own code', ('tfo-server', 'dpdk-testpmd', 'kernel_tfo_server')),
+                  ('libc', ('libc.so.6',)), ('net_af_xdp', ('librte_net_af_xdp.so.23.0',)))
+
+
+def profile(d, name):
+    """perf's shares (%) of NAME's samples per group of objects (the rest:
+    'other'), and its top symbols as "share object symbol"; None without."""
+    try:
+        dso = [x.split(None, 1) for x in open(os.path.join(d, name + '.dso')) if '%' in x]
+        sym = [x.split() for x in open(os.path.join(d, name + '.sym')) if '%' in x]
+    except OSError:
+        return None
+    if not dso:
+        return None
+    share = {g: 0.0 for g, _ in PROFILE_GROUPS}
+    share['other'] = 0.0
+    for pct, obj in dso:
+        g = next((g for g, objs in PROFILE_GROUPS if obj.strip() in objs), 'other')
+        share[g] += float(pct.rstrip('%'))
+    top = [f"{x[0]} {x[-1]}" for x in sym[:6] if len(x) >= 4]
+    return share, top
+
+
 def section(raw, m):
     """The markdown section (empty when the phase did not run); m: the run's
     machine.txt as a dict."""
@@ -264,6 +291,23 @@ def section(raw, m):
       "work. The floor has full bursts (the feeder never pauses); at "
       f"{rate:,}/s a burst holds one frame, so each frame pays a poll and a TX kick of its "
       "own. What stands between these figures and the floor: bench/results/afxdp-tfo.md.")
+    profs = [(label, profile(d, name)) for name, label in (
+        ('tfo_peak_1', f"tfo-server at its peak"), ('kernel_peak_1', "the kernel's server at "
+                                                    "its peak"),
+        ('tp_1', 'testpmd macswap (the floor)'))]
+    profs = [(label, p) for label, p in profs if p]
+    if profs:
+        a('')
+        a("Where each server's CPU time goes (perf record -e cpu-clock, 999 samples/s of the "
+          "process for the first peak run's seconds after its warm-up and the first floor run's; "
+          "\"its own code\": tfo-server, testpmd, kernel_tfo_server):")
+        a('')
+        a('| process | ' + ' | '.join(g for g, _ in PROFILE_GROUPS) + ' | other | the top '
+          'symbols (% of the samples) |')
+        a('|---|' + '---:|' * (len(PROFILE_GROUPS) + 1) + '---|')
+        for label, (share, top) in profs:
+            a(f"| {label} | " + ' | '.join(f"{share[g]:.1f} %" for g, _ in PROFILE_GROUPS) +
+              f" | {share['other']:.1f} % | {'; '.join(top)} |")
     return '\n'.join(out) + '\n'
 
 

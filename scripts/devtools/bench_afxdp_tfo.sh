@@ -27,9 +27,11 @@
 # kernel server's namespace's Tcp PassiveOpens and TcpExt TCPFastOpenPassive
 # and the server end's frame counters (sysfs); for both the server
 # process's CPU time (/proc/PID/task/*/schedstat: ns on a CPU, its idle
-# polls and the softirqs run in its context included). Raw files in RAW/afxdp_tfo, read by
-# scripts/devtools/bench_afxdp_tfo.py (bench_report.py prints its section);
-# nothing fails on a number.
+# polls and the softirqs run in its context included); where the CPU time
+# of each server's first peak run and of the first floor run goes (perf
+# cpu-clock samples, when perf is installed). Raw files in RAW/afxdp_tfo,
+# read by scripts/devtools/bench_afxdp_tfo.py (bench_report.py prints its
+# section); nothing fails on a number.
 
 AT_DIR=$RAW/afxdp_tfo
 AT_RATE=${BENCH_AFXDP_TFO_RATE:-1000}
@@ -61,6 +63,29 @@ at_snap() {
 	fi
 }
 
+# at_perf PID NAME DELAY: where PID's CPU time goes: perf's cpu-clock
+# samples (999/s, no call graph: a few hundred kB) over SECS - 1 seconds
+# from DELAY seconds on, in the background; at_perf_done NAME then writes
+# NAME.dso and NAME.sym (perf report by object and the top symbols). Nothing
+# without perf.
+at_perf() {
+	AT_PERF_PID=""
+	command -v perf >/dev/null || return 0
+	(sleep "$3" && exec perf record -q -e cpu-clock -F 999 -p "$1" -o "$AT_DIR/$2.perf" \
+		-- sleep $((SECS > 2 ? SECS - 1 : 1))) >/dev/null 2>&1 &
+	AT_PERF_PID=$!
+}
+at_perf_done() {
+	[ -n "${AT_PERF_PID:-}" ] || return 0
+	wait "$AT_PERF_PID"
+	perf report -i "$AT_DIR/$1.perf" --no-children -g none --sort dso -q \
+		>"$AT_DIR/$1.dso" 2>/dev/null
+	perf report -i "$AT_DIR/$1.perf" --no-children -g none --sort dso,sym -q 2>/dev/null |
+		head -n 12 >"$AT_DIR/$1.sym"
+	rm -f "$AT_DIR/$1.perf"
+	AT_PERF_PID=""
+}
+
 # at_run KIND PID NAME CMD...: one client run (CMD in the client namespace,
 # its output in NAME.log, its exit code in NAME.rc) between two snapshots of
 # the server's counters (NAME.{a,b}.*): the whole run, its start and warm-up
@@ -71,9 +96,12 @@ at_run() {
 
 	shift 3
 	at_snap "$kind" "$pid" "$f.a"
+	# the first peak run of each server: its profile too, past the warm-up
+	case $f in */*_peak_1) at_perf "$pid" "${f##*/}" 2 ;; esac
 	ip netns exec "${AX_NS[1]}" "$@" >"$f.log" 2>&1
 	echo "$?" >"$f.rc"
 	at_snap "$kind" "$pid" "$f.b"
+	at_perf_done "${f##*/}"
 }
 
 # at_lg NAME ARGS...: one tfo-loadgen run on the client end against the
@@ -143,8 +171,10 @@ at_floor() {
 		sleep 0.1
 	done
 	at_eth "$fwd" "$AT_DIR/tp_$1.a"
+	[ "$1" = 1 ] && at_perf "$fwd" tp_1 0
 	sleep "$SECS"
 	at_eth "$fwd" "$AT_DIR/tp_$1.b"
+	at_perf_done "tp_$1"
 	# the forwarder first: its exit statistics hold the cycles per frame
 	stop "$fp"
 	stop "$gp"
