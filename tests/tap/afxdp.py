@@ -320,19 +320,33 @@ def main():
         # one queue per worker: a worker more than queue_count is refused
         # (net_af_xdp 22.11 itself refuses a queue_count above the
         # interface's combined channels, which a veth does not report)
+        def refused_start(config):
+            """A start that must fail: (exit code, its log)."""
+            log.seek(0)
+            log.truncate()
+            proc, _ = start_server(server, config, log)
+            procs.append(proc)
+            rc = proc.wait(20)
+            with open(log.name) as f:
+                return rc, f.read()
+
         eal = list(EAL)
         EAL[EAL.index('-l'):EAL.index('-l') + 2] = ['--lcores', '0@0,1@1,2@1']
-        log.seek(0)
-        log.truncate()
-        proc, text = start_server(server, cfg, log)
-        procs.append(proc)
-        rc = proc.wait(20)
-        with open(log.name) as f:
-            text = f.read()
+        rc, text = refused_start(cfg)
         T.check('two workers on queue_count = 1 refused',
                 rc != 0 and 'queue_count = 1, but 2 workers' in text, text[-600:])
         T.check('... and no program left on the interface', not xdp_on_iface())
         EAL[:] = eal
+
+        # an MTU past net_af_xdp's frame (one 4 KiB page): refused with
+        # the device's ceiling and the fix, nothing left behind
+        big = os.path.join(tmp, 'bigmtu.ini')
+        write_config(big, extra_port='mtu = 4000')
+        rc, text = refused_start(big)
+        T.check('mtu = 4000 refused with net_af_xdp\'s ceiling and the fix',
+                rc != 0 and re.search(r'mtu = 4000: net_af_xdp takes at most \d+; '
+                                      r'set mtu = \d+ or less', text), text[-600:])
+        T.check('... and no program left on the interface', not xdp_on_iface())
 
         # an interface with more RX queues than tfo-server serves: warned
         ns(SNS, ['ethtool', '-L', SIF, 'rx', '2', 'tx', '2'])
