@@ -4,13 +4,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <linux/if_tun.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <rte_common.h>
 
@@ -122,6 +125,106 @@ owner_tun_flags(const char *iface)
 	return flags;
 }
 
+struct owner_inodes {
+	unsigned long ino[MAX_INODES];
+	unsigned int n;
+};
+
+static bool
+owner_sock_match(int pid, int fd, const char *link, const void *arg)
+{
+	const struct owner_inodes *s = arg;
+	unsigned long ino;
+
+	RTE_SET_USED(pid);
+	RTE_SET_USED(fd);
+	if (sscanf(link, "socket:[%lu]", &ino) != 1)
+		return false;
+	for (unsigned int i = 0; i < s->n; i++)
+		if (s->ino[i] == ino)
+			return true;
+	return false;
+}
+
+/* The inodes of the listening unix sockets bound to @p path, as a file
+ * or (net_memif's socket-abstract=yes) in the abstract namespace: both
+ * forms, whichever the holder used, name the same intent. */
+static int
+owner_unix_listeners(const char *path, struct owner_inodes *s)
+{
+	char line[512], name[320];
+	FILE *f = fopen("/proc/net/unix", "re");
+
+	s->n = 0;
+	if (f == NULL)
+		return -errno;
+	if (fgets(line, sizeof(line), f) == NULL) {	/* the header */
+		fclose(f);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f) != NULL && s->n < MAX_INODES) {
+		unsigned int flags;
+		unsigned long ino;
+		const char *n;
+
+		name[0] = '\0';
+		if (sscanf(line, "%*s %*s %*s %x %*x %*x %lu %319s", &flags, &ino, name) < 2 ||
+		    (flags & UNIX_LISTENING) == 0)
+			continue;
+		n = name[0] == '@' ? name + 1 : name;
+		if (strcmp(n, path) == 0)
+			s->ino[s->n++] = ino;
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * Claim interface @p iface for this process: an abstract unix socket named
+ * for it, listening until the process ends (its fd is never closed; the
+ * kernel frees the name at any exit, a crash included). The scan above
+ * sees a holder only once it has opened the device, so two servers
+ * started at the same instant both passed it and shared one tap; the
+ * kernel lets one bind win. Abstract names live in the network namespace,
+ * as interface names do. @return 0, or -EBUSY (the holder's PID found as
+ * the scan finds a memif server's) / a negative errno with one line in
+ * @p err.
+ */
+static int
+owner_claim(const char *dev, const char *what, const char *iface, const char *key,
+	    char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct owner_inodes held;
+	char *name = sa.sun_path + 1;	/* sun_path[0] = 0: abstract */
+	int fd, len, rc, holder = 0;
+
+	len = snprintf(name, sizeof(sa.sun_path) - 1, "tfo-fastpath/iface/%s", iface);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return tfo_errmsg(err, errlen, "[port %s] cannot claim %s %s: socket: %s", dev,
+				  what, iface, strerror(errno));
+	if (bind(fd, (struct sockaddr *)&sa, offsetof(struct sockaddr_un, sun_path) + 1 + len)
+	    == 0 && listen(fd, 1) == 0)
+		return 0;	/* held for the life of the process */
+	rc = -errno;
+	close(fd);
+	if (rc != -EADDRINUSE)
+		return tfo_errmsg(err, errlen, "[port %s] cannot claim %s %s: %s", dev, what,
+				  iface, strerror(-rc));
+	if (owner_unix_listeners(name, &held) == 0 && held.n > 0)
+		holder = tfo_dev_owner_scan(owner_sock_match, &held);
+	if (holder <= 0)
+		return tfo_errmsg(err, errlen, "[port %s] %s %s is claimed twice (two ports of "
+				  "this configuration, or a process this one cannot see): give "
+				  "each its own %s", dev, what, iface, key);
+	tfo_errmsg(err, errlen, "[port %s] %s %s is held by process %d (starting on it at "
+		   "the same time): another tfo-server serves this interface; a second one "
+		   "would take its traffic over. Stop process %d first, or give this one "
+		   "another %s", dev, what, iface, holder, holder, key);
+	return -EBUSY;
+}
+
 /* A process that holds tap @p iface: -EBUSY and one line in @p err. */
 static int
 owner_tap_holder(const char *dev, const char *what, const char *iface, const char *key,
@@ -130,7 +233,7 @@ owner_tap_holder(const char *dev, const char *what, const char *iface, const cha
 	int holder = tfo_dev_owner_scan(owner_tun_match, iface);
 
 	if (holder <= 0)
-		return 0;
+		return owner_claim(dev, what, iface, key, err, errlen);
 	tfo_errmsg(err, errlen, "[port %s] %s %s is held by process %d (a /dev/net/tun file "
 		   "on it): another tfo-server or DPDK application serves this interface; "
 		   "a second one would take its traffic over. Stop process %d first, or "
@@ -202,60 +305,6 @@ owner_tap(const char *dev, const char *vdev, enum tfo_tap_mode mode, char *what,
 	}
 	snprintf(what, whatlen, "net_tap attaches to the existing tap %s (a persistent "
 		 "tap nobody holds)", iface);
-	return 0;
-}
-
-struct owner_inodes {
-	unsigned long ino[MAX_INODES];
-	unsigned int n;
-};
-
-static bool
-owner_sock_match(int pid, int fd, const char *link, const void *arg)
-{
-	const struct owner_inodes *s = arg;
-	unsigned long ino;
-
-	RTE_SET_USED(pid);
-	RTE_SET_USED(fd);
-	if (sscanf(link, "socket:[%lu]", &ino) != 1)
-		return false;
-	for (unsigned int i = 0; i < s->n; i++)
-		if (s->ino[i] == ino)
-			return true;
-	return false;
-}
-
-/* The inodes of the listening unix sockets bound to @p path, as a file
- * or (net_memif's socket-abstract=yes) in the abstract namespace: both
- * forms, whichever the holder used, name the same intent. */
-static int
-owner_unix_listeners(const char *path, struct owner_inodes *s)
-{
-	char line[512], name[320];
-	FILE *f = fopen("/proc/net/unix", "re");
-
-	s->n = 0;
-	if (f == NULL)
-		return -errno;
-	if (fgets(line, sizeof(line), f) == NULL) {	/* the header */
-		fclose(f);
-		return 0;
-	}
-	while (fgets(line, sizeof(line), f) != NULL && s->n < MAX_INODES) {
-		unsigned int flags;
-		unsigned long ino;
-		const char *n;
-
-		name[0] = '\0';
-		if (sscanf(line, "%*s %*s %*s %x %*x %*x %lu %319s", &flags, &ino, name) < 2 ||
-		    (flags & UNIX_LISTENING) == 0)
-			continue;
-		n = name[0] == '@' ? name + 1 : name;
-		if (strcmp(n, path) == 0)
-			s->ino[s->n++] = ino;
-	}
-	fclose(f);
 	return 0;
 }
 
