@@ -180,19 +180,18 @@ owner_unix_listeners(const char *path, struct owner_inodes *s)
 }
 
 /*
- * Claim interface @p iface for this process: an abstract unix socket named
- * for it, listening until the process ends (its fd is never closed; the
- * kernel frees the name at any exit, a crash included). The scan above
- * sees a holder only once it has opened the device, so two servers
- * started at the same instant both passed it and shared one tap; the
+ * The claim (dev_owner.h): an abstract unix socket named for the
+ * interface, listening until the process ends (its fd is never closed;
+ * the kernel frees the name at any exit, a crash included). The scans
+ * see a holder only once it has opened the device, so two servers
+ * started at the same instant both passed them and shared one tap; the
  * kernel lets one bind win. Abstract names live in the network namespace,
- * as interface names do. @return 0, or -EBUSY (the holder's PID found as
- * the scan finds a memif server's) / a negative errno with one line in
- * @p err.
+ * as interface names do. The loser finds the winner's PID as the memif
+ * check finds a memif server's.
  */
-static int
-owner_claim(const char *dev, const char *what, const char *iface, const char *key,
-	    char *err, size_t errlen)
+int
+tfo_dev_owner_claim(const char *dev, const char *what, const char *iface, const char *key,
+		    char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct owner_inodes held;
@@ -233,7 +232,7 @@ owner_tap_holder(const char *dev, const char *what, const char *iface, const cha
 	int holder = tfo_dev_owner_scan(owner_tun_match, iface);
 
 	if (holder <= 0)
-		return owner_claim(dev, what, iface, key, err, errlen);
+		return tfo_dev_owner_claim(dev, what, iface, key, err, errlen);
 	tfo_errmsg(err, errlen, "[port %s] %s %s is held by process %d (a /dev/net/tun file "
 		   "on it): another tfo-server or DPDK application serves this interface; "
 		   "a second one would take its traffic over. Stop process %d first, or "

@@ -51,6 +51,20 @@ int tfo_dev_owner_check(const char *vdev, enum tfo_tap_mode tap, char *what,
 			size_t whatlen, char *err, size_t errlen);
 
 /**
+ * Claim interface @p iface (of port @p dev; @p what names its kind in the
+ * message: "tap", "interface") for the life of this process, so that two
+ * servers started at the same instant in one network namespace cannot
+ * both take it. tfo_dev_owner_check and tfo_dev_owner_exception claim a
+ * tap themselves; AF_XDP mode claims its interface in tfo_xdp_prepare.
+ *
+ * @return 0 (claimed: the claim is released only by the process's exit),
+ *   -EBUSY when another process holds the claim (@p err: one line naming
+ *   its PID and @p key, the setting to change), or another negative errno.
+ */
+int tfo_dev_owner_claim(const char *dev, const char *what, const char *iface, const char *key,
+			char *err, size_t errlen);
+
+/**
  * The exception path's tap @p iface of port @p dev (exception = on; net_tap
  * created at start, lcore/exception.c): -EBUSY and one line in @p err when
  * another process holds it (two servers with the default tfoexc0), else 0.

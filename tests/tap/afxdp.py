@@ -209,6 +209,41 @@ def tfo_checks(cli, srv, host, tag):
     print('%s capture:\n%s' % (tag, describe(flow)))
 
 
+def race_checks(server, cfg, tmp, procs):
+    """Two servers started together on the veth: one runs, the other is
+    refused naming it, and the winner's program serves."""
+    logs = [open(os.path.join(tmp, 'race%d.log' % i), 'w+') for i in range(2)]
+    pair = []
+    for i in range(2):
+        eal = list(EAL)
+        eal[eal.index('--file-prefix') + 1] = '%sr%d' % (PREFIX, i)
+        pair.append(subprocess.Popen(['ip', 'netns', 'exec', SNS, server] + eal +
+                                     ['--', '--config', cfg], stdout=logs[i],
+                                     stderr=subprocess.STDOUT))
+    procs += pair
+    texts = ['', '']
+    end = time.time() + 40
+    while time.time() < end:
+        for i in range(2):
+            logs[i].seek(0)
+            texts[i] = logs[i].read()
+        if sum(p.poll() is not None for p in pair) == 1 and \
+                any('tfo-server: running' in t for t in texts):
+            break
+        time.sleep(0.1)
+    live = [i for i in range(2) if pair[i].poll() is None]
+    if T.check('race: one of two servers started together runs', len(live) == 1,
+               (live, [t[-400:] for t in texts])):
+        win, lose = live[0], 1 - live[0]
+        T.check('race: the other is refused naming the winner\'s PID',
+                pair[lose].returncode != 0 and
+                'held by process %d' % pair[win].pid in texts[lose], texts[lose][-400:])
+        T.check('race: the winner stops with exit code 0', stop_process(pair[win]) == 0)
+    for log in logs:
+        log.close()
+    T.check('race: no program left on the interface', not xdp_on_iface())
+
+
 def main():
     need_root()
     server = sys.argv[1]
@@ -347,6 +382,11 @@ def main():
                 rc != 0 and re.search(r'mtu = 4000: net_af_xdp takes at most \d+; '
                                       r'set mtu = \d+ or less', text), text[-600:])
         T.check('... and no program left on the interface', not xdp_on_iface())
+
+        # two servers started at the same instant on the interface: the
+        # program check sees a server only once its PMD has loaded the
+        # program, so both used to pass; the interface's claim lets one by
+        race_checks(server, cfg, tmp, procs)
 
         # an interface with more RX queues than tfo-server serves: warned
         ns(SNS, ['ethtool', '-L', SIF, 'rx', '2', 'tx', '2'])
