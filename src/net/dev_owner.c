@@ -3,6 +3,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -189,16 +190,25 @@ owner_unix_listeners(const char *path, struct owner_inodes *s)
  * as interface names do. The loser finds the winner's PID as the memif
  * check finds a memif server's.
  */
-int
-tfo_dev_owner_claim(const char *dev, const char *what, const char *iface, const char *key,
-		    char *err, size_t errlen)
+static int
+owner_claim(const char *dev, const char *what, const char *space, const char *iface,
+	    const char *key, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct owner_inodes held;
 	char *name = sa.sun_path + 1;	/* sun_path[0] = 0: abstract */
 	int fd, len, rc, holder = 0;
 
-	len = snprintf(name, sizeof(sa.sun_path) - 1, "tfo-fastpath/iface/%s", iface);
+	len = snprintf(name, sizeof(sa.sun_path) - 1, "tfo-fastpath/%s/%s", space, iface);
+	if (len >= (int)sizeof(sa.sun_path) - 1) {
+		/* a long memif path: its FNV-1a hash names it as well */
+		uint64_t h = 0xcbf29ce484222325ull;
+
+		for (const char *c = iface; *c != '\0'; c++)
+			h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+		len = snprintf(name, sizeof(sa.sun_path) - 1, "tfo-fastpath/%s#%016" PRIx64,
+			       space, h);
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return tfo_errmsg(err, errlen, "[port %s] cannot claim %s %s: socket: %s", dev,
@@ -218,10 +228,17 @@ tfo_dev_owner_claim(const char *dev, const char *what, const char *iface, const 
 				  "this configuration, or a process this one cannot see): give "
 				  "each its own %s", dev, what, iface, key);
 	tfo_errmsg(err, errlen, "[port %s] %s %s is held by process %d (starting on it at "
-		   "the same time): another tfo-server serves this interface; a second one "
-		   "would take its traffic over. Stop process %d first, or give this one "
-		   "another %s", dev, what, iface, holder, holder, key);
+		   "the same time): another tfo-server serves it; a second one would take its "
+		   "traffic over. Stop process %d first, or give this one another %s", dev,
+		   what, iface, holder, holder, key);
 	return -EBUSY;
+}
+
+int
+tfo_dev_owner_claim(const char *dev, const char *what, const char *iface, const char *key,
+		    char *err, size_t errlen)
+{
+	return owner_claim(dev, what, "iface", iface, key, err, errlen);
 }
 
 /* A process that holds tap @p iface: -EBUSY and one line in @p err. */
@@ -321,10 +338,10 @@ owner_memif(const char *dev, const char *vdev, char *err, size_t errlen)
 	if (tfo_xdp_devarg(vdev, "socket", path, sizeof(path)) <= 0)
 		snprintf(path, sizeof(path), "%s", MEMIF_DEFAULT_SOCKET);
 	if (owner_unix_listeners(path, &s) < 0 || s.n == 0)
-		return 0;
+		return owner_claim(dev, "memif socket", "memif", path, "socket=", err, errlen);
 	holder = tfo_dev_owner_scan(owner_sock_match, &s);
 	if (holder <= 0)
-		return 0;
+		return owner_claim(dev, "memif socket", "memif", path, "socket=", err, errlen);
 	tfo_errmsg(err, errlen, "[port %s] memif socket %s is held by process %d (listening, "
 		   "role server): another memif server uses it. Stop process %d first, or "
 		   "give this one another socket=", dev, path, holder, holder);

@@ -5,8 +5,8 @@
  * net_memif server's listening socket. net_tap happily attaches a second
  * process as another queue of the same tap and takes it over; net_memif
  * fails obscurely. Start-up only: a walk of /proc, nothing per packet.
- * A tap that no process holds yet is then claimed for this process (an
- * abstract unix socket named for the interface, kept until exit), so two
+ * A tap or memif socket that no process holds yet is then claimed for this
+ * process (an abstract unix socket named for it, kept until exit), so two
  * servers that start at the same instant cannot both pass.
  */
 #ifndef TFO_DEV_OWNER_H
@@ -45,7 +45,8 @@ int tfo_dev_owner_scan(tfo_dev_owner_match_t match, const void *arg);
  *   holds it, -ENODEV when the name is another kind of interface or
  *   none with tap = attach, -EEXIST when it exists with tap = create:
  *   @p err is then one line naming the interface or socket, the holder's
- *   PID and what to do. A free tap is claimed for the life of this process.
+ *   PID and what to do. A free tap or memif server socket is claimed for
+ *   the life of this process.
  */
 int tfo_dev_owner_check(const char *vdev, enum tfo_tap_mode tap, char *what,
 			size_t whatlen, char *err, size_t errlen);
