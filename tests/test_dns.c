@@ -13,7 +13,9 @@
 
 #include "tfo/service.h"
 
-#include "../services/dns.h"
+#include "../services/dns_load.h"
+#include "../services/dns_wire.h"
+#include "../services/dns_zparse.h"
 #include "test.h"
 
 #define ZDIR TFO_CONFIG_DIR "/../tests/dns"

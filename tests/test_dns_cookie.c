@@ -12,7 +12,9 @@
 
 #include "tfo/service.h"
 
-#include "../services/dns.h"
+#include "../services/dns_cookie.h"
+#include "../services/dns_query.h"
+#include "../services/dns_wire.h"
 #include "test.h"
 
 #define ZDIR TFO_CONFIG_DIR "/../tests/dns"

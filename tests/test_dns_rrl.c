@@ -14,7 +14,7 @@
 
 #include "tfo/service.h"
 
-#include "../services/dns.h"
+#include "../services/dns_wire.h"
 #include "../services/dns_rrl.h"
 #include "test.h"
 

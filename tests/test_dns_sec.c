@@ -17,7 +17,10 @@
 
 #include "tfo/service.h"
 
-#include "../services/dns.h"
+#include "../services/dns_sec.h"
+#include "../services/dns_wire.h"
+#include "../services/dns_zone.h"
+#include "../services/dns_zparse.h"
 #include "test.h"
 
 #define ZDIR TFO_CONFIG_DIR "/../tests/dns"
