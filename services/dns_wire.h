@@ -6,8 +6,10 @@
  * header, and nothing here needs DPDK (the configuration check and the
  * fuzzers use it too).
  *
- * The service's headers, one per noun, bottom up (each includes only the
- * ones before it; docs/architecture.md draws the calls):
+ * The service's headers, one per noun, bottom up: a header includes only
+ * the ones before it, a source file its own and those before it
+ * (tests/dns_layers_test.py reads this list and checks it), so the
+ * files cannot call each other in a circle:
  *
  *   dns_wire.h    constants, names (dns_wire.c)
  *   dns_zparse.h  master files -> records (dns_zparse.c, dns_zsec.c)
