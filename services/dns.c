@@ -232,6 +232,38 @@ dns_fits_tcp(const struct dns_svc *sv, const struct dns_set *s, char *why, size_
 	return -E2BIG;
 }
 
+/*
+ * The instance on @p a's socket with configuration @p c, whose malloc'ed
+ * zones and secondaries move to DPDK memory like the rest of the state
+ * (LeakSanitizer does not scan it; reload() reads them). @p c's arrays
+ * are freed either way. @return NULL: no memory.
+ */
+static struct dns_svc *
+dns_svc_alloc(const struct tfo_service_args *a, struct dns_conf *c)
+{
+	struct dns_svc *sv = rte_zmalloc_socket("tfo_dns_svc", sizeof(*sv), RTE_CACHE_LINE_SIZE,
+						a->socket_id);
+
+	if (sv != NULL) {
+		sv->conf = *c;
+		sv->conf.zones = rte_malloc_socket("tfo_dns_conf", (c->nb_zones + 1u) *
+						   sizeof(*c->zones), 0, a->socket_id);
+		sv->conf.sec = rte_malloc_socket("tfo_dns_conf", (c->nb_sec + 1u) *
+						 sizeof(*c->sec), 0, a->socket_id);
+		if (sv->conf.zones == NULL || sv->conf.sec == NULL) {
+			dns_destroy(sv);
+			sv = NULL;
+		}
+	}
+	if (sv != NULL) {
+		memcpy(sv->conf.zones, c->zones, c->nb_zones * sizeof(*c->zones));
+		memcpy(sv->conf.sec, c->sec, c->nb_sec * sizeof(*c->sec));
+	}
+	free(c->zones);
+	free(c->sec);
+	return sv;
+}
+
 static int
 dns_create(const struct tfo_service_args *a, void **state)
 {
@@ -247,34 +279,9 @@ dns_create(const struct tfo_service_args *a, void **state)
 		free(c.sec);
 		return -EINVAL;
 	}
-	sv = rte_zmalloc_socket("tfo_dns_svc", sizeof(*sv), RTE_CACHE_LINE_SIZE, a->socket_id);
-	if (sv == NULL) {
-		free(c.zones);
-		free(c.sec);
+	sv = dns_svc_alloc(a, &c);
+	if (sv == NULL)
 		return -ENOMEM;
-	}
-	sv->conf = c;
-	/* in DPDK memory like the rest of the state (LeakSanitizer does not
-	 * scan it), for reload() */
-	sv->conf.zones = rte_malloc_socket("tfo_dns_conf", (c.nb_zones + 1u) * sizeof(*c.zones),
-					   0, a->socket_id);
-	if (sv->conf.zones == NULL) {
-		free(c.zones);
-		free(c.sec);
-		rte_free(sv);
-		return -ENOMEM;
-	}
-	memcpy(sv->conf.zones, c.zones, c.nb_zones * sizeof(*c.zones));
-	free(c.zones);
-	sv->conf.sec = rte_malloc_socket("tfo_dns_conf", (c.nb_sec + 1u) * sizeof(*c.sec), 0,
-					 a->socket_id);
-	if (sv->conf.sec == NULL) {
-		free(c.sec);
-		dns_destroy(sv);
-		return -ENOMEM;
-	}
-	memcpy(sv->conf.sec, c.sec, c.nb_sec * sizeof(*c.sec));
-	free(c.sec);
 	sv->socket = a->socket_id;
 	sv->port = a->port;
 	sv->max_request = a->max_request;
