@@ -61,6 +61,7 @@ import os
 import re
 import sys
 
+import bench_afxdp_tfo
 from benchreport.dns import afxdp_section, dnssec_section
 from benchreport.latency import lat_section
 from benchreport.md import code_block, merge_rows
@@ -93,6 +94,7 @@ def report(raw, prev_md=None):
     dn = dnssec_section(raw)
     if dn:
         parts += [dn]
+    parts += [x for x in [bench_afxdp_tfo.section(raw, machine(raw))] if x]
     parts.append('''How it is measured: (1) the forwarder is `dpdk-testpmd --forward-mode=macswap
 --record-core-cycles` on the device-under-test CPU, fed over net_memif by a second testpmd in
 flowgen mode (it generates like txonly and drains the return ring; with txonly the forwarder's
