@@ -3,7 +3,7 @@ the summary table and its section of the report."""
 import os
 import re
 
-from benchreport.md import fmt, off_target, us, verdict
+from benchreport.md import fmt, off_target, picture, targets, us, verdict
 from benchreport.raw import CLEAN, counters, latency, machine, med, others_share, reps, spread
 
 
@@ -396,16 +396,12 @@ def lat_section(raw):
     a('')
     a('Targets (idle_policy adaptive, the default; a benchmark never fails on a number):')
     a('')
-    for what, v, why in lat_targets(raw, L):
-        a(f"- {what}: **{v}**{f' ({why})' if why else ''}")
+    out += targets(lat_targets(raw, L))
     a('')
     a(f"Errors (transactions that failed or timed out) in these rows: {lat_errors(L)}. "
       "With busy, the worker spins on the CPU it shares with control 0, which then runs only "
       "when the scheduler preempts the worker: the slow path (plain transactions) waits "
       "milliseconds, and some time out -- a figure of the policy, not a failure of the run.")
-    png = m.get('latency_png')
-    if png:
-        a('')
-        a(f"The picture: [{png}]({png}) (p50 and p99 against rate, log-log, per idle_policy, TFO "
-          f"and plain, beside the kernel's TFO).")
+    out += picture(m.get('latency_png'), "p50 and p99 against rate, log-log, per idle_policy, "
+                   "TFO and plain, beside the kernel's TFO")
     return '\n'.join(out) + '\n'

@@ -29,6 +29,16 @@ def slash(vals, f='{:,.0f}'):
     return ' / '.join(fmt(v, f) for v in vals) if vals else 'n/a'
 
 
+def targets(items):
+    """A section's targets as a list: (what, verdict, the figures behind it)."""
+    return [f"- {what}: **{v}**{f' ({why})' if why else ''}" for what, v, why in items]
+
+
+def picture(png, what):
+    """The link to a section's picture @p png (none: []), with what it draws."""
+    return ['', f"The picture: [{png}]({png}) ({what})."] if png else []
+
+
 def code_block(raw, name, title):
     """A tfo-bench output: its comment lines in code blocks, its tables as
     tables, in their order."""

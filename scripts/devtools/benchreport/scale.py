@@ -4,7 +4,7 @@ import json
 import os
 import re
 
-from benchreport.md import fmt, slash, verdict
+from benchreport.md import fmt, picture, slash, targets, verdict
 from benchreport.raw import clean_reps, counters, kernel, machine, med, reps, spread, tsc_hz
 
 
@@ -314,13 +314,9 @@ def scale_section(raw):
     a('')
     a('Targets (a benchmark never fails on a number; rows on shared CPUs are not judged):')
     a('')
-    for what, v, why in scale_targets(rows):
-        a(f"- {what}: **{v}**{f' ({why})' if why else ''}")
-    png = m.get('scale_png')
-    if png:
-        a('')
-        a(f"The picture: [{png}]({png}) (transactions/s and worker TSC per transaction "
-          f"against workers; plain transactions/s against control lcores).")
+    out += targets(scale_targets(rows))
+    out += picture(m.get('scale_png'), 'transactions/s and worker TSC per transaction against '
+                   'workers; plain transactions/s against control lcores')
     return '\n'.join(out) + '\n'
 
 
