@@ -6,8 +6,9 @@ rules (suite lint: no root, no device).
     tfo_prom_test.py SOURCE_ROOT
 
 The fake answers the telemetry commands tfo-prom reads with every counter
-stats.h and pkt.h declare (parsed from the headers, so that a new counter
-is exported and linted here at once), two workers and two control lcores,
+stats.h and pkt.h declare and http's (services/http.c, service counters
+that keep their built-in families; parsed from the sources, so that a new
+counter is exported and linted here at once), two workers and two control lcores,
 and a /tfo/latency answer in the contract's shape (docs/runbook.md); a
 second fake has no /tfo/latency (an older server). Checked:
 - `promtool check metrics` reports nothing, with totals and --per-lcore
@@ -89,7 +90,17 @@ def frame_drops_h():
     return re.findall(r'X\((\w+)\)', body)
 
 
-COUNTERS = header_counters()
+def http_counters():
+    """[(name, 'counter', help)] http declares (services/http.c): service
+    counters whose families stay the built-in ones (tfo-prom
+    OWN_FAMILY_SERVICES)."""
+    text = open(os.path.join(ROOT, 'services', 'http.c')).read()
+    return [(n, 'counter', h.replace('\\"', '"')) for n, h in
+            re.findall(r'\{ "(http_\w+)",\s*"((?:[^"\\]|\\.)*)" \}', text)]
+
+
+HTTP_COUNTERS = http_counters()
+COUNTERS = header_counters() + HTTP_COUNTERS
 
 
 def lcore_stats(i):
@@ -129,7 +140,9 @@ class FakeTelemetry(tfotap.FakeTelemetry):
             start = int(arg or 0)
             page = COUNTERS[start:start + 64]
             nxt = start + 64 if start + 64 < len(COUNTERS) else 0
-            return {'next': nxt, 'counters': {n: '%s: %s' % (k, h) for n, k, h in page}}
+            http = {n for n, _, _ in HTTP_COUNTERS}
+            return {'next': nxt, 'counters': {n: '%s: %s' % (k, h) for n, k, h in page},
+                    'services': {n: 'http' for n, _, _ in page if n in http}}
         if name == '/tfo/stats':
             if arg == 'lcores':
                 return LCORES
@@ -256,6 +269,12 @@ def main():
         no_lcore = [n for n, f in fams.items() if n != 'tfo_lcore_busy_seconds_total' and
                     any(k == 'lcore' for s in f['samples'] for k, _ in s[1])]
         T.check('totals: no lcore label (but on busy seconds)', not no_lcore, no_lcore[:5])
+        T.check('http declares its counters (services/http.c): 22 found',
+                len(HTTP_COUNTERS) == 22, len(HTTP_COUNTERS))
+        T.check('http\'s service counters keep their families: tfo_http_ocsp_hit_total, '
+                'none in tfo_service_events_total',
+                value(fams, 'tfo_http_ocsp_hit_total') == tot['http_ocsp_hit'] and
+                'tfo_service_events_total' not in fams, sorted(fams)[:8])
         T.check('HTTP by code: 200 and the 400s summed over their reasons',
                 value(fams, 'tfo_http_responses_total', code='200') == tot['http_200'] and
                 value(fams, 'tfo_http_responses_total', code='400') ==

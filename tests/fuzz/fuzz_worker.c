@@ -799,6 +799,12 @@ fz_worker_stats(bool control)
 	return control ? &G.c->stats : &W->stats;
 }
 
+const struct tfo_svc_ctr_map *
+fz_svc_ctrs(void)
+{
+	return tfo_server_supervisor(G.srv)->lcores.svc_ctrs;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
