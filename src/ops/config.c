@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: the configuration's grammar: parsing keys and sections,
  * defaults, --set overrides. The key table, dump and help are
- * config_keys.c's; reading a file and the whole-configuration checks are
- * config_file.c's.
+ * config_keys.c's; reading a file is config_file.c's; the checks of the
+ * whole configuration are the assembly's (server/config_check.c).
  *
  * One table (tfo_keys) describes every scalar key: where it lives, its
  * range, default and help. Parsing, --set overrides, --help-config and the
  * dump all read it, so they cannot disagree.
+ *
+ * The ground floor: parsing reads no layer above it and loads nothing. A
+ * [service NAME] section is recorded as written, each key with its line;
+ * the assembly loads its plugin and hands the service its keys to check
+ * (server/config_services.c), in the same words (tfo_config_key_error).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -20,14 +25,9 @@
 #include <rte_common.h>
 #include <rte_debug.h>
 
-#include "cookie/keyring.h"
-#include "lcore/ctrl_pick.h"
-#include "lcore/idle.h"
-#include "net/tcpopt.h"
 #include "ops/config.h"
 #include "ops/paths.h"
 #include "tfo/log.h"
-#include "tfo/service.h"
 
 #include "ops/config_priv.h"
 
@@ -96,6 +96,12 @@ tfo_parse_bool(const char *s, bool *out)
 		}
 	}
 	return -EINVAL;
+}
+
+int
+tfo_config_parse_bool(const char *s, bool *out)
+{
+	return tfo_parse_bool(s, out);
 }
 
 int
@@ -479,83 +485,56 @@ tfo_service_get(struct tfo_config *c, const char *name, char *why, size_t whylen
 		tfo_errmsg(why, whylen, "bad service name");
 		return NULL;
 	}
-	if (tfo_service_find(name) == NULL) {
-		char known[128] = "";
-
-		for (const struct tfo_service *r = tfo_service_first(); r != NULL;
-		     r = r->next) {
-			strncat(known, " ", sizeof(known) - strlen(known) - 1);
-			strncat(known, r->name, sizeof(known) - strlen(known) - 1);
-		}
-		tfo_errmsg(why, whylen, "no service named '%s' (built in:%s; one built "
-			   "out of tree needs `plugin = PATH.so` first in its section)",
-			   name, known[0] ? known : " none");
-		return NULL;
-	}
 	s = &c->services[c->nb_services++];
 	memset(s, 0, sizeof(*s));
 	strcpy(s->name, name);
 	return s;
 }
 
+/*
+ * Record @p key of service section @p s as written, with its @p line: the
+ * service checks its keys once the assembly has loaded it. Only what needs
+ * no service is checked here: port and udp's grammar, the sizes.
+ */
 static int
 tfo_service_set(struct tfo_cfg_service *s, const char *key, const char *value,
-		char *why, size_t whylen)
+		unsigned int line, char *why, size_t whylen)
 {
-	const struct tfo_service *svc = tfo_service_find(s->name);
 	uint64_t v;
+	bool b;
 
 	if (strcmp(key, "port") == 0) {
 		if (tfo_parse_u64(value, 1, 65535, &v) < 0)
 			return tfo_errmsg(why, whylen, "expected a TCP port 1..65535%s",
 					  tfo_int_hint(value));
 		s->port = (uint16_t)v;
-		return 0;
 	}
-	if (svc != NULL && strcmp(key, "udp") == 0) {
-		bool b;
-
-		if (tfo_parse_bool(value, &b) < 0)
-			return tfo_errmsg(why, whylen, "expected a boolean (on/off, yes/no)");
-		if (b && !svc->udp_ok)
-			return tfo_errmsg(why, whylen, "service %s does not serve UDP "
-					  "(udp = on is for services that declare udp_ok)",
-					  s->name);
-		s->udp = b;
-		return 0;
-	}
-	if (svc == NULL || !tfo_service_key_ok(svc, key))
-		return tfo_errmsg(why, whylen, "unknown key for service %s", s->name);
-	if (svc->check_key != NULL && svc->check_key(key, value, why, whylen) < 0)
-		return -EINVAL;
+	if (strcmp(key, "udp") == 0 && tfo_parse_bool(value, &b) < 0)
+		return tfo_errmsg(why, whylen, "expected a boolean (on/off, yes/no)");
 	if (strlen(key) >= sizeof(s->kv[0].key) ||
 	    strlen(value) >= sizeof(s->kv[0].value))
 		return tfo_errmsg(why, whylen, "key or value too long");
-	for (unsigned int i = 0; i < s->nb_kv && !tfo_service_key_repeats(svc, key); i++)
-		if (strcmp(s->kv[i].key, key) == 0) {
-			strcpy(s->kv[i].value, value);
-			return 0;
-		}
-	if (s->nb_kv == TFO_SERVICE_MAX_KV)
+	if (s->nb_kv == RTE_DIM(s->kv))
 		return tfo_errmsg(why, whylen, "more than %d keys", TFO_SERVICE_MAX_KV);
 	strcpy(s->kv[s->nb_kv].key, key);
 	strcpy(s->kv[s->nb_kv].value, value);
+	s->kv[s->nb_kv].line = line;
 	s->nb_kv++;
+	s->loaded = false;
 	return 0;
 }
 
 /*
- * `plugin = PATH.so` (relative: from the configuration's directory): load
- * it now, so that the section's other keys are checked by the service it
- * registers. Hence it comes first in the section.
+ * `plugin = PATH.so` (relative: from the configuration's directory),
+ * recorded: the assembly loads it, so that the section's other keys are
+ * checked by the service it registers. Hence it comes first in the section.
  */
 static int
 tfo_service_plugin_set(struct tfo_config *c, const char *name, const char *value,
-		       char *why, size_t whylen)
+		       unsigned int line, char *why, size_t whylen)
 {
 	struct tfo_cfg_service *s;
-	char path[PATH_MAX];
-	int n;
+	size_t dir = value[0] == '/' || c->base_dir[0] == '\0' ? 0 : strlen(c->base_dir) + 1;
 
 	for (unsigned int i = 0; i < c->nb_services; i++)
 		if (strcmp(c->services[i].name, name) == 0 &&
@@ -564,20 +543,14 @@ tfo_service_plugin_set(struct tfo_config *c, const char *name, const char *value
 					  "one plugin per section" :
 					  "the section has keys already (or its service "
 					  "is built in): plugin must come first");
-	if (value[0] == '/' || c->base_dir[0] == '\0')
-		n = snprintf(path, sizeof(path), "%s", value);
-	else
-		n = snprintf(path, sizeof(path), "%s/%s", c->base_dir, value);
-	if (n < 0 || (size_t)n >= sizeof(path) || strlen(value) >= sizeof(s->plugin))
+	if (dir + strlen(value) >= PATH_MAX || strlen(value) >= sizeof(s->plugin))
 		return tfo_errmsg(why, whylen, "path too long");
-	if (tfo_service_plugin_load(path, name, why, whylen) < 0)
-		return -EINVAL;
 	s = tfo_service_get(c, name, why, whylen);
 	if (s == NULL)
 		return -EINVAL;
-	/* the real path, so that --print-config's output loads from anywhere */
-	if (realpath(path, s->plugin) == NULL)
-		snprintf(s->plugin, sizeof(s->plugin), "%s", value);
+	snprintf(s->plugin, sizeof(s->plugin), "%s", value);
+	s->plugin_line = line;
+	s->loaded = false;
 	return 0;
 }
 
@@ -601,7 +574,7 @@ tfo_section_split(const char *section, char *kind, size_t klen,
 
 static int
 tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
-		   const char *value, char *why, size_t whylen)
+		   const char *value, unsigned int line, char *why, size_t whylen)
 {
 	char kind[16];
 	const char *name;
@@ -624,9 +597,9 @@ tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
 			return tfo_errmsg(why, whylen,
 				       "a service section needs a name: [service NAME]");
 		if (strcmp(key, "plugin") == 0)
-			return tfo_service_plugin_set(c, name, value, why, whylen);
+			return tfo_service_plugin_set(c, name, value, line, why, whylen);
 		s = tfo_service_get(c, name, why, whylen);
-		return s == NULL ? -EINVAL : tfo_service_set(s, key, value, why, whylen);
+		return s == NULL ? -EINVAL : tfo_service_set(s, key, value, line, why, whylen);
 	}
 	if (name != NULL)
 		return tfo_errmsg(why, whylen, "unknown section");
@@ -706,6 +679,21 @@ tfo_visible(const char *in, char *out, size_t len)
 	return out;
 }
 
+int
+tfo_config_key_error(const struct tfo_config *c, unsigned int line, const char *section,
+		     const char *key, const char *value, const char *why, char *err,
+		     size_t errlen)
+{
+	char vsec[96 * 4], vkey[128], vis[256];
+
+	if (line == 0)
+		return tfo_errmsg(err, errlen, "[%s] %s = \"%s\": %s", section, key, value, why);
+	return tfo_errmsg(err, errlen, "%s:%u: [%s] %s = \"%s\": %s", c->source, line,
+			  tfo_visible(section, vsec, sizeof(vsec)),
+			  tfo_visible(key, vkey, sizeof(vkey)),
+			  tfo_visible(value, vis, sizeof(vis)), why);
+}
+
 /*
  * @p section, @p key and @p value as the file reads them: white space
  * trimmed, the section's words separated by one space ("port net_tap0 "
@@ -735,8 +723,8 @@ tfo_config_set(struct tfo_config *c, const char *section, const char *key,
 	if (tfo_config_words(section, key, value, sec, k, v) < 0)
 		return tfo_errmsg(err, errlen, "[%.64s] %.64s: section, key or value too long",
 				  section, key);
-	if (tfo_config_set_why(c, sec, k, v, why, sizeof(why)) < 0)
-		return tfo_errmsg(err, errlen, "[%s] %s = \"%s\": %s", sec, k, v, why);
+	if (tfo_config_set_why(c, sec, k, v, 0, why, sizeof(why)) < 0)
+		return tfo_config_key_error(c, 0, sec, k, v, why, err, errlen);
 	return 0;
 }
 
@@ -849,14 +837,9 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 		if (section[0] == '\0')
 			return tfo_errmsg(err, errlen, "%s:%u: key '%s' before any [section]",
 				       source, lineno, tfo_visible(key, vis, sizeof(vis)));
-		if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0) {
-			char vsec[sizeof(section) * 4], vkey[128];
-
-			return tfo_errmsg(err, errlen, "%s:%u: [%s] %s = \"%s\": %s",
-				       source, lineno, tfo_visible(section, vsec, sizeof(vsec)),
-				       tfo_visible(key, vkey, sizeof(vkey)),
-				       tfo_visible(value, vis, sizeof(vis)), why);
-		}
+		if (tfo_config_set_why(c, section, key, value, lineno, why, sizeof(why)) < 0)
+			return tfo_config_key_error(c, lineno, section, key, value, why, err,
+						    errlen);
 	}
 	return 0;
 }
