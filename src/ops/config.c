@@ -14,6 +14,7 @@
  * (server/config_services.c), in the same words (tfo_config_key_error).
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -351,11 +352,108 @@ tfo_port_get(struct tfo_config *c, const char *device, char *why, size_t whylen)
 	return p;
 }
 
+/* [port] keys with a fixed set of values: a value's index is its enum's */
+static const char *const tfo_xdp_names[] = { "auto", "own", "off", NULL };
+static const char *const tfo_tap_names[] = { "auto", "create", "attach", NULL };
+static const char *const tfo_rss_names[] = { "device", "peer", NULL };
+static const char *const tfo_offload_names[] = { "auto", "off", NULL };
+static_assert(TFO_XDP_OWN == 1 && TFO_XDP_OFF == 2 && TFO_TAP_CREATE == 1 &&
+	      TFO_TAP_ATTACH == 2 && TFO_RSS_PEER == 1 && TFO_OFFLOAD_OFF == 1,
+	      "a [port] enum's values are its names' indexes");
+
+static const struct {
+	const char *key;
+	size_t off;			/* its uint8_t in struct tfo_cfg_port */
+	const char *const *names;
+	const char *expected;		/* for the message, in the help's order */
+} tfo_port_enums[] = {
+	{ "xdp", offsetof(struct tfo_cfg_port, xdp), tfo_xdp_names, "own, off or auto" },
+	{ "tap", offsetof(struct tfo_cfg_port, tap), tfo_tap_names, "auto, create or attach" },
+	{ "rss", offsetof(struct tfo_cfg_port, rss), tfo_rss_names, "device or peer" },
+	{ "offload", offsetof(struct tfo_cfg_port, offload), tfo_offload_names, "auto or off" },
+};
+
+/* [port] integer keys: their ranges */
+static const struct {
+	const char *key;
+	size_t off, size;		/* a uint16_t or uint32_t of struct tfo_cfg_port */
+	uint64_t min, max;
+} tfo_port_ints[] = {
+	{ "mtu", offsetof(struct tfo_cfg_port, mtu), sizeof(uint16_t), 68, 9198 },
+	{ "rx_desc", offsetof(struct tfo_cfg_port, rx_desc), sizeof(uint16_t), 32, 32768 },
+	{ "tx_desc", offsetof(struct tfo_cfg_port, tx_desc), sizeof(uint16_t), 32, 32768 },
+	{ "exception_pps", offsetof(struct tfo_cfg_port, exception_pps), sizeof(uint32_t),
+	  1, 10000000 },
+};
+
+/* ipv4 = / ipv6 = : one more host address of ours on port @p p. */
+static int
+tfo_port_addr(struct tfo_cfg_port *p, int fam, const char *value, char *why, size_t whylen)
+{
+	struct tfo_local_addr a;
+	const char *not_host;
+
+	if (tfo_parse_addr(value, &a) < 0 || a.family != fam)
+		return tfo_errmsg(why, whylen, "not an %s address[/prefix]",
+				  fam == AF_INET ? "IPv4" : "IPv6");
+	not_host = tfo_addr_not_host(&a);
+	if (not_host != NULL)
+		return tfo_errmsg(why, whylen, "%s", not_host);
+	if (p->nb_addrs == TFO_MAX_PORT_ADDRS)
+		return tfo_errmsg(why, whylen, "more than %d addresses on a port",
+				  TFO_MAX_PORT_ADDRS);
+	for (unsigned int i = 0; i < p->nb_addrs; i++)
+		if (p->addrs[i].family == a.family &&
+		    memcmp(&p->addrs[i].addr, &a.addr, sizeof(a.addr)) == 0)
+			return tfo_errmsg(why, whylen, "address given twice");
+	p->addrs[p->nb_addrs++] = a;
+	return 0;
+}
+
+/* A [port] key of a table (enums, integers): 1 if @p key is none of theirs. */
+static int
+tfo_port_table_set(struct tfo_cfg_port *p, const char *key, const char *value,
+		   char *why, size_t whylen)
+{
+	uint8_t *base = (uint8_t *)p;
+	uint64_t v;
+
+	for (unsigned int i = 0; i < RTE_DIM(tfo_port_enums); i++) {
+		if (strcmp(key, tfo_port_enums[i].key) != 0)
+			continue;
+		for (unsigned int n = 0; tfo_port_enums[i].names[n] != NULL; n++)
+			if (strcasecmp(value, tfo_port_enums[i].names[n]) == 0) {
+				base[tfo_port_enums[i].off] = (uint8_t)n;
+				return 0;
+			}
+		return tfo_errmsg(why, whylen, "expected %s", tfo_port_enums[i].expected);
+	}
+	for (unsigned int i = 0; i < RTE_DIM(tfo_port_ints); i++) {
+		uint16_t v16;
+		uint32_t v32;
+
+		if (strcmp(key, tfo_port_ints[i].key) != 0)
+			continue;
+		if (tfo_parse_u64(value, tfo_port_ints[i].min, tfo_port_ints[i].max, &v) < 0)
+			return tfo_errmsg(why, whylen, "expected an integer in %" PRIu64 "..%"
+					  PRIu64 "%s", tfo_port_ints[i].min,
+					  tfo_port_ints[i].max, tfo_int_hint(value));
+		v16 = (uint16_t)v;
+		v32 = (uint32_t)v;
+		if (tfo_port_ints[i].size == sizeof(v16))
+			memcpy(base + tfo_port_ints[i].off, &v16, sizeof(v16));
+		else
+			memcpy(base + tfo_port_ints[i].off, &v32, sizeof(v32));
+		return 0;
+	}
+	return 1;
+}
+
 static int
 tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 	     char *why, size_t whylen)
 {
-	uint64_t v;
+	int rc;
 
 	if (strcmp(key, "vdev") == 0) {
 		if (strlen(value) >= sizeof(p->vdev))
@@ -363,44 +461,8 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 		strcpy(p->vdev, value);
 		return 0;
 	}
-	if (strcmp(key, "ipv4") == 0 || strcmp(key, "ipv6") == 0) {
-		struct tfo_local_addr a;
-		int fam = key[3] == '4' ? AF_INET : AF_INET6;
-		const char *not_host;
-
-		if (tfo_parse_addr(value, &a) < 0 || a.family != fam)
-			return tfo_errmsg(why, whylen, "not an %s address[/prefix]",
-				       fam == AF_INET ? "IPv4" : "IPv6");
-		not_host = tfo_addr_not_host(&a);
-		if (not_host != NULL)
-			return tfo_errmsg(why, whylen, "%s", not_host);
-		if (p->nb_addrs == TFO_MAX_PORT_ADDRS)
-			return tfo_errmsg(why, whylen, "more than %d addresses on a port",
-				       TFO_MAX_PORT_ADDRS);
-		for (unsigned int i = 0; i < p->nb_addrs; i++)
-			if (p->addrs[i].family == a.family &&
-			    memcmp(&p->addrs[i].addr, &a.addr, sizeof(a.addr)) == 0)
-				return tfo_errmsg(why, whylen, "address given twice");
-		p->addrs[p->nb_addrs++] = a;
-		return 0;
-	}
-	if (strcmp(key, "mtu") == 0) {
-		if (tfo_parse_u64(value, 68, 9198, &v) < 0)
-			return tfo_errmsg(why, whylen, "expected an integer in 68..9198%s",
-					  tfo_int_hint(value));
-		p->mtu = (uint16_t)v;
-		return 0;
-	}
-	if (strcmp(key, "rx_desc") == 0 || strcmp(key, "tx_desc") == 0) {
-		if (tfo_parse_u64(value, 32, 32768, &v) < 0)
-			return tfo_errmsg(why, whylen, "expected an integer in 32..32768%s",
-					  tfo_int_hint(value));
-		if (key[0] == 'r')
-			p->rx_desc = (uint16_t)v;
-		else
-			p->tx_desc = (uint16_t)v;
-		return 0;
-	}
+	if (strcmp(key, "ipv4") == 0 || strcmp(key, "ipv6") == 0)
+		return tfo_port_addr(p, key[3] == '4' ? AF_INET : AF_INET6, value, why, whylen);
 	if (strcmp(key, "syn_steering") == 0 || strcmp(key, "exception") == 0 ||
 	    strcmp(key, "isolate") == 0) {
 		bool *flag = key[0] == 's' ? &p->syn_steering :
@@ -419,53 +481,9 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 		snprintf(p->exception_iface, sizeof(p->exception_iface), "%s", value);
 		return 0;
 	}
-	if (strcmp(key, "exception_pps") == 0) {
-		if (tfo_parse_u64(value, 1, 10000000, &v) < 0)
-			return tfo_errmsg(why, whylen, "expected an integer in 1..10000000%s",
-					  tfo_int_hint(value));
-		p->exception_pps = (uint32_t)v;
-		return 0;
-	}
-	if (strcmp(key, "xdp") == 0) {
-		if (strcasecmp(value, "auto") == 0)
-			p->xdp = TFO_XDP_AUTO;
-		else if (strcasecmp(value, "own") == 0)
-			p->xdp = TFO_XDP_OWN;
-		else if (strcasecmp(value, "off") == 0)
-			p->xdp = TFO_XDP_OFF;
-		else
-			return tfo_errmsg(why, whylen, "expected own, off or auto");
-		return 0;
-	}
-	if (strcmp(key, "tap") == 0) {
-		if (strcasecmp(value, "auto") == 0)
-			p->tap = TFO_TAP_AUTO;
-		else if (strcasecmp(value, "create") == 0)
-			p->tap = TFO_TAP_CREATE;
-		else if (strcasecmp(value, "attach") == 0)
-			p->tap = TFO_TAP_ATTACH;
-		else
-			return tfo_errmsg(why, whylen, "expected auto, create or attach");
-		return 0;
-	}
-	if (strcmp(key, "rss") == 0) {
-		if (strcasecmp(value, "device") == 0)
-			p->rss = TFO_RSS_DEVICE;
-		else if (strcasecmp(value, "peer") == 0)
-			p->rss = TFO_RSS_PEER;
-		else
-			return tfo_errmsg(why, whylen, "expected device or peer");
-		return 0;
-	}
-	if (strcmp(key, "offload") == 0) {
-		if (strcasecmp(value, "auto") == 0)
-			p->offload = TFO_OFFLOAD_AUTO;
-		else if (strcasecmp(value, "off") == 0)
-			p->offload = TFO_OFFLOAD_OFF;
-		else
-			return tfo_errmsg(why, whylen, "expected auto or off");
-		return 0;
-	}
+	rc = tfo_port_table_set(p, key, value, why, whylen);
+	if (rc <= 0)
+		return rc;
 	return tfo_errmsg(why, whylen, "unknown key in a [port] section");
 }
 
