@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The tree's layout: include/tfo/ is the installed API, src/ the layers.
 
-    layout_test.py SOURCE_ROOT
+    layout_test.py SOURCE_ROOT BUILD_ROOT
 
 - the headers meson.build installs (install_headers) exist in include/tfo/
   and include no header but each other (a plugin builds with them alone);
@@ -12,12 +12,19 @@
   markers, bottom up, and a file includes from its own layer and the ones
   below (and include/tfo/), with no exception: an include that reaches up
   a layer fails, so the picture stays true;
+- calls too: every `tfo_*` symbol an object of a layer in BUILD_ROOT's
+  libtfo.a references (nm -u) is defined by an object of its own layer or
+  one below, or by none of the layers' objects (the libraries, and what
+  the build generates: the embedded configuration, the XDP program); one
+  that only services/ define fails too (the engine calls a service only
+  through its struct tfo_service).
 
 (scripts/devtools/relayout.py made this layout from the flat src/ once,
 issue 28; it is in the history.)
 """
 import os
 import re
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -78,6 +85,54 @@ def upward(root, order):
     return bad
 
 
+def members(build):
+    """{archive member: (defined tfo_ symbols, referenced tfo_ symbols)} of
+    BUILD/libtfo.a, by nm (a thin archive: meson's)."""
+    lib = os.path.join(build, 'libtfo.a')
+    out = subprocess.run(['nm', '-A', lib], check=True, capture_output=True,
+                         text=True).stdout
+    objs = {}
+    for line in out.splitlines():
+        m = re.match(r'^[^:]+:(?:[^:]*/)?([^/:]+\.o):\s*(?:[0-9a-f]+)?\s+([A-Za-z])\s+(tfo_\w+)$',
+                     line)
+        if m is None:
+            continue
+        obj, kind, sym = m.groups()
+        d, u = objs.setdefault(obj, (set(), set()))
+        if kind == 'U':
+            u.add(sym)
+        elif kind.isupper():
+            d.add(sym)
+    return objs
+
+
+def obj_layer(obj, order):
+    """The layer of member "src_<layer>_<file>.c.o", 'services' for
+    "services_*", else None (generated: meson-generated_*)."""
+    m = re.match(r'^src_([a-z]+)_', obj)
+    if m and m.group(1) in order:
+        return m.group(1)
+    return 'services' if obj.startswith('services_') else None
+
+
+def upward_calls(objs, order):
+    """(object, symbol, defining layer) for each reference up a layer."""
+    where = {}
+    for obj, (defined, _) in objs.items():
+        for sym in defined:
+            where.setdefault(sym, obj_layer(obj, order))
+    bad = []
+    for obj, (_, used) in sorted(objs.items()):
+        layer = obj_layer(obj, order)
+        if layer not in order:
+            continue
+        for sym in sorted(used):
+            at = where.get(sym)
+            if at == 'services' or (at in order and order.index(at) > order.index(layer)):
+                bad.append('%s -> %s (%s)' % (obj, sym, at))
+    return bad
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, '..'))
     inst = installed(root)
@@ -95,6 +150,13 @@ def main():
           len(order) >= 2 and sorted(order) == folders, 'folders: %s' % folders)
     bad = upward(root, order)
     check('no include reaches up a layer, no exception', not bad, bad)
+    build = sys.argv[2] if len(sys.argv) > 2 else os.path.join(root, 'build')
+    objs = members(build) if os.path.exists(os.path.join(build, 'libtfo.a')) else {}
+    layered = {o for o in objs if obj_layer(o, order) in order}
+    check('libtfo.a in %s has objects of every layer' % build,
+          {obj_layer(o, order) for o in layered} == set(order), sorted(objs))
+    bad = upward_calls(objs, order)
+    check('no object calls up a layer (nm: %d objects of layers)' % len(layered), not bad, bad)
     return T.done()
 
 
