@@ -48,6 +48,10 @@
 #    two compared), knotd and NSD on kernel sockets; answered %, the
 #    highest rate held, server CPU per answer; then one run at a real
 #    limit (BENCH_DNSSEC_RRL_LIMIT, 1000/s): dns_rrl_* and bytes out/in;
+# 3e. TFO over AF_XDP beside the kernel's (scripts/devtools/bench_afxdp_tfo.sh,
+#    phase afxdp-tfo): on (3c)'s veth, tfo-server and tfo-loadgen on
+#    net_af_xdp, the kernel's TFO server and client, at 1,000/s and at the
+#    peak; the floor: testpmd macswap on net_af_xdp; the ratio per transaction;
 # 4. tfo-bench pipeline, engine, cookie and http; the pipeline's slow path
 #    (--plain --bad-cookie --cookie-req) next to its TFO figure, the same
 #    with 1 and 2 control lcores (--controls 1,2), and the spoofed SYN
@@ -96,6 +100,7 @@
 # --quick: 3 repetitions of 3 s (BENCH_REPS/BENCH_SECONDS still win).
 # --phases LIST: only these phases (comma-separated): testpmd (1), peak (2),
 # loads (2c), flood (2d), kernel (3), dns and nginx (3b), afxdp (3c), dnssec (3d),
+# afxdp-tfo (3e),
 # tfo-bench (all of 4) or tb-NAME (one
 # tfo-bench run: tb-pipeline, tb-pipeline_ackfin, tb-pipeline_cold,
 # tb-pipeline_slow, tb-pipeline_controls, tb-pipeline_flood, tb-engine,
@@ -127,13 +132,13 @@ ROOT=$(pwd)
 B=${BENCH_BUILD:-build-bench}
 QUICK=0
 PHASES=""
-ALL_PHASES="testpmd peak loads flood kernel dns nginx afxdp dnssec tfo-bench latency scale"
+ALL_PHASES="testpmd peak loads flood kernel dns nginx afxdp dnssec afxdp-tfo tfo-bench latency scale"
 TB_NAMES="pipeline pipeline_ackfin pipeline_cold pipeline_slow pipeline_controls pipeline_flood
 engine cookie http"
 SCALE_WORKERS=""
 SCALE_CONTROLS=1,2,4
 usage() {
-	echo "usage: $0 [--quick] [--phases testpmd,peak,loads,flood,kernel,dns,nginx,afxdp,dnssec,tfo-bench,tb-NAME,latency,scale...]" \
+	echo "usage: $0 [--quick] [--phases testpmd,peak,loads,flood,kernel,dns,nginx,afxdp,dnssec,afxdp-tfo,tfo-bench,tb-NAME,latency,scale...]" \
 		"[--workers N,N...] [--controls N,N...]" >&2
 	exit 2
 }
@@ -734,6 +739,9 @@ kns_down
 # ---- 3d. DNSSEC (DO=1) and RRL on the same veth, with knotd and NSD ----------
 # shellcheck source=scripts/devtools/bench_dnssec.sh
 . scripts/devtools/bench_dnssec.sh
+# ---- 3e. TFO over AF_XDP beside the kernel's, and the floor of that veth ----
+# shellcheck source=scripts/devtools/bench_afxdp_tfo.sh
+. scripts/devtools/bench_afxdp_tfo.sh
 
 # ---- 4. tfo-bench -------------------------------------------------------------
 TB_EAL=(-l "$DUT" --file-prefix "$TAG-tb" -m 1024 "${EAL_COMMON[@]}" --log-level=lib.*:warning)

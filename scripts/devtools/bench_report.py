@@ -60,6 +60,8 @@ import re
 import statistics
 import sys
 
+import bench_afxdp_tfo
+
 BEGIN = '<!-- bench: begin (scripts/devtools/bench.sh writes this table) -->'
 TABLE_TITLE = ('# tfo-fastpath benchmark: the summary table (scripts/devtools/bench.sh)\n\n'
                'The last full run\'s rows, with the rows of partial runs since; the figures '
@@ -1714,6 +1716,7 @@ def report(raw, prev_md=None):
     dn = dnssec_section(raw)
     if dn:
         parts += [dn]
+    parts += [x for x in [bench_afxdp_tfo.section(raw, machine(raw))] if x]
     parts.append('''How it is measured: (1) the forwarder is `dpdk-testpmd --forward-mode=macswap
 --record-core-cycles` on the device-under-test CPU, fed over net_memif by a second testpmd in
 flowgen mode (it generates like txonly and drains the return ring; with txonly the forwarder's
