@@ -334,7 +334,8 @@ tfo_summary_lcore(FILE *f, const char *who, const struct tfo_stats *s,
 
 	snprintf(prefix, sizeof(prefix), "  %s ", who);
 	tfo_stats_dump(f, prefix, s);
-	tfo_stats_dump_svc(f, prefix, s, map);
+	tfo_stats_dump_svc(f, prefix, s, map != NULL ? map->name : NULL,
+			   map != NULL ? map->nb : 0);
 }
 
 /*

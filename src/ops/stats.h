@@ -21,7 +21,7 @@
 
 #include <rte_common.h>
 
-#include "net/pkt.h"
+#include "ops/drops.h"	/* the parser's drop reasons, one counter each */
 #include "tfo/service.h"
 
 #ifdef __cplusplus
@@ -261,9 +261,10 @@ void tfo_stats_accumulate(struct tfo_stats *dst, const struct tfo_stats *src);
  */
 void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
 
-/** The same for the services' counters of @p s named by @p map (NULL: none). */
+/** The same for the first @p nb services' counters of @p s, named by
+ *  @p names (the server's struct tfo_svc_ctr_map: its name and nb). */
 void tfo_stats_dump_svc(FILE *f, const char *prefix, const struct tfo_stats *s,
-			const struct tfo_svc_ctr_map *map);
+			const char *const *names, unsigned int nb);
 
 /* ---- accounting ---------------------------------------------------------
  *

@@ -55,7 +55,7 @@
 #include "net/tcpopt.h"
 #include "net/tx.h"
 #include "ops/config.h"
-#include "ops/server.h"
+#include "server/server.h"
 #include "tcp/engine.h"
 #include "tfo/service.h"
 
