@@ -14,7 +14,7 @@
 
 #include "cookie/cookie.h"
 #include "lcore/worker.h"
-#include "ops/server.h"
+#include "server/server.h"
 
 #include "bench_txn.h"
 
