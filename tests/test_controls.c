@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 #include <rte_ring.h>
 
+#include "cookie/keyring.h"
 #include "lcore/ctrl_pick.h"
 #include "net/neigh.h"
 #include "ops/config.h"
@@ -293,10 +294,10 @@ TFO_TEST(server_two_controls_two_workers)
 		CHECK_EQ(c[k]->stats.c[TFO_STAT_tx_pkts], 2 * per_ctl[k]);
 	}
 	CHECK_EQ(opened, NCONN);
-	tfo_control_aggregate(c[0], &total);
+	tfo_report_aggregate(&tfo_server_supervisor(s)->lcores, &total);
 	CHECK_EQ(total.c[TFO_STAT_ctrl_rx], 2 * NCONN);
 	CHECK_EQ(total.c[TFO_STAT_to_control], 2 * NCONN);
-	CHECK(tfo_control_accounting(c[0], stdout));
+	CHECK(tfo_report_accounting(&tfo_server_supervisor(s)->lcores, stdout));
 
 	/* path-MTU errors reach control 0 (ICMP); one about a connection of
 	 * control 1 is forwarded to control 1's inbox and found there */
@@ -326,7 +327,7 @@ TFO_TEST(server_two_controls_two_workers)
 		CHECK_EQ(tfo_control_inbox(c[1], now), 1);
 		CHECK_EQ(c[1]->stats.c[TFO_STAT_pmtu_handoff], 1);
 		CHECK_EQ(tfo_worker_inbox(w[0], now) + tfo_worker_inbox(w[1], now), 2);
-		CHECK(tfo_control_accounting(c[0], NULL));
+		CHECK(tfo_report_accounting(&tfo_server_supervisor(s)->lcores, NULL));
 	}
 	for (unsigned int i = 0; i < NCONN; i++)
 		cl_free(&cl[i]);
@@ -389,14 +390,14 @@ TFO_TEST(server_neighbours_pass_a_full_control_ring)
 	CHECK_EQ(w->stats.c[TFO_STAT_to_control_neigh], 2);
 	CHECK_EQ(rte_ring_count(w->to_neigh), 2);
 	/* what waits in the neighbour ring is to_control not yet ctrl_rx */
-	CHECK(tfo_control_accounting(c, NULL));
+	CHECK(tfo_report_accounting(&tfo_server_supervisor(s)->lcores, NULL));
 	/* one poll of control 0: both answered, whatever waits in the other */
 	tfo_control_poll(c, now);
 	CHECK_EQ(c->stats.c[TFO_STAT_arp_reply_tx], 1);
 	CHECK_EQ(c->stats.c[TFO_STAT_nd_na_tx], 1);
 	while (tfo_control_poll(c, now) != 0)
 		;
-	CHECK(tfo_control_accounting(c, stdout));
+	CHECK(tfo_report_accounting(&tfo_server_supervisor(s)->lcores, stdout));
 	cl_free(&cl);
 	tfo_server_free(s);
 }
@@ -521,7 +522,7 @@ TFO_TEST(kernel_neigh_port_answers_no_arp_or_ping)
 	CHECK_EQ(c->stats.c[TFO_STAT_pmtu_handoff], 1);
 	CHECK_EQ(tfo_worker_inbox(w, now), 1);
 	CHECK_EQ(w->stats.c[TFO_STAT_pmtu_no_conn], 1);
-	CHECK(tfo_control_accounting(c, NULL));
+	CHECK(tfo_report_accounting(&tfo_server_supervisor(s)->lcores, NULL));
 	tfo_server_free(s);
 }
 
@@ -538,6 +539,7 @@ TFO_TEST(server_udp_on_worker_and_control)
 	struct tfo_server *s;
 	struct tfo_worker *w;
 	struct tfo_control *c;
+	const struct tfo_svc_ctr_map *map;
 	struct rte_mbuf *m[2];
 	struct tfo_acct a;
 	struct harness h;
@@ -555,8 +557,9 @@ TFO_TEST(server_udp_on_worker_and_control)
 	c = tfo_server_control(s);
 	w->tx.flush = sink_flush;
 	c->tx.flush = sink_flush;
-	REQUIRE(c->svc_ctrs != NULL && c->svc_ctrs->nb == 3);
-	CHECK(strcmp(c->svc_ctrs->name[2], "echo_datagrams") == 0);
+	map = tfo_server_supervisor(s)->lcores.svc_ctrs;
+	REQUIRE(map != NULL && map->nb == 3);
+	CHECK(strcmp(map->name[2], "echo_datagrams") == 0);
 
 	m[0] = h_udp_frame(&h, AF_INET, 7, "ping\n", 5, -1);
 	m[1] = h_udp_frame(&h, AF_INET, 9, "ping\n", 5, -1);
@@ -582,9 +585,19 @@ TFO_TEST(server_udp_on_worker_and_control)
 
 /* ---- the drain ------------------------------------------------------------ */
 
+/* The supervisor's drain step of server @p s, as its loop runs it. */
+static bool
+sup_drain_tick(struct tfo_server *s, uint64_t now_us)
+{
+	struct tfo_supervisor *sup = tfo_server_supervisor(s);
+
+	return tfo_drain_tick(&sup->life, &sup->lcores, now_us);
+}
+
 /* A device-free server of one worker and one control lcore, TFO off (every
  * SYN a plain one), echo on port 7 (@p keepalive: close = no), what they
  * send parsed into @p h->out. */
+
 static struct tfo_server *
 drain_server(struct harness *h, const char *name, struct tfo_config *cfg, bool keepalive)
 {
@@ -668,7 +681,7 @@ TFO_TEST(server_drain_refuses_new_syns_keeps_the_rest)
 	drain_syn(&h, w, &held, 0, now);
 	tfo_control_poll(c, now);
 	CHECK_EQ(c->stats.c[TFO_STAT_conns_opened_plain], 1);
-	CHECK(!tfo_server_draining(s) && !tfo_drain_tick(c, now));
+	CHECK(!tfo_server_draining(s) && !sup_drain_tick(s, now));
 
 	tfo_server_drain(s);
 	CHECK(tfo_server_draining(s) && w->drain != NULL && *w->drain && *c->drain);
@@ -678,9 +691,9 @@ TFO_TEST(server_drain_refuses_new_syns_keeps_the_rest)
 	CHECK(w->draining && c->draining);
 	/* the held connection has not sent its request yet: not closed */
 	CHECK_EQ(c->stats.c[TFO_STAT_drain_keepalive_closed], 0);
-	CHECK(!tfo_drain_tick(c, now));		/* started: one in flight */
-	CHECK(c->life.draining);
-	CHECK_EQ(tfo_drain_in_flight(c, &wk, &ck), 1);
+	CHECK(!sup_drain_tick(s, now));		/* started: one in flight */
+	CHECK(tfo_server_supervisor(s)->life.draining);
+	CHECK_EQ(tfo_drain_in_flight(&tfo_server_supervisor(s)->lcores, &wk, &ck), 1);
 	CHECK(wk == 0 && ck == 1);
 
 	/* a new SYN with data: a RST from the worker itself, acking it all */
@@ -714,8 +727,8 @@ TFO_TEST(server_drain_refuses_new_syns_keeps_the_rest)
 	CHECK_EQ(c->stats.c[TFO_STAT_conns_opened_plain], 1);
 
 	/* the held connection keeps the drain going until drain_timeout */
-	CHECK(!tfo_drain_tick(c, now + 2 * TFO_DRAIN_CHECK_US));
-	CHECK(tfo_drain_tick(c, now + 1000000 + TFO_DRAIN_CHECK_US));
+	CHECK(!sup_drain_tick(s, now + 2 * TFO_DRAIN_CHECK_US));
+	CHECK(sup_drain_tick(s, now + 1000000 + TFO_DRAIN_CHECK_US));
 	cl_free(&held);
 	cl_free(&fresh);
 	cl_free(&closed);
@@ -783,7 +796,7 @@ TFO_TEST(server_drain_closes_idle_keepalive_only)
 	drain_via(&h, w, c, cl_frame(&late, 0x18, late.iss + 1, late_iss + 1, "yo\n", 3), now);
 	drain_via(&h, w, c, cl_frame(&fresh, 0x10, fresh.iss + 1, fresh_iss + 1, NULL, 0), now);
 	CHECK_EQ(c->stats.c[TFO_STAT_svc_responses], 2);
-	CHECK_EQ(tfo_drain_in_flight(c, NULL, NULL), 3);
+	CHECK_EQ(tfo_drain_in_flight(&tfo_server_supervisor(s)->lcores, NULL, NULL), 3);
 
 	h_clear(&h);
 	tfo_server_drain(s);
@@ -830,16 +843,67 @@ TFO_TEST(server_drain_ends_when_nothing_is_in_flight)
 	if (s == NULL)
 		return;
 	c = tfo_server_control(s);
-	CHECK(!tfo_drain_tick(c, 1000000));
+	CHECK(!sup_drain_tick(s, 1000000));
 	/* no lcore loop ran here: not ready until every one polls */
-	CHECK(!c->life.ready);
+	CHECK(!tfo_server_supervisor(s)->life.ready);
 	tfo_server_worker(s, 0)->polling = true;
 	c->polling = true;
-	CHECK(!tfo_drain_tick(c, 1000000));
-	CHECK(c->life.ready);
+	CHECK(!sup_drain_tick(s, 1000000));
+	CHECK(tfo_server_supervisor(s)->life.ready);
 	tfo_server_drain(s);
-	CHECK(tfo_drain_tick(c, 1000000));
+	CHECK(sup_drain_tick(s, 1000000));
 	drain_server_free(&h, s);
+}
+
+/*
+ * The supervisor's step, which runs on control 0's lcore after its round:
+ * a rotation asked for (as /tfo/rotate) waits for it (the control lcores'
+ * polls leave the keys alone) and is counted on control 0; a reload with
+ * random keys answers "keys: none configured", counts no error and is
+ * published (reload_seq).
+ */
+TFO_TEST(server_supervisor_step)
+{
+	static struct tfo_config cfg;
+	struct tfo_supervisor *sup;
+	struct tfo_server *s;
+	struct harness h;
+	uint64_t gen, seq, now = 1000000;
+	bool over = true;
+
+	h_init(&h, 64);
+	tfo_config_defaults(&cfg);
+	s = echo_server(&h, &cfg, "sv", 1, 2);
+	if (s == NULL)
+		return;
+	sup = tfo_server_supervisor(s);
+	REQUIRE(sup->keys != NULL && sup->ctl == tfo_server_control(s));
+	CHECK(sup->lcores.nb_controls == 2 && sup->lcores.nb_workers == 1);
+	CHECK(sup->lcores.controls[1] == tfo_server_control_at(s, 1));
+	gen = tfo_keyring_generation(sup->keys);
+	tfo_supervisor_rotate(sup);
+	tfo_control_poll(tfo_server_control_at(s, 0), now);
+	tfo_control_poll(tfo_server_control_at(s, 1), now);
+	CHECK_EQ(tfo_keyring_generation(sup->keys), gen);
+	CHECK_EQ(tfo_supervisor_step(sup, now, rte_rdtsc(), &over), 0);
+	CHECK(!over);
+	CHECK_EQ(tfo_keyring_generation(sup->keys), gen + 1);
+	CHECK_EQ(sup->ctl->stats.c[TFO_STAT_key_rotations], 1);
+	CHECK_EQ(tfo_server_control_at(s, 1)->stats.c[TFO_STAT_key_rotations], 0);
+	seq = __atomic_load_n(&sup->reload_seq, __ATOMIC_ACQUIRE);
+	tfo_server_reload(s);
+	/* the services' part (if any) is built on a thread: 2 s at most */
+	for (unsigned int i = 0; i < 2000 && sup->reload_seq == seq; i++) {
+		tfo_supervisor_step(sup, now, rte_rdtsc(), &over);
+		if (sup->reload_seq == seq)
+			rte_delay_us_sleep(1000);
+	}
+	CHECK_EQ(sup->reload_seq, seq + 1);
+	CHECK(sup->reload_rc >= 0 && !over);
+	CHECK_MSG(strncmp(sup->reload_msg, "keys: none configured", 21) == 0, "%s",
+		  sup->reload_msg);
+	CHECK_EQ(sup->ctl->stats.c[TFO_STAT_key_reload_errors], 0);
+	tfo_server_free(s);
 }
 
 TFO_TEST_MAIN()

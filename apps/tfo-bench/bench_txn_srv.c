@@ -166,7 +166,6 @@ bt_server(struct bt *b)
 		b->c[i] = tfo_server_control_at(b->srv_all, i);
 		b->c[i]->tx.flush = bt_ctrl_flush;
 		b->c[i]->tx.arg = b;
-		b->c[i]->out = stderr;
 	}
 	b->id_to_control = tfo_stats_lookup("to_control");
 	b->id_syncookies = tfo_stats_lookup("syncookies_sent");

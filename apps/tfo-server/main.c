@@ -671,7 +671,7 @@ main(int argc, char **argv)
 
 	tfo_server_run(s);
 	printf("tfo-server: stopping\n");
-	tfo_control_summary(tfo_server_control(s), stdout);
+	tfo_report_summary(&tfo_server_supervisor(s)->lcores, stdout);
 	server = NULL;
 	tfo_server_free(s);
 	rte_pdump_uninit();

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: the control core: its loop over the workers' rings, the
- * slow-path TCP, the SYN queue of hardware steering, key rotation and
- * reload. Frames that are not TCP go to neigh.c; the stats line and the
- * summary are in report.c, the telemetry commands in telemetry.c.
+ * tfo-fastpath: a control lcore: its loop over the workers' rings, the
+ * slow-path TCP, the SYN queue of hardware steering, the path-MTU inbox.
+ * Frames that are not TCP go to neigh.c. What is server-wide runs on
+ * control 0's lcore beside it, in supervisor.c.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -16,7 +16,6 @@
 #include "lcore/qs.h"
 #include "net/neigh.h"
 #include "net/port.h"
-#include "tcp/service_reload.h"
 #include "tfo/log.h"
 
 /* Control-core TX: software checksums everywhere (slow path), so frames
@@ -84,12 +83,8 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	c->burst = cfg->burst;
 	/* full; its first refill is bounded by the cap whatever the clock */
 	tfo_tbucket_init(&c->echo_tb, cfg->icmp_echo_per_s, TFO_ICMP_BURST, 0);
-	c->stats_period_s = p->idx == 0 ? cfg->stats_period : 0;
 	c->quit = p->quit;
 	c->drain = p->drain;
-	c->life.notify = p->idx == 0 ? p->notify : NULL;
-	c->life.drain_timeout_s = cfg->drain_timeout;
-	c->out = stdout;
 	c->tsc_per_us = RTE_MAX(rte_get_tsc_hz() / 1000000, (uint64_t)1);
 	tfo_lat_init(&c->lat, rte_get_tsc_hz());
 	c->tx.flush = tfo_control_tx_flush;
@@ -98,22 +93,11 @@ tfo_control_init(struct tfo_control *c, const struct tfo_control_params *p)
 	c->syn_reserve = cfg->max_conns / 4;
 	c->engine = p->engine;
 	c->cookies = p->cookies;
-	c->keys = p->keys;
-	if (p->keys != NULL) {
-		c->key_file = p->key_file;
-		/* XXX a random new primary suits a single server only: a fleet
-		 * rotates through its shared key file (runbook section 6) */
-		if (cfg->rotate_period_s)
-			c->next_rotate_us = rte_rdtsc() / c->tsc_per_us +
-					    (uint64_t)cfg->rotate_period_s * 1000000;
-	}
-	/* whatever the keys: services reload and report without TFO too */
-	c->svc_reload = p->svc_reload;
-	c->svc_ctrs = p->svc_ctrs;
 	memcpy(c->relay, p->relay, sizeof(c->relay));
 	c->relay_worker = p->nb_workers != 0 ? p->idx % p->nb_workers : 0;
+	c->neigh = p->neigh;
+	c->syn_queues = p->syn_queues;
 	c->exc = p->exc;
-	c->link.sock = -1;	/* tfo_link_init opens it, on the lcore */
 	return tfo_idle_init(&c->idle, &p->idle);
 }
 
@@ -124,11 +108,11 @@ tfo_control_idle_watch(struct tfo_control *c)
 
 	for (unsigned int wi = 0; wi < c->nb_workers && rc == 0; wi++) {
 		rc = tfo_idle_watch_ring(&c->idle, c->workers[wi]->to_ctl[c->idx]);
-		if (rc == 0 && c->idx == 0)
+		if (rc == 0 && c->neigh)
 			rc = tfo_idle_watch_ring(&c->idle, c->workers[wi]->to_neigh);
 	}
-	for (uint16_t pi = 0; pi < c->nb_ports && c->idx == 0 && rc >= 0; pi++) {
-		if (c->ports[pi].syn_steering)
+	for (uint16_t pi = 0; pi < c->nb_ports && rc >= 0; pi++) {
+		if (c->syn_queues && c->ports[pi].syn_steering)
 			rc = tfo_idle_watch_rxq(&c->idle, c->ports[pi].port_id,
 						c->ports[pi].syn_queue);
 		if (rc >= 0 && c->exc != NULL && c->exc[pi].on)
@@ -141,8 +125,6 @@ void
 tfo_control_close(struct tfo_control *c)
 {
 	tfo_idle_close(&c->idle);
-	if (c->idx == 0)
-		tfo_link_free(&c->link);
 }
 
 void
@@ -392,104 +374,6 @@ tfo_control_inbox(struct tfo_control *c, uint64_t now_us)
 	return n;
 }
 
-/* ---- keys -------------------------------------------------------------- */
-
-static void
-tfo_control_keys(struct tfo_control *c, uint64_t now_us)
-{
-	bool due = c->next_rotate_us != 0 && now_us >= c->next_rotate_us;
-
-	if (c->keys == NULL || (!due && !c->rotate_requested))
-		return;
-	if (due)
-		c->next_rotate_us = now_us + (uint64_t)c->cfg->rotate_period_s * 1000000;
-	c->rotate_requested = 0;
-	if (tfo_keyring_rotate(c->keys, NULL) == 0)
-		c->stats.c[TFO_STAT_key_rotations]++;
-}
-
-/*
- * The services' part of a reload (http: the document root), started with
- * the key file's and built on a control thread: when it is done, count it
- * and publish both outcomes in one answer (the keys' first, "keys: none
- * configured" with random keys or TFO off). Also frees what earlier
- * reloads replaced, once the services say it is unused.
- */
-static void
-tfo_control_reload_services(struct tfo_control *c)
-{
-	char smsg[sizeof(c->reload_msg)];
-	int krc = c->reload_rc, src;
-	size_t n;
-
-	c->stats.c[TFO_STAT_svc_reload_held] += tfo_svc_reclaim(c->svc_reload);
-	if (!c->svc_reload_wait ||
-	    tfo_svc_reload_poll(c->svc_reload, &src, smsg, sizeof(smsg)) == 0)
-		return;
-	c->svc_reload_wait = false;
-	if (src < 0) {
-		c->stats.c[TFO_STAT_svc_reload_errors]++;
-		TFO_LOG(ERR, "reload refused: %s", smsg);
-	} else {
-		if (src > 0)
-			c->stats.c[TFO_STAT_svc_reloads]++;
-		TFO_LOG(INFO, "reloaded: %s", smsg);
-	}
-	n = strlen(c->reload_msg);
-	snprintf(c->reload_msg + n, sizeof(c->reload_msg) - n, "; %s", smsg);
-	c->reload_rc = krc < 0 ? krc : src < 0 ? src : RTE_MAX(krc, src);
-	__atomic_store_n(&c->reload_seq, c->reload_seq + 1, __ATOMIC_RELEASE);
-}
-
-/*
- * Re-read the key file (SIGHUP, /tfo/reload). Done here, not in the
- * telemetry thread, so that the counters keep one writer; the outcome is
- * published with reload_seq for whoever asked (after the services').
- */
-static void
-tfo_control_reload(struct tfo_control *c)
-{
-	char msg[sizeof(c->reload_msg)];
-	int rc;
-
-	if (c->svc_reload != NULL)
-		tfo_control_reload_services(c);
-	if (!c->reload_requested || c->svc_reload_wait)
-		return;
-	c->reload_requested = 0;
-	if (c->alog != NULL)	/* logrotate's postrotate: a new file */
-		c->alog->reopen = 1;
-	if (c->keys == NULL || c->key_file == NULL) {
-		/*
-		 * TFO off, or random keys: nothing was asked of the keys, so
-		 * nothing was refused. A SIGHUP meant for the services (or
-		 * logrotate's) must not count key_reload_errors nor log a
-		 * refusal.
-		 */
-		rc = 0;
-		snprintf(msg, sizeof(msg), "keys: none configured%s",
-			 c->keys == NULL ? " (TFO is disabled)" : "");
-	} else {
-		rc = tfo_keyring_reload_file(c->keys, c->key_file, msg, sizeof(msg));
-	}
-	if (rc < 0) {
-		c->stats.c[TFO_STAT_key_reload_errors]++;
-		TFO_LOG(ERR, "key reload refused: %s", msg);
-	} else {
-		if (rc > 0)
-			c->stats.c[TFO_STAT_key_reloads]++;
-		if (c->key_file != NULL)
-			TFO_LOG(INFO, "key file %s re-read: %s", c->key_file, msg);
-	}
-	c->reload_rc = rc;
-	snprintf(c->reload_msg, sizeof(c->reload_msg), "%s", msg);
-	if (c->svc_reload != NULL && tfo_svc_reload_start(c->svc_reload) == 0) {
-		c->svc_reload_wait = true;	/* published when they are done */
-		return;
-	}
-	__atomic_store_n(&c->reload_seq, c->reload_seq + 1, __ATOMIC_RELEASE);
-}
-
 /* ---- the loop ---------------------------------------------------------- */
 
 /*
@@ -613,7 +497,7 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 
 	/* ARP and ND first, whatever waits in the other rings: answered
 	 * within one poll under any flood of pings or stray segments */
-	for (unsigned int wi = 0; wi < c->nb_workers && c->idx == 0; wi++) {
+	for (unsigned int wi = 0; wi < c->nb_workers && c->neigh; wi++) {
 		struct rte_ring *r = c->workers[wi]->to_neigh;
 		unsigned int n;
 
@@ -631,7 +515,7 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 		tfo_control_burst(c, pkts, n, now_us);
 	}
 	total += tfo_control_inbox(c, now_us);
-	for (uint8_t pi = 0; pi < c->nb_ports && c->idx == 0; pi++)
+	for (uint8_t pi = 0; pi < c->nb_ports && c->syn_queues; pi++)
 		if (c->ports[pi].syn_steering)
 			total += tfo_control_syn_queue(c, pi);
 	if (c->engine != NULL) {
@@ -642,8 +526,6 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 		if (pressure != c->syn_pressure)
 			c->syn_pressure = pressure;
 	}
-	tfo_control_keys(c, now_us);
-	tfo_control_reload(c);
 	for (uint8_t pi = 0; pi < c->nb_ports; pi++) {
 		if (c->exc != NULL && c->ports[pi].exception)
 			total += tfo_exc_poll(&c->exc[pi], &c->tx, pi, &c->stats, now_us,
@@ -653,86 +535,78 @@ tfo_control_poll(struct tfo_control *c, uint64_t now_us)
 	return total;
 }
 
-/* How long an idle control lcore may sleep: a timer tick while its engine
- * has timers or a service reload is being waited for; else until the next
- * stats line or key rotation (doorbells bring frames and requests). */
-static uint32_t
-tfo_control_wait_max(const struct tfo_control *c, uint64_t now_us)
+/* Its engine's timers need a tick; else doorbells bring frames. */
+uint64_t
+tfo_control_wait_max(const struct tfo_control *c)
 {
-	uint64_t max = TFO_IDLE_QUIET_US;
-
-	if ((c->engine != NULL && !tfo_engine_quiet(c->engine)) || c->svc_reload_wait)
+	if (c->engine != NULL && !tfo_engine_quiet(c->engine))
 		return TFO_IDLE_WAIT_MAX_US;
-	if (c->stats_period_s != 0) {
-		uint64_t due = c->last_stats_us + (uint64_t)c->stats_period_s * 1000000;
-
-		max = RTE_MIN(max, due > now_us ? due - now_us : 0);
-	}
-	if (c->next_rotate_us != 0)
-		max = RTE_MIN(max, c->next_rotate_us > now_us ? c->next_rotate_us - now_us : 0);
-	/* control 0: the next WATCHDOG=1, the drain's next look */
-	if (c->life.notify != NULL && c->life.notify->watchdog_us != 0)
-		max = RTE_MIN(max, c->life.next_watchdog_us > now_us ?
-			      c->life.next_watchdog_us - now_us : 0);
-	if (c->life.draining)
-		max = RTE_MIN(max, (uint64_t)TFO_DRAIN_CHECK_US);
-	if (c->idx == 0)	/* the links' next look */
-		max = RTE_MIN(max, c->link.next_us > now_us ? c->link.next_us - now_us : 0);
-	return (uint32_t)RTE_MAX(max, (uint64_t)TFO_IDLE_WAIT_MAX_US);
+	return TFO_IDLE_QUIET_US;
 }
 
 int
-tfo_control_main(struct tfo_control *c)
+tfo_control_enter(struct tfo_control *c)
 {
-	uint64_t now_us = rte_rdtsc() / c->tsc_per_us;
 	char what[32];
 
 	c->lcore_id = rte_lcore_id();
-	c->last_stats_us = now_us;
-	if (c->stats_period_s != 0)	/* the first line's start */
-		tfo_report_snap_take(c, &c->last_snap);
-	if (c->idx == 0)
-		tfo_link_init(&c->link, c->cfg, c->ports, c->nb_ports, now_us);
 	snprintf(what, sizeof(what), "control %u", c->idx);
 	tfo_idle_enter(&c->idle, what);
 	if (tfo_qs_reader_enter() < 0)
 		return -EINVAL;
 	c->polling = true;
+	return 0;
+}
+
+void
+tfo_control_leave(struct tfo_control *c)
+{
+	RTE_SET_USED(c);
+	tfo_qs_reader_leave();
+}
+
+unsigned int
+tfo_control_round(struct tfo_control *c, uint64_t t0)
+{
+	uint64_t now_us = t0 / c->tsc_per_us;
+	unsigned int n;
+
+	/* between bursts: a device's memory may be unmapped (qs.h) */
+	tfo_qs_report();
+	c->lat.t_rx = t0;	/* what this poll takes arrived now */
+	/* the drain flag shares the quit flag's cache line */
+	if (unlikely(c->drain != NULL && *c->drain) && !c->draining)
+		tfo_control_drain_begin(c, now_us);
+	n = tfo_control_poll(c, now_us);
+	if (c->lat.npend != 0)	/* after the TX flush */
+		tfo_lat_flush(&c->lat, rte_rdtsc());
+	return n;
+}
+
+void
+tfo_control_busy(struct tfo_control *c, unsigned int n, uint64_t t0)
+{
+	/* busy share, as the workers': sizes control_lcores */
+	if (n != 0) {
+		c->stats.c[TFO_STAT_busy_tsc] += rte_rdtsc() - t0;
+		tfo_idle_work(&c->idle, t0);
+	}
+}
+
+int
+tfo_control_main(struct tfo_control *c)
+{
+	if (tfo_control_enter(c) < 0)
+		return -EINVAL;
 	while (!*c->quit) {
 		uint64_t t0 = rte_rdtsc();
-		unsigned int n;
+		unsigned int n = tfo_control_round(c, t0);
 
-		/* between bursts: a device's memory may be unmapped (qs.h) */
-		tfo_qs_report();
-
-		c->lat.t_rx = t0;	/* what this poll takes arrived now */
-		now_us = t0 / c->tsc_per_us;
-		/* the drain flag shares the quit flag's cache line */
-		if (unlikely(c->drain != NULL && *c->drain) && !c->draining)
-			tfo_control_drain_begin(c, now_us);
-		n = tfo_control_poll(c, now_us);
-		if (c->lat.npend != 0)	/* after the TX flush */
-			tfo_lat_flush(&c->lat, rte_rdtsc());
-		if (c->alog != NULL)
-			n += tfo_alog_poll(c->alog, t0);
-		if (c->idx == 0) {
-			tfo_qs_stats(&c->stats);
-			if (tfo_drain_tick(c, now_us))
-				break;
-			tfo_link_tick(&c->link, &c->stats, now_us);
-		}
-		/* busy share, as the workers': sizes control_lcores */
-		if (n != 0) {
-			c->stats.c[TFO_STAT_busy_tsc] += rte_rdtsc() - t0;
-			tfo_idle_work(&c->idle, t0);
-		}
-		if (c->stats_period_s &&
-		    now_us - c->last_stats_us >= (uint64_t)c->stats_period_s * 1000000)
-			tfo_control_stats_line(c, now_us);
+		tfo_control_busy(c, n, t0);
 		if (n == 0)
-			tfo_idle_wait(&c->idle, t0, tfo_control_wait_max(c, now_us), &c->stats);
+			tfo_idle_wait(&c->idle, t0, (uint32_t)tfo_control_wait_max(c), &c->stats);
 	}
-	tfo_qs_reader_leave();
+	tfo_control_leave(c);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: readiness, the watchdog and the drain, on control 0
+ * tfo-fastpath: readiness, the watchdog and the drain, the supervisor's
  * (see drain.h).
  */
 #include <inttypes.h>
@@ -7,17 +7,18 @@
 
 #include "lcore/control.h"
 #include "lcore/drain.h"
+#include "lcore/worker.h"
 #include "tfo/log.h"
 
 uint64_t
-tfo_drain_in_flight(const struct tfo_control *c, uint64_t *workers, uint64_t *controls)
+tfo_drain_in_flight(const struct tfo_lcores *l, uint64_t *workers, uint64_t *controls)
 {
 	uint64_t w = 0, k = 0;
 
-	for (unsigned int i = 0; i < c->nb_workers; i++)
-		w += c->workers[i]->stats.c[TFO_STAT_conns_active];
-	for (unsigned int i = 0; i < tfo_control_nb_peers(c); i++)
-		k += tfo_control_peer(c, i)->stats.c[TFO_STAT_conns_active];
+	for (unsigned int i = 0; i < l->nb_workers; i++)
+		w += l->workers[i]->stats.c[TFO_STAT_conns_active];
+	for (unsigned int i = 0; i < l->nb_controls; i++)
+		k += l->controls[i]->stats.c[TFO_STAT_conns_active];
 	if (workers != NULL)
 		*workers = w;
 	if (controls != NULL)
@@ -27,41 +28,42 @@ tfo_drain_in_flight(const struct tfo_control *c, uint64_t *workers, uint64_t *co
 
 /* Every lcore has entered its poll loop. */
 static bool
-drain_all_polling(const struct tfo_control *c)
+drain_all_polling(const struct tfo_lcores *l)
 {
-	for (unsigned int i = 0; i < c->nb_workers; i++)
-		if (!c->workers[i]->polling)
+	for (unsigned int i = 0; i < l->nb_workers; i++)
+		if (!l->workers[i]->polling)
 			return false;
-	for (unsigned int i = 0; i < tfo_control_nb_peers(c); i++)
-		if (!tfo_control_peer(c, i)->polling)
+	for (unsigned int i = 0; i < l->nb_controls; i++)
+		if (!l->controls[i]->polling)
 			return false;
 	return true;
 }
 
 static uint64_t
-drain_refused(const struct tfo_control *c)
+drain_refused(const struct tfo_lcores *l)
 {
 	uint64_t n = 0;
 
-	for (unsigned int i = 0; i < c->nb_workers; i++)
-		n += c->workers[i]->stats.c[TFO_STAT_drain_syn_refused];
-	for (unsigned int i = 0; i < tfo_control_nb_peers(c); i++)
-		n += tfo_control_peer(c, i)->stats.c[TFO_STAT_drain_syn_refused];
+	for (unsigned int i = 0; i < l->nb_workers; i++)
+		n += l->workers[i]->stats.c[TFO_STAT_drain_syn_refused];
+	for (unsigned int i = 0; i < l->nb_controls; i++)
+		n += l->controls[i]->stats.c[TFO_STAT_drain_syn_refused];
 	return n;
 }
 
 /* What a timed-out drain cuts, by state (read while the lcores run: a
  * log line, not an invariant). */
 static void
-drain_log_cut(const struct tfo_control *c, uint64_t n, uint64_t w, uint64_t k)
+drain_log_cut(const struct tfo_lifecycle *life, const struct tfo_lcores *lc, uint64_t n,
+	      uint64_t w, uint64_t k)
 {
 	uint32_t sum[TFO_CONN_NB_STATES] = { 0 }, one[TFO_CONN_NB_STATES];
 	char states[256];
 	size_t len = 0;
 
-	for (unsigned int i = 0; i < c->nb_workers + tfo_control_nb_peers(c); i++) {
-		const struct tfo_engine *e = i < c->nb_workers ? c->workers[i]->engine :
-			tfo_control_peer(c, i - c->nb_workers)->engine;
+	for (unsigned int i = 0; i < lc->nb_workers + lc->nb_controls; i++) {
+		const struct tfo_engine *e = i < lc->nb_workers ? lc->workers[i]->engine :
+			lc->controls[i - lc->nb_workers]->engine;
 
 		if (e == NULL)
 			continue;
@@ -78,7 +80,7 @@ drain_log_cut(const struct tfo_control *c, uint64_t n, uint64_t w, uint64_t k)
 	}
 	TFO_LOG(WARNING, "drain: drain_timeout %u s over: cutting %" PRIu64
 		" connection(s) in flight (workers %" PRIu64 ", control lcores %" PRIu64
-		"; %s)", c->life.drain_timeout_s, n, w, k, len != 0 ? states : "states changing");
+		"; %s)", life->drain_timeout_s, n, w, k, len != 0 ? states : "states changing");
 }
 
 /* XXX behind a plain ECMP router a member leaving rehashes flows: the
@@ -87,9 +89,8 @@ drain_log_cut(const struct tfo_control *c, uint64_t n, uint64_t w, uint64_t k)
  * restarts"). */
 /* The drain, once started: @return true when it is over. */
 static bool
-drain_step(struct tfo_control *c, uint64_t now_us)
+drain_step(struct tfo_lifecycle *l, const struct tfo_lcores *lc, uint64_t now_us)
 {
-	struct tfo_lifecycle *l = &c->life;
 	uint64_t w, k, n;
 
 	if (!l->draining) {
@@ -97,7 +98,7 @@ drain_step(struct tfo_control *c, uint64_t now_us)
 		l->drain_start_us = now_us;
 		l->next_check_us = now_us;
 		l->next_log_us = now_us + TFO_DRAIN_LOG_US;
-		n = tfo_drain_in_flight(c, &w, &k);
+		n = tfo_drain_in_flight(lc, &w, &k);
 		TFO_LOG(NOTICE, "drain: started: new SYNs refused with a RST, %" PRIu64
 			" connection(s) in flight (workers %" PRIu64 ", control lcores %"
 			PRIu64 "), drain_timeout %u s", n, w, k, l->drain_timeout_s);
@@ -107,15 +108,15 @@ drain_step(struct tfo_control *c, uint64_t now_us)
 	if (now_us < l->next_check_us)
 		return false;
 	l->next_check_us = now_us + TFO_DRAIN_CHECK_US;
-	n = tfo_drain_in_flight(c, &w, &k);
+	n = tfo_drain_in_flight(lc, &w, &k);
 	if (n == 0) {
 		TFO_LOG(NOTICE, "drain: done in %.1f s: no connection in flight, %" PRIu64
 			" new SYN(s) refused", (double)(now_us - l->drain_start_us) / 1e6,
-			drain_refused(c));
+			drain_refused(lc));
 		return true;
 	}
 	if (now_us - l->drain_start_us >= (uint64_t)l->drain_timeout_s * 1000000) {
-		drain_log_cut(c, n, w, k);
+		drain_log_cut(l, lc, n, w, k);
 		return true;
 	}
 	if (now_us >= l->next_log_us) {
@@ -131,21 +132,19 @@ drain_step(struct tfo_control *c, uint64_t now_us)
 			", control lcores %" PRIu64 ") after %" PRIu64 " of %u s, %" PRIu64
 			" new SYN(s) refused", n, w, k,
 			(now_us - l->drain_start_us) / 1000000, l->drain_timeout_s,
-			drain_refused(c));
+			drain_refused(lc));
 	}
 	return false;
 }
 
 bool
-tfo_drain_tick(struct tfo_control *c, uint64_t now_us)
+tfo_drain_tick(struct tfo_lifecycle *l, const struct tfo_lcores *lc, uint64_t now_us)
 {
-	struct tfo_lifecycle *l = &c->life;
-
 	/* a drain asked for during the start-up: never READY=1 after STOPPING=1 */
-	if (!l->ready && !l->draining && drain_all_polling(c)) {
+	if (!l->ready && !l->draining && drain_all_polling(lc)) {
 		l->ready = true;
 		TFO_LOG(INFO, "ready: every port started, %u worker(s) and %u control lcore(s) "
-			"polling", c->nb_workers, tfo_control_nb_peers(c));
+			"polling", lc->nb_workers, lc->nb_controls);
 		if (l->notify != NULL)
 			tfo_sdnotify_send(l->notify, "READY=1\nSTATUS=serving");
 	}
@@ -153,16 +152,7 @@ tfo_drain_tick(struct tfo_control *c, uint64_t now_us)
 		tfo_sdnotify_send(l->notify, "WATCHDOG=1");
 		l->next_watchdog_us = now_us + l->notify->watchdog_us / 2;
 	}
-	if (c->drain == NULL || !*c->drain)
+	if (l->drain == NULL || !*l->drain)
 		return false;
-	return drain_step(c, now_us);
-}
-
-void
-tfo_drain_request(struct tfo_control *c0)
-{
-	if (c0->drain == NULL)
-		return;
-	*c0->drain = true;
-	tfo_doorbell_wake(&c0->idle.bell, NULL);
+	return drain_step(l, lc, now_us);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: the control core's reports: the periodic stats line, the
- * exit summary and the accounting check (tfo/report.h).
+ * tfo-fastpath: the reports over every lcore: the periodic stats line, the
+ * exit summary and the accounting check (lcore/report.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,37 +15,38 @@
 
 #include "lcore/control.h"
 #include "lcore/report.h"
+#include "lcore/worker.h"
 
 void
-tfo_control_aggregate(const struct tfo_control *c, struct tfo_stats *total)
+tfo_report_aggregate(const struct tfo_lcores *l, struct tfo_stats *total)
 {
 	memset(total, 0, sizeof(*total));
-	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
-		tfo_stats_accumulate(total, &tfo_control_peer(c, k)->stats);
-	for (unsigned int i = 0; i < c->nb_workers; i++)
-		tfo_stats_accumulate(total, &c->workers[i]->stats);
+	for (unsigned int k = 0; k < l->nb_controls; k++)
+		tfo_stats_accumulate(total, &l->controls[k]->stats);
+	for (unsigned int i = 0; i < l->nb_workers; i++)
+		tfo_stats_accumulate(total, &l->workers[i]->stats);
 }
 
 void
-tfo_report_snap_take(const struct tfo_control *c, struct tfo_report_snap *s)
+tfo_report_snap_take(const struct tfo_lcores *l, struct tfo_report_snap *s)
 {
 	s->tsc = rte_rdtsc();
-	s->svc = c->svc_ctrs;
-	tfo_control_aggregate(c, &s->total);
-	s->nb_workers = RTE_MIN(c->nb_workers, (unsigned int)TFO_REPORT_MAX_WORKERS);
+	s->svc = l->svc_ctrs;
+	tfo_report_aggregate(l, &s->total);
+	s->nb_workers = RTE_MIN(l->nb_workers, (unsigned int)TFO_REPORT_MAX_WORKERS);
 	for (unsigned int i = 0; i < s->nb_workers; i++)
-		s->worker_busy[i] = c->workers[i]->stats.c[TFO_STAT_busy_tsc];
-	s->nb_controls = RTE_MIN(tfo_control_nb_peers(c), (unsigned int)TFO_MAX_CONTROLS);
+		s->worker_busy[i] = l->workers[i]->stats.c[TFO_STAT_busy_tsc];
+	s->nb_controls = RTE_MIN(l->nb_controls, (unsigned int)TFO_MAX_CONTROLS);
 	for (unsigned int k = 0; k < s->nb_controls; k++)
-		s->control_busy[k] = tfo_control_peer(c, k)->stats.c[TFO_STAT_busy_tsc];
+		s->control_busy[k] = l->controls[k]->stats.c[TFO_STAT_busy_tsc];
 	/*
-	 * The ports' own counters: a control-path call, made here on control
-	 * 0 only, once a line. The PMDs used here (net_tap, net_memif,
+	 * The ports' own counters: a control-path call, made here by the
+	 * supervisor (control 0's lcore) only, once a line. The PMDs used here (net_tap, net_memif,
 	 * net_af_xdp, virtio, net_ring/null/pcap) sum per-queue counters the
 	 * workers write, or ask the kernel: safe beside the workers' bursts,
 	 * as DPDK's own /ethdev/stats is, from the telemetry thread.
 	 */
-	s->nb_ports = RTE_MIN(c->nb_ports, (uint16_t)TFO_MAX_PORTS);
+	s->nb_ports = RTE_MIN(l->nb_ports, (uint16_t)TFO_MAX_PORTS);
 	s->ports_ok = 0;
 	for (uint16_t i = 0; i < s->nb_ports; i++) {
 		struct rte_eth_stats es;
@@ -53,11 +54,11 @@ tfo_report_snap_take(const struct tfo_control *c, struct tfo_report_snap *s)
 		s->imissed[i] = 0;
 		s->nombuf[i] = 0;
 		memset(&s->xsk[i], 0, sizeof(s->xsk[i]));
-		if (rte_eth_stats_get(c->ports[i].port_id, &es) != 0)
+		if (rte_eth_stats_get(l->ports[i].port_id, &es) != 0)
 			continue;
 		/* net_af_xdp's sockets: one getsockopt each (net/xsk.h) */
-		if (c->ports[i].nb_xsk != 0)
-			tfo_xsk_stats(c->ports[i].xsk_fd, c->ports[i].nb_xsk, &s->xsk[i]);
+		if (l->ports[i].nb_xsk != 0)
+			tfo_xsk_stats(l->ports[i].xsk_fd, l->ports[i].nb_xsk, &s->xsk[i]);
 		s->imissed[i] = es.imissed + s->xsk[i].rx_ring_full;
 		s->nombuf[i] = es.rx_nombuf;
 		s->ports_ok |= UINT32_C(1) << i;
@@ -154,6 +155,57 @@ tfo_report_busiest(const uint64_t *prev, const uint64_t *cur, unsigned int n,
 	return RTE_MIN((double)max * 100.0 / (double)elapsed, 100.0);
 }
 
+/* Frames dropped in the interval (tfo_report_is_drop) and the reason
+ * that grew most: *top_id, with its growth in *top (0: none grew). */
+static uint64_t
+tfo_report_drops(const struct tfo_report_snap *prev, const struct tfo_report_snap *cur,
+		 unsigned int *top_id, uint64_t *top)
+{
+	uint64_t drops = 0;
+
+	*top = 0;
+	*top_id = 0;
+	for (unsigned int i = 0; i < TFO_STAT_MAX; i++) {
+		uint64_t d;
+
+		if (!tfo_report_is_drop(i))
+			continue;
+		d = tfo_stat_delta(prev, cur, (enum tfo_stat_id)i);
+		drops += d;
+		if (d > *top) {
+			*top = d;
+			*top_id = i;
+		}
+	}
+	return drops;
+}
+
+/* The ports' own counters over the interval, of the ports whose
+ * rte_eth_stats_get() answered both times. */
+struct tfo_report_ports {
+	uint64_t imissed;
+	uint64_t nombuf;	/**< with ours: mbuf_alloc_fail */
+	uint64_t fill_empty;
+};
+
+static void
+tfo_report_ports(const struct tfo_report_snap *prev, const struct tfo_report_snap *cur,
+		 struct tfo_report_ports *r)
+{
+	/* a frame not received or not sent for want of an mbuf: ours, and
+	 * the PMDs' that count it */
+	r->nombuf = tfo_stat_delta(prev, cur, TFO_STAT_mbuf_alloc_fail);
+	r->imissed = 0;
+	r->fill_empty = 0;
+	for (uint16_t i = 0; i < RTE_MIN(prev->nb_ports, cur->nb_ports); i++)
+		if ((prev->ports_ok & cur->ports_ok) & (UINT32_C(1) << i)) {
+			r->imissed += tfo_delta(prev->imissed[i], cur->imissed[i]);
+			r->nombuf += tfo_delta(prev->nombuf[i], cur->nombuf[i]);
+			r->fill_empty += tfo_delta(prev->xsk[i].rx_fill_empty,
+						   cur->xsk[i].rx_fill_empty);
+		}
+}
+
 /*
  * The services' status counters (tfo/service.h: "http_404",
  * "http_400_host") summed by class, " http_2xx=R" ... " http_5xx=R", each
@@ -188,9 +240,9 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 		      const struct tfo_report_snap *cur, uint64_t tsc_hz,
 		      char *out, size_t len)
 {
-	uint64_t elapsed, drops = 0, top = 0, imissed = 0, nombuf, fill_empty = 0, req, bad;
-	uint64_t over;
-	unsigned int top_id = 0, nw, nc;
+	uint64_t elapsed, drops, top, req, bad, over;
+	struct tfo_report_ports ports;
+	unsigned int top_id, nw, nc;
 	char wk[16], ck[16];
 	double secs, wbusy, cbusy;
 	size_t o = 0;
@@ -200,28 +252,8 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 		return -EINVAL;
 	elapsed = cur->tsc - prev->tsc;
 	secs = (double)elapsed / (double)tsc_hz;
-	for (unsigned int i = 0; i < TFO_STAT_MAX; i++) {
-		uint64_t d;
-
-		if (!tfo_report_is_drop(i))
-			continue;
-		d = tfo_stat_delta(prev, cur, (enum tfo_stat_id)i);
-		drops += d;
-		if (d > top) {
-			top = d;
-			top_id = i;
-		}
-	}
-	/* a frame not received or not sent for want of an mbuf: ours, and
-	 * the PMDs' that count it */
-	nombuf = tfo_stat_delta(prev, cur, TFO_STAT_mbuf_alloc_fail);
-	for (uint16_t i = 0; i < RTE_MIN(prev->nb_ports, cur->nb_ports); i++)
-		if ((prev->ports_ok & cur->ports_ok) & (UINT32_C(1) << i)) {
-			imissed += tfo_delta(prev->imissed[i], cur->imissed[i]);
-			nombuf += tfo_delta(prev->nombuf[i], cur->nombuf[i]);
-			fill_empty += tfo_delta(prev->xsk[i].rx_fill_empty,
-						cur->xsk[i].rx_fill_empty);
-		}
+	drops = tfo_report_drops(prev, cur, &top_id, &top);
+	tfo_report_ports(prev, cur, &ports);
 	nw = RTE_MIN(RTE_MIN(prev->nb_workers, cur->nb_workers),
 		     (unsigned int)TFO_REPORT_MAX_WORKERS);
 	nc = RTE_MIN(RTE_MIN(prev->nb_controls, cur->nb_controls),
@@ -255,7 +287,7 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	tfo_report_rate(out, len, &o, "drops", drops, secs);
 	if (top != 0)
 		tfo_report_put(out, len, &o, " drop_top=%s", tfo_stats_name(top_id));
-	tfo_report_rate(out, len, &o, "imissed", imissed, secs);
+	tfo_report_rate(out, len, &o, "imissed", ports.imissed, secs);
 	tfo_report_rate(out, len, &o, "rx", tfo_stat_delta(prev, cur, TFO_STAT_rx_pkts), secs);
 	tfo_report_rate(out, len, &o, "tx", tfo_stat_delta(prev, cur, TFO_STAT_tx_pkts), secs);
 	tfo_report_put(out, len, &o, " worker_busy_pct=%.1f worker_busiest=%s"
@@ -263,8 +295,8 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	tfo_report_status_classes(out, len, &o, prev, cur, secs);
 	tfo_report_put(out, len, &o, " conns=%" PRIu64 " pending=%" PRIu64,
 		       cur->total.c[TFO_STAT_conns_active], cur->total.c[TFO_STAT_tfo_pending]);
-	tfo_report_rate_nz(out, len, &o, "nombuf", nombuf, secs);
-	tfo_report_rate_nz(out, len, &o, "fill_empty", fill_empty, secs);
+	tfo_report_rate_nz(out, len, &o, "nombuf", ports.nombuf, secs);
+	tfo_report_rate_nz(out, len, &o, "fill_empty", ports.fill_empty, secs);
 	/*
 	 * The configured services' own counters, last, in their order, and
 	 * only those that moved in the interval: dns alone declares some 30
@@ -282,28 +314,11 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	return o > INT_MAX ? INT_MAX : (int)o;
 }
 
-void
-tfo_control_stats_line(struct tfo_control *c, uint64_t now_us)
-{
-	struct tfo_report_snap *cur;
-	char line[4096];	/* the services' counters come last */
-
-	/* the snapshot (~3 KiB) lives with the control lcore, not the stack */
-	cur = &c->next_snap;
-	tfo_report_snap_take(c, cur);
-	if (tfo_report_rates_line(&c->last_snap, cur, rte_get_tsc_hz(), line,
-				  sizeof(line)) > 0)
-		fputs(line, c->out);
-	fflush(c->out);
-	c->last_snap = *cur;
-	c->last_stats_us = now_us;
-}
-
 /* "control(lcore L)" for control 0 (as with one), "controlK(lcore L)". */
 static void
-tfo_control_who(const struct tfo_control *c, unsigned int k, char *who, size_t len)
+tfo_report_who(const struct tfo_lcores *l, unsigned int k, char *who, size_t len)
 {
-	const struct tfo_control *p = tfo_control_peer(c, k);
+	const struct tfo_control *p = l->controls[k];
 
 	if (k == 0)
 		snprintf(who, len, "control(lcore %u)", rte_get_main_lcore());
@@ -330,24 +345,24 @@ tfo_summary_lcore(FILE *f, const char *who, const struct tfo_stats *s,
  * agree when every lcore is stopped (at exit).
  */
 static void
-tfo_ring_backlog(const struct tfo_control *c, const struct tfo_stats *total,
+tfo_ring_backlog(const struct tfo_lcores *l, const struct tfo_stats *total,
 		 int64_t *counted, uint64_t *in_rings)
 {
 	*counted = (int64_t)(total->c[TFO_STAT_to_control] - total->c[TFO_STAT_ctrl_rx]) +
 		   (int64_t)(total->c[TFO_STAT_ctrl_relayed] - total->c[TFO_STAT_tx_relay_in]);
 	*in_rings = 0;
-	for (unsigned int i = 0; i < c->nb_workers; i++) {
-		for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
-			if (c->workers[i]->to_ctl[k] != NULL)
-				*in_rings += rte_ring_count(c->workers[i]->to_ctl[k]);
+	for (unsigned int i = 0; i < l->nb_workers; i++) {
+		for (unsigned int k = 0; k < l->nb_controls; k++)
+			if (l->workers[i]->to_ctl[k] != NULL)
+				*in_rings += rte_ring_count(l->workers[i]->to_ctl[k]);
 		/* ARP and ND: to_control too */
-		if (c->workers[i]->to_neigh != NULL)
-			*in_rings += rte_ring_count(c->workers[i]->to_neigh);
+		if (l->workers[i]->to_neigh != NULL)
+			*in_rings += rte_ring_count(l->workers[i]->to_neigh);
 	}
-	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
-		for (uint16_t i = 0; i < c->nb_ports; i++)
-			if (tfo_control_peer(c, k)->relay[i] != NULL)
-				*in_rings += rte_ring_count(tfo_control_peer(c, k)->relay[i]);
+	for (unsigned int k = 0; k < l->nb_controls; k++)
+		for (uint16_t i = 0; i < l->nb_ports; i++)
+			if (l->controls[k]->relay[i] != NULL)
+				*in_rings += rte_ring_count(l->controls[k]->relay[i]);
 }
 
 static bool
@@ -365,7 +380,7 @@ tfo_summary_acct(FILE *f, const char *who, const struct tfo_stats *s)
 }
 
 bool
-tfo_control_accounting(const struct tfo_control *c, FILE *f)
+tfo_report_accounting(const struct tfo_lcores *l, FILE *f)
 {
 	struct tfo_stats total;
 	uint64_t in_rings;
@@ -373,18 +388,18 @@ tfo_control_accounting(const struct tfo_control *c, FILE *f)
 	char who[40];
 	bool ok;
 
-	tfo_control_aggregate(c, &total);
-	tfo_ring_backlog(c, &total, &counted, &in_rings);
+	tfo_report_aggregate(l, &total);
+	tfo_ring_backlog(l, &total, &counted, &in_rings);
 	if (f != NULL)
 		fprintf(f, "summary: accounting (every frame counted exactly once)\n");
 	ok = true;
-	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++) {
-		tfo_control_who(c, k, who, sizeof(who));
-		ok &= tfo_summary_acct(f, who, &tfo_control_peer(c, k)->stats);
+	for (unsigned int k = 0; k < l->nb_controls; k++) {
+		tfo_report_who(l, k, who, sizeof(who));
+		ok &= tfo_summary_acct(f, who, &l->controls[k]->stats);
 	}
-	for (unsigned int i = 0; i < c->nb_workers; i++) {
-		snprintf(who, sizeof(who), "worker%u(lcore %u)", i, c->workers[i]->lcore_id);
-		ok &= tfo_summary_acct(f, who, &c->workers[i]->stats);
+	for (unsigned int i = 0; i < l->nb_workers; i++) {
+		snprintf(who, sizeof(who), "worker%u(lcore %u)", i, l->workers[i]->lcore_id);
+		ok &= tfo_summary_acct(f, who, &l->workers[i]->stats);
 	}
 	ok &= tfo_summary_acct(f, "total", &total);
 	ok &= counted == (int64_t)in_rings;
@@ -431,56 +446,56 @@ tfo_lat_summary(FILE *f, const char *who, const struct tfo_lat *l)
 /* The latency histograms' quantiles (tfo/latency.h): the total, then
  * each lcore with samples. */
 static void
-tfo_control_latency(const struct tfo_control *c, FILE *f)
+tfo_report_latency(const struct tfo_lcores *l, FILE *f)
 {
 	struct tfo_lat total;
 	char who[40];
 
 	memset(&total, 0, sizeof(total));
-	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++)
-		tfo_lat_accumulate(&total, &tfo_control_peer(c, k)->lat);
-	for (unsigned int i = 0; i < c->nb_workers; i++)
-		tfo_lat_accumulate(&total, &c->workers[i]->lat);
+	for (unsigned int k = 0; k < l->nb_controls; k++)
+		tfo_lat_accumulate(&total, &l->controls[k]->lat);
+	for (unsigned int i = 0; i < l->nb_workers; i++)
+		tfo_lat_accumulate(&total, &l->workers[i]->lat);
 	fprintf(f, "summary: server-side latency (bucket bounds, us; /tfo/latency)\n");
 	tfo_lat_summary(f, "total", &total);
-	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++) {
-		tfo_control_who(c, k, who, sizeof(who));
-		tfo_lat_summary(f, who, &tfo_control_peer(c, k)->lat);
+	for (unsigned int k = 0; k < l->nb_controls; k++) {
+		tfo_report_who(l, k, who, sizeof(who));
+		tfo_lat_summary(f, who, &l->controls[k]->lat);
 	}
-	for (unsigned int i = 0; i < c->nb_workers; i++) {
-		snprintf(who, sizeof(who), "worker%u(lcore %u)", i, c->workers[i]->lcore_id);
-		tfo_lat_summary(f, who, &c->workers[i]->lat);
+	for (unsigned int i = 0; i < l->nb_workers; i++) {
+		snprintf(who, sizeof(who), "worker%u(lcore %u)", i, l->workers[i]->lcore_id);
+		tfo_lat_summary(f, who, &l->workers[i]->lat);
 	}
 }
 
 void
-tfo_control_summary(const struct tfo_control *c, FILE *f)
+tfo_report_summary(const struct tfo_lcores *l, FILE *f)
 {
 	struct tfo_stats total;
 	char who[32];
 
-	tfo_control_aggregate(c, &total);
+	tfo_report_aggregate(l, &total);
 	fprintf(f, "summary: counters (all lcores)\n");
-	tfo_summary_lcore(f, "total", &total, c->svc_ctrs);
-	for (unsigned int k = 0; k < tfo_control_nb_peers(c); k++) {
-		tfo_control_who(c, k, who, sizeof(who));
-		tfo_summary_lcore(f, who, &tfo_control_peer(c, k)->stats, c->svc_ctrs);
+	tfo_summary_lcore(f, "total", &total, l->svc_ctrs);
+	for (unsigned int k = 0; k < l->nb_controls; k++) {
+		tfo_report_who(l, k, who, sizeof(who));
+		tfo_summary_lcore(f, who, &l->controls[k]->stats, l->svc_ctrs);
 	}
-	for (unsigned int i = 0; i < c->nb_workers; i++) {
+	for (unsigned int i = 0; i < l->nb_workers; i++) {
 		snprintf(who, sizeof(who), "worker%u(lcore %u)", i,
-			 c->workers[i]->lcore_id);
-		tfo_summary_lcore(f, who, &c->workers[i]->stats, c->svc_ctrs);
+			 l->workers[i]->lcore_id);
+		tfo_summary_lcore(f, who, &l->workers[i]->stats, l->svc_ctrs);
 	}
-	tfo_control_latency(c, f);
-	tfo_control_accounting(c, f);
-	for (uint16_t i = 0; i < c->nb_ports; i++) {
+	tfo_report_latency(l, f);
+	tfo_report_accounting(l, f);
+	for (uint16_t i = 0; i < l->nb_ports; i++) {
 		struct rte_eth_stats es;
 
-		if (rte_eth_stats_get(c->ports[i].port_id, &es) != 0)
+		if (rte_eth_stats_get(l->ports[i].port_id, &es) != 0)
 			continue;
 		fprintf(f, "  port%u ipackets %" PRIu64 " opackets %" PRIu64
 			" imissed %" PRIu64 " ierrors %" PRIu64 " oerrors %" PRIu64
-			" rx_nombuf %" PRIu64 "\n", c->ports[i].port_id,
+			" rx_nombuf %" PRIu64 "\n", l->ports[i].port_id,
 			es.ipackets, es.opackets, es.imissed, es.ierrors,
 			es.oerrors, es.rx_nombuf);
 	}

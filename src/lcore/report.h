@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: what the control core reports: the counters of all lcores
- * summed, the periodic stats line, the summary at exit and the accounting
- * check (every frame counted exactly once, stats.h).
+ * tfo-fastpath: what the supervisor reports over every lcore
+ * (lcore/lcores.h): the counters of all lcores summed, the periodic stats
+ * line, the summary at exit and the accounting check (every frame counted
+ * exactly once, stats.h).
  *
  * Read the lcores' counters without stopping them: exact when they are
  * stopped or idle, a few frames off while they run.
@@ -16,6 +17,7 @@
 #include <rte_common.h>
 
 #include "lcore/ctrl_pick.h"
+#include "lcore/lcores.h"
 #include "net/pkt.h"
 #include "ops/stats.h"
 
@@ -23,10 +25,8 @@
 extern "C" {
 #endif
 
-struct tfo_control;
-
-/** Sum of all lcores' counters into @p total. */
-void tfo_control_aggregate(const struct tfo_control *c, struct tfo_stats *total);
+/** Sum of the counters of every lcore of @p l into @p total. */
+void tfo_report_aggregate(const struct tfo_lcores *l, struct tfo_stats *total);
 
 /** Most workers a snapshot keeps the busy time of. */
 #define TFO_REPORT_MAX_WORKERS RTE_MAX_LCORE
@@ -58,12 +58,12 @@ struct tfo_report_snap {
 };
 
 /**
- * Fill @p s from every lcore's counters (plain loads, as
- * tfo_control_aggregate: a few frames off while they run) and every
- * port's rte_eth_stats (a control-path call: only on a control lcore, never
- * on a worker). Takes no lock.
+ * Fill @p s from the counters of every lcore of @p l (plain loads, as
+ * tfo_report_aggregate: a few frames off while they run) and every port's
+ * rte_eth_stats (a control-path call: only on a control lcore, never on a
+ * worker). Takes no lock.
  */
-void tfo_report_snap_take(const struct tfo_control *c, struct tfo_report_snap *s);
+void tfo_report_snap_take(const struct tfo_lcores *l, struct tfo_report_snap *s);
 
 /**
  * Format the stats line of the interval between @p prev and @p cur (pure:
@@ -96,24 +96,18 @@ int tfo_report_rates_line(const struct tfo_report_snap *prev,
 			  const struct tfo_report_snap *cur, uint64_t tsc_hz,
 			  char *out, size_t len);
 
-/**
- * Print one stats line to c->out: the rates since the last line
- * (tfo_report_rates_line between c->last_snap and a fresh snapshot, which
- * then replaces it). Called by control 0's loop every stats_period_s.
- */
-void tfo_control_stats_line(struct tfo_control *c, uint64_t now_us);
-
-/** Print the exit summary: totals, per-lcore counters, accounting, port statistics. */
-void tfo_control_summary(const struct tfo_control *c, FILE *f);
+/** Print the exit summary of every lcore of @p l: totals, per-lcore
+ *  counters, latency, accounting, port statistics. */
+void tfo_report_summary(const struct tfo_lcores *l, FILE *f);
 
 /**
- * Check the accounting of stats.h on every lcore and the total, and that
+ * Check the accounting of stats.h on every lcore of @p l and the total, and that
  * the frames the counters say are in the rings are there; print it to
  * @p f (NULL: silent), ending with "accounting: ok" or "accounting:
  * UNBALANCED". Exact only when the lcores are stopped or idle.
  * @return true if everything balances.
  */
-bool tfo_control_accounting(const struct tfo_control *c, FILE *f);
+bool tfo_report_accounting(const struct tfo_lcores *l, FILE *f);
 
 #ifdef __cplusplus
 }

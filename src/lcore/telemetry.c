@@ -11,11 +11,20 @@
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
+#include "cookie/keyring.h"
 #include "lcore/control.h"
+#include "lcore/supervisor.h"
 #include "lcore/telemetry.h"
+#include "lcore/worker.h"
 #include "tfo/log.h"
 
-static struct tfo_control *tfo_tel_control;
+/*
+ * The supervisor the commands answer for, handed in by tfo_telemetry_init:
+ * DPDK 22.11's telemetry callbacks take no argument of ours
+ * (rte_telemetry_register_cmd_arg came in 23.11), so this one pointer is
+ * how they reach it. Nothing else in this file is kept between calls.
+ */
+static struct tfo_supervisor *tfo_tel_sup;
 
 static void
 tfo_tel_add_stats(struct rte_tel_data *d, const struct tfo_stats *s, bool all)
@@ -85,17 +94,17 @@ tfo_tel_pool_in_use(struct rte_mempool *mp, void *arg)
 
 /* Snapshot entries: the control lcores, then the workers. */
 static unsigned int
-tfo_tel_nb_lcores(const struct tfo_control *c)
+tfo_tel_nb_lcores(const struct tfo_lcores *c)
 {
-	return tfo_control_nb_peers(c) + c->nb_workers;
+	return c->nb_controls + c->nb_workers;
 }
 
 static const struct tfo_stats *
-tfo_tel_lcore_stats(const struct tfo_control *c, unsigned int i)
+tfo_tel_lcore_stats(const struct tfo_lcores *c, unsigned int i)
 {
-	unsigned int nc = tfo_control_nb_peers(c);
+	unsigned int nc = c->nb_controls;
 
-	return i < nc ? &tfo_control_peer(c, i)->stats : &c->workers[i - nc]->stats;
+	return i < nc ? &c->controls[i]->stats : &c->workers[i - nc]->stats;
 }
 
 /*
@@ -105,7 +114,7 @@ tfo_tel_lcore_stats(const struct tfo_control *c, unsigned int i)
  * does; a busy one shows what it shows).
  */
 static void
-tfo_tel_snapshot(const struct tfo_control *c, struct tfo_stats *snap)
+tfo_tel_snapshot(const struct tfo_lcores *c, struct tfo_stats *snap)
 {
 	for (int attempt = 0; attempt < 5; attempt++) {
 		struct tfo_acct a;
@@ -125,16 +134,16 @@ tfo_tel_snapshot(const struct tfo_control *c, struct tfo_stats *snap)
 /* Name and lcore id of snapshot entry @p i: control 0 "lcoreL_control"
  * (as with one), control K "lcoreL_controlK", worker W "lcoreL_workerW". */
 static unsigned int
-tfo_tel_lcore_name(const struct tfo_control *c, unsigned int i, char *name, size_t len)
+tfo_tel_lcore_name(const struct tfo_lcores *c, unsigned int i, char *name, size_t len)
 {
-	unsigned int nc = tfo_control_nb_peers(c), lc;
+	unsigned int nc = c->nb_controls, lc;
 
 	if (i == 0) {
 		snprintf(name, len, "lcore%u_control", rte_get_main_lcore());
 		return rte_get_main_lcore();
 	}
 	if (i < nc) {
-		lc = tfo_control_peer(c, i)->lcore_id;
+		lc = c->controls[i]->lcore_id;
 		snprintf(name, len, "lcore%u_control%u", lc, i);
 		return lc;
 	}
@@ -143,13 +152,13 @@ tfo_tel_lcore_name(const struct tfo_control *c, unsigned int i, char *name, size
 	return lc;
 }
 
-static const struct tfo_lat *tfo_tel_lcore_lat(const struct tfo_control *c,
+static const struct tfo_lat *tfo_tel_lcore_lat(const struct tfo_lcores *c,
 					       unsigned int i);
 
 /* The totals of the latency histograms, flat: latency_KIND_count, _sum_us,
  * _p50_us, _p99_us (bucket bounds; /tfo/latency has the buckets). */
 static void
-tfo_tel_add_latency(struct rte_tel_data *d, const struct tfo_control *c)
+tfo_tel_add_latency(struct rte_tel_data *d, const struct tfo_lcores *c)
 {
 	static const char *const q_name[] = { "p50_us", "p99_us" };
 	static const double q[] = { 0.5, 0.99 };
@@ -186,7 +195,7 @@ tfo_tel_add_latency(struct rte_tel_data *d, const struct tfo_control *c)
 static int
 tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct tfo_control *c = tfo_tel_control;
+	const struct tfo_lcores *c = tfo_tel_sup != NULL ? &tfo_tel_sup->lcores : NULL;
 	struct tfo_stats total, *snap;
 	struct rte_tel_data *sub;
 	char name[32];
@@ -272,11 +281,11 @@ tfo_tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* The histograms of snapshot entry @p i (tfo_tel_lcore_stats's order). */
 static const struct tfo_lat *
-tfo_tel_lcore_lat(const struct tfo_control *c, unsigned int i)
+tfo_tel_lcore_lat(const struct tfo_lcores *c, unsigned int i)
 {
-	unsigned int nc = tfo_control_nb_peers(c);
+	unsigned int nc = c->nb_controls;
 
-	return i < nc ? &tfo_control_peer(c, i)->lat : &c->workers[i - nc]->lat;
+	return i < nc ? &c->controls[i]->lat : &c->workers[i - nc]->lat;
 }
 
 /* One histogram of one lcore: {"role", "counts": [...], "sum_us"}. */
@@ -313,7 +322,7 @@ tfo_tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 		[TFO_LAT_SYN] = "syn_to_response",
 		[TFO_LAT_REQ] = "request_to_response",
 	};
-	struct tfo_control *c = tfo_tel_control;
+	const struct tfo_lcores *c = tfo_tel_sup != NULL ? &tfo_tel_sup->lcores : NULL;
 	struct rte_tel_data *le;
 	char name[32], id[16];
 
@@ -340,7 +349,7 @@ tfo_tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 			unsigned int lc = tfo_tel_lcore_name(c, i, name, sizeof(name));
 			struct rte_tel_data *h = tfo_tel_lat_hist(tfo_tel_lcore_lat(c, i),
 								  (enum tfo_lat_kind)k,
-								  i >= tfo_control_nb_peers(c));
+								  i >= c->nb_controls);
 
 			if (h == NULL) {
 				rte_tel_data_free(per);
@@ -364,7 +373,7 @@ tfo_tel_latency(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tfo_tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct tfo_control *c = tfo_tel_control;
+	const struct tfo_lcores *c = tfo_tel_sup != NULL ? &tfo_tel_sup->lcores : NULL;
 	char id[16];
 
 	RTE_SET_USED(cmd);
@@ -406,7 +415,7 @@ tfo_tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tfo_tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	const struct tfo_svc_ctr_map *map = tfo_tel_control->svc_ctrs;
+	const struct tfo_svc_ctr_map *map = tfo_tel_sup->lcores.svc_ctrs;
 	unsigned int i, n = 0, last = TFO_STAT_MAX + (map != NULL ? map->nb : 0);
 	struct rte_tel_data *sub, *svc = NULL;
 	unsigned long from = 0;
@@ -463,7 +472,7 @@ tfo_tel_counters(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tfo_tel_keys(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct tfo_control *c = tfo_tel_control;
+	const struct tfo_supervisor *c = tfo_tel_sup;
 	char prim[17], backup[17];
 
 	RTE_SET_USED(cmd);
@@ -490,7 +499,7 @@ tfo_tel_keys(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tfo_tel_rotate(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct tfo_control *c = tfo_tel_control;
+	struct tfo_supervisor *c = tfo_tel_sup;
 	uint64_t gen;
 
 	if (c == NULL)
@@ -498,8 +507,7 @@ tfo_tel_rotate(const char *cmd, const char *params, struct rte_tel_data *d)
 	if (c->keys == NULL)
 		return tfo_tel_keys(cmd, params, d);
 	gen = tfo_keyring_generation(c->keys);
-	c->rotate_requested = 1;
-	tfo_doorbell_wake(&c->idle.bell, NULL);
+	tfo_supervisor_rotate(c);
 	for (uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
 	     tfo_keyring_generation(c->keys) == gen && rte_get_tsc_cycles() < end;)
 		tfo_nap_us(1000);
@@ -515,16 +523,16 @@ static int
 tfo_tel_drain(const char *cmd __rte_unused, const char *params __rte_unused,
 	      struct rte_tel_data *d)
 {
-	struct tfo_control *c = tfo_tel_control;
+	struct tfo_supervisor *c = tfo_tel_sup;
 	uint64_t w, k;
 
-	if (c == NULL || c->drain == NULL)
+	if (c == NULL || c->life.drain == NULL)
 		return -ENODEV;
-	tfo_drain_request(c);
+	tfo_supervisor_drain(c);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_int(d, "draining", 1);
 	rte_tel_data_add_dict_u64(d, "drain_timeout", c->life.drain_timeout_s);
-	rte_tel_data_add_dict_u64(d, "in_flight", tfo_drain_in_flight(c, &w, &k));
+	rte_tel_data_add_dict_u64(d, "in_flight", tfo_drain_in_flight(&c->lcores, &w, &k));
 	rte_tel_data_add_dict_u64(d, "in_flight_workers", w);
 	rte_tel_data_add_dict_u64(d, "in_flight_controls", k);
 	return 0;
@@ -572,15 +580,14 @@ tfo_tel_reload_parts(struct rte_tel_data *d, const char *msg)
 static int
 tfo_tel_reload(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct tfo_control *c = tfo_tel_control;
+	struct tfo_supervisor *c = tfo_tel_sup;
 	uint64_t seq;
 	int done = 0;
 
 	if (c == NULL)
 		return -ENODEV;
 	seq = __atomic_load_n(&c->reload_seq, __ATOMIC_ACQUIRE);
-	c->reload_requested = 1;
-	tfo_doorbell_wake(&c->idle.bell, NULL);
+	tfo_supervisor_reload(c);
 	for (uint64_t end = rte_get_tsc_cycles() + 2 * rte_get_tsc_hz();
 	     !done && rte_get_tsc_cycles() < end;) {
 		tfo_nap_us(1000);
@@ -620,7 +627,7 @@ tfo_tel_add_conns(struct rte_tel_data *d, const struct tfo_engine *e)
 static int
 tfo_tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct tfo_control *c = tfo_tel_control;
+	const struct tfo_lcores *c = tfo_tel_sup != NULL ? &tfo_tel_sup->lcores : NULL;
 	char name[32];
 
 	RTE_SET_USED(cmd);
@@ -629,8 +636,8 @@ tfo_tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -ENODEV;
 	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < tfo_tel_nb_lcores(c); i++) {
-		unsigned int nc = tfo_control_nb_peers(c);
-		const struct tfo_engine *e = i < nc ? tfo_control_peer(c, i)->engine :
+		unsigned int nc = c->nb_controls;
+		const struct tfo_engine *e = i < nc ? c->controls[i]->engine :
 					     c->workers[i - nc]->engine;
 		struct rte_tel_data *sub;
 
@@ -654,7 +661,7 @@ tfo_tel_conns(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tfo_tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct tfo_control *c = tfo_tel_control;
+	const struct tfo_supervisor *c = tfo_tel_sup;
 	char *text = NULL, *line, *save = NULL, section[96] = "";
 	size_t len = 0;
 	FILE *f;
@@ -688,7 +695,7 @@ tfo_tel_config(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 int
-tfo_control_telemetry_register(struct tfo_control *c)
+tfo_telemetry_init(struct tfo_supervisor *sup)
 {
 	static const struct {
 		const char *name;
@@ -720,7 +727,7 @@ tfo_control_telemetry_register(struct tfo_control *c)
 	};
 	int rc = 0;
 
-	tfo_tel_control = c;
+	tfo_tel_sup = sup;
 	for (unsigned int i = 0; i < RTE_DIM(cmds); i++) {
 		int r = rte_telemetry_register_cmd(cmds[i].name, cmds[i].cb, cmds[i].help);
 

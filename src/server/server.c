@@ -162,6 +162,8 @@ srv_build(struct tfo_server *s, char *err, size_t errlen)
 	if (rc == 0)
 		rc = tfo_srv_controls(s, err, errlen);
 	if (rc == 0)
+		tfo_srv_supervisor(s);
+	if (rc == 0)
 		rc = tfo_srv_access_log(s, err, errlen);
 	if (rc == 0)
 		rc = srv_reload_engines(s, err, errlen);
@@ -200,7 +202,7 @@ tfo_server_create(const struct tfo_config *cfg, const struct tfo_server_params *
 			"WITHOUT a cookie; any spoofed SYN makes the server work. Only for "
 			"trusted networks. ***");
 	if (p->telemetry)
-		tfo_control_telemetry_register(&s->control);
+		tfo_telemetry_init(&s->sup);
 	return s;
 }
 
@@ -262,6 +264,7 @@ tfo_server_free(struct tfo_server *s)
 			tfo_alog_src_free(s->alog->src[i]);
 		rte_free(s->alog);
 	}
+	tfo_supervisor_close(&s->sup);
 	for (unsigned int k = 0; k < s->nb_controls; k++) {
 		if (s->controls[k] != NULL) {
 			tfo_engine_free(s->controls[k]->engine);
@@ -322,8 +325,9 @@ tfo_server_launch(struct tfo_server *s)
 void
 tfo_server_run(struct tfo_server *s)
 {
-	/* returns at quit, or when control 0 ends a drain: stop the rest */
-	tfo_control_main(&s->control);
+	/* control 0's lcore runs the supervisor's loop: it returns at quit, or
+	 * when the drain is over: stop the rest */
+	tfo_supervisor_main(&s->sup);
 	tfo_server_stop(s);
 	rte_eal_mp_wait_lcore();
 	tfo_qs_stats(&s->control.stats);	/* the unmaps' counters, to the end */
@@ -335,7 +339,7 @@ tfo_server_run(struct tfo_server *s)
 		for (unsigned int k = 0; k < s->nb_controls; k++)
 			if (s->controls[k]->lat.npend != 0)
 				tfo_lat_flush(&s->controls[k]->lat, rte_rdtsc());
-		s->control.alog = NULL;
+		s->sup.alog = NULL;
 		tfo_alog_close(s->alog);
 	}
 }
@@ -343,7 +347,7 @@ tfo_server_run(struct tfo_server *s)
 void
 tfo_server_drain(struct tfo_server *s)
 {
-	tfo_drain_request(&s->control);
+	tfo_supervisor_drain(&s->sup);
 }
 
 bool
@@ -368,8 +372,7 @@ tfo_server_stop(struct tfo_server *s)
 void
 tfo_server_reload(struct tfo_server *s)
 {
-	s->control.reload_requested = 1;
-	tfo_doorbell_wake(&s->control.idle.bell, NULL);
+	tfo_supervisor_reload(&s->sup);
 }
 
 unsigned int
@@ -394,6 +397,12 @@ struct tfo_control *
 tfo_server_control(struct tfo_server *s)
 {
 	return &s->control;
+}
+
+struct tfo_supervisor *
+tfo_server_supervisor(struct tfo_server *s)
+{
+	return &s->sup;
 }
 
 unsigned int

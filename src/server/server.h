@@ -25,6 +25,7 @@
 
 #include "cookie/cookie.h"
 #include "lcore/control.h"
+#include "lcore/supervisor.h"
 #include "lcore/worker.h"
 #include "net/pkt.h"
 #include "ops/config.h"
@@ -112,8 +113,11 @@ void tfo_server_reload(struct tfo_server *s);
 unsigned int tfo_server_nb_workers(const struct tfo_server *s);
 unsigned int tfo_server_nb_ports(const struct tfo_server *s);
 struct tfo_worker *tfo_server_worker(struct tfo_server *s, unsigned int i);
-/** Control 0: keys, telemetry, reports (over every control lcore). */
+/** Control 0, the main lcore's control lcore. */
 struct tfo_control *tfo_server_control(struct tfo_server *s);
+/** The supervisor (keys, reloads, drain, reports over every lcore),
+ *  which runs on control 0's lcore (lcore/supervisor.h). */
+struct tfo_supervisor *tfo_server_supervisor(struct tfo_server *s);
 /** Control lcores (>= 1). */
 unsigned int tfo_server_nb_controls(const struct tfo_server *s);
 /** Control lcore @p i (0: tfo_server_control), NULL past the last. */

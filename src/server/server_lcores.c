@@ -135,8 +135,7 @@ tfo_srv_workers(struct tfo_server *s, char *err, size_t errlen)
 }
 
 /*
- * Control lcore @p k: its engine, its cookie generator, (control 0) the
- * keys, its relay ring on each port that gave control lcores no TX queue
+ * Control lcore @p k: its engine, its cookie generator, its relay ring on each port that gave control lcores no TX queue
  * (to worker k % workers, which sends for it); (k > 0) its inbox for
  * control 0's path-MTU hand-overs.
  */
@@ -155,12 +154,12 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 		.nb_workers = s->nb_workers,
 		.quit = &s->quit,
 		.drain = &s->drain,
-		.notify = k == 0 ? &s->notify : NULL,
 		.idx = k,
 		.nb_controls = s->nb_controls,
 		.peers = s->controls,
-		.svc_reload = k == 0 ? s->svc_reload : NULL,
-		.svc_ctrs = &s->svc_ctrs,
+		/* control 0 takes what one lcore must: ARP/ND, SYN queues */
+		.neigh = k == 0,
+		.syn_queues = k == 0,
 		.idle = srv_idle_params(s, s->ctl_lcore[k]),
 	};
 	char name[32];
@@ -180,11 +179,6 @@ srv_control(struct tfo_server *s, unsigned int k, char *err, size_t errlen)
 	if (cp.engine == NULL)
 		return -ENOMEM;
 	if (s->keys != NULL) {
-		if (k == 0) {
-			cp.keys = s->keys;
-			if (s->key_path[0] != '\0')
-				cp.key_file = s->key_path;
-		}
 		s->ctl_cookies[k] = tfo_srv_cookie_ctx(s, socket, err, errlen);
 		if (s->ctl_cookies[k] == NULL)
 			goto fail;
@@ -237,6 +231,33 @@ fail:
 	return rc;
 }
 
+/* The supervisor, on control 0's lcore: the keys, the reloads, the drain,
+ * the reports over every lcore. After the control lcores. */
+void
+tfo_srv_supervisor(struct tfo_server *s)
+{
+	struct tfo_supervisor_params sp = {
+		.cfg = &s->cfg,
+		.ctl = &s->control,
+		.lcores = {
+			.controls = s->controls,
+			.nb_controls = s->nb_controls,
+			.workers = s->workers,
+			.nb_workers = s->nb_workers,
+			.ports = s->ports,
+			.nb_ports = (uint16_t)s->nb_ports,
+			.svc_ctrs = &s->svc_ctrs,
+		},
+		.drain = &s->drain,
+		.notify = &s->notify,
+		.keys = s->keys,
+		.key_file = s->keys != NULL && s->key_path[0] != '\0' ? s->key_path : NULL,
+		.svc_reload = s->svc_reload,
+	};
+
+	tfo_supervisor_init(&s->sup, &sp);
+}
+
 /* One producer (and ring) of access-log records per lcore. */
 static int
 srv_alog_src(struct tfo_server *s, struct tfo_lat *lat, struct tfo_stats *st, int socket,
@@ -254,7 +275,7 @@ srv_alog_src(struct tfo_server *s, struct tfo_lat *lat, struct tfo_stats *st, in
 	return 0;
 }
 
-/* [server] access_log: control 0 writes what every lcore samples. */
+/* [server] access_log: the supervisor writes what every lcore samples. */
 int
 tfo_srv_access_log(struct tfo_server *s, char *err, size_t errlen)
 {
@@ -291,7 +312,7 @@ tfo_srv_access_log(struct tfo_server *s, char *err, size_t errlen)
 	if (rc < 0)
 		return tfo_errmsg(err, errlen, "[server] access_log = %s: %s", a->path,
 				  strerror(-rc));
-	s->control.alog = a;
+	s->sup.alog = a;
 	TFO_LOG(INFO, "access_log %s: 1 in %u transactions", a->path,
 		s->cfg.access_log_sample);
 	return 0;

@@ -28,6 +28,8 @@
 #include "lcore/drain.h"
 #include "lcore/qs.h"
 #include "lcore/sdnotify.h"
+#include "lcore/supervisor.h"
+#include "lcore/telemetry.h"
 #include "net/port.h"
 #include "net/port_flow.h"
 #include "net/xdp.h"
@@ -69,6 +71,7 @@ struct tfo_server {
 	/* control k -> worker k % nb_workers, per port (ctrl_tx_relay) */
 	struct rte_ring *relay[TFO_MAX_PORTS][TFO_MAX_CONTROLS];
 	struct tfo_control control;	/* control 0 (the main lcore) */
+	struct tfo_supervisor sup;	/* server-wide, on control 0's lcore */
 	/* controls[0] = &control; 1..nb_controls-1 allocated */
 	struct tfo_control *controls[TFO_MAX_CONTROLS];
 	unsigned int ctl_lcore[TFO_MAX_CONTROLS];
@@ -125,5 +128,8 @@ tfo_srv_access_log(struct tfo_server *s, char *err, size_t errlen);
 
 int
 tfo_srv_controls(struct tfo_server *s, char *err, size_t errlen);
+
+void
+tfo_srv_supervisor(struct tfo_server *s);
 
 #endif /* TFO_SERVER_PRIV_H */

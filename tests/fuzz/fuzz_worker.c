@@ -419,7 +419,7 @@ fz_server(void)
 	G.to_neigh = W->to_neigh;	/* ARP and ND: their own ring */
 	for (unsigned int i = 0; i < NB_PORTS; i++)
 		G.relay[i] = W->relay[i][0];
-	G.krs[0] = G.c->keys;
+	G.krs[0] = tfo_server_supervisor(G.srv)->keys;
 	G.wck[0] = W->cookies;
 	G.cck[0] = G.c->cookies;
 	G.krs[1] = tfo_keyring_create(TFO_COOKIE_ALGO_SIPHASH_LINUX, &G.keys[0], NULL,
@@ -433,7 +433,6 @@ fz_server(void)
 	G.kr = G.krs[0];
 	W->tx.flush = fz_flush;
 	W->relay_send = fz_relay_send;
-	G.c->out = stderr;
 }
 
 int
@@ -486,7 +485,8 @@ check_accounting(void)
 		  "to_control_neigh is part of to_control");
 	FZ_ASSERT(relayed == rte_ring_count(G.relay[0]) + rte_ring_count(G.relay[1]),
 		  "relay backlog");
-	FZ_ASSERT(tfo_control_accounting(G.c, NULL), "tfo_control_accounting");
+	FZ_ASSERT(tfo_report_accounting(&tfo_server_supervisor(G.srv)->lcores, NULL),
+		  "tfo_report_accounting");
 }
 
 /* The burst, then the control core and housekeeping until the rings are empty. */
@@ -802,7 +802,7 @@ fz_worker_stats(bool control)
 const struct tfo_svc_ctr_map *
 fz_svc_ctrs(void)
 {
-	return G.c->svc_ctrs;
+	return tfo_server_supervisor(G.srv)->lcores.svc_ctrs;
 }
 
 int
@@ -821,7 +821,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	G.kr = G.krs[sip];
 	W->cookies = G.wck[sip];
 	G.c->cookies = G.cck[sip];
-	G.c->keys = G.kr;
+	tfo_server_supervisor(G.srv)->keys = G.kr;
 	/* every input starts from the same keys */
 	G.prim = 0;
 	if (tfo_keyring_set(G.kr, &G.keys[0], &G.keys[NB_KEYS - 1]) < 0)
