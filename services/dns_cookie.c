@@ -17,7 +17,8 @@
 #include "tfo/log.h"
 #include "tfo/service.h"
 
-#include "dns.h"
+#include "dns_query.h"
+#include "dns_write.h"
 #include "dns_cookie.h"
 
 /* the derivation's labels: one SipHash output is 8 bytes, a secret 16 */

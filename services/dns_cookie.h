@@ -24,8 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DNS_OPT_COOKIE 10	/* RFC 7873 */
-#define DNS_R_BADCOOKIE 23	/* RFC 7873 8: extended, needs EDNS */
+#include "dns_wire.h"
+
 #define DNS_COOKIE_CLIENT 8
 #define DNS_COOKIE_SERVER 16	/* what we make: RFC 9018's */
 /* the option we answer with: code, length, client and server cookies */

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "dns.h"
+#include "dns_query.h"
 
 static inline uint16_t
 rd16(const uint8_t *p)
@@ -85,7 +85,7 @@ parse_opt(const uint8_t *m, uint32_t len, uint32_t o, struct dns_query *q)
 		/* RFC 5001 2.3: a query's NSID is empty; another is ignored */
 		if (code == DNS_OPT_NSID && olen == 0)
 			q->nsid = true;
-		/* RFC 7873: judged by dns.c (cookies = off ignores it), so a
+		/* RFC 7873: judged by dns_handle.c (cookies = off ignores it), so a
 		 * bad length is a FORMERR with our OPT, not a parse failure */
 		if (code == DNS_OPT_COOKIE && q->cookie == NULL) {
 			q->cookie = m + o;

@@ -26,7 +26,7 @@
 
 #include "tfo/log.h"
 
-#include "dns.h"
+#include "dns_wire.h"
 #include "dns_rrl.h"
 
 #define RRL_RATE_MAX 10000000u

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: the dns service's pre-signed DNSSEC: the denial chains
- * built at load and the proofs written per answer.
+ * tfo-fastpath: the dns service's pre-signed DNSSEC (dns_sec.h): the
+ * denial chains built at load and the proofs written per answer.
  *
  * Zones come signed (dnssec-signzone, ldns-signzone, knot): nothing is
  * signed here. At load, each zone with NSEC records gets the nodes that
@@ -21,7 +21,10 @@
 
 #include "tfo/log.h"
 
-#include "dns.h"
+#include "dns_sec.h"
+#include "dns_write.h"
+#include "dns_zone.h"
+#include "dns_zparse.h"
 
 /* ------------------------------------------------------------------ */
 /* SHA-1 (FIPS 180-4), for NSEC3 hashes only                           */
@@ -119,32 +122,6 @@ dns_nsec3_hash(const struct dns_zone *z, const uint8_t *lname, uint8_t out[20])
 	sha1_2(lname, dns_name_len(lname), z->n3_salt, z->n3_salt_len, out);
 	for (unsigned int i = 0; i < z->n3_iter; i++)
 		sha1_2(out, 20, z->n3_salt, z->n3_salt_len, out);
-}
-
-/* ------------------------------------------------------------------ */
-/* canonical order                                                     */
-
-int
-dns_name_canon_cmp(const uint8_t *a, const uint8_t *b)
-{
-	const uint8_t *la[128], *lb[128];
-	unsigned int na = 0, nb = 0;
-
-	for (; *a != 0 && na < 128; a += *a + 1)
-		la[na++] = a;
-	for (; *b != 0 && nb < 128; b += *b + 1)
-		lb[nb++] = b;
-	/* labels from the root, each as lower-case bytes (already) */
-	while (na > 0 && nb > 0) {
-		const uint8_t *x = la[--na], *y = lb[--nb];
-		int c = memcmp(x + 1, y + 1, RTE_MIN(*x, *y));
-
-		if (c != 0)
-			return c;
-		if (*x != *y)
-			return *x < *y ? -1 : 1;
-	}
-	return na == nb ? 0 : (na < nb ? -1 : 1);
 }
 
 /* qsort has no context argument: the set being sorted, one load at a

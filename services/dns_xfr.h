@@ -20,10 +20,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dns.h"
+#include "dns_load.h"
+#include "dns_wire.h"
+#include "dns_zone.h"
+#include "dns_zparse.h"
 
 #define DNS_SECONDARY_MAX 64		/* secondary zones per service */
-#define DNS_OP_NOTIFY 4
 
 /** One `secondary = ORIGIN:ADDRESS[@PORT]`. */
 struct dns_secondary_src {
@@ -130,7 +132,7 @@ int dns_notify_verdict(const struct dns_secondary_src *src, unsigned int nb,
 /* ------------------------------------------------------------------ */
 /* the refresh thread (dns_secondary.c)                                */
 
-/** Its counters, in the order of dns.c's C_XFR_* (folded there). */
+/** Its counters, in the order of dns_svc.h's C_XFR_* (folded by handle()). */
 enum dns_xfr_ctr {
 	DNS_XC_OK,		/* zones taken (AXFR or IXFR) */
 	DNS_XC_IXFR,		/* ... of them by IXFR diffs */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: the dns service's zone set: records -> a read-only
- * structure in DPDK memory, and the lookup.
+ * tfo-fastpath: the dns service's zone set (dns_zone.h): records -> a
+ * read-only structure in DPDK memory (its tables), and the lookup.
  *
  * Every owner name and every name between an owner and its zone's apex
  * (empty non-terminals, RFC 8020: they exist, so NODATA rather than
@@ -15,11 +15,9 @@
  * at its apex, a SOA elsewhere, CNAME with other data or twice (RFC 1034
  * 3.6.2).
  *
- * Each node that is neither a delegation point nor below one gets its
- * answers prebuilt (dns_write.c composes them once): one block per RRset
- * (the positive answer with its additional records) and one NODATA
- * block, all in one IOVA-contiguous memzone, so large answers leave
- * without a copy.
+ * The DNSSEC chains (dns_sec.c) and the prebuilt answers (dns_load.c)
+ * are added to the tables by dns_set_build(): nothing here writes a
+ * message.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,9 +30,7 @@
 
 #include "tfo/log.h"
 
-#include "dns.h"
-
-#define DNS_BLOCK_ALIGN 64
+#include "dns_zone.h"
 
 static uint32_t
 dns_hash(uint16_t zone, const uint8_t *n, unsigned int len)
@@ -380,203 +376,6 @@ node_check(struct build *b, const struct rec_ref *ref, uint32_t lo, uint32_t hi,
 	return 0;
 }
 
-/* The prebuilt blocks of every node that answers for itself. */
-static int
-build_blocks(struct dns_set *s, int socket, char *why, size_t whylen)
-{
-	static unsigned int instance;
-	char mzname[RTE_MEMZONE_NAMESIZE];
-	uint8_t *scratch, *arena = NULL;
-	size_t arena_len = 0, arena_cap = 0;
-	uint32_t nb = 0;
-	struct dns_writer w;
-
-	for (uint32_t i = 0; i < s->nb_nodes; i++) {
-		struct dns_node *n = &s->nodes[i];
-
-		if (n->flags & (DNS_N_CUT | DNS_N_BELOW | DNS_N_NSEC3)) {
-			n->blocks = UINT32_MAX;
-			continue;
-		}
-		n->blocks = nb;
-		nb += (n->nb_rrsets + 1u) * (s->zones[n->zone].sec ? 2 : 1);
-	}
-	s->nb_blocks = nb;
-	s->blocks = rte_zmalloc_socket("tfo_dns_blocks", (nb + 1) * sizeof(*s->blocks),
-				       RTE_CACHE_LINE_SIZE, socket);
-	scratch = malloc(DNS_MSG_MAX);
-	if (s->blocks == NULL || scratch == NULL) {
-		free(scratch);
-		return tfo_errmsg(why, whylen, "out of memory");
-	}
-	for (uint32_t i = 0; i < s->nb_nodes; i++) {
-		const struct dns_node *n = &s->nodes[i];
-
-		unsigned int nbk = (n->nb_rrsets + 1u) * (s->zones[n->zone].sec ? 2 : 1);
-
-		if (n->blocks == UINT32_MAX)
-			continue;
-		for (unsigned int k = 0; k < nbk; k++) {
-			/* type 0 is never served: the NODATA block */
-			unsigned int j = k % (n->nb_rrsets + 1u);
-			bool dnssec = k > n->nb_rrsets;
-			uint16_t qt = j < n->nb_rrsets ? s->rrsets[n->rrsets + j].type : 0;
-			struct dns_block *bl = &s->blocks[n->blocks + k];
-			struct dns_sections sec;
-			uint32_t qend, len;
-
-			dns_w_init(&w, scratch, DNS_MSG_MAX - DNS_OPT_LEN);
-			dns_w_question(&w, dns_node_name(s, n), qt);
-			qend = w.len;
-			dns_compose(&w, s, dns_node_name(s, n), qt, dnssec, &sec);
-			if (w.overflow) {
-				free(scratch);
-				free(arena);
-				return tfo_errmsg(why, whylen, "an answer is larger than 65535 bytes");
-			}
-			len = w.len - qend;
-			/* DO echoed in the DO=1 block's OPT (RFC 3225 3) */
-			dns_w_opt(&w, s->edns_size, 0, dnssec, -1, -1);
-			if (arena_len + RTE_ALIGN_CEIL(len + DNS_OPT_LEN, DNS_BLOCK_ALIGN) > arena_cap) {
-				size_t cap = arena_cap ? 2 * arena_cap : 65536;
-				uint8_t *na;
-
-				while (cap < arena_len + len + DNS_OPT_LEN + DNS_BLOCK_ALIGN)
-					cap *= 2;
-				na = realloc(arena, cap);
-				if (na == NULL) {
-					free(scratch);
-					free(arena);
-					return tfo_errmsg(why, whylen, "out of memory");
-				}
-				arena = na;
-				arena_cap = cap;
-			}
-			memcpy(arena + arena_len, scratch + qend, len + DNS_OPT_LEN);
-			bl->blob.data = (const uint8_t *)(uintptr_t)arena_len;	/* for now */
-			bl->blob.len = len + DNS_OPT_LEN;
-			bl->len = len;
-			bl->len_noadd = sec.add_off - qend;
-			bl->an = sec.an;
-			bl->ns = sec.ns;
-			bl->ar = sec.ar;
-			bl->rcode = sec.rcode;
-			bl->aa = sec.aa;
-			arena_len += RTE_ALIGN_CEIL(len + DNS_OPT_LEN, DNS_BLOCK_ALIGN);
-		}
-	}
-	free(scratch);
-	snprintf(mzname, sizeof(mzname), "tfo_dns_%u",
-		 __atomic_fetch_add(&instance, 1, __ATOMIC_RELAXED));
-	s->mz = rte_memzone_reserve_aligned(mzname, RTE_MAX(arena_len, (size_t)64), socket,
-					    RTE_MEMZONE_IOVA_CONTIG, RTE_CACHE_LINE_SIZE);
-	if (s->mz == NULL) {
-		free(arena);
-		return tfo_errmsg(why, whylen, "cannot allocate %zu bytes of IOVA-contiguous "
-				  "memory for the answers on socket %d: give EAL more "
-				  "memory (-m)", arena_len, socket);
-	}
-	if (arena_len > 0)
-		memcpy(s->mz->addr, arena, arena_len);
-	free(arena);
-	for (uint32_t i = 0; i < nb; i++) {
-		uintptr_t off = (uintptr_t)s->blocks[i].blob.data;
-
-		s->blocks[i].blob.data = (const uint8_t *)s->mz->addr + off;
-		s->blocks[i].blob.iova = s->mz->iova + off;
-	}
-	return 0;
-}
-
-/* The sections of the answer to @p lname/@p qtype, DO=0 and DO=1. */
-static uint32_t
-measure_one(const struct dns_set *s, uint8_t *scratch, const uint8_t *lname, uint16_t qtype)
-{
-	uint32_t most = 0;
-
-	for (int d = 0; d < 2; d++) {
-		struct dns_writer w;
-		struct dns_sections sec;
-		uint32_t qend;
-
-		dns_w_init(&w, scratch, DNS_MSG_MAX);
-		dns_w_question(&w, lname, qtype);
-		qend = w.len;
-		dns_compose(&w, s, lname, qtype, d == 1, &sec);
-		most = RTE_MAX(most, w.overflow ? DNS_MSG_MAX : w.len - qend);
-	}
-	return most;
-}
-
-/* An RRset and its signatures alone, uncompressed but for the owner. */
-static uint32_t
-measure_rrset(const struct dns_set *s, uint8_t *scratch, const struct dns_node *n,
-	      uint16_t type)
-{
-	const struct dns_rrset *rr = dns_node_rrset(s, n, type);
-	const struct dns_rrset *sig = dns_node_sigs(s, n, type);
-	struct dns_writer w;
-
-	dns_w_init(&w, scratch, DNS_MSG_MAX);
-	if (rr != NULL)
-		dns_w_rrset(&w, s, dns_node_name(s, n), rr, UINT32_MAX);
-	if (sig != NULL)
-		dns_w_rrset(&w, s, dns_node_name(s, n), sig, UINT32_MAX);
-	return w.overflow ? DNS_MSG_MAX : w.len;
-}
-
-/*
- * max_composed: referrals (a name below each cut) and wildcard answers
- * (a name matching each "*", every type and NODATA) composed as a query
- * would; a denial as its SOA plus two NSEC or three NSEC3 of the largest
- * (every combination of records would be too many to try).
- */
-static int
-measure_composed(struct dns_set *s)
-{
-	uint8_t *scratch = malloc(DNS_MSG_MAX), name[DNS_NAME_MAX];
-	uint32_t most = 0;
-
-	if (scratch == NULL)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < s->nb_nodes; i++) {
-		const struct dns_node *n = &s->nodes[i];
-		const uint8_t *nm = dns_node_name(s, n);
-		unsigned int len = dns_name_len(nm);
-
-		if ((n->flags & DNS_N_CUT) && len + 2 <= DNS_NAME_MAX) {
-			name[0] = 1;
-			name[1] = 'x';
-			memcpy(name + 2, nm, len);
-			most = RTE_MAX(most, measure_one(s, scratch, name, DNS_T_A));
-		}
-		if (nm[0] == 1 && nm[1] == '*' && !(n->flags & DNS_N_BELOW)) {
-			name[0] = 1;
-			name[1] = 'x';
-			memcpy(name + 2, nm + 2, len - 2);
-			for (unsigned int k = 0; k <= n->nb_rrsets; k++)
-				most = RTE_MAX(most, measure_one(s, scratch, name, k < n->nb_rrsets ?
-						s->rrsets[n->rrsets + k].type : 0));
-		}
-	}
-	for (unsigned int z = 0; z < s->nb_zones; z++) {
-		const struct dns_zone *zn = &s->zones[z];
-		uint32_t den = 0, soa;
-
-		if (zn->sec == 0)
-			continue;
-		soa = measure_rrset(s, scratch, &s->nodes[zn->apex], DNS_T_SOA);
-		for (uint32_t k = 0; k < zn->nb_chain; k++)
-			den = RTE_MAX(den, measure_rrset(s, scratch, &s->nodes[s->chain[zn->chain + k]],
-							 zn->sec == DNS_Z_NSEC3 ? DNS_T_NSEC3 :
-							 DNS_T_NSEC));
-		most = RTE_MAX(most, soa + (zn->sec == DNS_Z_NSEC3 ? 3 : 2) * den);
-	}
-	free(scratch);
-	s->max_composed = RTE_MIN(most, (uint32_t)DNS_MSG_MAX);
-	return 0;
-}
-
 /* Nodes, RRsets and the table from the sorted records. */
 static int
 build_tables(struct dns_set *s, struct build *b, struct rec_ref *ref, uint32_t nrec,
@@ -714,11 +513,103 @@ build_flags(struct dns_set *s)
 	}
 }
 
+/* Every owner, and every name between it and its zone's apex, a node of
+ * @p b (apexes first); each record a reference in @p ref, *nrec of them.
+ * @return 0 or -ENOMEM. */
+static int
+collect(struct build *b, struct rec_ref *ref, struct dns_recs *recs,
+	const uint8_t (*origins)[DNS_NAME_MAX], unsigned int nb, uint32_t *nrec)
+{
+	uint32_t k = 0;
+
+	for (unsigned int z = 0; z < nb; z++)
+		if (b_add(b, (uint16_t)z, origins[z]) < 0)
+			return -ENOMEM;
+	for (unsigned int z = 0; z < nb; z++) {
+		unsigned int zl = dns_name_len(origins[z]);
+
+		for (unsigned int i = 0; i < recs[z].n; i++) {
+			uint8_t low[DNS_NAME_MAX];
+			const uint8_t *p = low;
+			unsigned int len = dns_name_lower(low, recs[z].r[i].owner);
+			int32_t ni = b_add(b, (uint16_t)z, low);
+
+			if (ni < 0)
+				return -ENOMEM;
+			ref[k].r = &recs[z].r[i];
+			ref[k].node = (uint32_t)ni;
+			ref[k].idx = k;
+			if (recs[z].r[i].type == DNS_T_RRSIG && recs[z].r[i].rdlen >= 2)
+				ref[k].covers = (uint16_t)(recs[z].r[i].rdata[0] << 8 |
+							   recs[z].r[i].rdata[1]);
+			k++;
+			while (len > zl) {
+				len -= *p + 1u;
+				p += *p + 1;
+				if (b_add(b, (uint16_t)z, p) < 0)
+					return -ENOMEM;
+			}
+		}
+	}
+	*nrec = k;
+	return 0;
+}
+
+/* @p ref[0..k) grouped by RRset (an RRset's first appearance orders a
+ * node's RRsets), then in the order build_tables() lays them out. */
+static void
+sort_refs(struct rec_ref *ref, uint32_t k)
+{
+	qsort(ref, k, sizeof(*ref), ref_cmp_group);
+	for (uint32_t i = 0; i < k; i++)
+		ref[i].group = (i > 0 && ref[i].node == ref[i - 1].node &&
+				ref[i].r->type == ref[i - 1].r->type &&
+				ref[i].covers == ref[i - 1].covers) ?
+			ref[i - 1].group : ref[i].idx;
+	qsort(ref, k, sizeof(*ref), ref_cmp_final);
+}
+
+/* Each node's records as RFC 1034/1035 ask (node_check), then a SOA in
+ * each zone. @return 0 or -EINVAL and why. */
+static int
+check_nodes(struct build *b, const struct rec_ref *ref, uint32_t k,
+	    const struct dns_recs *recs, const uint8_t (*origins)[DNS_NAME_MAX],
+	    unsigned int nb, const char *const *files)
+{
+	for (uint32_t i = 0, lo = 0; i <= k; i++) {
+		if (i < k && ref[i].node == ref[lo].node)
+			continue;
+		if (lo < k) {
+			uint32_t zi = b->nodes[ref[lo].node].zone;
+			bool apex = dns_name_len(b->nodes[ref[lo].node].name) ==
+				    dns_name_len(origins[zi]);
+			int rc = node_check(b, ref, lo, i, apex, files ? files[zi] : "zone");
+
+			if (rc < 0)
+				return rc;
+		}
+		lo = i;
+	}
+	for (unsigned int z = 0; z < nb; z++) {
+		bool has_soa = false;
+
+		for (unsigned int i = 0; i < recs[z].n && !has_soa; i++)
+			has_soa = recs[z].r[i].type == DNS_T_SOA;
+		if (!has_soa) {
+			char n[DNS_NAME_MAX * 4];
+
+			dns_name_str(origins[z], n, sizeof(n));
+			return tfo_errmsg(b->why, b->whylen, "%s: zone %s has no SOA at its apex",
+					  files ? files[z] : "zone", n);
+		}
+	}
+	return 0;
+}
+
 int
-dns_set_build(struct dns_recs *recs, const uint8_t (*origins)[DNS_NAME_MAX],
-	      unsigned int nb, int socket, uint16_t edns_size,
-	      struct dns_set **out, char *why, size_t whylen,
-	      const char *const *files)
+dns_set_tables(struct dns_recs *recs, const uint8_t (*origins)[DNS_NAME_MAX],
+	       unsigned int nb, int socket, uint16_t edns_size, struct dns_set **out,
+	       char *why, size_t whylen, const char *const *files)
 {
 	struct build b = { .why = why, .whylen = whylen };
 	struct dns_set *s = NULL;
@@ -749,89 +640,19 @@ dns_set_build(struct dns_recs *recs, const uint8_t (*origins)[DNS_NAME_MAX],
 	b.tmask = (uint32_t)tslots - 1;
 	s->nb_zones = (uint16_t)nb;
 	s->edns_size = edns_size;
-	/* apexes first, then every owner and the names between */
-	for (unsigned int z = 0; z < nb; z++)
-		if (b_add(&b, (uint16_t)z, origins[z]) < 0)
-			goto out;
-	for (unsigned int z = 0; z < nb; z++) {
-		unsigned int zl = dns_name_len(origins[z]);
-
-		for (unsigned int i = 0; i < recs[z].n; i++) {
-			uint8_t low[DNS_NAME_MAX];
-			const uint8_t *p = low;
-			unsigned int len = dns_name_lower(low, recs[z].r[i].owner);
-			int32_t ni = b_add(&b, (uint16_t)z, low);
-
-			if (ni < 0)
-				goto out;
-			ref[k].r = &recs[z].r[i];
-			ref[k].node = (uint32_t)ni;
-			ref[k].idx = k;
-			if (recs[z].r[i].type == DNS_T_RRSIG && recs[z].r[i].rdlen >= 2)
-				ref[k].covers = (uint16_t)(recs[z].r[i].rdata[0] << 8 |
-							   recs[z].r[i].rdata[1]);
-			k++;
-			while (len > zl) {
-				len -= *p + 1u;
-				p += *p + 1;
-				if (b_add(&b, (uint16_t)z, p) < 0)
-					goto out;
-			}
-		}
+	rc = collect(&b, ref, recs, origins, nb, &k);
+	if (rc == 0) {
+		sort_refs(ref, k);
+		rc = check_nodes(&b, ref, k, recs, origins, nb, files);
 	}
-	/* group: an RRset's first appearance orders a node's RRsets */
-	qsort(ref, k, sizeof(*ref), ref_cmp_group);
-	for (uint32_t i = 0; i < k; i++)
-		ref[i].group = (i > 0 && ref[i].node == ref[i - 1].node &&
-				ref[i].r->type == ref[i - 1].r->type &&
-				ref[i].covers == ref[i - 1].covers) ?
-			ref[i - 1].group : ref[i].idx;
-	qsort(ref, k, sizeof(*ref), ref_cmp_final);
-	for (uint32_t i = 0, lo = 0; i <= k; i++) {
-		if (i < k && ref[i].node == ref[lo].node)
-			continue;
-		if (lo < k) {
-			uint32_t zi = b.nodes[ref[lo].node].zone;
-			bool apex = dns_name_len(b.nodes[ref[lo].node].name) ==
-				    dns_name_len(origins[zi]);
-
-			rc = node_check(&b, ref, lo, i, apex, files ? files[zi] : "zone");
-			if (rc < 0)
-				goto out;
-		}
-		lo = i;
-	}
-	for (unsigned int z = 0; z < nb; z++) {
-		bool has_soa = false;
-
-		for (unsigned int i = 0; i < recs[z].n && !has_soa; i++)
-			has_soa = recs[z].r[i].type == DNS_T_SOA;
-		if (!has_soa) {
-			char n[DNS_NAME_MAX * 4];
-
-			dns_name_str(origins[z], n, sizeof(n));
-			rc = tfo_errmsg(why, whylen, "%s: zone %s has no SOA at its apex",
-					files ? files[z] : "zone", n);
-			goto out;
-		}
-	}
-	rc = build_tables(s, &b, ref, k, origins, socket);
+	if (rc == 0)
+		rc = build_tables(s, &b, ref, k, origins, socket);
 	if (rc < 0)
 		goto out;
 	build_flags(s);
-	rc = dns_sec_build(s, socket, why, whylen);
-	if (rc < 0)
-		goto out;
-	rc = build_blocks(s, socket, why, whylen);
-	if (rc < 0)
-		goto out;
-	rc = measure_composed(s);
-	if (rc < 0)
-		goto out;
 	s->nb_records = k;
 	*out = s;
 	s = NULL;
-	rc = 0;
 out:
 	if (rc == -ENOMEM && why[0] == '\0')
 		tfo_errmsg(why, whylen, "out of memory");
@@ -842,47 +663,5 @@ out:
 	free(b.thash);
 	free(ref);
 	dns_set_free(s);
-	return rc < 0 ? rc : 0;
-}
-
-int
-dns_set_load(const struct dns_zone_src *z, unsigned int nb, const struct dns_recs *more,
-	     const uint8_t (*more_origins)[DNS_NAME_MAX], const char *const *more_names,
-	     unsigned int nb_more, int socket, uint16_t edns_size, struct dns_set **out,
-	     char *why, size_t whylen)
-{
-	unsigned int all = nb + nb_more;
-	struct dns_recs *recs = calloc(all + 1, sizeof(*recs));
-	uint8_t (*origins)[DNS_NAME_MAX] = calloc(all + 1, sizeof(*origins));
-	const char **files = calloc(all + 1, sizeof(*files));
-	int rc = 0;
-
-	if (recs == NULL || origins == NULL || files == NULL) {
-		rc = tfo_errmsg(why, whylen, "out of memory");
-		goto out;
-	}
-	for (unsigned int i = 0; i < nb && rc == 0; i++) {
-		memcpy(origins[i], z[i].origin, dns_name_len(z[i].origin));
-		files[i] = z[i].path;
-		rc = dns_zparse_file(z[i].path, z[i].origin, &recs[i], why, whylen);
-	}
-	/* the caller's records are lent, not copied: the build only reads */
-	for (unsigned int i = 0; i < nb_more; i++) {
-		memcpy(origins[nb + i], more_origins[i], dns_name_len(more_origins[i]));
-		files[nb + i] = more_names[i];
-		recs[nb + i] = more[i];
-	}
-	if (rc == 0) {
-		why[0] = '\0';
-		rc = dns_set_build(recs, (const uint8_t (*)[DNS_NAME_MAX])origins, all, socket,
-				   edns_size, out, why, whylen, files);
-	}
-out:
-	if (recs != NULL)
-		for (unsigned int i = 0; i < nb; i++)
-			dns_recs_free(&recs[i]);
-	free(recs);
-	free(origins);
-	free(files);
 	return rc;
 }

@@ -16,7 +16,7 @@
 
 #include "tfo/log.h"
 
-#include "dns.h"
+#include "dns_zparse.h"
 
 static const struct {
 	const char *name;
@@ -334,6 +334,79 @@ zs_err(char *why, size_t whylen, const char *what, const struct dns_ztok *t)
 			  t != NULL ? t->p : "");
 }
 
+/* RRSIG (RFC 4034 3.2): type covered, algorithm, labels, original TTL,
+ * expiration, inception, key tag, signer, signature. */
+static int
+zs_rrsig(const struct dns_ztok *a, unsigned int n, const uint8_t *origin, uint8_t *out,
+	 uint32_t cap, uint32_t *len, char *why, size_t whylen)
+{
+	uint8_t name[DNS_NAME_MAX];
+	uint32_t v;
+	int l, t;
+
+	if (n < 9)
+		return zs_err(why, whylen, "RRSIG: wrong number of fields", NULL);
+	t = a[0].quoted ? -EINVAL : dns_type_from_text(a[0].p, a[0].len);
+	if (t < 0)
+		return zs_err(why, whylen, "RRSIG: bad type covered", &a[0]);
+	put16(out, len, (uint32_t)t);
+	if (dns_ztok_u32(&a[1], 255, &v) < 0)
+		return zs_err(why, whylen, "RRSIG: bad algorithm", &a[1]);
+	out[(*len)++] = (uint8_t)v;
+	if (dns_ztok_u32(&a[2], 127, &v) < 0)
+		return zs_err(why, whylen, "RRSIG: bad labels", &a[2]);
+	out[(*len)++] = (uint8_t)v;
+	if (dns_ztok_u32(&a[3], 0xffffffffu, &v) < 0)
+		return zs_err(why, whylen, "RRSIG: bad original TTL", &a[3]);
+	put32(out, len, v);
+	for (int i = 4; i < 6; i++) {
+		if (zs_time(&a[i], &v) < 0)
+			return zs_err(why, whylen, "RRSIG: bad time", &a[i]);
+		put32(out, len, v);
+	}
+	if (dns_ztok_u32(&a[6], 65535, &v) < 0)
+		return zs_err(why, whylen, "RRSIG: bad key tag", &a[6]);
+	put16(out, len, v);
+	l = a[7].quoted ? -EINVAL : dns_name_from_text(a[7].p, a[7].len, origin, name);
+	if (l < 0)
+		return zs_err(why, whylen, "RRSIG: bad signer name", &a[7]);
+	/* RFC 4034 6.2: names in RRSIG rdata in lower case */
+	dns_name_lower(out + *len, name);
+	*len += (uint32_t)l;
+	if (zs_base64(a + 8, n - 8, out, cap, len) < 0)
+		return zs_err(why, whylen, "RRSIG: bad base64 signature", &a[8]);
+	return 0;
+}
+
+/* NSEC3 and NSEC3PARAM (RFC 5155 3.3, 4.3): hash algorithm, flags,
+ * iterations, salt; NSEC3: the next hashed owner (base32hex) and the
+ * types. */
+static int
+zs_nsec3(uint16_t type, const struct dns_ztok *a, unsigned int n, uint8_t *out, uint32_t cap,
+	 uint32_t *len, char *why, size_t whylen)
+{
+	static const uint32_t n3_max[3] = { 255, 255, 0xffff };
+	int l;
+
+	if (n < 4 || (type == DNS_T_NSEC3 ? n < 5 : n != 4))
+		return zs_err(why, whylen, "NSEC3: wrong number of fields", NULL);
+	if (zs_numbers(a, n3_max, 3, out, len) < 0)
+		return zs_err(why, whylen, "NSEC3: bad number in", &a[0]);
+	if (zs_salt(&a[3], out, cap, len) < 0)
+		return zs_err(why, whylen, "NSEC3: bad salt", &a[3]);
+	if (type == DNS_T_NSEC3PARAM)
+		return 0;
+	l = a[4].quoted ? -EINVAL :
+		dns_b32hex_decode(a[4].p, a[4].len, out + *len + 1, 255);
+	if (l <= 0)
+		return zs_err(why, whylen, "NSEC3: bad next hashed owner", &a[4]);
+	out[*len] = (uint8_t)l;
+	*len += 1u + (uint32_t)l;
+	if (zs_bitmap(a + 5, n - 5, out, cap, len) < 0)
+		return zs_err(why, whylen, "NSEC3: bad type in", &a[5]);
+	return 0;
+}
+
 int
 dns_zsec_rdata(uint16_t type, const struct dns_ztok *a, unsigned int n,
 	       const uint8_t *origin, uint8_t *out, uint32_t cap, uint32_t *len,
@@ -341,10 +414,8 @@ dns_zsec_rdata(uint16_t type, const struct dns_ztok *a, unsigned int n,
 {
 	static const uint32_t ds_max[3] = { 0xffff, 255, 255 };
 	static const uint32_t key_max[3] = { 0xffff, 255, 255 };
-	static const uint32_t n3_max[3] = { 255, 255, 0xffff };
 	uint8_t name[DNS_NAME_MAX];
-	uint32_t v;
-	int l, t;
+	int l;
 
 	*len = 0;
 	if (cap < 512)
@@ -371,40 +442,7 @@ dns_zsec_rdata(uint16_t type, const struct dns_ztok *a, unsigned int n,
 			return zs_err(why, whylen, "DNSKEY: bad base64 key", &a[3]);
 		return 0;
 	case DNS_T_RRSIG:
-		/* type covered, algorithm, labels, original TTL, expiration,
-		 * inception, key tag, signer, signature */
-		if (n < 9)
-			return zs_err(why, whylen, "RRSIG: wrong number of fields", NULL);
-		t = a[0].quoted ? -EINVAL : dns_type_from_text(a[0].p, a[0].len);
-		if (t < 0)
-			return zs_err(why, whylen, "RRSIG: bad type covered", &a[0]);
-		put16(out, len, (uint32_t)t);
-		if (dns_ztok_u32(&a[1], 255, &v) < 0)
-			return zs_err(why, whylen, "RRSIG: bad algorithm", &a[1]);
-		out[(*len)++] = (uint8_t)v;
-		if (dns_ztok_u32(&a[2], 127, &v) < 0)
-			return zs_err(why, whylen, "RRSIG: bad labels", &a[2]);
-		out[(*len)++] = (uint8_t)v;
-		if (dns_ztok_u32(&a[3], 0xffffffffu, &v) < 0)
-			return zs_err(why, whylen, "RRSIG: bad original TTL", &a[3]);
-		put32(out, len, v);
-		for (int i = 4; i < 6; i++) {
-			if (zs_time(&a[i], &v) < 0)
-				return zs_err(why, whylen, "RRSIG: bad time", &a[i]);
-			put32(out, len, v);
-		}
-		if (dns_ztok_u32(&a[6], 65535, &v) < 0)
-			return zs_err(why, whylen, "RRSIG: bad key tag", &a[6]);
-		put16(out, len, v);
-		l = a[7].quoted ? -EINVAL : dns_name_from_text(a[7].p, a[7].len, origin, name);
-		if (l < 0)
-			return zs_err(why, whylen, "RRSIG: bad signer name", &a[7]);
-		/* RFC 4034 6.2: names in RRSIG rdata in lower case */
-		dns_name_lower(out + *len, name);
-		*len += (uint32_t)l;
-		if (zs_base64(a + 8, n - 8, out, cap, len) < 0)
-			return zs_err(why, whylen, "RRSIG: bad base64 signature", &a[8]);
-		return 0;
+		return zs_rrsig(a, n, origin, out, cap, len, why, whylen);
 	case DNS_T_NSEC:
 		/* next owner name, then the types at the owner */
 		if (n < 1)
@@ -419,25 +457,7 @@ dns_zsec_rdata(uint16_t type, const struct dns_ztok *a, unsigned int n,
 		return 0;
 	case DNS_T_NSEC3:
 	case DNS_T_NSEC3PARAM:
-		/* hash algorithm, flags, iterations, salt; NSEC3: the next
-		 * hashed owner (base32hex) and the types */
-		if (n < 4 || (type == DNS_T_NSEC3 ? n < 5 : n != 4))
-			return zs_err(why, whylen, "NSEC3: wrong number of fields", NULL);
-		if (zs_numbers(a, n3_max, 3, out, len) < 0)
-			return zs_err(why, whylen, "NSEC3: bad number in", &a[0]);
-		if (zs_salt(&a[3], out, cap, len) < 0)
-			return zs_err(why, whylen, "NSEC3: bad salt", &a[3]);
-		if (type == DNS_T_NSEC3PARAM)
-			return 0;
-		l = a[4].quoted ? -EINVAL :
-			dns_b32hex_decode(a[4].p, a[4].len, out + *len + 1, 255);
-		if (l <= 0)
-			return zs_err(why, whylen, "NSEC3: bad next hashed owner", &a[4]);
-		out[*len] = (uint8_t)l;
-		*len += 1u + (uint32_t)l;
-		if (zs_bitmap(a + 5, n - 5, out, cap, len) < 0)
-			return zs_err(why, whylen, "NSEC3: bad type in", &a[5]);
-		return 0;
+		return zs_nsec3(type, a, n, out, cap, len, why, whylen);
 	default:
 		return zs_err(why, whylen, "internal: not a DNSSEC type", NULL);
 	}

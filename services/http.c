@@ -56,7 +56,6 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
-#include "ops/stats.h"
 #include "tfo/service.h"
 
 #include "http.h"
@@ -82,14 +81,75 @@ const struct http_status_line http_status_line[S_MAX] = {
 #undef HTTP_SL
 };
 
+/*
+ * The counters http declares (tfo_service.counters): responses by status,
+ * a 400 by reason. The names are the ones the stats line, tfo-prom and the
+ * runbook have always used; "<service>_<NNN>[_<reason>]" makes each a
+ * status counter (tfo/service.h).
+ */
+enum http_ctr {
+	HC_200, HC_204, HC_206, HC_301, HC_304, HC_404, HC_405, HC_411,
+	HC_413, HC_414, HC_416, HC_425, HC_505, HC_400_SYNTAX, HC_400_TOO_BIG,
+	HC_400_HOST, HC_400_BODY, HC_400_PATH, HC_REJECT_SMALL_BUF,
+	HC_RANGE_IGNORED, HC_OCSP_HIT, HC_OCSP_MISS, HC_MAX
+};
+
+static const struct tfo_svc_counter http_counters[HC_MAX + 1] = {
+	[HC_200] = { "http_200",
+		"HTTP 200 (GET and HEAD of a file; a path's fixed answer; POST where allowed)" },
+	[HC_204] = { "http_204",
+		"HTTP 204: a path configured with status = 204 (connectivity checks)" },
+	[HC_206] = { "http_206",
+		"HTTP 206: a single byte range of a file (Range)" },
+	[HC_301] = { "http_301",
+		"HTTP 301: a directory asked for without its trailing slash" },
+	[HC_304] = { "http_304",
+		"HTTP 304: If-None-Match (or exact If-Modified-Since) matched" },
+	[HC_404] = { "http_404",
+		"HTTP 404: no such file (or an encoded slash in the path)" },
+	[HC_405] = { "http_405",
+		"HTTP 405: method other than GET and HEAD (POST where no path rule allows it)" },
+	[HC_411] = { "http_411",
+		"HTTP 411: POST without Content-Length (or with Transfer-Encoding)" },
+	[HC_413] = { "http_413",
+		"HTTP 413: POST body longer than max_body (or than [tcp] max_request leaves)" },
+	[HC_414] = { "http_414",
+		"HTTP 414: request-target longer than max_uri" },
+	[HC_416] = { "http_416",
+		"HTTP 416: a byte range that starts past the end of the file" },
+	[HC_425] = { "http_425",
+		"HTTP 425: POST that arrived as TFO SYN data on a path without post_in_syn (RFC 7413 6.3.1: it may be a replay)" },
+	[HC_505] = { "http_505",
+		"HTTP 505: HTTP major version other than 1" },
+	[HC_400_SYNTAX] = { "http_400_syntax",
+		"HTTP 400: malformed request line or field line" },
+	[HC_400_TOO_BIG] = { "http_400_too_big",
+		"HTTP 400: request head longer than max_header" },
+	[HC_400_HOST] = { "http_400_host",
+		"HTTP 400: HTTP/1.1 without Host, or several Host fields" },
+	[HC_400_BODY] = { "http_400_body",
+		"HTTP 400: GET/HEAD with a body (Content-Length > 0, Transfer-Encoding)" },
+	[HC_400_PATH] = { "http_400_path",
+		"HTTP 400: bad path: form, %-encoding, %00, '..' above the root" },
+	[HC_REJECT_SMALL_BUF] = { "http_reject_small_buf",
+		"HTTP requests reset: the engine's response buffer was too small" },
+	[HC_RANGE_IGNORED] = { "http_range_ignored",
+		"HTTP Range fields ignored: several ranges, bad syntax, If-Range not matching, or no room for the 206 head (answered 200 in full)" },
+	[HC_OCSP_HIT] = { "http_ocsp_hit",
+		"OCSP requests (GET or POST) answered from a prepared response (also in http_200)" },
+	[HC_OCSP_MISS] = { "http_ocsp_miss",
+		"OCSP requests with no prepared response, or whose base64 does not decode (also in http_404)" },
+};
+
 /* ------------------------------------------------------------------ */
 /* hot path                                                            */
 
+/* Count @p c on the calling lcore (ctx NULL: tfo_http_respond). */
 static inline void
-http_count(struct tfo_svc_resp *resp, enum tfo_stat_id id)
+http_count(const struct tfo_svc_ctx *ctx, enum http_ctr c)
 {
-	if (resp->stats != NULL)
-		tfo_stats_inc(resp->stats, id);
+	if (ctx != NULL && ctx->counters != NULL)
+		ctx->counters[c]++;
 }
 
 static void
@@ -154,13 +214,13 @@ http_send(const struct http_state *st, struct tfo_svc_resp *resp,
 
 /* An error response; @p head: a HEAD request (headers only). */
 static enum tfo_svc_status
-http_error(const struct http_state *st, struct tfo_svc_resp *resp,
-	   enum http_status s, enum tfo_stat_id id, uint32_t consumed,
-	   bool close, bool keep_alive_hdr, bool head)
+http_error(const struct http_state *st, const struct tfo_svc_ctx *ctx,
+	   struct tfo_svc_resp *resp, enum http_status s, enum http_ctr c,
+	   uint32_t consumed, bool close, bool keep_alive_hdr, bool head)
 {
 	const struct http_obj *o = &st->errors[s];
 
-	http_count(resp, id);
+	http_count(ctx, c);
 	return http_send(st, resp, s, o, 0, head ? o->hdr_len : o->blob.len,
 			 consumed, close, keep_alive_hdr);
 }
@@ -319,9 +379,10 @@ http_send_range(const struct http_state *st, struct tfo_svc_resp *resp,
 
 /* A GET with Range of the file @p o: 206, 416, or -1: the 200 it would get. */
 static int
-http_ranged(const struct http_state *st, const struct tfo_http_req *r,
-	    const struct http_obj *o, uint32_t consumed, bool ka,
-	    struct tfo_svc_resp *resp, enum tfo_svc_status *ret)
+http_ranged(const struct http_state *st, const struct tfo_svc_ctx *ctx,
+	    const struct tfo_http_req *r, const struct http_obj *o,
+	    uint32_t consumed, bool ka, struct tfo_svc_resp *resp,
+	    enum tfo_svc_status *ret)
 {
 	uint64_t first, last;
 	uint8_t *b;
@@ -332,16 +393,16 @@ http_ranged(const struct http_state *st, const struct tfo_http_req *r,
 	     http_range(&r->range, o->size, &first, &last) : -1;
 	if (rc > 0 && http_send_range(st, resp, o, first, last, consumed,
 				      r->close, ka)) {
-		http_count(resp, TFO_STAT_http_206);
+		http_count(ctx, HC_206);
 		*ret = TFO_SVC_RESPOND;
 		return 0;
 	}
 	/* the 416's Content-Range goes into the buffer too */
 	if (rc != 0 || resp->buf_cap < HTTP_MIN_BUF + 48) {
-		http_count(resp, TFO_STAT_http_range_ignored);
+		http_count(ctx, HC_RANGE_IGNORED);
 		return -1;
 	}
-	*ret = http_error(st, resp, S416, TFO_STAT_http_416, consumed, r->close,
+	*ret = http_error(st, ctx, resp, S416, HC_416, consumed, r->close,
 			  ka, false);
 	b = resp->buf;
 	n = resp->buf_len;
@@ -422,14 +483,15 @@ http_ocsp_match(const struct http_state *st, const struct tfo_http_req *r,
  * the head and the body.
  */
 static int
-http_post_body(const struct http_state *st, const struct tfo_http_req *r,
-	       uint32_t avail, struct tfo_svc_resp *resp,
-	       uint32_t *consumed, enum tfo_svc_status *ret)
+http_post_body(const struct http_state *st, const struct tfo_svc_ctx *ctx,
+	       const struct tfo_http_req *r, uint32_t avail,
+	       struct tfo_svc_resp *resp, uint32_t *consumed,
+	       enum tfo_svc_status *ret)
 {
 	uint64_t lim = st->max_body;
 
 	if (r->chunked || r->content_length == TFO_HTTP_NO_LENGTH) {
-		*ret = http_error(st, resp, S411, TFO_STAT_http_411, r->head_len,
+		*ret = http_error(st, ctx, resp, S411, HC_411, r->head_len,
 				  true, false, false);
 		return 0;
 	}
@@ -437,7 +499,7 @@ http_post_body(const struct http_state *st, const struct tfo_http_req *r,
 		lim = RTE_MIN(lim, (uint64_t)(st->max_request > r->head_len ?
 					       st->max_request - r->head_len : 0));
 	if (r->content_length > lim) {
-		*ret = http_error(st, resp, S413, TFO_STAT_http_413, r->head_len,
+		*ret = http_error(st, ctx, resp, S413, HC_413, r->head_len,
 				  true, false, false);
 		return 0;
 	}
@@ -472,7 +534,7 @@ http_ocsp(const struct http_state *st, const struct tfo_svc_ctx *ctx,
 	int n;
 
 	if (http_too_early(ctx, r, oc->post_in_syn))
-		return http_error(st, resp, S425, TFO_STAT_http_425, consumed,
+		return http_error(st, ctx, resp, S425, HC_425, consumed,
 				  r->close, ka, false);
 	key[0] = oc->tag;
 	if (r->method == TFO_HTTP_POST) {
@@ -487,19 +549,20 @@ http_ocsp(const struct http_state *st, const struct tfo_svc_ctx *ctx,
 	if (n > 0)
 		o = http_lookup(st, (const char *)key, (uint32_t)n + 1);
 	if (o == NULL) {
-		http_count(resp, TFO_STAT_http_ocsp_miss);
-		return http_error(st, resp, S404, TFO_STAT_http_404, consumed,
+		http_count(ctx, HC_OCSP_MISS);
+		return http_error(st, ctx, resp, S404, HC_404, consumed,
 				  r->close, ka, head);
 	}
-	http_count(resp, TFO_STAT_http_ocsp_hit);
-	http_count(resp, TFO_STAT_http_200);
+	http_count(ctx, HC_OCSP_HIT);
+	http_count(ctx, HC_200);
 	return http_send(st, resp, S200, o, 0, head ? o->hdr_len : o->blob.len,
 			 consumed, r->close, ka);
 }
 
 /*
  * Answer @p r; @p req and @p avail: the bytes received (a POST's body
- * follows the head); @p ctx NULL: a request that did not come as SYN data.
+ * follows the head); @p ctx NULL (tfo_http_respond): a request that did not
+ * come as SYN data, and nothing counted.
  */
 static enum tfo_svc_status
 http_respond(const struct http_state *st, const struct tfo_svc_ctx *ctx,
@@ -519,13 +582,13 @@ http_respond(const struct http_state *st, const struct tfo_svc_ctx *ctx,
 	post = r->method == TFO_HTTP_POST;
 	/* RFC 9112 3.2: exactly one Host in 1.1, at most one in 1.0 */
 	if (r->nb_host > 1 || (r->minor == 1 && r->nb_host == 0))
-		return http_error(st, resp, S400, TFO_STAT_http_400_host,
+		return http_error(st, ctx, resp, S400, HC_400_HOST,
 				  r->head_len, true, false, head);
 	if (r->method == TFO_HTTP_OTHER)
-		return http_error(st, resp, S405, TFO_STAT_http_405,
+		return http_error(st, ctx, resp, S405, HC_405,
 				  r->head_len, true, false, false);
 	if (!post && r->body != TFO_HTTP_BODY_NONE)
-		return http_error(st, resp, S400, TFO_STAT_http_400_body,
+		return http_error(st, ctx, resp, S400, HC_400_BODY,
 				  r->head_len, true, false, head);
 
 	/* a 1.0 client that asked for keep-alive is told it got it */
@@ -533,7 +596,7 @@ http_respond(const struct http_state *st, const struct tfo_svc_ctx *ctx,
 	if (st->nb_ocsp != 0)
 		oc = http_ocsp_match(st, r, &b64);
 	if (oc != NULL) {
-		if (post && http_post_body(st, r, avail, resp, &consumed,
+		if (post && http_post_body(st, ctx, r, avail, resp, &consumed,
 					   &ret) == 0)
 			return ret;
 		return http_ocsp(st, ctx, oc, r, &b64, req, consumed, ka, resp);
@@ -545,13 +608,13 @@ http_respond(const struct http_state *st, const struct tfo_svc_ctx *ctx,
 		break;
 	case TFO_HTTP_PATH_NOFILE:
 		if (post)
-			return http_error(st, resp, S405, TFO_STAT_http_405,
+			return http_error(st, ctx, resp, S405, HC_405,
 					  r->head_len, true, false, false);
-		return http_error(st, resp, S404, TFO_STAT_http_404,
+		return http_error(st, ctx, resp, S404, HC_404,
 				  r->head_len, r->close, ka, head);
 	case TFO_HTTP_PATH_BAD:
 	default:
-		return http_error(st, resp, S400, TFO_STAT_http_400_path,
+		return http_error(st, ctx, resp, S400, HC_400_PATH,
 				  r->head_len, true, false, head);
 	}
 	key[0] = (char)tag;
@@ -559,33 +622,34 @@ http_respond(const struct http_state *st, const struct tfo_svc_ctx *ctx,
 		       http_lookup(st, key, plen + 1);
 	if (post) {
 		if (o == NULL || !(o->flags & HTTP_OBJ_POST))
-			return http_error(st, resp, S405, TFO_STAT_http_405,
+			return http_error(st, ctx, resp, S405, HC_405,
 					  r->head_len, true, false, false);
-		if (http_post_body(st, r, avail, resp, &consumed, &ret) == 0)
+		if (http_post_body(st, ctx, r, avail, resp, &consumed,
+				   &ret) == 0)
 			return ret;
 		if (http_too_early(ctx, r, o->flags & HTTP_OBJ_POST_SYN))
-			return http_error(st, resp, S425, TFO_STAT_http_425,
+			return http_error(st, ctx, resp, S425, HC_425,
 					  consumed, r->close, ka, false);
 	}
 	if (o == NULL)
-		return http_error(st, resp, S404, TFO_STAT_http_404,
+		return http_error(st, ctx, resp, S404, HC_404,
 				  r->head_len, r->close, ka, head);
 	if (o->status == S301) {
-		http_count(resp, TFO_STAT_http_301);
+		http_count(ctx, HC_301);
 		return http_send(st, resp, S301, o, 0,
 				 head ? o->hdr_len : o->blob.len, consumed,
 				 r->close, ka);
 	}
 	if (!post && http_not_modified(o, r)) {
-		http_count(resp, TFO_STAT_http_304);
+		http_count(ctx, HC_304);
 		return http_send(st, resp, S304, o, o->nm_off,
 				 o->hdr_len - o->nm_off, consumed, r->close,
 				 ka);
 	}
 	if (r->method == TFO_HTTP_GET && r->range.len != 0 && o->cl_end != 0 &&
-	    http_ranged(st, r, o, consumed, ka, resp, &ret) == 0)
+	    http_ranged(st, ctx, r, o, consumed, ka, resp, &ret) == 0)
 		return ret;
-	http_count(resp, o->status == S204 ? TFO_STAT_http_204 : TFO_STAT_http_200);
+	http_count(ctx, o->status == S204 ? HC_204 : HC_200);
 	return http_send(st, resp, (enum http_status)o->status, o, 0,
 			 head ? o->hdr_len : o->blob.len, consumed, r->close, ka);
 }
@@ -609,7 +673,7 @@ http_handle(const void *state, const struct tfo_svc_ctx *ctx,
 	if (len == 0)
 		return TFO_SVC_NEED_MORE;
 	if (unlikely(resp->buf_cap < HTTP_MIN_BUF)) {
-		http_count(resp, TFO_STAT_http_reject_small_buf);
+		http_count(ctx, HC_REJECT_SMALL_BUF);
 		return TFO_SVC_REJECT;
 	}
 	switch (tfo_http_parse(req, len, &st->lim, &r)) {
@@ -618,17 +682,17 @@ http_handle(const void *state, const struct tfo_svc_ctx *ctx,
 	case TFO_HTTP_INCOMPLETE:
 		return TFO_SVC_NEED_MORE;
 	case TFO_HTTP_E_TOO_BIG:
-		return http_error(st, resp, S400, TFO_STAT_http_400_too_big,
+		return http_error(st, ctx, resp, S400, HC_400_TOO_BIG,
 				  len, true, false, false);
 	case TFO_HTTP_E_URI_LONG:
-		return http_error(st, resp, S414, TFO_STAT_http_414, len, true,
+		return http_error(st, ctx, resp, S414, HC_414, len, true,
 				  false, false);
 	case TFO_HTTP_E_VERSION:
-		return http_error(st, resp, S505, TFO_STAT_http_505, len, true,
+		return http_error(st, ctx, resp, S505, HC_505, len, true,
 				  false, false);
 	case TFO_HTTP_E_SYNTAX:
 	default:
-		return http_error(st, resp, S400, TFO_STAT_http_400_syntax,
+		return http_error(st, ctx, resp, S400, HC_400_SYNTAX,
 				  len, true, false, false);
 	}
 	return http_respond(st, ctx, &r, req, len, resp);
@@ -645,6 +709,7 @@ static struct tfo_service http_service = {
 	.help = "static files from memory: GET/HEAD, 304, ranges, keep-alive; per-path "
 		"answers, POST, OCSP and virtual hosts (rules = FILE) (root = DIR)",
 	.keys = http_keys,
+	.counters = http_counters,
 	.create = tfo_http_create,
 	.destroy = tfo_http_destroy,
 	.handle = http_handle,

@@ -248,21 +248,17 @@ expect_digit(const uint8_t *b, uint32_t len, uint32_t *i, uint8_t *d)
 	return 1;
 }
 
-/* Over 80 lines: RFC 9112's request head in one forward pass, its cursor and
- * limits shared by every step (the hot path of the http service). */
-enum tfo_http_perr
-tfo_http_parse(const uint8_t *b, uint32_t all,
-	       const struct tfo_http_limits *lim, struct tfo_http_req *r)
+/* expect()'s "ran out" (0) or "bad byte" (-1) as the parser's answer. */
+static inline enum tfo_http_perr
+more_or_bad(int e)
 {
-	/* A head fits in max_header bytes: look at no byte past them, so that
-	 * a long head is TOO_BIG whatever follows (and is not scanned). */
-	uint32_t len = all > lim->max_header ? lim->max_header : all;
-	uint32_t i = 0, s, vs, ve, nlen;
-	uint8_t major, minor;
-	bool close_tok = false;
-	enum tfo_http_perr rc;
-	int e;
+	return e < 0 ? TFO_HTTP_E_SYNTAX : TFO_HTTP_INCOMPLETE;
+}
 
+/* Every field of @p r a head may leave unset: absent. */
+static inline void
+parse_reset(struct tfo_http_req *r)
+{
 	r->head_len = 0;
 	r->nb_host = 0;
 	r->body = TFO_HTTP_BODY_NONE;
@@ -279,39 +275,50 @@ tfo_http_parse(const uint8_t *b, uint32_t all,
 	r->range.len = 0;
 	r->if_range.p = NULL;
 	r->if_range.len = 0;
+}
 
-	/* RFC 9112 2.2: ignore empty lines before the request line */
+/*
+ * The empty lines a client may send first (RFC 9112 2.2), then
+ * "method SP request-target SP HTTP-version CRLF" from b[*ip]; *ip moves
+ * past it on TFO_HTTP_OK.
+ */
+static inline enum tfo_http_perr
+parse_request_line(const uint8_t *b, uint32_t len,
+		   const struct tfo_http_limits *lim, struct tfo_http_req *r,
+		   uint32_t *ip)
+{
+	uint32_t i = *ip, s;
+	uint8_t major, minor;
+	int e;
+
 	while (i < len && b[i] == '\r') {
 		e = expect(b, len, &i, "\r\n", 2);
 		if (e <= 0)
-			goto bad_or_more;
+			return more_or_bad(e);
 		if (i > lim->max_header)
 			return TFO_HTTP_E_TOO_BIG;
 	}
-
 	/* method SP */
 	s = i;
 	i = skip_cls(b, len, i, C_TCHAR);
 	if (i == len)
-		goto incomplete;
+		return TFO_HTTP_INCOMPLETE;
 	if (i == s || b[i] != ' ')
 		return TFO_HTTP_E_SYNTAX;
 	r->method = method_of(b + s, i - s);
 	i++;
-
 	/* request-target SP */
 	s = i;
 	i = skip_cls(b, len, i, C_VCHAR);
 	if (i - s > lim->max_uri)
 		return TFO_HTTP_E_URI_LONG;
 	if (i == len)
-		goto incomplete;
+		return TFO_HTTP_INCOMPLETE;
 	if (i == s || b[i] != ' ')
 		return TFO_HTTP_E_SYNTAX;
 	r->target.p = b + s;
 	r->target.len = i - s;
 	i++;
-
 	/* HTTP-version CRLF */
 	e = expect(b, len, &i, "HTTP/", 5);
 	if (e > 0)
@@ -323,61 +330,93 @@ tfo_http_parse(const uint8_t *b, uint32_t all,
 	if (e > 0)
 		e = expect(b, len, &i, "\r\n", 2);
 	if (e <= 0)
-		goto bad_or_more;
+		return more_or_bad(e);
 	if (major != '1')
 		return TFO_HTTP_E_VERSION;
 	r->minor = minor == '0' ? 0 : 1;
+	*ip = i;
+	return TFO_HTTP_OK;
+}
 
-	/* *( field-line CRLF ) CRLF */
-	for (;;) {
-		if (i > lim->max_header)
-			return TFO_HTTP_E_TOO_BIG;
-		if (i == len)
-			goto incomplete;
-		if (b[i] == '\r') {
-			e = expect(b, len, &i, "\r\n", 2);
-			if (e <= 0)
-				goto bad_or_more;
-			break;
-		}
-		/* a leading SP/HTAB (obs-fold) fails here: empty name */
-		s = i;
-		i = skip_cls(b, len, i, C_TCHAR);
-		if (i == len)
-			goto incomplete;
-		if (i == s || b[i] != ':')
-			return TFO_HTTP_E_SYNTAX;
-		nlen = i - s;
-		i++;
-		while (i < len && is_ows(b[i]))
-			i++;
-		vs = i;
-		i = skip_field(b, len, i);
-		ve = i;
-		while (ve > vs && is_ows(b[ve - 1]))
-			ve--;
+/*
+ * "field-name: OWS field-value OWS CRLF" from b[*ip] into @p r, or the
+ * empty line that ends the head (*end set); *ip moves past it on
+ * TFO_HTTP_OK.
+ */
+static inline enum tfo_http_perr
+parse_field(const uint8_t *b, uint32_t len, struct tfo_http_req *r,
+	    uint32_t *ip, bool *close_tok, bool *end)
+{
+	uint32_t i = *ip, s, vs, ve, nlen;
+	enum tfo_http_perr rc;
+	int e;
+
+	if (i == len)
+		return TFO_HTTP_INCOMPLETE;
+	if (b[i] == '\r') {
 		e = expect(b, len, &i, "\r\n", 2);
 		if (e <= 0)
-			goto bad_or_more;
-		rc = field_line(r, b + s, nlen, b + vs, ve - vs, &close_tok);
-		if (rc != TFO_HTTP_OK)
-			return rc;
+			return more_or_bad(e);
+		*ip = i;
+		*end = true;
+		return TFO_HTTP_OK;
 	}
+	/* a leading SP/HTAB (obs-fold) fails here: empty name */
+	s = i;
+	i = skip_cls(b, len, i, C_TCHAR);
+	if (i == len)
+		return TFO_HTTP_INCOMPLETE;
+	if (i == s || b[i] != ':')
+		return TFO_HTTP_E_SYNTAX;
+	nlen = i - s;
+	i++;
+	while (i < len && is_ows(b[i]))
+		i++;
+	vs = i;
+	i = skip_field(b, len, i);
+	ve = i;
+	while (ve > vs && is_ows(b[ve - 1]))
+		ve--;
+	e = expect(b, len, &i, "\r\n", 2);
+	if (e <= 0)
+		return more_or_bad(e);
+	rc = field_line(r, b + s, nlen, b + vs, ve - vs, close_tok);
+	*ip = i;
+	return rc;
+}
+
+/* RFC 9112's request head in one forward pass: the request line, then
+ * field lines up to the empty one (the hot path of the http service). */
+enum tfo_http_perr
+tfo_http_parse(const uint8_t *b, uint32_t all,
+	       const struct tfo_http_limits *lim, struct tfo_http_req *r)
+{
+	/* A head fits in max_header bytes: look at no byte past them, so that
+	 * a long head is TOO_BIG whatever follows (and is not scanned). */
+	uint32_t len = all > lim->max_header ? lim->max_header : all;
+	bool close_tok = false, end = false;
+	enum tfo_http_perr rc;
+	uint32_t i = 0;
+
+	parse_reset(r);
+	rc = parse_request_line(b, len, lim, r, &i);
+	/* *( field-line CRLF ) CRLF */
+	while (rc == TFO_HTTP_OK && !end) {
+		if (i > lim->max_header)
+			return TFO_HTTP_E_TOO_BIG;
+		rc = parse_field(b, len, r, &i, &close_tok, &end);
+	}
+	/* incomplete: the head will be at least len + 1 bytes long */
+	if (rc == TFO_HTTP_INCOMPLETE && all >= lim->max_header)
+		return TFO_HTTP_E_TOO_BIG;
+	if (rc != TFO_HTTP_OK)
+		return rc;
 	if (i > lim->max_header)
 		return TFO_HTTP_E_TOO_BIG;
 	r->head_len = i;
 	/* RFC 9112 9.3: 1.1 persists unless "close"; 1.0 only on keep-alive */
 	r->close = close_tok || (r->minor == 0 && !r->keep_alive);
 	return TFO_HTTP_OK;
-
-bad_or_more:
-	if (e < 0)
-		return TFO_HTTP_E_SYNTAX;
-incomplete:
-	/* the head will be at least len + 1 bytes long */
-	if (all >= lim->max_header)
-		return TFO_HTTP_E_TOO_BIG;
-	return TFO_HTTP_INCOMPLETE;
 }
 
 static inline int

@@ -267,7 +267,7 @@ check "no EAL runtime directory left after a clean exit" [ ! -d /var/run/dpdk/$p
 rmdir /var/run/dpdk/$prefix 2>/dev/null
 
 # What the EAL reports badly, refused before it runs: one line naming the
-# fix, exit 1, no run directory (ops/eal_check.c).
+# fix, exit 1, no run directory (server/eal_check.c).
 gone() { [ ! -e "/var/run/dpdk/$1" ] && [ ! -e "/tmp/dpdk/$1" ]; }
 chmod 644 "$cfg"
 if command -v setpriv >/dev/null; then

@@ -9,9 +9,14 @@ char err[TFO_CFG_ERR];
 int
 parse(const char *text)
 {
+	int rc;
+
 	tfo_config_defaults(&cfg);
 	err[0] = '\0';
-	return tfo_config_parse_string(&cfg, text, "t.ini", err, sizeof(err));
+	/* as a start does: parse, then load the services and hand them their
+	 * keys (a refused key reads the same either way) */
+	rc = tfo_config_parse_string(&cfg, text, "t.ini", err, sizeof(err));
+	return rc < 0 ? rc : tfo_config_services_load(&cfg, NULL, err, sizeof(err));
 }
 
 void

@@ -17,7 +17,9 @@
 
 #include "ops/config.h"
 #include "lcore/idle.h"
-#include "ops/start_plan.h"
+#include "server/config_check.h"
+#include "server/config_services.h"
+#include "server/start_plan.h"
 #include "net/xdp.h"
 #include "test.h"
 

@@ -23,7 +23,7 @@
 #include "net/neigh.h"
 #include "net/tx.h"
 #include "engine_harness.h"
-#include "ops/start_plan.h"
+#include "server/start_plan.h"
 #include "test.h"
 
 #define SEC 1000000ull

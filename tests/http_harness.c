@@ -5,13 +5,14 @@
 
 const struct tfo_service *svc;
 /* what the engine tells handle() of a plain TCP request */
+uint64_t http_ctrs[TFO_SVC_MAX_COUNTERS];
 const struct tfo_svc_ctx tcp_ctx = {
 	.family = AF_INET, .transport = TFO_SVC_TCP, .dst_port = 80,
+	.counters = http_ctrs,
 };
 /* what ask_n() tells handle(): tcp_ctx, or a test's */
 const struct tfo_svc_ctx *cur_ctx = &tcp_ctx;
 void *www;		/* tests/www, date = no */
-struct tfo_stats stats;
 uint8_t scratch[4096];
 uint8_t out[(1 << 20) + 8192];
 size_t out_len;
@@ -50,7 +51,6 @@ ask_n(const void *st, const void *req, size_t len, struct tfo_svc_resp *r)
 	memset(r, 0, sizeof(*r));
 	r->buf = scratch;
 	r->buf_cap = sizeof(scratch);
-	r->stats = &stats;
 	s = svc->handle(st, cur_ctx, copy, (uint32_t)len, r);
 	out_len = 0;
 	if (s == TFO_SVC_RESPOND) {
@@ -123,9 +123,13 @@ hdr(const char *name, char *v, size_t cap)
 }
 
 uint64_t
-stat_of(enum tfo_stat_id id)
+stat_of(const char *name)
 {
-	return stats.c[id];
+	for (unsigned int i = 0; svc->counters[i].name != NULL; i++)
+		if (strcmp(svc->counters[i].name, name) == 0)
+			return http_ctrs[i];
+	CHECK_MSG(false, "http declares no counter %s", name);
+	return UINT64_MAX;
 }
 
 char *

@@ -24,7 +24,6 @@
 #include <rte_common.h>
 #include <rte_log.h>
 
-#include "ops/stats.h"
 #include "tfo/service.h"
 
 #include "../services/http_parse.h"
@@ -40,7 +39,8 @@ extern const struct tfo_svc_ctx tcp_ctx;
 /* what ask_n() tells handle(): tcp_ctx, or a test's */
 extern const struct tfo_svc_ctx *cur_ctx;
 extern void *www;		/* tests/www, date = no */
-extern struct tfo_stats stats;
+/* the service's counters (tcp_ctx.counters) */
+extern uint64_t http_ctrs[TFO_SVC_MAX_COUNTERS];
 extern uint8_t scratch[4096];
 extern uint8_t out[(1 << 20) + 8192];
 extern size_t out_len;
@@ -71,8 +71,10 @@ body(size_t *len);
 void
 hdr(const char *name, char *v, size_t cap);
 
+/* Counter @p name of those http declares (the test fails on a name it
+ * does not declare). */
 uint64_t
-stat_of(enum tfo_stat_id id);
+stat_of(const char *name);
 
 char *
 read_all(const char *path, size_t *len);

@@ -159,6 +159,8 @@ def main():
                                          'examples/tfo-server-nic.ini', 'examples/net_null.ini',
                                          'examples/bird-member.conf',
                                          'examples/bird-router.conf')]
+        want += [doc + '/runbook/' + f for f in sorted(os.listdir(os.path.join(
+            src, 'docs', 'runbook')))]
         man = [mandir + '/man1/%s.1' % p for p in ('tfo-server', 'tfo-keytool', 'tfo-loadgen',
                                                    'tfo-bench', 'tfo-prom', 'tfo-drain')]
         units = ['tfo-server.service', 'tfo-prom.service']

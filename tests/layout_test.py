@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The tree's layout: include/tfo/ is the installed API, src/ the layers.
 
-    layout_test.py SOURCE_ROOT
+    layout_test.py SOURCE_ROOT BUILD_ROOT
 
 - the headers meson.build installs (install_headers) exist in include/tfo/
   and include no header but each other (a plugin builds with them alone);
@@ -10,14 +10,21 @@
   folders (and meson.build);
 - the layers are the ones docs/architecture.md lists between its "layers"
   markers, bottom up, and a file includes from its own layer and the ones
-  below, plus the vocabulary every layer reads (VOCABULARY): an include
-  that reaches up a layer fails, so the picture stays true.
+  below (and include/tfo/), with no exception: an include that reaches up
+  a layer fails, so the picture stays true;
+- calls too: every `tfo_*` symbol an object of a layer in BUILD_ROOT's
+  libtfo.a references (nm -u) is defined by an object of its own layer or
+  one below, or by none of the layers' objects (the libraries, and what
+  the build generates: the embedded configuration, the XDP program); one
+  that only services/ define fails too (the engine calls a service only
+  through its struct tfo_service).
 
 (scripts/devtools/relayout.py made this layout from the flat src/ once,
 issue 28; it is in the history.)
 """
 import os
 import re
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,9 +33,6 @@ from tfotap import Checks  # noqa: E402
 
 T = Checks()
 check = T.check
-# headers of ops/ that every layer reads: the configuration, the counters,
-# the operator's files (docs/architecture.md says so beside the layers)
-VOCABULARY = {'ops/config.h', 'ops/stats.h', 'ops/file.h'}
 
 
 def installed(root):
@@ -76,9 +80,56 @@ def upward(root, order):
                 path = os.path.join(d, f)
                 for inc in includes(path):
                     top = inc.split('/')[0]
-                    if (top in order and order.index(top) > order.index(layer) and
-                            inc not in VOCABULARY):
+                    if top in order and order.index(top) > order.index(layer):
                         bad.append('%s -> %s' % (os.path.relpath(path, root), inc))
+    return bad
+
+
+def members(build):
+    """{archive member: (defined tfo_ symbols, referenced tfo_ symbols)} of
+    BUILD/libtfo.a, by nm (a thin archive: meson's)."""
+    lib = os.path.join(build, 'libtfo.a')
+    out = subprocess.run(['nm', '-A', lib], check=True, capture_output=True,
+                         text=True).stdout
+    objs = {}
+    for line in out.splitlines():
+        m = re.match(r'^[^:]+:(?:[^:]*/)?([^/:]+\.o):\s*(?:[0-9a-f]+)?\s+([A-Za-z])\s+(tfo_\w+)$',
+                     line)
+        if m is None:
+            continue
+        obj, kind, sym = m.groups()
+        d, u = objs.setdefault(obj, (set(), set()))
+        if kind == 'U':
+            u.add(sym)
+        elif kind.isupper():
+            d.add(sym)
+    return objs
+
+
+def obj_layer(obj, order):
+    """The layer of member "src_<layer>_<file>.c.o", 'services' for
+    "services_*", else None (generated: meson-generated_*)."""
+    m = re.match(r'^src_([a-z]+)_', obj)
+    if m and m.group(1) in order:
+        return m.group(1)
+    return 'services' if obj.startswith('services_') else None
+
+
+def upward_calls(objs, order):
+    """(object, symbol, defining layer) for each reference up a layer."""
+    where = {}
+    for obj, (defined, _) in objs.items():
+        for sym in defined:
+            where.setdefault(sym, obj_layer(obj, order))
+    bad = []
+    for obj, (_, used) in sorted(objs.items()):
+        layer = obj_layer(obj, order)
+        if layer not in order:
+            continue
+        for sym in sorted(used):
+            at = where.get(sym)
+            if at == 'services' or (at in order and order.index(at) > order.index(layer)):
+                bad.append('%s -> %s (%s)' % (obj, sym, at))
     return bad
 
 
@@ -98,8 +149,14 @@ def main():
     check('the architecture lists the layers, and they are src/\'s folders %s' % order,
           len(order) >= 2 and sorted(order) == folders, 'folders: %s' % folders)
     bad = upward(root, order)
-    check('no include reaches up a layer (vocabulary: %s)' % ', '.join(sorted(VOCABULARY)),
-          not bad, bad)
+    check('no include reaches up a layer, no exception', not bad, bad)
+    build = sys.argv[2] if len(sys.argv) > 2 else os.path.join(root, 'build')
+    objs = members(build) if os.path.exists(os.path.join(build, 'libtfo.a')) else {}
+    layered = {o for o in objs if obj_layer(o, order) in order}
+    check('libtfo.a in %s has objects of every layer' % build,
+          {obj_layer(o, order) for o in layered} == set(order), sorted(objs))
+    bad = upward_calls(objs, order)
+    check('no object calls up a layer (nm: %d objects of layers)' % len(layered), not bad, bad)
     return T.done()
 
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The memory plan (src/ops/start_plan.c: --print-config, the hugepages
+# The memory plan (src/server/start_plan.c: --print-config, the hugepages
 # setup-host.sh reserves, -m's floor) against what a start really takes:
 # tfo-server over net_null with --no-huge in several shapes (lcores,
 # controls, table sizes, [server] mbufs, TFO off) logs the EAL heap it

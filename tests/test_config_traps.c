@@ -2,7 +2,7 @@
  * tfo-fastpath: configuration without traps (issue 27):
  * decimal integers, known sections in overrides, host addresses, cross-key
  * rules that name the keys, one boolean grammar, comments, the access log,
- * service udp and repeat keys.
+ * service udp and repeat keys; parsing that loads no plugin (issue 38).
  */
 #include "config_harness.h"
 #include "ops/paths.h"
@@ -284,6 +284,58 @@ TFO_TEST(service_repeat_key)
 	CHECK(tfo_service_key_repeats(tfo_service_find("dns"), "zone"));
 	CHECK(!tfo_service_key_repeats(tfo_service_find("dns"), "edns_size"));
 	CHECK(!tfo_service_key_repeats(tfo_service_find("http"), "root"));
+}
+
+/*
+ * Parsing (the ground floor) records a service section as written and
+ * loads nothing: an unknown service, a plugin that is not there and a key
+ * the service refuses all parse; tfo_config_services_load (the assembly)
+ * refuses each in the parser's words, with the file's line, or a --set's.
+ */
+TFO_TEST(parsing_loads_no_plugin)
+{
+	static const char text[] = "[service nosuch]\nport = 1\n"
+				   "[service plug]\nplugin = /nonexistent/plug.so\nport = 2\n";
+	unsigned int line = 99;
+
+	tfo_config_defaults(&cfg);
+	REQUIRE(tfo_config_parse_string(&cfg, text, "t.ini", err, sizeof(err)) == 0);
+	REQUIRE(cfg.nb_services == 2);
+	CHECK(!cfg.services[0].loaded && !cfg.services[1].loaded);
+	CHECK(strcmp(cfg.services[1].plugin, "/nonexistent/plug.so") == 0);
+	CHECK_EQ(cfg.services[1].plugin_line, 4u);
+	CHECK(tfo_service_find("nosuch") == NULL && tfo_service_find("plug") == NULL);
+	/* not loaded: the whole-configuration check refuses, never skips */
+	CHECK(tfo_config_validate(&cfg, err, sizeof(err)) < 0);
+	CHECK_EQ(tfo_config_services_load(&cfg, &line, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(line, 2u);
+	CHECK_MSG(strstr(err, "t.ini:2: [service nosuch] port = \"1\": no service named "
+			 "'nosuch' (built in:") != NULL, "%s", err);
+	/* the plugin: its line, its path as written, why it did not load */
+	cfg.nb_services = 1;
+	memmove(&cfg.services[0], &cfg.services[1], sizeof(cfg.services[0]));
+	CHECK_EQ(tfo_config_services_load(&cfg, &line, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(line, 4u);
+	CHECK_MSG(strstr(err, "t.ini:4: [service plug] plugin = \"/nonexistent/plug.so\": "
+			 "/nonexistent/plug.so: No such file") != NULL, "%s", err);
+	/* a --set's key: line 0, worded as tfo_config_set words a refusal */
+	tfo_config_defaults(&cfg);
+	REQUIRE(tfo_config_set(&cfg, "service echo", "port", "7", err, sizeof(err)) == 0);
+	REQUIRE(tfo_config_set(&cfg, "service echo", "max_lin", "5", err, sizeof(err)) == 0);
+	CHECK_EQ(tfo_config_services_load(&cfg, &line, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(line, 0u);
+	CHECK_MSG(strcmp(err, "[service echo] max_lin = \"5\": unknown key for service "
+			 "echo") == 0, "%s", err);
+	/* loaded, a later key is checked by the next load: loaded again */
+	cfg.services[0].nb_kv = 1;	/* drop the bad key: port only */
+	CHECK_EQ(tfo_config_services_load(&cfg, &line, err, sizeof(err)), 0);
+	CHECK(cfg.services[0].loaded && cfg.services[0].port == 7 &&
+	      cfg.services[0].nb_kv == 0);
+	REQUIRE(tfo_config_set(&cfg, "service echo", "max_line", "100", err, sizeof(err)) == 0);
+	CHECK(!cfg.services[0].loaded);
+	CHECK_EQ(tfo_config_services_load(&cfg, &line, err, sizeof(err)), 0);
+	CHECK(cfg.services[0].loaded && cfg.services[0].nb_kv == 1 &&
+	      strcmp(cfg.services[0].kv[0].value, "100") == 0);
 }
 
 /* Write @p text to @p path (a file made for a test). */

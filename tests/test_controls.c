@@ -17,7 +17,7 @@
 #include "lcore/ctrl_pick.h"
 #include "net/neigh.h"
 #include "ops/config.h"
-#include "ops/server.h"
+#include "server/server.h"
 
 #include "engine_harness.h"
 #include "test.h"

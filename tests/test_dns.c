@@ -13,7 +13,10 @@
 
 #include "tfo/service.h"
 
-#include "../services/dns.h"
+#include "../services/dns_load.h"
+#include "../services/dns_wire.h"
+#include "../services/dns_zparse.h"
+#include "dns_decode.h"
 #include "test.h"
 
 #define ZDIR TFO_CONFIG_DIR "/../tests/dns"
@@ -29,203 +32,34 @@ static struct tfo_svc_ctx udp_ctx = {
 	.counters = ctrs,
 };
 static uint8_t scratch[2048];
-static uint8_t out[70000];
-static uint32_t out_len;	/* the DNS message (TCP prefix removed) */
-static struct tfo_svc_resp R;
+static struct tdns_answer A;	/* the last answer */
+static struct tdns_msg D;	/* ... decoded (decode()) */
 
-/* ------------------------------------------------------------------ */
-/* queries                                                             */
-
-struct qopt {
-	bool edns;
-	uint16_t payload;
-	uint8_t version;
-	bool do_bit;
-	bool keepalive;
-	uint8_t opcode;
-	uint16_t qdcount;	/* 0: 1 */
-	uint16_t qclass;	/* 0: IN */
-	bool nsid;		/* an empty NSID option (with edns) */
-};
-
-static uint32_t
-mkq(uint8_t *b, const char *name, uint16_t qtype, const struct qopt *o)
-{
-	uint32_t n = DNS_HDR;
-	int l;
-
-	memset(b, 0, DNS_HDR);
-	b[0] = 0x12;
-	b[1] = 0x34;
-	b[2] = (uint8_t)(0x01 | ((o ? o->opcode : 0) << 3));	/* RD */
-	b[5] = (uint8_t)(o && o->qdcount ? o->qdcount : 1);
-	l = dns_name_from_text(name, strlen(name), NULL, b + n);
-	if (l < 0)
-		abort();
-	n += (uint32_t)l;
-	b[n++] = (uint8_t)(qtype >> 8);
-	b[n++] = (uint8_t)qtype;
-	b[n++] = (uint8_t)((o && o->qclass ? o->qclass : 1) >> 8);
-	b[n++] = (uint8_t)(o && o->qclass ? o->qclass : 1);
-	if (o != NULL && o->edns) {
-		b[11] = 1;
-		b[n++] = 0;
-		b[n++] = 0;
-		b[n++] = 41;
-		b[n++] = (uint8_t)(o->payload >> 8);
-		b[n++] = (uint8_t)o->payload;
-		b[n++] = 0;
-		b[n++] = o->version;
-		b[n++] = o->do_bit ? 0x80 : 0;
-		b[n++] = 0;
-		b[n++] = 0;
-		b[n++] = (uint8_t)((o->keepalive ? 4 : 0) + (o->nsid ? 4 : 0));
-		if (o->keepalive) {
-			b[n++] = 0;
-			b[n++] = 11;
-			b[n++] = 0;
-			b[n++] = 0;
-		}
-		if (o->nsid) {
-			b[n++] = 0;
-			b[n++] = 3;
-			b[n++] = 0;
-			b[n++] = 0;
-		}
-	}
-	return n;
-}
-
-/* handle() on an exact-size copy; the message into out */
 static enum tfo_svc_status
 call(const struct tfo_svc_ctx *ctx, const uint8_t *req, uint32_t len)
 {
-	uint8_t *copy = malloc(len ? len : 1);
-	enum tfo_svc_status s;
-
-	memcpy(copy, req, len);
-	memset(&R, 0, sizeof(R));
-	R.buf = scratch;
-	R.buf_cap = sizeof(scratch);
-	s = svc->handle(st, ctx, copy, len, &R);
-	out_len = 0;
-	if (s == TFO_SVC_RESPOND) {
-		uint32_t pre = ctx->transport == TFO_SVC_TCP ? 2 : 0;
-
-		memcpy(out, R.buf + pre, R.buf_len - pre);
-		out_len = R.buf_len - pre;
-		if (R.body != NULL) {
-			/* the engine's contract: the slice within the blob */
-			CHECK(R.body_off <= R.body->len &&
-			      R.body_len <= R.body->len - R.body_off);
-			memcpy(out + out_len, R.body->data + R.body_off, R.body_len);
-			out_len += R.body_len;
-		}
-		if (pre)
-			CHECK_EQ(((uint32_t)R.buf[0] << 8 | R.buf[1]), out_len);
-	}
-	free(copy);
-	return s;
+	return tdns_call(svc, st, ctx, req, len, scratch, sizeof(scratch), &A);
 }
 
 static enum tfo_svc_status
 ask(const struct tfo_svc_ctx *ctx, const char *name, uint16_t qtype,
-    const struct qopt *o)
+    const struct tdns_qopt *o)
 {
-	uint8_t q[600];
-	uint32_t n;
-
-	if (ctx->transport == TFO_SVC_TCP) {
-		n = mkq(q + 2, name, qtype, o);
-		q[0] = (uint8_t)(n >> 8);
-		q[1] = (uint8_t)n;
-		return call(ctx, q, n + 2);
-	}
-	n = mkq(q, name, qtype, o);
-	return call(ctx, q, n);
+	return tdns_ask(svc, st, ctx, name, qtype, o, scratch, sizeof(scratch), &A);
 }
 
-/* ------------------------------------------------------------------ */
-/* responses                                                           */
+static unsigned int rcode(void) { return A.msg[3] & 0x0f; }
+static bool aa(void) { return (A.msg[2] & 0x04) != 0; }
+static bool tc(void) { return (A.msg[2] & 0x02) != 0; }
+static unsigned int cnt(int i) { return (unsigned int)(A.msg[4 + 2 * i] << 8 | A.msg[5 + 2 * i]); }
 
-static unsigned int rcode(void) { return out[3] & 0x0f; }
-static bool aa(void) { return (out[2] & 0x04) != 0; }
-static bool tc(void) { return (out[2] & 0x02) != 0; }
-static unsigned int cnt(int i) { return (unsigned int)(out[4 + 2 * i] << 8 | out[5 + 2 * i]); }
-
-struct rr {
-	char owner[300];
-	uint16_t type;
-	uint32_t ttl;
-	uint16_t rdlen;
-	const uint8_t *rd;
-	uint32_t owner_off;	/* where the owner starts in out */
-};
-
-static struct rr rrs[64];
-static unsigned int nb_rrs;
-
-/* Name at out[*o] into @p s (presentation, lower-case as sent). */
-static int
-rd_name(uint32_t *o, char *s)
-{
-	uint32_t p = *o, n = 0;
-	bool jumped = false;
-
-	for (int hops = 0; hops < 64; hops++) {
-		uint8_t l;
-
-		if (p >= out_len)
-			return -1;
-		l = out[p];
-		if ((l & 0xc0) == 0xc0) {
-			if (!jumped)
-				*o = p + 2;
-			jumped = true;
-			p = (uint32_t)(l & 0x3f) << 8 | out[p + 1];
-			continue;
-		}
-		if (l == 0) {
-			if (!jumped)
-				*o = p + 1;
-			if (n == 0)
-				s[n++] = '.';
-			s[n] = '\0';
-			return 0;
-		}
-		memcpy(s + n, out + p + 1, l);
-		n += l;
-		s[n++] = '.';
-		p += 1u + l;
-	}
-	return -1;
-}
-
-/* Every record of the response into rrs[]; the question's name in @p qn. */
+/* Every record of the last answer into D; the question's name in @p qn. */
 static void
 decode(char *qn)
 {
-	uint32_t o = DNS_HDR;
-	char tmp[300];
-
-	nb_rrs = 0;
-	if (cnt(0) == 1) {
-		CHECK(rd_name(&o, qn ? qn : tmp) == 0);
-		o += 4;
-	}
-	for (unsigned int i = 0; i < cnt(1) + cnt(2) + cnt(3) && nb_rrs < 64; i++) {
-		struct rr *r = &rrs[nb_rrs++];
-
-		r->owner_off = o;
-		CHECK(rd_name(&o, r->owner) == 0);
-		r->type = (uint16_t)(out[o] << 8 | out[o + 1]);
-		r->ttl = (uint32_t)out[o + 4] << 24 | (uint32_t)out[o + 5] << 16 |
-			 (uint32_t)out[o + 6] << 8 | out[o + 7];
-		r->rdlen = (uint16_t)(out[o + 8] << 8 | out[o + 9]);
-		r->rd = out + o + 10;
-		o += 10u + r->rdlen;
-	}
-	CHECK_EQ(o, out_len);
+	CHECK(tdns_decode(A.msg, A.len, &D) == 0);
+	if (qn != NULL)
+		strcpy(qn, D.qname);
 }
 
 /* ------------------------------------------------------------------ */
@@ -366,22 +200,22 @@ TFO_TEST(exact_case_echoed)
 	CHECK_EQ(ask(&tcp_ctx, "WwW.ExAmple.ORG.", DNS_T_A, NULL), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), 0);
 	CHECK(aa());
-	CHECK_EQ(out[0], 0x12);
-	CHECK_EQ(out[1], 0x34);
-	CHECK(out[2] & 0x80);
-	CHECK(out[2] & 0x01);	/* RD copied */
+	CHECK_EQ(A.msg[0], 0x12);
+	CHECK_EQ(A.msg[1], 0x34);
+	CHECK(A.msg[2] & 0x80);
+	CHECK(A.msg[2] & 0x01);	/* RD copied */
 	CHECK_EQ(cnt(1), 2);
 	decode(qn);
 	CHECK(strcmp(qn, "WwW.ExAmple.ORG.") == 0);
 	/* owners point at the question; RRs sorted by rdata */
-	CHECK_EQ(out[rrs[0].owner_off], 0xc0);
-	CHECK_EQ(out[rrs[0].owner_off + 1], 12);
-	CHECK(strcmp(rrs[0].owner, "WwW.ExAmple.ORG.") == 0);
-	CHECK(memcmp(rrs[0].rd, "\xc6\x12\x35\x50", 4) == 0);
-	CHECK(memcmp(rrs[1].rd, "\xc6\x12\x35\x51", 4) == 0);
-	CHECK_EQ(rrs[0].ttl, 3600);
-	CHECK_EQ(R.status, 0);
-	CHECK_EQ(R.consumed, 2 + 12 + 17 + 4);
+	CHECK_EQ(A.msg[D.rr[0].owner_off], 0xc0);
+	CHECK_EQ(A.msg[D.rr[0].owner_off + 1], 12);
+	CHECK(strcmp(D.rr[0].name, "WwW.ExAmple.ORG.") == 0);
+	CHECK(memcmp(D.rr[0].rd, "\xc6\x12\x35\x50", 4) == 0);
+	CHECK(memcmp(D.rr[1].rd, "\xc6\x12\x35\x51", 4) == 0);
+	CHECK_EQ(D.rr[0].ttl, 3600);
+	CHECK_EQ(A.r.status, 0);
+	CHECK_EQ(A.r.consumed, 2 + 12 + 17 + 4);
 }
 
 TFO_TEST(nodata_nxdomain_ent)
@@ -392,15 +226,15 @@ TFO_TEST(nodata_nxdomain_ent)
 	CHECK_EQ(cnt(1), 0);
 	CHECK_EQ(cnt(2), 1);
 	decode(NULL);
-	CHECK_EQ(rrs[0].type, DNS_T_SOA);
-	CHECK_EQ(rrs[0].ttl, 300);	/* min(TTL, MINIMUM) */
-	CHECK(strcmp(rrs[0].owner, "example.org.") == 0);
+	CHECK_EQ(D.rr[0].type, DNS_T_SOA);
+	CHECK_EQ(D.rr[0].ttl, 300);	/* min(TTL, MINIMUM) */
+	CHECK(strcmp(D.rr[0].name, "example.org.") == 0);
 
 	CHECK_EQ(ask(&udp_ctx, "nope.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), DNS_R_NXDOMAIN);
 	CHECK(aa());
 	CHECK_EQ(cnt(2), 1);
-	CHECK_EQ(R.status, DNS_R_NXDOMAIN);
+	CHECK_EQ(A.r.status, DNS_R_NXDOMAIN);
 	/* an empty non-terminal exists: NODATA */
 	CHECK_EQ(ask(&udp_ctx, "c.ent.example.org.", DNS_T_A, NULL), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), 0);
@@ -416,11 +250,11 @@ TFO_TEST(cname)
 	CHECK_EQ(rcode(), 0);
 	CHECK_EQ(cnt(1), 4);
 	decode(NULL);
-	CHECK_EQ(rrs[0].type, DNS_T_CNAME);
-	CHECK(strcmp(rrs[0].owner, "chain.example.org.") == 0);
-	CHECK(strcmp(rrs[1].owner, "alias.example.org.") == 0);
-	CHECK(strcmp(rrs[2].owner, "www.example.org.") == 0);
-	CHECK_EQ(rrs[3].type, DNS_T_A);
+	CHECK_EQ(D.rr[0].type, DNS_T_CNAME);
+	CHECK(strcmp(D.rr[0].name, "chain.example.org.") == 0);
+	CHECK(strcmp(D.rr[1].name, "alias.example.org.") == 0);
+	CHECK(strcmp(D.rr[2].name, "www.example.org.") == 0);
+	CHECK_EQ(D.rr[3].type, DNS_T_A);
 	/* the CNAME itself */
 	CHECK_EQ(ask(&tcp_ctx, "alias.example.org.", DNS_T_CNAME, NULL), TFO_SVC_RESPOND);
 	CHECK_EQ(cnt(1), 1);
@@ -442,8 +276,8 @@ TFO_TEST(wildcard)
 	CHECK(aa());
 	CHECK_EQ(cnt(1), 1);
 	decode(NULL);
-	CHECK(strcmp(rrs[0].owner, "Foo.wild.example.org.") == 0);
-	CHECK(memcmp(rrs[0].rd, "\xc6\x12\x35\x63", 4) == 0);
+	CHECK(strcmp(D.rr[0].name, "Foo.wild.example.org.") == 0);
+	CHECK(memcmp(D.rr[0].rd, "\xc6\x12\x35\x63", 4) == 0);
 	/* deeper names match too (RFC 4592 3.3.1) */
 	CHECK_EQ(ask(&udp_ctx, "a.b.wild.example.org.", DNS_T_TXT, NULL), TFO_SVC_RESPOND);
 	CHECK_EQ(cnt(1), 1);
@@ -467,8 +301,8 @@ TFO_TEST(referral_glue)
 	CHECK_EQ(cnt(2), 2);
 	CHECK_EQ(cnt(3), 1);
 	decode(NULL);
-	CHECK_EQ(rrs[0].type, DNS_T_NS);
-	CHECK(strcmp(rrs[2].owner, "ns.sub.example.org.") == 0);
+	CHECK_EQ(D.rr[0].type, DNS_T_NS);
+	CHECK(strcmp(D.rr[2].name, "ns.sub.example.org.") == 0);
 	CHECK_EQ(ask(&udp_ctx, "sub.example.org.", DNS_T_NS, NULL), TFO_SVC_RESPOND);
 	CHECK(!aa());
 	CHECK_EQ(cnt(2), 2);
@@ -484,8 +318,8 @@ TFO_TEST(additional)
 	CHECK_EQ(cnt(1), 1);
 	CHECK_EQ(cnt(3), 1);
 	decode(NULL);
-	CHECK(strcmp(rrs[1].owner, "mail.example.org.") == 0);
-	CHECK_EQ(rrs[1].ttl, 300);
+	CHECK(strcmp(D.rr[1].name, "mail.example.org.") == 0);
+	CHECK_EQ(D.rr[1].ttl, 300);
 	CHECK_EQ(ask(&udp_ctx, "example.org.", DNS_T_NS, NULL), TFO_SVC_RESPOND);
 	CHECK_EQ(cnt(1), 2);
 	CHECK_EQ(cnt(3), 3);	/* ns1 A, ns1 AAAA, ns2 A */
@@ -496,7 +330,7 @@ TFO_TEST(additional)
 
 TFO_TEST(errors)
 {
-	struct qopt o = { .opcode = 2 };
+	struct tdns_qopt o = { .opcode = 2 };
 	uint8_t q[64];
 	uint32_t n;
 
@@ -506,26 +340,26 @@ TFO_TEST(errors)
 	CHECK_EQ(cnt(0), 1);
 	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), DNS_R_NOTIMP);
-	CHECK_EQ((out[2] >> 3) & 0xf, 2);
+	CHECK_EQ((A.msg[2] >> 3) & 0xf, 2);
 	CHECK_EQ(ask(&tcp_ctx, "example.org.", DNS_T_AXFR, NULL), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), DNS_R_REFUSED);
 	CHECK_EQ(ask(&tcp_ctx, "example.org.", DNS_T_IXFR, NULL), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), DNS_R_REFUSED);
-	o = (struct qopt){ .qdcount = 2 };
+	o = (struct tdns_qopt){ .qdcount = 2 };
 	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), DNS_R_FORMERR);
 	/* a question cut short: FORMERR without it */
-	n = mkq(q, "www.example.org.", DNS_T_A, NULL);
+	n = tdns_query(q, "www.example.org.", DNS_T_A, NULL);
 	CHECK_EQ(call(&udp_ctx, q, n - 3), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), DNS_R_FORMERR);
-	CHECK_EQ(out_len, DNS_HDR);
+	CHECK_EQ(A.len, DNS_HDR);
 	CHECK_EQ(cnt(0), 0);
 	/* a response, or less than a header: no answer */
 	q[2] |= 0x80;
 	CHECK_EQ(call(&udp_ctx, q, n), TFO_SVC_REJECT);
 	CHECK_EQ(call(&udp_ctx, q, 5), TFO_SVC_REJECT);
 	/* compressed question name */
-	n = mkq(q, "www.example.org.", DNS_T_A, NULL);
+	n = tdns_query(q, "www.example.org.", DNS_T_A, NULL);
 	q[DNS_HDR] = 0xc0;
 	CHECK_EQ(call(&udp_ctx, q, n), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), DNS_R_FORMERR);
@@ -537,43 +371,43 @@ TFO_TEST(any_minimal)
 	CHECK_EQ(rcode(), 0);
 	CHECK_EQ(cnt(1), 2);
 	decode(NULL);
-	CHECK_EQ(rrs[0].type, DNS_T_A);
-	CHECK_EQ(rrs[1].type, DNS_T_A);
+	CHECK_EQ(D.rr[0].type, DNS_T_A);
+	CHECK_EQ(D.rr[1].type, DNS_T_A);
 	CHECK_EQ(ask(&tcp_ctx, "info.example.org.", DNS_T_ANY, NULL), TFO_SVC_RESPOND);
 	CHECK_EQ(cnt(1), 1);
 	decode(NULL);
-	CHECK_EQ(rrs[0].type, DNS_T_HINFO);
+	CHECK_EQ(D.rr[0].type, DNS_T_HINFO);
 }
 
 TFO_TEST(edns)
 {
-	struct qopt o = { .edns = true, .payload = 4096, .do_bit = true };
+	struct tdns_qopt o = { .edns = true, .payload = 4096, .do_bit = true };
 
 	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
 	CHECK_EQ(cnt(3), 1);
 	decode(NULL);
-	CHECK_EQ(rrs[2].type, DNS_T_OPT);
-	CHECK(strcmp(rrs[2].owner, ".") == 0);
-	CHECK_EQ(out[out_len - 11 + 3], 1232 >> 8);	/* our payload size */
-	CHECK_EQ(out[out_len - 11 + 4], 1232 & 0xff);
-	CHECK_EQ(out[out_len - 11 + 7], 0x80);	/* DO echoed */
+	CHECK_EQ(D.rr[2].type, DNS_T_OPT);
+	CHECK(strcmp(D.rr[2].name, ".") == 0);
+	CHECK_EQ(A.msg[A.len - 11 + 3], 1232 >> 8);	/* our payload size */
+	CHECK_EQ(A.msg[A.len - 11 + 4], 1232 & 0xff);
+	CHECK_EQ(A.msg[A.len - 11 + 7], 0x80);	/* DO echoed */
 	o.version = 1;
 	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), 0);
 	CHECK_EQ(cnt(1), 0);
-	CHECK_EQ(out[out_len - 11 + 5], 1);	/* extended rcode: BADVERS */
-	CHECK_EQ(R.status, DNS_R_BADVERS);
+	CHECK_EQ(A.msg[A.len - 11 + 5], 1);	/* extended rcode: BADVERS */
+	CHECK_EQ(A.r.status, DNS_R_BADVERS);
 }
 
 TFO_TEST(udp_truncation)
 {
-	struct qopt o = { .edns = true, .payload = 4096 };
+	struct tdns_qopt o = { .edns = true, .payload = 4096 };
 
 	/* 16 TXT of ~100 bytes: more than 512 and than 1232 */
 	CHECK_EQ(ask(&udp_ctx, "big.example.org.", DNS_T_TXT, NULL), TFO_SVC_RESPOND);
 	CHECK(tc());
 	CHECK_EQ(cnt(1), 0);
-	CHECK(out_len <= 512);
+	CHECK(A.len <= 512);
 	CHECK_EQ(ask(&udp_ctx, "big.example.org.", DNS_T_TXT, &o), TFO_SVC_RESPOND);
 	CHECK(tc());
 	CHECK_EQ(cnt(3), 1);	/* the OPT */
@@ -581,18 +415,18 @@ TFO_TEST(udp_truncation)
 	CHECK_EQ(ask(&tcp_ctx, "big.example.org.", DNS_T_TXT, NULL), TFO_SVC_RESPOND);
 	CHECK(!tc());
 	CHECK_EQ(cnt(1), 16);
-	CHECK(R.body != NULL);
+	CHECK(A.r.body != NULL);
 	decode(NULL);
 	/* DO asked: copied, so that the OPT echoes it */
 	o.do_bit = true;
 	CHECK_EQ(ask(&tcp_ctx, "big.example.org.", DNS_T_TXT, &o), TFO_SVC_RESPOND);
-	CHECK(R.body == NULL);
-	CHECK_EQ(out[out_len - 11 + 7], 0x80);
+	CHECK(A.r.body == NULL);
+	CHECK_EQ(A.msg[A.len - 11 + 7], 0x80);
 	o.do_bit = false;
 	/* the engine's limit wins over the client's */
 	udp_ctx.udp_max = 100;
 	CHECK_EQ(ask(&udp_ctx, "example.org.", DNS_T_NS, &o), TFO_SVC_RESPOND);
-	CHECK(out_len <= 100);
+	CHECK(A.len <= 100);
 	udp_ctx.udp_max = 1472;
 	/* the additional section goes first, without TC */
 	o.payload = 512;
@@ -604,21 +438,21 @@ TFO_TEST(tcp_framing_keepalive)
 {
 	uint8_t q[400];
 	uint32_t n1, n2;
-	struct qopt o = { .edns = true, .payload = 1232, .keepalive = true };
+	struct tdns_qopt o = { .edns = true, .payload = 1232, .keepalive = true };
 
-	n1 = mkq(q + 2, "www.example.org.", DNS_T_A, NULL);
+	n1 = tdns_query(q + 2, "www.example.org.", DNS_T_A, NULL);
 	q[0] = 0;
 	q[1] = (uint8_t)n1;
-	n2 = mkq(q + 2 + n1 + 2, "mail.example.org.", DNS_T_A, NULL);
+	n2 = tdns_query(q + 2 + n1 + 2, "mail.example.org.", DNS_T_A, NULL);
 	q[2 + n1] = 0;
 	q[2 + n1 + 1] = (uint8_t)n2;
 	/* two queries in one segment: the first answered, then the second */
 	CHECK_EQ(call(&tcp_ctx, q, n1 + n2 + 4), TFO_SVC_RESPOND);
-	CHECK_EQ(R.consumed, n1 + 2);
+	CHECK_EQ(A.r.consumed, n1 + 2);
 	CHECK_EQ(cnt(1), 2);
-	CHECK(!R.close);
-	CHECK_EQ(R.idle_ms, 10000);
-	CHECK_EQ(call(&tcp_ctx, q + R.consumed, n2 + 2), TFO_SVC_RESPOND);
+	CHECK(!A.r.close);
+	CHECK_EQ(A.r.idle_ms, 10000);
+	CHECK_EQ(call(&tcp_ctx, q + A.r.consumed, n2 + 2), TFO_SVC_RESPOND);
 	CHECK_EQ(cnt(1), 1);
 	/* incomplete: the length, then part of the message */
 	CHECK_EQ(call(&tcp_ctx, q, 1), TFO_SVC_NEED_MORE);
@@ -626,14 +460,14 @@ TFO_TEST(tcp_framing_keepalive)
 	/* edns-tcp-keepalive: our idle timeout in 100 ms units */
 	CHECK_EQ(ask(&tcp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
 	decode(NULL);
-	CHECK_EQ(rrs[2].type, DNS_T_OPT);
-	CHECK_EQ(rrs[2].rdlen, 6);
-	CHECK(memcmp(rrs[2].rd, "\x00\x0b\x00\x02\x00\x64", 6) == 0);
+	CHECK_EQ(D.rr[2].type, DNS_T_OPT);
+	CHECK_EQ(D.rr[2].rdlen, 6);
+	CHECK(memcmp(D.rr[2].rd, "\x00\x0b\x00\x02\x00\x64", 6) == 0);
 	/* not over UDP (RFC 7828 3.2.1) */
 	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
 	decode(NULL);
-	CHECK_EQ(rrs[2].rdlen, 0);
-	CHECK_EQ(R.idle_ms, 0);
+	CHECK_EQ(D.rr[2].rdlen, 0);
+	CHECK_EQ(A.r.idle_ms, 0);
 }
 
 TFO_TEST(counters)
@@ -690,34 +524,34 @@ TFO_TEST(ident_setup)
 
 TFO_TEST(nsid)
 {
-	struct qopt o = { .edns = true, .payload = 1232, .nsid = true };
+	struct tdns_qopt o = { .edns = true, .payload = 1232, .nsid = true };
 	uint32_t plain_len;
 
 	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
 	decode(NULL);
-	REQUIRE(nb_rrs > 0);
-	CHECK_EQ(rrs[nb_rrs - 1].type, DNS_T_OPT);
-	CHECK_EQ(rrs[nb_rrs - 1].rdlen, 4 + 5);
-	CHECK(memcmp(rrs[nb_rrs - 1].rd, "\x00\x03\x00\x05" "fra-1", 9) == 0);
+	REQUIRE(D.nb_rr > 0);
+	CHECK_EQ(D.rr[D.nb_rr - 1].type, DNS_T_OPT);
+	CHECK_EQ(D.rr[D.nb_rr - 1].rdlen, 4 + 5);
+	CHECK(memcmp(D.rr[D.nb_rr - 1].rd, "\x00\x03\x00\x05" "fra-1", 9) == 0);
 	/* over TCP with keepalive: both options */
 	o.keepalive = true;
 	CHECK_EQ(ask(&tcp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
 	decode(NULL);
-	CHECK_EQ(rrs[nb_rrs - 1].rdlen, 6 + 9);
+	CHECK_EQ(D.rr[D.nb_rr - 1].rdlen, 6 + 9);
 	o.keepalive = false;
 	/* not asked: not sent */
 	o.nsid = false;
 	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
 	decode(NULL);
-	CHECK_EQ(rrs[nb_rrs - 1].rdlen, 0);
-	plain_len = out_len;
+	CHECK_EQ(D.rr[D.nb_rr - 1].rdlen, 0);
+	plain_len = A.len;
 	/* no room within the UDP limit: left out, not a TC */
 	o.nsid = true;
 	udp_ctx.udp_max = plain_len + 4;
 	CHECK_EQ(ask(&udp_ctx, "www.example.org.", DNS_T_A, &o), TFO_SVC_RESPOND);
 	udp_ctx.udp_max = 1472;
 	CHECK(!tc());
-	CHECK_EQ(out_len, plain_len);
+	CHECK_EQ(A.len, plain_len);
 	/* the instance without nsid: asked, not sent */
 	{
 		void *mine = st;
@@ -727,14 +561,14 @@ TFO_TEST(nsid)
 		st = mine;
 	}
 	decode(NULL);
-	CHECK_EQ(rrs[nb_rrs - 1].rdlen, 0);
+	CHECK_EQ(D.rr[D.nb_rr - 1].rdlen, 0);
 }
 
 /* CH TXT of @p name; @return its rcode, the string into @p txt */
 static unsigned int
 chaos(const char *name, uint16_t qtype, char *txt)
 {
-	struct qopt o = { .qclass = 3 };
+	struct tdns_qopt o = { .qclass = 3 };
 
 	txt[0] = '\0';
 	CHECK_EQ(ask(&udp_ctx, name, qtype, &o), TFO_SVC_RESPOND);
@@ -743,14 +577,14 @@ chaos(const char *name, uint16_t qtype, char *txt)
 	CHECK(aa());
 	CHECK_EQ(cnt(1), 1);
 	decode(NULL);
-	CHECK_EQ(rrs[0].type, DNS_T_TXT);
-	CHECK_EQ(rrs[0].ttl, 0);
+	CHECK_EQ(D.rr[0].type, DNS_T_TXT);
+	CHECK_EQ(D.rr[0].ttl, 0);
 	/* class CH, after the owner (a pointer to the question) */
-	CHECK_EQ(out[rrs[0].owner_off + 4], 0);
-	CHECK_EQ(out[rrs[0].owner_off + 5], 3);
-	CHECK_EQ(rrs[0].rd[0] + 1, rrs[0].rdlen);
-	memcpy(txt, rrs[0].rd + 1, rrs[0].rd[0]);
-	txt[rrs[0].rd[0]] = '\0';
+	CHECK_EQ(A.msg[D.rr[0].owner_off + 4], 0);
+	CHECK_EQ(A.msg[D.rr[0].owner_off + 5], 3);
+	CHECK_EQ(D.rr[0].rd[0] + 1, D.rr[0].rdlen);
+	memcpy(txt, D.rr[0].rd + 1, D.rr[0].rd[0]);
+	txt[D.rr[0].rd[0]] = '\0';
 	return 0;
 }
 
@@ -783,14 +617,14 @@ TFO_TEST(chaos_txt)
 TFO_TEST(opcode_notimp_rfc8906)
 {
 	uint8_t q[64] = { 0x12, 0x34, 0x7f, 0xf0 };	/* opcode 15, every flag */
-	struct qopt o = { .opcode = 2 };
+	struct tdns_qopt o = { .opcode = 2 };
 
 	/* no question: NOTIMP, the header alone, no CD */
 	CHECK_EQ(call(&udp_ctx, q, DNS_HDR), TFO_SVC_RESPOND);
-	CHECK_EQ(out_len, DNS_HDR);
+	CHECK_EQ(A.len, DNS_HDR);
 	CHECK_EQ(rcode(), DNS_R_NOTIMP);
-	CHECK_EQ((out[2] >> 3) & 0xf, 15);
-	CHECK_EQ(out[3] & 0x10, 0);
+	CHECK_EQ((A.msg[2] >> 3) & 0xf, 15);
+	CHECK_EQ(A.msg[3] & 0x10, 0);
 	CHECK_EQ(cnt(0) + cnt(1) + cnt(2) + cnt(3), 0);
 	/* QUERY without a question is still a FORMERR */
 	q[2] = 0x01;
@@ -798,23 +632,23 @@ TFO_TEST(opcode_notimp_rfc8906)
 	CHECK_EQ(rcode(), DNS_R_FORMERR);
 	/* CD echoed on QUERY only */
 	{
-		uint32_t n = mkq(q, "www.example.org.", DNS_T_A, &o);
+		uint32_t n = tdns_query(q, "www.example.org.", DNS_T_A, &o);
 
 		q[3] |= 0x10;
 		CHECK_EQ(call(&udp_ctx, q, n), TFO_SVC_RESPOND);
 		CHECK_EQ(rcode(), DNS_R_NOTIMP);
-		CHECK_EQ(out[3] & 0x10, 0);
-		n = mkq(q, "www.example.org.", DNS_T_A, NULL);
+		CHECK_EQ(A.msg[3] & 0x10, 0);
+		n = tdns_query(q, "www.example.org.", DNS_T_A, NULL);
 		q[3] |= 0x10;
 		CHECK_EQ(call(&udp_ctx, q, n), TFO_SVC_RESPOND);
 		CHECK_EQ(rcode(), 0);
-		CHECK_EQ(out[3] & 0x10, 0x10);
+		CHECK_EQ(A.msg[3] & 0x10, 0x10);
 	}
 }
 
 /* A query for www.example.org. A signed with key k1.example. (unknown). */
 static uint32_t
-mk_tsig(uint8_t *b, const struct qopt *o, bool last)
+mk_tsig(uint8_t *b, const struct tdns_qopt *o, bool last)
 {
 	static const uint8_t rd[] = {
 		11, 'h', 'm', 'a', 'c', '-', 's', 'h', 'a', '2', '5', '6', 0,
@@ -824,7 +658,7 @@ mk_tsig(uint8_t *b, const struct qopt *o, bool last)
 		0x12, 0x34, 0, 0, 0, 0,		/* original ID, error, other */
 	};
 	static const uint8_t key[] = { 2, 'k', '1', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 0 };
-	uint32_t n = mkq(b, "www.example.org.", DNS_T_A, o);
+	uint32_t n = tdns_query(b, "www.example.org.", DNS_T_A, o);
 
 	memcpy(b + n, key, sizeof(key));
 	n += sizeof(key);
@@ -845,8 +679,8 @@ mk_tsig(uint8_t *b, const struct qopt *o, bool last)
 TFO_TEST(tsig_badkey)
 {
 	uint8_t q[200];
-	struct qopt o = { .edns = true, .payload = 1232 };
-	const struct rr *t;
+	struct tdns_qopt o = { .edns = true, .payload = 1232 };
+	const struct tdns_rr *t;
 
 	CHECK_EQ(call(&udp_ctx, q, mk_tsig(q, &o, true)), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), DNS_R_NOTAUTH);
@@ -854,13 +688,13 @@ TFO_TEST(tsig_badkey)
 	CHECK_EQ(cnt(1) + cnt(2), 0);
 	CHECK_EQ(cnt(3), 2);
 	decode(NULL);
-	REQUIRE(nb_rrs == 2);
-	CHECK_EQ(rrs[0].type, DNS_T_OPT);
-	t = &rrs[1];
+	REQUIRE(D.nb_rr == 2);
+	CHECK_EQ(D.rr[0].type, DNS_T_OPT);
+	t = &D.rr[1];
 	CHECK_EQ(t->type, DNS_T_TSIG);
-	CHECK(strcmp(t->owner, "k1.example.") == 0);
-	CHECK_EQ(out[t->owner_off + 14], 0);	/* class ANY */
-	CHECK_EQ(out[t->owner_off + 15], 255);
+	CHECK(strcmp(t->name, "k1.example.") == 0);
+	CHECK_EQ(A.msg[t->owner_off + 14], 0);	/* class ANY */
+	CHECK_EQ(A.msg[t->owner_off + 15], 255);
 	CHECK_EQ(t->ttl, 0);
 	CHECK_EQ(t->rdlen, 13 + 16);
 	CHECK(memcmp(t->rd, "\x0bhmac-sha256\x00\x00\x00\x5f\x5e\x10\x01\x01\x2c"
@@ -876,7 +710,7 @@ TFO_TEST(tsig_badkey)
 		CHECK_EQ(rcode(), DNS_R_NOTAUTH);
 		CHECK_EQ(cnt(3), 1);
 		decode(NULL);
-		CHECK_EQ(rrs[0].type, DNS_T_TSIG);
+		CHECK_EQ(D.rr[0].type, DNS_T_TSIG);
 	}
 	/* not the last record: FORMERR */
 	CHECK_EQ(call(&udp_ctx, q, mk_tsig(q, NULL, false)), TFO_SVC_RESPOND);
@@ -891,29 +725,29 @@ TFO_TEST(tcp_long_message)
 	REQUIRE(q != NULL);
 	/* 9,048 bytes framed: past max_request 8192, FORMERR and FIN as soon
 	 * as the header is in, never a reset */
-	n = mkq(q + 2, "www.example.org.", DNS_T_A, NULL);
+	n = tdns_query(q + 2, "www.example.org.", DNS_T_A, NULL);
 	q[0] = (uint8_t)(mlen >> 8);
 	q[1] = (uint8_t)mlen;
 	CHECK_EQ(call(&tcp_ctx, q, 2 + 10), TFO_SVC_NEED_MORE);
 	CHECK_EQ(call(&tcp_ctx, q, 2 + n), TFO_SVC_RESPOND);
-	CHECK(R.close);
-	CHECK_EQ(R.consumed, 2 + n);
-	CHECK_EQ(out_len, DNS_HDR);
+	CHECK(A.r.close);
+	CHECK_EQ(A.r.consumed, 2 + n);
+	CHECK_EQ(A.len, DNS_HDR);
 	CHECK_EQ(rcode(), DNS_R_FORMERR);
-	CHECK(out[0] == 0x12 && out[1] == 0x34);
+	CHECK(A.msg[0] == 0x12 && A.msg[1] == 0x34);
 	CHECK_EQ(cnt(0), 0);
 	/* 65,535 bytes: the same */
 	q[0] = 0xff;
 	q[1] = 0xff;
 	CHECK_EQ(call(&tcp_ctx, q, 2 + 65535), TFO_SVC_RESPOND);
-	CHECK(R.close);
+	CHECK(A.r.close);
 	CHECK_EQ(rcode(), DNS_R_FORMERR);
 	/* within max_request: answered, trailing bytes ignored */
 	mlen = 8000;
 	q[0] = (uint8_t)(mlen >> 8);
 	q[1] = (uint8_t)mlen;
 	CHECK_EQ(call(&tcp_ctx, q, 2 + mlen), TFO_SVC_RESPOND);
-	CHECK(!R.close);
+	CHECK(!A.r.close);
 	CHECK_EQ(rcode(), 0);
 	CHECK_EQ(cnt(1), 2);
 	free(q);

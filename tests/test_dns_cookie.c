@@ -12,7 +12,10 @@
 
 #include "tfo/service.h"
 
-#include "../services/dns.h"
+#include "../services/dns_cookie.h"
+#include "../services/dns_query.h"
+#include "../services/dns_wire.h"
+#include "dns_decode.h"
 #include "test.h"
 
 #define ZDIR TFO_CONFIG_DIR "/../tests/dns"
@@ -228,8 +231,8 @@ static struct tfo_svc_ctx tcp_ctx = {
 	.src_addr = { 198, 18, 0, 2 }, .counters = ctrs,
 };
 static uint8_t scratch[2048];
-static uint8_t *msg;		/* the answer (TCP prefix skipped) */
-static uint32_t msg_len;
+static struct tdns_answer A;	/* the last answer */
+static const uint8_t *msg = A.msg;	/* ... its message */
 
 static unsigned int
 ctr(const char *name)
@@ -245,29 +248,16 @@ ctr(const char *name)
 static void
 query(void *state, const struct tfo_svc_ctx *ctx, const uint8_t *c, unsigned int clen)
 {
-	static const uint8_t qn[] = "\3www\7example\3org";
-	uint8_t b[200], *p;
+	struct tdns_qopt o = { .edns = true, .payload = 1232 };
 	unsigned int pre = ctx->transport == TFO_SVC_TCP ? 2 : 0;
-	uint8_t *copy;
-	struct tfo_svc_resp r = { .buf = scratch, .buf_cap = sizeof(scratch) };
-	uint32_t n;
+	uint8_t b[200], *p = b + pre;
+	uint32_t n = tdns_query(p, "www.example.org.", DNS_T_A, &o);
 
-	memset(b, 0, sizeof(b));
-	p = b + pre;
-	p[0] = 0x12;
-	p[5] = 1;
-	p[11] = 1;
-	memcpy(p + DNS_HDR, qn, sizeof(qn));
-	n = DNS_HDR + sizeof(qn);
-	p[n + 1] = DNS_T_A;
-	p[n + 3] = 1;
-	n += 4;
-	p[n + 2] = DNS_T_OPT;
-	p[n + 3] = 0x04;	/* payload 1232 */
-	p[n + 4] = 0xd0;
-	p[n + 10] = (uint8_t)(clen + 4);
-	n += 11;
+	/* the option in the OPT, the last record: its RDLENGTH grows */
+	p[n - 1] = (uint8_t)(clen + 4);
 	p[n + 1] = DNS_OPT_COOKIE;
+	p[n] = 0;
+	p[n + 2] = 0;
 	p[n + 3] = (uint8_t)clen;
 	memcpy(p + n + 4, c, clen);
 	n += 4 + clen;
@@ -275,13 +265,9 @@ query(void *state, const struct tfo_svc_ctx *ctx, const uint8_t *c, unsigned int
 		b[0] = (uint8_t)(n >> 8);
 		b[1] = (uint8_t)n;
 	}
-	copy = malloc(n + pre);
-	memcpy(copy, b, n + pre);
-	REQUIRE(svc->handle(state, ctx, copy, n + pre, &r) == TFO_SVC_RESPOND);
-	free(copy);
-	REQUIRE(r.body == NULL);
-	msg = scratch + pre;
-	msg_len = r.buf_len - pre;
+	REQUIRE(tdns_call(svc, state, ctx, b, n + pre, scratch, sizeof(scratch), &A) ==
+		TFO_SVC_RESPOND);
+	REQUIRE(A.r.body == NULL);
 }
 
 /* the answer's rcode with the OPT's extended bits; its COOKIE in @p c
@@ -289,34 +275,28 @@ query(void *state, const struct tfo_svc_ctx *ctx, const uint8_t *c, unsigned int
 static unsigned int
 answer(unsigned int *rcode, uint8_t *c)
 {
-	unsigned int o;
+	static struct tdns_msg d;
+	const struct tdns_rr *opt;
 
-	*rcode = msg[3] & 0x0f;
-	CHECK(msg[11] >= 1);
-	/* the OPT is the last record: the root, type 41, its RDLENGTH
-	 * reaching the message's end */
-	for (o = DNS_HDR; o + DNS_OPT_LEN <= msg_len; o++) {
-		unsigned int rdlen;
-
-		if (msg[o] != 0 || msg[o + 1] != 0 || msg[o + 2] != DNS_T_OPT)
-			continue;
-		rdlen = (unsigned int)(msg[o + 9] << 8 | msg[o + 10]);
-		if (o + DNS_OPT_LEN + rdlen != msg_len)
-			continue;
-		*rcode |= (unsigned int)msg[o + 5] << 4;
-		for (unsigned int p = o + DNS_OPT_LEN; p + 4 <= msg_len; ) {
-			unsigned int code = (unsigned int)(msg[p] << 8 | msg[p + 1]);
-			unsigned int l = (unsigned int)(msg[p + 2] << 8 | msg[p + 3]);
-
-			if (code == DNS_OPT_COOKIE) {
-				memcpy(c, msg + p + 4, l);
-				return l;
-			}
-			p += 4 + l;
-		}
+	*rcode = A.msg[3] & 0x0f;
+	CHECK(A.msg[11] >= 1);
+	CHECK(tdns_decode(A.msg, A.len, &d) == 0);
+	/* the OPT is the last record */
+	opt = d.nb_rr > 0 ? &d.rr[d.nb_rr - 1] : NULL;
+	CHECK_MSG(opt != NULL && opt->type == DNS_T_OPT && opt->section == 3, "no OPT");
+	if (opt == NULL || opt->type != DNS_T_OPT)
 		return 0;
+	*rcode |= (opt->ttl >> 24) << 4;
+	for (unsigned int p = 0; p + 4 <= opt->rdlen; ) {
+		unsigned int code = (unsigned int)(opt->rd[p] << 8 | opt->rd[p + 1]);
+		unsigned int l = (unsigned int)(opt->rd[p + 2] << 8 | opt->rd[p + 3]);
+
+		if (code == DNS_OPT_COOKIE) {
+			memcpy(c, opt->rd + p + 4, l);
+			return l;
+		}
+		p += 4 + l;
 	}
-	CHECK_MSG(false, "no OPT");
 	return 0;
 }
 

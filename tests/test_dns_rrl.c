@@ -14,8 +14,9 @@
 
 #include "tfo/service.h"
 
-#include "../services/dns.h"
+#include "../services/dns_wire.h"
 #include "../services/dns_rrl.h"
+#include "dns_decode.h"
 #include "test.h"
 
 #define ZDIR TFO_CONFIG_DIR "/../tests/dns"
@@ -208,53 +209,15 @@ ctr(const char *name)
 	return 0;
 }
 
-static uint32_t
-mkq(uint8_t *b, const char *name, uint16_t qtype, bool edns)
-{
-	uint32_t n = DNS_HDR;
-	int l;
-
-	memset(b, 0, DNS_HDR);
-	b[0] = 0x12;
-	b[2] = 0x01;
-	b[5] = 1;
-	l = dns_name_from_text(name, strlen(name), NULL, b + n);
-	if (l < 0)
-		abort();
-	n += (uint32_t)l;
-	b[n++] = (uint8_t)(qtype >> 8);
-	b[n++] = (uint8_t)qtype;
-	b[n++] = 0;
-	b[n++] = 1;
-	if (edns) {
-		static const uint8_t opt[] = { 0, 0, 41, 0x10, 0, 0, 0, 0, 0, 0, 0 };
-
-		b[11] = 1;
-		memcpy(b + n, opt, sizeof(opt));
-		n += sizeof(opt);
-	}
-	return n;
-}
-
-static struct tfo_svc_resp R;
+static struct tdns_answer A;	/* the last answer */
+static struct tdns_msg D;
 
 static enum tfo_svc_status
 ask(void *st, const struct tfo_svc_ctx *ctx, const char *name, uint16_t qtype, bool edns)
 {
-	uint8_t q[600];
-	uint32_t n;
+	struct tdns_qopt o = { .edns = edns, .payload = 4096 };
 
-	memset(&R, 0, sizeof(R));
-	R.buf = scratch;
-	R.buf_cap = sizeof(scratch);
-	if (ctx->transport == TFO_SVC_TCP) {
-		n = mkq(q + 2, name, qtype, edns);
-		q[0] = (uint8_t)(n >> 8);
-		q[1] = (uint8_t)n;
-		return svc->handle(st, ctx, q, n + 2, &R);
-	}
-	n = mkq(q, name, qtype, edns);
-	return svc->handle(st, ctx, q, n, &R);
+	return tdns_ask(svc, st, ctx, name, qtype, &o, scratch, sizeof(scratch), &A);
 }
 
 static void *
@@ -304,11 +267,14 @@ TFO_TEST(handle_classes)
 		 * find the bucket before it empty */
 		for (unsigned int i = 0; i < 3; i++) {
 			CHECK_EQ(ask(st, &u, cls[k].name, cls[k].type, false), TFO_SVC_RESPOND);
-			CHECK_MSG(!(R.buf[2] & 0x02), "%s class %u answer %u", cls[k].name, k, i);
-			CHECK_EQ(R.buf[3] & 0xf, cls[k].rcode);
+			CHECK_MSG(!(A.r.buf[2] & 0x02), "%s class %u answer %u", cls[k].name, k, i);
+			CHECK_EQ(A.r.buf[3] & 0xf, cls[k].rcode);
+			/* whole, well formed: the answer class has its A */
+			CHECK(tdns_decode(A.msg, A.len, &D) == 0);
+			CHECK_EQ(tdns_count(&D, 1, DNS_T_A, false), k == 0 ? 2 : 0);
 		}
 		CHECK_EQ(ask(st, &u, cls[k].name, cls[k].type, false), TFO_SVC_RESPOND);
-		CHECK_MSG(R.buf[2] & 0x02, "%s: the 4th slips", cls[k].name);
+		CHECK_MSG(A.r.buf[2] & 0x02, "%s: the 4th slips", cls[k].name);
 	}
 	CHECK_EQ(ctr("dns_rrl_limited"), RTE_DIM(cls));
 	CHECK_EQ(ctr("dns_rrl_slipped"), RTE_DIM(cls));
@@ -334,11 +300,12 @@ TFO_TEST(handle_slip_tcp_exempt)
 	st = create("1", "2", "2");
 	/* a TXT with EDNS: 2 whole answers, then every second one a TC=1
 	 * header + question + OPT, the others dropped */
-	qlen = mkq(q, "example.org.", DNS_T_TXT, true);
+	qlen = tdns_query(q, "example.org.", DNS_T_TXT, &(struct tdns_qopt){ .edns = true,
+							       .payload = 4096 });
 	for (unsigned int i = 0; i < 2; i++) {
 		CHECK_EQ(ask(st, &u, "example.org.", DNS_T_TXT, true), TFO_SVC_RESPOND);
-		CHECK(!(R.buf[2] & 0x02));
-		CHECK_EQ(R.buf[7], 1);
+		CHECK(!(A.r.buf[2] & 0x02));
+		CHECK_EQ(A.r.buf[7], 1);
 	}
 	for (unsigned int i = 0; i < 20; i++) {
 		enum tfo_svc_status s = ask(st, &u, "example.org.", DNS_T_TXT, true);
@@ -350,13 +317,15 @@ TFO_TEST(handle_slip_tcp_exempt)
 		CHECK_EQ(s, TFO_SVC_RESPOND);
 		nb_slip++;
 		/* the minimal answer: the query's size, TC, QR, no records but OPT */
-		CHECK_EQ(R.buf_len, qlen);
-		CHECK(R.body == NULL);
-		CHECK_EQ(R.buf[2] & 0x82, 0x82);
-		CHECK_EQ(R.buf[3] & 0xf, DNS_R_NOERROR);
-		CHECK(memcmp(R.buf + 4, "\0\1\0\0\0\0\0\1", 8) == 0);
-		CHECK(memcmp(R.buf + DNS_HDR, q + DNS_HDR, qlen - DNS_HDR - DNS_OPT_LEN) == 0);
-		CHECK_EQ(R.buf[qlen - DNS_OPT_LEN + 2], 41);
+		CHECK_EQ(A.r.buf_len, qlen);
+		CHECK(A.r.body == NULL);
+		CHECK_EQ(A.r.buf[2] & 0x82, 0x82);
+		CHECK_EQ(A.r.buf[3] & 0xf, DNS_R_NOERROR);
+		CHECK(memcmp(A.r.buf + 4, "\0\1\0\0\0\0\0\1", 8) == 0);
+		CHECK(memcmp(A.r.buf + DNS_HDR, q + DNS_HDR, qlen - DNS_HDR - DNS_OPT_LEN) == 0);
+		CHECK_EQ(A.r.buf[qlen - DNS_OPT_LEN + 2], 41);
+		CHECK(tdns_decode(A.msg, A.len, &D) == 0);
+		CHECK(D.nb_rr == 1 && D.rr[0].type == DNS_T_OPT && D.rr[0].section == 3);
 	}
 	CHECK_EQ(nb_slip, 10);
 	CHECK_EQ(nb_drop, 10);
@@ -367,13 +336,13 @@ TFO_TEST(handle_slip_tcp_exempt)
 	/* without EDNS: no OPT */
 	CHECK_EQ(ask(st, &u, "example.org.", DNS_T_TXT, false), TFO_SVC_REJECT);
 	CHECK_EQ(ask(st, &u, "example.org.", DNS_T_TXT, false), TFO_SVC_RESPOND);
-	CHECK_EQ(R.buf[11], 0);
-	CHECK_EQ(R.buf[2] & 0x02, 0x02);
+	CHECK_EQ(A.r.buf[11], 0);
+	CHECK_EQ(A.r.buf[2] & 0x02, 0x02);
 	/* TCP: never limited */
 	for (unsigned int i = 0; i < 10; i++) {
 		CHECK_EQ(ask(st, &tcp, "big.example.org.", DNS_T_TXT, true), TFO_SVC_RESPOND);
-		CHECK(!(R.buf[4] & 0x02));
-		CHECK(R.buf_len + R.body_len > 1000);
+		CHECK(!(A.r.buf[4] & 0x02));
+		CHECK(A.r.buf_len + A.r.body_len > 1000);
 	}
 	/* exempt prefixes, IPv4 and IPv6 */
 	u.src_addr[1] = 19;
@@ -383,7 +352,7 @@ TFO_TEST(handle_slip_tcp_exempt)
 	inet_pton(AF_INET6, "fd00:e:1::5", u.src_addr);
 	for (unsigned int i = 0; i < 10; i++) {
 		CHECK_EQ(ask(st, &u, "www.example.org.", DNS_T_A, false), TFO_SVC_RESPOND);
-		CHECK(!(R.buf[2] & 0x02));
+		CHECK(!(A.r.buf[2] & 0x02));
 	}
 	CHECK_EQ(ctr("dns_rrl_exempt"), 20);
 	/* an IPv6 source not exempt: limited by its /56 */
@@ -391,7 +360,7 @@ TFO_TEST(handle_slip_tcp_exempt)
 	CHECK_EQ(ask(st, &u, "www.example.org.", DNS_T_A, false), TFO_SVC_RESPOND);
 	inet_pton(AF_INET6, "fd00:f:1:22ff::7", u.src_addr);
 	CHECK_EQ(ask(st, &u, "www.example.org.", DNS_T_A, false), TFO_SVC_RESPOND);
-	CHECK(!(R.buf[2] & 0x02));
+	CHECK(!(A.r.buf[2] & 0x02));
 	CHECK_EQ(ctr("dns_rrl_limited"), 22);
 	CHECK_EQ(ask(st, &u, "www.example.org.", DNS_T_A, false), TFO_SVC_REJECT);
 	CHECK_EQ(ctr("dns_rrl_limited"), 23);

@@ -17,7 +17,11 @@
 
 #include "tfo/service.h"
 
-#include "../services/dns.h"
+#include "../services/dns_sec.h"
+#include "../services/dns_wire.h"
+#include "../services/dns_zone.h"
+#include "../services/dns_zparse.h"
+#include "dns_decode.h"
 #include "test.h"
 
 #define ZDIR TFO_CONFIG_DIR "/../tests/dns"
@@ -34,179 +38,43 @@ static struct tfo_svc_ctx udp_ctx = {
 };
 static uint8_t scratch[9000];	/* the engine's response buffer ... */
 static uint32_t scratch_cap = 2048;	/* ... of max(2048, max_request) */
-static uint8_t out[70000];
-static uint32_t out_len;
+static struct tdns_answer A;	/* the last answer */
+static struct tdns_msg D;	/* ... decoded (decode()) */
 
 /* A query for @p name/@p qtype; EDNS with @p payload (0: none) and DO. */
-static uint32_t
-mkq(uint8_t *b, const char *name, uint16_t qtype, uint16_t payload, bool do_bit)
-{
-	uint32_t n = DNS_HDR;
-	int l;
-
-	memset(b, 0, DNS_HDR);
-	b[0] = 0x51;
-	b[2] = 0x01;
-	b[5] = 1;
-	l = dns_name_from_text(name, strlen(name), NULL, b + n);
-	if (l < 0)
-		abort();
-	n += (uint32_t)l;
-	b[n++] = (uint8_t)(qtype >> 8);
-	b[n++] = (uint8_t)qtype;
-	b[n++] = 0;
-	b[n++] = 1;
-	if (payload != 0) {
-		static const uint8_t opt[4] = { 0, 0, 41, 0 };
-
-		b[11] = 1;
-		memcpy(b + n, opt, 3);
-		n += 3;
-		b[n++] = (uint8_t)(payload >> 8);
-		b[n++] = (uint8_t)payload;
-		b[n++] = 0;
-		b[n++] = 0;
-		b[n++] = do_bit ? 0x80 : 0;
-		b[n++] = 0;
-		b[n++] = 0;
-		b[n++] = 0;
-	}
-	return n;
-}
-
 static enum tfo_svc_status
 ask(const struct tfo_svc_ctx *ctx, const char *name, uint16_t qtype, uint16_t payload,
     bool do_bit)
 {
-	bool tcp = ctx->transport == TFO_SVC_TCP;
-	uint32_t pre = tcp ? 2 : 0, n;
-	uint8_t q[600], *copy;
-	struct tfo_svc_resp r;
-	enum tfo_svc_status s;
+	struct tdns_qopt o = { .edns = payload != 0, .payload = payload, .do_bit = do_bit };
 
-	n = mkq(q + pre, name, qtype, payload, do_bit);
-	q[0] = tcp ? (uint8_t)(n >> 8) : q[0];
-	q[1] = tcp ? (uint8_t)n : q[1];
-	copy = malloc(n + pre);
-	memcpy(copy, q, n + pre);
-	memset(&r, 0, sizeof(r));
-	r.buf = scratch;
-	r.buf_cap = scratch_cap;
-	s = svc->handle(st, ctx, copy, n + pre, &r);
-	free(copy);
-	out_len = 0;
-	if (s != TFO_SVC_RESPOND)
-		return s;
-	memcpy(out, r.buf + pre, r.buf_len - pre);
-	out_len = r.buf_len - pre;
-	if (r.body != NULL) {
-		memcpy(out + out_len, r.body->data + r.body_off, r.body_len);
-		out_len += r.body_len;
-	}
-	if (tcp)
-		CHECK_EQ(((uint32_t)r.buf[0] << 8 | r.buf[1]), out_len);
-	return s;
+	return tdns_ask(svc, st, ctx, name, qtype, &o, scratch, scratch_cap, &A);
 }
 
-static unsigned int rcode(void) { return out[3] & 0x0f; }
-static bool tc(void) { return (out[2] & 0x02) != 0; }
-static unsigned int cnt(int i) { return (unsigned int)(out[4 + 2 * i] << 8 | out[5 + 2 * i]); }
-
-struct rr {
-	uint8_t owner[DNS_NAME_MAX];	/* wire, lower case */
-	uint16_t type;
-	uint16_t rdlen;
-	const uint8_t *rd;
-	int section;			/* 1 answer, 2 authority, 3 additional */
-};
-
-static struct rr rrs[64];
-static unsigned int nb_rrs;
-
-/* The name at out[*o] (wire, lower case) into @p n. */
-static int
-rd_name(uint32_t *o, uint8_t *n)
-{
-	uint32_t p = *o, k = 0;
-	bool jumped = false;
-
-	for (int hops = 0; hops < 64; hops++) {
-		uint8_t l;
-
-		if (p >= out_len)
-			return -1;
-		l = out[p];
-		if ((l & 0xc0) == 0xc0) {
-			if (!jumped)
-				*o = p + 2;
-			jumped = true;
-			p = (uint32_t)(l & 0x3f) << 8 | out[p + 1];
-			continue;
-		}
-		if (k + 1u + l > DNS_NAME_MAX)
-			return -1;
-		memcpy(n + k, out + p, 1u + l);
-		k += 1u + l;
-		if (l == 0) {
-			if (!jumped)
-				*o = p + 1;
-			dns_name_lower(n, n);
-			return 0;
-		}
-		p += 1u + l;
-	}
-	return -1;
-}
+static unsigned int rcode(void) { return A.msg[3] & 0x0f; }
+static bool tc(void) { return (A.msg[2] & 0x02) != 0; }
+static unsigned int cnt(int i) { return (unsigned int)(A.msg[4 + 2 * i] << 8 | A.msg[5 + 2 * i]); }
 
 static void
 decode(void)
 {
-	uint32_t o = DNS_HDR;
-	uint8_t tmp[DNS_NAME_MAX];
-
-	nb_rrs = 0;
-	if (cnt(0) == 1) {
-		CHECK(rd_name(&o, tmp) == 0);
-		o += 4;
-	}
-	for (unsigned int i = 0; i < cnt(1) + cnt(2) + cnt(3) && nb_rrs < 64; i++) {
-		struct rr *r = &rrs[nb_rrs++];
-
-		CHECK(rd_name(&o, r->owner) == 0);
-		r->type = (uint16_t)(out[o] << 8 | out[o + 1]);
-		r->rdlen = (uint16_t)(out[o + 8] << 8 | out[o + 9]);
-		r->rd = out + o + 10;
-		r->section = i < cnt(1) ? 1 : i < cnt(1) + cnt(2) ? 2 : 3;
-		o += 10u + r->rdlen;
-	}
-	CHECK_EQ(o, out_len);
+	CHECK(tdns_decode(A.msg, A.len, &D) == 0);
 }
 
 /* Records of @p type in @p section; RRSIGs of @p type when @p sig. */
 static unsigned int
 count(int section, uint16_t type, bool sig)
 {
-	unsigned int k = 0;
-
-	for (unsigned int i = 0; i < nb_rrs; i++) {
-		if (rrs[i].section != section)
-			continue;
-		if (!sig && rrs[i].type == type)
-			k++;
-		if (sig && rrs[i].type == DNS_T_RRSIG &&
-		    (rrs[i].rd[0] << 8 | rrs[i].rd[1]) == type)
-			k++;
-	}
-	return k;
+	return tdns_count(&D, section, type, sig);
 }
 
 /* The OPT's DO bit (the last record of the additional section). */
 static bool
 do_echoed(void)
 {
-	return out_len > 11 && out[out_len - 11] == 0 &&
-	       (out[out_len - 10] << 8 | out[out_len - 9]) == DNS_T_OPT &&
-	       (out[out_len - 4] & 0x80) != 0;
+	return A.len > 11 && A.msg[A.len - 11] == 0 &&
+	       (A.msg[A.len - 10] << 8 | A.msg[A.len - 9]) == DNS_T_OPT &&
+	       (A.msg[A.len - 4] & 0x80) != 0;
 }
 
 static void
@@ -224,17 +92,17 @@ nsec_proves(const char *name, bool exact)
 	uint8_t x[DNS_NAME_MAX];
 
 	wire(name, x);
-	for (unsigned int i = 0; i < nb_rrs; i++) {
+	for (unsigned int i = 0; i < D.nb_rr; i++) {
 		uint8_t next[DNS_NAME_MAX];
 		int lo, hi;
 
-		if (rrs[i].section != 2 || rrs[i].type != DNS_T_NSEC)
+		if (D.rr[i].section != 2 || D.rr[i].type != DNS_T_NSEC)
 			continue;
-		dns_name_lower(next, rrs[i].rd);
-		lo = dns_name_canon_cmp(rrs[i].owner, x);
+		dns_name_lower(next, D.rr[i].rd);
+		lo = dns_name_canon_cmp(D.rr[i].owner, x);
 		hi = dns_name_canon_cmp(x, next);
 		if (exact ? lo == 0 :
-		    dns_name_canon_cmp(rrs[i].owner, next) < 0 ? lo < 0 && hi < 0 :
+		    dns_name_canon_cmp(D.rr[i].owner, next) < 0 ? lo < 0 && hi < 0 :
 		    lo < 0 || hi < 0)	/* the last one wraps to the apex */
 			return true;
 	}
@@ -250,16 +118,16 @@ nsec3_proves(const char *name, bool exact)
 
 	wire(name, x);
 	dns_nsec3_hash(&z, x, h);
-	for (unsigned int i = 0; i < nb_rrs; i++) {
+	for (unsigned int i = 0; i < D.nb_rr; i++) {
 		uint8_t own[20];
 		const uint8_t *next;
 		int lo, hi;
 
-		if (rrs[i].section != 2 || rrs[i].type != DNS_T_NSEC3)
+		if (D.rr[i].section != 2 || D.rr[i].type != DNS_T_NSEC3)
 			continue;
-		if (dns_b32hex_decode((const char *)rrs[i].owner + 1, rrs[i].owner[0], own, 20) != 20)
+		if (dns_b32hex_decode((const char *)D.rr[i].owner + 1, D.rr[i].owner[0], own, 20) != 20)
 			continue;
-		next = rrs[i].rd + 5 + rrs[i].rd[4] + 1;	/* after the salt, the length */
+		next = D.rr[i].rd + 5 + D.rr[i].rd[4] + 1;	/* after the salt, the length */
 		lo = memcmp(own, h, 20);
 		hi = memcmp(h, next, 20);
 		if (exact ? lo == 0 :
@@ -502,9 +370,9 @@ TFO_TEST(do1_nsec_denials)
 	CHECK_EQ(ask(&udp_ctx, "x.wild.signed.example.", DNS_T_A, 1232, true), TFO_SVC_RESPOND);
 	decode();
 	CHECK_EQ(count(1, DNS_T_A, true), 1);
-	for (unsigned int i = 0; i < nb_rrs; i++)
-		if (rrs[i].type == DNS_T_RRSIG && rrs[i].section == 1)
-			CHECK_EQ(rrs[i].rd[3], 3);	/* wild.signed.example */
+	for (unsigned int i = 0; i < D.nb_rr; i++)
+		if (D.rr[i].type == DNS_T_RRSIG && D.rr[i].section == 1)
+			CHECK_EQ(D.rr[i].rd[3], 3);	/* wild.signed.example */
 	CHECK(nsec_proves("x.wild.signed.example.", false));
 	/* wildcard NODATA: the name covered, the wildcard's NSEC matched */
 	CHECK_EQ(ask(&udp_ctx, "x.wild.signed.example.", DNS_T_MX, 1232, true),
@@ -519,7 +387,7 @@ TFO_TEST(do1_delegations)
 	/* a signed delegation: NS, then DS and its RRSIG; glue unsigned */
 	CHECK_EQ(ask(&udp_ctx, "host.sub.signed.example.", DNS_T_A, 1232, true),
 		 TFO_SVC_RESPOND);
-	CHECK(!(out[2] & 0x04));
+	CHECK(!(A.msg[2] & 0x04));
 	decode();
 	CHECK_EQ(count(2, DNS_T_NS, false), 1);
 	CHECK_EQ(count(2, DNS_T_DS, false), 1);
@@ -534,7 +402,7 @@ TFO_TEST(do1_delegations)
 	CHECK(nsec_proves("plain.signed.example.", true));
 	/* the DS itself, from the parent, signed */
 	CHECK_EQ(ask(&udp_ctx, "sub.signed.example.", DNS_T_DS, 1232, true), TFO_SVC_RESPOND);
-	CHECK(out[2] & 0x04);
+	CHECK(A.msg[2] & 0x04);
 	decode();
 	CHECK_EQ(count(1, DNS_T_DS, true), 1);
 	/* NSEC3: the cut's NSEC3 */
@@ -584,7 +452,7 @@ TFO_TEST(do1_sizes)
 	/* the NSEC3 NXDOMAIN does not fit 512 bytes: TC=1 over UDP ... */
 	CHECK_EQ(ask(&tcp_ctx, "a.nothere.signed3.example.", DNS_T_A, 512, true),
 		 TFO_SVC_RESPOND);
-	full = out_len;
+	full = A.len;
 	CHECK(!tc());
 	CHECK(full > 512);
 	CHECK_EQ(ask(&udp_ctx, "a.nothere.signed3.example.", DNS_T_A, 512, true),
@@ -596,7 +464,7 @@ TFO_TEST(do1_sizes)
 	CHECK_EQ(ask(&udp_ctx, "a.nothere.signed3.example.", DNS_T_A, 1232, true),
 		 TFO_SVC_RESPOND);
 	CHECK(!tc());
-	CHECK_EQ(out_len, full);
+	CHECK_EQ(A.len, full);
 }
 
 /* A service over @p zones ("origin:file ..."), [tcp] max_request @p mr. */
@@ -618,11 +486,11 @@ TFO_TEST(ds_from_the_parent)
 	REQUIRE(create("signed.example:" ZDIR "/signed.example.zone "
 		       "sub.signed.example:" ZDIR "/sub.signed.example.zone", 8192, &st) == 0);
 	CHECK_EQ(ask(&udp_ctx, "sub.signed.example.", DNS_T_DS, 1232, true), TFO_SVC_RESPOND);
-	CHECK(out[2] & 0x04);
+	CHECK(A.msg[2] & 0x04);
 	decode();
 	CHECK_EQ(count(1, DNS_T_DS, true), 1);
 	CHECK_EQ(ask(&udp_ctx, "host.sub.signed.example.", DNS_T_A, 1232, true), TFO_SVC_RESPOND);
-	CHECK(out[2] & 0x04);	/* the child answers with authority */
+	CHECK(A.msg[2] & 0x04);	/* the child answers with authority */
 	decode();
 	CHECK_EQ(count(1, DNS_T_A, true), 1);
 	CHECK_EQ(ask(&udp_ctx, "sub.signed.example.", DNS_T_DNSKEY, 1232, true),
@@ -656,7 +524,7 @@ TFO_TEST(tcp_buffer_sized_at_load)
 	CHECK_EQ(ask(&tcp_ctx, "x.w.example.org.", DNS_T_TXT, 0, false), TFO_SVC_RESPOND);
 	CHECK_EQ(rcode(), 0);
 	CHECK_EQ(cnt(1), 12);
-	CHECK(out_len > 3000);
+	CHECK(A.len > 3000);
 	scratch_cap = 2048;
 	svc->destroy(st);
 	st = keep;

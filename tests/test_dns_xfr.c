@@ -24,7 +24,10 @@
 
 #include "tfo/service.h"
 
-#include "../services/dns.h"
+#include "../services/dns_load.h"
+#include "../services/dns_wire.h"
+#include "../services/dns_zone.h"
+#include "../services/dns_zparse.h"
 #include "../services/dns_xfr.h"
 #include "test.h"
 

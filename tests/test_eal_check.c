@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * tfo-fastpath: the checks before rte_eal_init (ops/eal_check.h) against
+ * tfo-fastpath: the checks before rte_eal_init (server/eal_check.h) against
  * a /proc and a /sys of the test's own making: the capabilities, the
  * hugetlbfs mounts and the free hugepages, each refusal one line naming
  * the fix. (The --file-prefix lock is tests/cli.sh's: two real servers.)
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ops/eal_check.h"
+#include "server/eal_check.h"
 #include "test.h"
 
 static char root[64], proc[96], sys[96], huge[96];

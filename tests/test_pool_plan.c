@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "net/tx.h"
-#include "ops/pool_plan.h"
+#include "server/pool_plan.h"
 
 #include "test.h"
 

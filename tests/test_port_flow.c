@@ -12,6 +12,8 @@
 #include <rte_flow.h>
 
 #include "net/port_flow.h"
+#include "server/config_check.h"
+#include "server/config_services.h"
 
 #include "test.h"
 
@@ -324,6 +326,7 @@ TFO_TEST(config_file_key)
 	CHECK_EQ(tfo_config_parse_string(&c, "[port net_null0]\nipv4 = 198.18.0.2/24\n"
 					 "isolate = on\n[service echo]\nport = 7\n", "t.ini",
 					 err, sizeof(err)), 0);
+	CHECK_EQ(tfo_config_services_load(&c, NULL, err, sizeof(err)), 0);
 	CHECK(c.nb_ports == 1 && c.ports[0].isolate);
 	CHECK_MSG(tfo_config_validate(&c, err, sizeof(err)) == 0, "%s", err);
 	CHECK(tfo_config_set(&c, "port net_null0", "isolate", "maybe", err, sizeof(err)) < 0);

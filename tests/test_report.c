@@ -16,6 +16,9 @@
 #define HZ UINT64_C(1000000000)	/* 1 GHz: a tick is a nanosecond */
 
 static struct tfo_report_snap prev, cur;
+/* http's counters as the server's map names them (tfo/service.h): a
+ * status counter ("http_404", "http_400_syntax") carries its status. */
+static struct tfo_svc_ctr_map http_map;
 
 static void
 snaps(unsigned int workers, unsigned int controls, uint64_t secs_x1000)
@@ -26,6 +29,7 @@ snaps(unsigned int workers, unsigned int controls, uint64_t secs_x1000)
 	cur.tsc = prev.tsc + HZ / 1000 * secs_x1000;
 	prev.nb_workers = cur.nb_workers = workers;
 	prev.nb_controls = cur.nb_controls = controls;
+	http_map.nb = 0;
 }
 
 static void
@@ -33,6 +37,24 @@ add(enum tfo_stat_id id, uint64_t before, uint64_t delta)
 {
 	prev.total.c[id] = before;
 	cur.total.c[id] = before + delta;
+}
+
+static void
+add_http(const char *name, uint16_t status, uint64_t before, uint64_t delta)
+{
+	unsigned int i;
+
+	for (i = 0; i < http_map.nb && strcmp(http_map.name[i], name) != 0; i++)
+		;
+	if (i == http_map.nb) {
+		http_map.name[i] = name;
+		http_map.service[i] = "http";
+		http_map.status[i] = status;
+		http_map.nb++;
+	}
+	prev.svc = cur.svc = &http_map;
+	prev.total.svc[i] = before;
+	cur.total.svc[i] = before + delta;
 }
 
 /* Every figure from known deltas over 2 s: the whole line, byte for byte. */
@@ -55,18 +77,18 @@ TFO_TEST(rates_line_all_keys_from_two_snapshots)
 		{ TFO_STAT_drop_paws, 0, 50 },	/* engine segment drop: not a frame */
 		{ TFO_STAT_rx_pkts, 123456, 4000 },
 		{ TFO_STAT_tx_pkts, 123000, 3990 },
-		{ TFO_STAT_http_200, 10, 1900 },
-		{ TFO_STAT_http_301, 0, 10 },
-		{ TFO_STAT_http_304, 0, 10 },
-		{ TFO_STAT_http_404, 0, 3 },
-		{ TFO_STAT_http_400_syntax, 0, 1 },
-		{ TFO_STAT_http_505, 0, 2 },
 		{ TFO_STAT_mbuf_alloc_fail, 0, 4 },
 	};
 
 	snaps(2, 1, 2000);
 	for (unsigned int i = 0; i < RTE_DIM(moved); i++)
 		add(moved[i].id, moved[i].before, moved[i].delta);
+	add_http("http_200", 200, 10, 1900);
+	add_http("http_301", 301, 0, 10);
+	add_http("http_304", 304, 0, 10);
+	add_http("http_404", 404, 0, 3);
+	add_http("http_400_syntax", 400, 0, 1);
+	add_http("http_505", 505, 0, 2);
 	cur.total.c[TFO_STAT_conns_active] = 42;
 	prev.total.c[TFO_STAT_conns_active] = 1000;	/* a gauge: its level now */
 	cur.total.c[TFO_STAT_tfo_pending] = 3;
@@ -139,6 +161,10 @@ TFO_TEST(rates_line_busy_has_every_key_in_order)
 	snaps(2, 1, 1000);
 	for (unsigned int i = 0; i < TFO_STAT_MAX; i++)
 		add((enum tfo_stat_id)i, 0, 1);
+	add_http("http_200", 200, 0, 1);
+	add_http("http_301", 301, 0, 1);
+	add_http("http_400_host", 400, 0, 1);
+	add_http("http_505", 505, 0, 1);
 	prev.nb_ports = cur.nb_ports = 1;
 	prev.ports_ok = cur.ports_ok = 1;
 	cur.imissed[0] = cur.nombuf[0] = cur.xsk[0].rx_fill_empty = 1;
@@ -198,11 +224,17 @@ TFO_TEST(rates_line_moved_key_appears_in_its_place)
 		{ TFO_STAT_TCPFastOpenPassiveFail, " fallback=", " bad_cookie=2 drops=0 " },
 		{ TFO_STAT_tfo_pending_source_overflow, " fallback=", " over_limit=2 drops=0 " },
 		{ TFO_STAT_ring_drop_full, " drops=", " drop_top=ring_drop_full imissed=0 " },
-		{ TFO_STAT_http_200, " control_busiest=", " http_2xx=2 conns=" },
-		{ TFO_STAT_http_301, " control_busiest=", " http_3xx=2 conns=" },
-		{ TFO_STAT_http_404, " control_busiest=", " http_4xx=2 conns=" },
-		{ TFO_STAT_http_505, " control_busiest=", " http_5xx=2 conns=" },
 		{ TFO_STAT_mbuf_alloc_fail, " pending=", " nombuf=2\n" },
+	};
+	static const struct {
+		const char *name;
+		uint16_t status;
+		const char *want;
+	} cls[] = {
+		{ "http_200", 200, " http_2xx=2 conns=" },
+		{ "http_301", 301, " http_3xx=2 conns=" },
+		{ "http_404", 404, " http_4xx=2 conns=" },
+		{ "http_505", 505, " http_5xx=2 conns=" },
 	};
 	char line[512];
 
@@ -219,6 +251,36 @@ TFO_TEST(rates_line_moved_key_appears_in_its_place)
 	cur.xsk[0].rx_fill_empty = 3;
 	REQUIRE(tfo_report_rates_line(&prev, &cur, HZ, line, sizeof(line)) > 0);
 	CHECK_MSG(strstr(line, " pending=0 fill_empty=3\n") != NULL, "%s", line);
+	/* http's classes, from its status counters */
+	for (unsigned int i = 0; i < RTE_DIM(cls); i++) {
+		snaps(1, 1, 1000);
+		add_http(cls[i].name, cls[i].status, 7, 2);
+		REQUIRE(tfo_report_rates_line(&prev, &cur, HZ, line, sizeof(line)) > 0);
+		CHECK_MSG(strstr(line, cls[i].want) != NULL &&
+			  strstr(line, " control_busiest=") < strstr(line, cls[i].want),
+			  "%u: %s", i, line);
+	}
+}
+
+/* A service's status counters (tfo/service.h) are summed by class in the
+ * class's place and never shown one by one; its other counters come last
+ * when they moved, as any service's. */
+TFO_TEST(rates_line_status_counters_by_class)
+{
+	char line[512];
+
+	snaps(1, 1, 1000);
+	add_http("http_200", 200, 0, 5);
+	add_http("http_204", 204, 0, 3);
+	add_http("http_400_host", 400, 0, 1);
+	add_http("http_404", 404, 0, 1);
+	add_http("http_range_ignored", 0, 0, 4);
+	add_http("http_ocsp_hit", 0, 9, 0);
+	REQUIRE(tfo_report_rates_line(&prev, &cur, HZ, line, sizeof(line)) > 0);
+	CHECK_MSG(strstr(line, " http_2xx=8 http_4xx=2 conns=0 pending=0 "
+			 "http_range_ignored=4\n") != NULL, "%s", line);
+	CHECK_MSG(strstr(line, "http_200") == NULL && strstr(line, "http_404") == NULL &&
+		  strstr(line, "http_3xx") == NULL && strstr(line, "ocsp") == NULL, "%s", line);
 }
 
 /* Service counters: only those that moved in the interval, in their

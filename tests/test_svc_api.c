@@ -264,6 +264,29 @@ TFO_TEST(counters_check_names)
 	      strstr(why, "in all") != NULL);
 }
 
+/* "<service>_<NNN>" and "<service>_<NNN>_<reason>" count a status (the
+ * stats line sums them by class); nothing else does. */
+TFO_TEST(counters_status_from_names)
+{
+	static const struct tfo_svc_counter ctrs[] = {
+		{ "t_200", "" }, { "t_404", "" }, { "t_400_host", "" }, { "t_599", "" },
+		{ "t_100", "" }, { "t_600", "" }, { "t_099", "" }, { "t_2000", "" },
+		{ "t_20", "" }, { "t_40x", "" }, { "t_range_ignored", "" },
+		{ "t_404x", "" }, { NULL, NULL }
+	};
+	static const uint16_t want[] = { 200, 404, 400, 599, 100, 0, 0, 0, 0, 0, 0, 0 };
+	struct tfo_service s = { .name = "t", .counters = ctrs };
+	struct tfo_service_inst a = { .svc = &s };
+	struct tfo_svc_ctr_map map;
+	char why[160] = "";
+
+	memset(&map, 0, sizeof(map));
+	CHECK_MSG(tfo_svc_ctr_map_add(&map, &a, why, sizeof(why)) == 0, "%s", why);
+	REQUIRE(map.nb == RTE_DIM(want));
+	for (unsigned int i = 0; i < RTE_DIM(want); i++)
+		CHECK_MSG(map.status[i] == want[i], "%s: %u", map.name[i], map.status[i]);
+}
+
 /* ctx->counters are the calling lcore's slots of the service. */
 TFO_TEST(counters_reach_handle)
 {

@@ -6,8 +6,9 @@ rules (suite lint: no root, no device).
     tfo_prom_test.py SOURCE_ROOT
 
 The fake answers the telemetry commands tfo-prom reads with every counter
-stats.h and pkt.h declare (parsed from the headers, so that a new counter
-is exported and linted here at once), two workers and two control lcores,
+stats.h and ops/drops.h declare and http's (services/http.c, service
+counters that keep their built-in families; parsed from the sources, so
+that a new counter is exported and linted here at once), two workers and two control lcores,
 and a /tfo/latency answer in the contract's shape (docs/runbook.md); a
 second fake has no /tfo/latency (an older server). Checked:
 - `promtool check metrics` reports nothing, with totals and --per-lcore
@@ -24,7 +25,7 @@ second fake has no /tfo/latency (an older server). Checked:
   seconds, summed over lcores (per lcore with --per-lcore); without
   /tfo/latency no histogram and exit 0;
 - tfo-prom's lists of frame drops match stats.h TFO_STATS_FRAME_DROPS and
-  pkt.h's reasons;
+  ops/drops.h's reasons;
 - --listen: loopback unless an address is given;
 - `promtool check rules` accepts config/tfo-alerts.yml and `promtool test
   rules` fires its alerts on made-up series (tests/tfo-alerts-test.yml).
@@ -65,11 +66,11 @@ def load_prom():
 
 
 def header_counters():
-    """[(name, 'counter'|'gauge', help)] of stats.h, then pkt.h's drop_<reason>."""
+    """[(name, 'counter'|'gauge', help)] of stats.h, then ops/drops.h's drop_<reason>."""
     text = open(os.path.join(ROOT, 'src', 'ops', 'stats.h')).read()
     out = [(n, 'gauge' if k == 'G' else 'counter', h.replace('\\"', '"'))
            for n, k, h in re.findall(r'X\((\w+),\s*([CG]),\s*"((?:[^"\\]|\\.)*)"\)', text)]
-    pkt = open(os.path.join(ROOT, 'src', 'net', 'pkt.h')).read()
+    pkt = open(os.path.join(ROOT, 'src', 'ops', 'drops.h')).read()
     body = pkt[pkt.index('#define TFO_PKT_DROP_REASONS'):]
     body = body[:body.index('\n\n')]
     out += [('drop_' + n, 'counter', h) for n, h in re.findall(r'X\((\w+),\s*"([^"]*)"\)', body)]
@@ -77,7 +78,7 @@ def header_counters():
 
 
 def parser_drops_h():
-    pkt = open(os.path.join(ROOT, 'src', 'net', 'pkt.h')).read()
+    pkt = open(os.path.join(ROOT, 'src', 'ops', 'drops.h')).read()
     body = pkt.split('#define TFO_PKT_DROP_REASONS')[1].split('\n\n')[0]
     return {'drop_' + r for r in re.findall(r'X\((\w+),', body)}
 
@@ -89,7 +90,17 @@ def frame_drops_h():
     return re.findall(r'X\((\w+)\)', body)
 
 
-COUNTERS = header_counters()
+def http_counters():
+    """[(name, 'counter', help)] http declares (services/http.c): service
+    counters whose families stay the built-in ones (tfo-prom
+    OWN_FAMILY_SERVICES)."""
+    text = open(os.path.join(ROOT, 'services', 'http.c')).read()
+    return [(n, 'counter', h.replace('\\"', '"')) for n, h in
+            re.findall(r'\{ "(http_\w+)",\s*"((?:[^"\\]|\\.)*)" \}', text)]
+
+
+HTTP_COUNTERS = http_counters()
+COUNTERS = header_counters() + HTTP_COUNTERS
 
 
 def lcore_stats(i):
@@ -129,7 +140,9 @@ class FakeTelemetry(tfotap.FakeTelemetry):
             start = int(arg or 0)
             page = COUNTERS[start:start + 64]
             nxt = start + 64 if start + 64 < len(COUNTERS) else 0
-            return {'next': nxt, 'counters': {n: '%s: %s' % (k, h) for n, k, h in page}}
+            http = {n for n, _, _ in HTTP_COUNTERS}
+            return {'next': nxt, 'counters': {n: '%s: %s' % (k, h) for n, k, h in page},
+                    'services': {n: 'http' for n, _, _ in page if n in http}}
         if name == '/tfo/stats':
             if arg == 'lcores':
                 return LCORES
@@ -215,7 +228,7 @@ def main():
                 sorted(prom.FRAME_DROPS) == sorted(frame_drops_h()),
                 set(prom.FRAME_DROPS) ^ set(frame_drops_h()))
         parser_h = parser_drops_h()
-        T.check('tfo-prom PARSER_DROPS is pkt.h TFO_PKT_DROP_REASONS',
+        T.check('tfo-prom PARSER_DROPS is ops/drops.h TFO_PKT_DROP_REASONS',
                 set(prom.PARSER_DROPS) == parser_h, set(prom.PARSER_DROPS) ^ parser_h)
         T.check('tfo-prom SEGMENT_DROPS and LINUX_MIB name real counters',
                 set(prom.SEGMENT_DROPS) <= names and set(prom.LINUX_MIB) <= names,
@@ -256,6 +269,12 @@ def main():
         no_lcore = [n for n, f in fams.items() if n != 'tfo_lcore_busy_seconds_total' and
                     any(k == 'lcore' for s in f['samples'] for k, _ in s[1])]
         T.check('totals: no lcore label (but on busy seconds)', not no_lcore, no_lcore[:5])
+        T.check('http declares its counters (services/http.c): 22 found',
+                len(HTTP_COUNTERS) == 22, len(HTTP_COUNTERS))
+        T.check('http\'s service counters keep their families: tfo_http_ocsp_hit_total, '
+                'none in tfo_service_events_total',
+                value(fams, 'tfo_http_ocsp_hit_total') == tot['http_ocsp_hit'] and
+                'tfo_service_events_total' not in fams, sorted(fams)[:8])
         T.check('HTTP by code: 200 and the 400s summed over their reasons',
                 value(fams, 'tfo_http_responses_total', code='200') == tot['http_200'] and
                 value(fams, 'tfo_http_responses_total', code='400') ==

@@ -328,6 +328,47 @@ http_txn_table(unsigned int reps, unsigned int trans)
 	return rc;
 }
 
+/* The http service on @p root, its state in @p c and @p state. @return 0,
+ * or -ENOENT (why on stderr). */
+static int
+http_open(struct bench_ctx *c, const char *root, void **state)
+{
+	struct tfo_service_kv kv[1] = { { .key = "root", .value = root } };
+	struct tfo_service_args a = { .port = 80, .nb_kv = 1, .kv = kv,
+				      .socket_id = SOCKET_ID_ANY };
+
+	c->svc = tfo_service_find("http");
+	if (c->svc == NULL || c->svc->create(&a, state) != 0) {
+		fprintf(stderr, "tfo-bench http: cannot create the http service "
+			"on %s\n", root);
+		return -ENOENT;
+	}
+	c->state = *state;
+	c->lim.max_header = 8192;
+	c->lim.max_uri = 4096;
+	return 0;
+}
+
+/* The browser's request into @p req: it revalidates with the real ETag of /. */
+static void
+http_browser_req(struct bench_ctx *c, char *req, size_t cap)
+{
+	char etag[64] = "\"x\"";
+	const char *p, *e;
+
+	c->req = (const uint8_t *)"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+	c->len = (uint32_t)strlen((const char *)c->req);
+	run_handle(c);
+	if (c->resp.body != NULL) {
+		p = memmem(c->resp.body->data, c->resp.body->len, "ETag: ", 6);
+		if (p != NULL && (e = strstr(p, "\r\n")) != NULL &&
+		    e - p - 6 < (long)sizeof(etag))
+			snprintf(etag, sizeof(etag), "%.*s", (int)(e - p - 6),
+				 p + 6);
+	}
+	snprintf(req, cap, browser_fmt, etag);
+}
+
 static int
 bench_http(int argc, char **argv)
 {
@@ -343,14 +384,10 @@ bench_http(int argc, char **argv)
 		{ "trans", TFO_BENCH_OPT_U32, &trans, NULL, 0, 0 },
 		{ "no-txn", TFO_BENCH_OPT_FLAG, &no_txn, NULL, 0, 0 },
 	};
-	struct tfo_service_kv kv[1];
-	struct tfo_service_args a = { .port = 80, .nb_kv = 1, .kv = kv,
-				      .socket_id = SOCKET_ID_ANY };
 	static struct bench_ctx c = {
 		.ctx = { .family = AF_INET, .transport = TFO_SVC_TCP, .dst_port = 80 },
 	};
-	char browser_req[2048], etag[64] = "\"x\"", what[96];
-	const char *p, *e;
+	char browser_req[2048], what[96];
 	double hz = (double)tfo_bench_tsc_hz();
 	void *state = NULL;
 	struct {
@@ -385,30 +422,9 @@ bench_http(int argc, char **argv)
 	root = root_s != NULL ? root_s : www;
 	if (iters == 0 || reps == 0 || trans == 0)
 		return -EINVAL;
-	kv[0].key = "root";
-	kv[0].value = root;
-	c.svc = tfo_service_find("http");
-	if (c.svc == NULL || c.svc->create(&a, &state) != 0) {
-		fprintf(stderr, "tfo-bench http: cannot create the http service "
-			"on %s\n", root);
+	if (http_open(&c, root, &state) != 0)
 		return -ENOENT;
-	}
-	c.state = state;
-	c.lim.max_header = 8192;
-	c.lim.max_uri = 4096;
-
-	/* the browser revalidates with the real ETag of / */
-	c.req = (const uint8_t *)"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
-	c.len = (uint32_t)strlen((const char *)c.req);
-	run_handle(&c);
-	if (c.resp.body != NULL) {
-		p = memmem(c.resp.body->data, c.resp.body->len, "ETag: ", 6);
-		if (p != NULL && (e = strstr(p, "\r\n")) != NULL &&
-		    e - p - 6 < (long)sizeof(etag))
-			snprintf(etag, sizeof(etag), "%.*s", (int)(e - p - 6),
-				 p + 6);
-	}
-	snprintf(browser_req, sizeof(browser_req), browser_fmt, etag);
+	http_browser_req(&c, browser_req, sizeof(browser_req));
 	reqs[0].name = "curl";
 	reqs[0].req = curl_req;
 	reqs[1].name = "browser";

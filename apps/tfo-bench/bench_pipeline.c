@@ -94,6 +94,97 @@ bp_controls_row(const struct bt_result *one, const struct bt_result *row, double
 	       one->ctl_max / row->ctl_max / row->nb_controls * one->nb_controls);
 }
 
+/* The slow-path table's header: what a transaction is, what the columns say. */
+static void
+bp_slow_header(const struct bt_params *p, uint32_t req_len, unsigned int reps,
+	       unsigned int trans)
+{
+	printf("# the slow path (worker -> ring -> control lcore(s), replies sent by the "
+	       "control lcore), echo %u B, bursts of %u, median of %u x %u; CPU %s\n",
+	       req_len, p->burst, reps, trans, tfo_bench_cpu_model());
+	printf("# a transaction: TFO: SYN+cookie+request, ACK+FIN; plain / bad cookie / "
+	       "cookie request: SYN, ACK+request, ACK+FIN; spoofed SYN: the SYN alone\n");
+	printf("# TSC ticks per transaction: worker (burst + housekeeping), control "
+	       "(tfo_control_poll of every control lcore, summed), busiest control (the "
+	       "largest one control lcore's share), total (+ TX free); x TFO = total / "
+	       "TFO's total; SYN cookies/txn: all (of which the worker's)\n");
+	printf("| live | cksum | load | syncookies | controls | worker | control | "
+	       "busiest control | total | spread | x TFO | to control/txn | "
+	       "SYN cookies/txn (worker) | pkts | Mtrans/s/core | left out |\n");
+	printf("|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+}
+
+/* The kinds' rows of one live count and checksum mode (p->live, p->offload)
+ * next to the TFO transaction (@p tfo_total), each kept in @p rows for the
+ * side-by-side table. */
+static int
+bp_slow_kinds(struct bt_params *p, const struct bp_slow_set *set, unsigned int reps,
+	      unsigned int trans, double tfo_total, struct bt_result rows[3][5][BT_MAX_CONTROLS])
+{
+	const char *ck = p->offload ? "offload" : "sw";
+	double hz = (double)tfo_bench_tsc_hz();
+	struct bt_result row;
+	int rc = 0;
+
+	for (unsigned int mi = 0; mi < set->nmodes && rc == 0; mi++)
+	for (unsigned int k = 0; k < set->nkinds && rc == 0; k++)
+	for (unsigned int ni = 0; ni < set->ncontrols && rc == 0; ni++) {
+		uint8_t kind = set->kinds[k];
+
+		p->kind = kind;
+		p->syncookies = set->modes[mi];
+		p->nb_controls = set->controls[ni];
+		rc = bt_measure(p, reps, trans, &row);
+		if (rc != 0) {
+			fprintf(stderr, "pipeline: %s, syncookies %s, %u controls, "
+				"live %u %s: failed\n", bp_kind_names[kind],
+				set->modes[mi], set->controls[ni], p->live, ck);
+			break;
+		}
+		rows[mi][k][ni] = row;
+		printf("| %u | %s | %s | %s | %u | %.0f | %.0f | %.0f | %.0f | "
+		       "%.1f%% | %.2f | %.2f | %.2f (%.2f) | %.1f | %.2f | %.1f%% |\n",
+		       p->live, ck, bp_kind_names[kind],
+		       set->modes[mi], row.nb_controls, row.wrk, row.ctl,
+		       row.ctl_max, row.total,
+		       100.0 * (row.hi - row.lo) / row.total,
+		       row.total / tfo_total, row.to_ctl, row.syncookies,
+		       row.wrk_syncookies, row.pkts, hz / row.total / 1e6,
+		       100.0 * (double)row.left_out / (double)row.bursts);
+		fflush(stdout);
+	}
+	return rc;
+}
+
+/* The control lcores side by side, from bp_slow_kinds' @p rows. */
+static void
+bp_controls_table(const struct bp_slow_set *set, uint32_t live, const char *ck,
+		  struct bt_result rows[3][5][BT_MAX_CONTROLS])
+{
+	double hz = (double)tfo_bench_tsc_hz();
+
+	printf("\n# control lcores side by side (live %u, %s): control TSC per "
+	       "transaction summed over the N control lcores (x N=%u: that sum / "
+	       "N=%u's; nothing shared: ~1.00) and each one's share; the control "
+	       "stage's rate with N control lcores, each on its own core, is "
+	       "transactions / the busiest control's busy TSC: Mtrans/s = TSC Hz / "
+	       "busiest; speed-up = N=%u's busiest / N's busiest (the target compares "
+	       "it with 1.7 for N = 2); speed-up / N: per control core (1.00: "
+	       "perfectly spread); spoofed SYNs left out (no control work)\n",
+	       live, ck, set->controls[0], set->controls[0], set->controls[0]);
+	printf("| cksum | load | syncookies | controls | control (sum) | x N=%u | "
+	       "per control | busiest | Mtrans/s (control stage) | speed-up | "
+	       "speed-up / N |\n", set->controls[0]);
+	printf("|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|\n");
+	for (unsigned int mi = 0; mi < set->nmodes; mi++)
+		for (unsigned int k = 0; k < set->nkinds; k++)
+			for (unsigned int ni = 0;
+			     set->kinds[k] != BT_KIND_FLOOD && ni < set->ncontrols; ni++)
+				bp_controls_row(&rows[mi][k][0], &rows[mi][k][ni], hz, ck,
+						bp_kind_names[set->kinds[k]], set->modes[mi]);
+	printf("\n");
+}
+
 /* The slow-path table: each kind next to the TFO transaction. */
 static int
 bp_slow(struct bt_params *p, const struct bp_slow_set *set,
@@ -108,22 +199,9 @@ bp_slow(struct bt_params *p, const struct bp_slow_set *set,
 	p->req = req;
 	p->req_len = req_len;
 	p->ackfin = true;
-	printf("# the slow path (worker -> ring -> control lcore(s), replies sent by the "
-	       "control lcore), echo %u B, bursts of %u, median of %u x %u; CPU %s\n",
-	       req_len, p->burst, reps, trans, tfo_bench_cpu_model());
-	printf("# a transaction: TFO: SYN+cookie+request, ACK+FIN; plain / bad cookie / "
-	       "cookie request: SYN, ACK+request, ACK+FIN; spoofed SYN: the SYN alone\n");
-	printf("# TSC ticks per transaction: worker (burst + housekeeping), control "
-	       "(tfo_control_poll of every control lcore, summed), busiest control (the "
-	       "largest one control lcore's share), total (+ TX free); x TFO = total / "
-	       "TFO's total; SYN cookies/txn: all (of which the worker's)\n");
-	printf("| live | cksum | load | syncookies | controls | worker | control | "
-	       "busiest control | total | spread | x TFO | to control/txn | "
-	       "SYN cookies/txn (worker) | pkts | Mtrans/s/core | left out |\n");
-	printf("|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	bp_slow_header(p, req_len, reps, trans);
 	for (unsigned int li = 0; li < nlives && rc == 0; li++)
 		for (unsigned int ci = 0; ci < ncks && rc == 0; ci++) {
-			double tfo_total = 0;
 			struct bt_result row;
 
 			p->live = lives[li];
@@ -136,67 +214,15 @@ bp_slow(struct bt_params *p, const struct bp_slow_set *set,
 				fprintf(stderr, "pipeline: TFO, live %u: failed\n", lives[li]);
 				break;
 			}
-			tfo_total = row.total;
 			printf("| %u | %s | TFO | - | - | %.0f | 0 | 0 | %.0f | %.1f%% | 1.00 | "
 			       "0.00 | 0.00 (0.00) | %.1f | %.2f | %.1f%% |\n", lives[li],
 			       cks[ci] ? "offload" : "sw", row.wrk, row.total,
 			       100.0 * (row.hi - row.lo) / row.total, row.pkts, hz / row.total / 1e6,
 			       100.0 * (double)row.left_out / (double)row.bursts);
-			for (unsigned int mi = 0; mi < set->nmodes && rc == 0; mi++)
-			for (unsigned int k = 0; k < set->nkinds && rc == 0; k++)
-			for (unsigned int ni = 0; ni < set->ncontrols && rc == 0; ni++) {
-				uint8_t kind = set->kinds[k];
-
-				p->kind = kind;
-				p->syncookies = set->modes[mi];
-				p->nb_controls = set->controls[ni];
-				rc = bt_measure(p, reps, trans, &row);
-				if (rc != 0) {
-					fprintf(stderr, "pipeline: %s, syncookies %s, %u controls, "
-						"live %u %s: failed\n", bp_kind_names[kind],
-						set->modes[mi], set->controls[ni], lives[li],
-						cks[ci] ? "offload" : "sw");
-					break;
-				}
-				ctl_rows[mi][k][ni] = row;
-				printf("| %u | %s | %s | %s | %u | %.0f | %.0f | %.0f | %.0f | "
-				       "%.1f%% | %.2f | %.2f | %.2f (%.2f) | %.1f | %.2f | %.1f%% |\n",
-				       lives[li], cks[ci] ? "offload" : "sw", bp_kind_names[kind],
-				       set->modes[mi], row.nb_controls, row.wrk, row.ctl,
-				       row.ctl_max, row.total,
-				       100.0 * (row.hi - row.lo) / row.total,
-				       row.total / tfo_total, row.to_ctl, row.syncookies,
-				       row.wrk_syncookies, row.pkts, hz / row.total / 1e6,
-				       100.0 * (double)row.left_out / (double)row.bursts);
-				fflush(stdout);
-			}
-			if (rc != 0 || set->ncontrols < 2)
-				continue;
-			printf("\n# control lcores side by side (live %u, %s): control TSC per "
-			       "transaction summed over the N control lcores (x N=%u: that sum / "
-			       "N=%u's; nothing shared: ~1.00) and each one's share; the control "
-			       "stage's rate with N control lcores, each on its own core, is "
-			       "transactions / the busiest control's busy TSC: Mtrans/s = TSC Hz / "
-			       "busiest; speed-up = N=%u's busiest / N's busiest (the target compares "
-			       "it with 1.7 for N = 2); speed-up / N: per control core (1.00: "
-			       "perfectly spread); spoofed SYNs left out (no control work)\n",
-			       lives[li], cks[ci] ? "offload" : "sw", set->controls[0],
-			       set->controls[0], set->controls[0]);
-			printf("| cksum | load | syncookies | controls | control (sum) | x N=%u | "
-			       "per control | busiest | Mtrans/s (control stage) | speed-up | "
-			       "speed-up / N |\n", set->controls[0]);
-			printf("|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|\n");
-			for (unsigned int mi = 0; mi < set->nmodes; mi++)
-				for (unsigned int k = 0; k < set->nkinds; k++)
-					for (unsigned int ni = 0;
-					     set->kinds[k] != BT_KIND_FLOOD && ni < set->ncontrols;
-					     ni++)
-						bp_controls_row(&ctl_rows[mi][k][0],
-								&ctl_rows[mi][k][ni], hz,
-								cks[ci] ? "offload" : "sw",
-								bp_kind_names[set->kinds[k]],
-								set->modes[mi]);
-			printf("\n");
+			rc = bp_slow_kinds(p, set, reps, trans, row.total, ctl_rows);
+			if (rc == 0 && set->ncontrols >= 2)
+				bp_controls_table(set, lives[li], cks[ci] ? "offload" : "sw",
+						  ctl_rows);
 		}
 	printf("# targets (issue 14, reported, not enforced): plain >= 0.5x the TFO rate "
 	       "(x TFO <= 2); control cost per transaction not growing with N; 2 control "
@@ -223,6 +249,76 @@ bp_names(char *arg, const char *const *names, unsigned int nnames, const char **
 		out[n++] = names[k];
 	}
 	return n;
+}
+
+/* The TFO table: each live count x service x checksum mode, one row each. */
+static int
+bp_fast(struct bt_params *p, const uint32_t *lives, unsigned int nlives,
+	const char *const *svcs, unsigned int nsvc, const bool *cks, unsigned int ncks,
+	const uint8_t *echo_req, uint32_t echo_len, unsigned int reps, unsigned int trans)
+{
+	double hz = (double)tfo_bench_tsc_hz();
+	int rc = 0;
+
+	printf("# one TFO transaction: SYN+cookie+request -> SYN-ACK+response+FIN; "
+	       "ACK%s; bursts of %u, %s client frames; median of %u x %u "
+	       "transactions\n", p->ackfin ? "+FIN -> ACK" : "; FIN -> ACK",
+	       p->burst, p->cold ? "cold (clflush)" : "warm", reps, trans);
+	printf("# TSC ticks per transaction by step (burst + housekeeping + TX "
+	       "free); Mtrans/s = TSC Hz / total\n");
+	printf("| live | service | cksum | response | syn | ack | fin | total | "
+	       "spread | ticks/pkt | pkts | Mtrans/s/core | left out |\n");
+	printf("|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (unsigned int li = 0; li < nlives && rc == 0; li++)
+		for (unsigned int si = 0; si < nsvc && rc == 0; si++)
+			for (unsigned int ci = 0; ci < ncks && rc == 0; ci++) {
+				struct bt_result row;
+				bool http = strcmp(svcs[si], "http") == 0;
+
+				p->live = lives[li];
+				p->service = svcs[si];
+				p->offload = cks[ci];
+				p->req = http ? (const uint8_t *)bp_http_req : echo_req;
+				p->req_len = http ? (uint32_t)strlen(bp_http_req) : echo_len;
+				rc = bt_measure(p, reps, trans, &row);
+				if (rc != 0) {
+					fprintf(stderr, "pipeline: live %u %s %s: failed\n",
+						lives[li], svcs[si],
+						cks[ci] ? "offload" : "sw");
+					break;
+				}
+				printf("| %u | %s | %s | %u B/%u seg | %.0f | %.0f | %.0f | "
+				       "%.0f | %.1f%% | %.0f | %.0f | %.2f | %.1f%% |\n",
+				       lives[li], svcs[si], cks[ci] ? "offload" : "sw",
+				       row.resp, row.segs, row.syn, row.ack, row.fin,
+				       row.total, 100.0 * (row.hi - row.lo) / row.total,
+				       row.total / row.pkts, row.pkts,
+				       hz / row.total / 1e6,
+				       100.0 * (double)row.left_out / (double)row.bursts);
+				fflush(stdout);
+			}
+	return rc;
+}
+
+/* --service and --cksum ("both" or one of them; NULL: both): the services
+ * and checksum modes the TFO table runs, into @p svcs and @p cks. */
+static int
+bp_which(const char *svc_s, const char *cks_s, const char **svcs, unsigned int *nsvc,
+	 bool *cks, unsigned int *ncks)
+{
+	if (svc_s != NULL && strcmp(svc_s, "both") != 0) {
+		if (strcmp(svc_s, "echo") != 0 && strcmp(svc_s, "http") != 0)
+			return -EINVAL;
+		svcs[0] = svc_s;
+		*nsvc = 1;
+	}
+	if (cks_s != NULL && strcmp(cks_s, "both") != 0) {
+		if (strcmp(cks_s, "offload") != 0 && strcmp(cks_s, "sw") != 0)
+			return -EINVAL;
+		cks[0] = strcmp(cks_s, "offload") == 0;
+		*ncks = 1;
+	}
+	return 0;
 }
 
 static int
@@ -263,7 +359,6 @@ bench_pipeline(int argc, char **argv)
 		  RTE_DIM(set.controls), 0 },
 		{ "syncookies", TFO_BENCH_OPT_STR, &modes_s, NULL, 0, 0 },
 	};
-	double hz = (double)tfo_bench_tsc_hz();
 	int rc = 0;
 
 	if (tfo_bench_getopt(argc, argv, opts, RTE_DIM(opts),
@@ -274,18 +369,8 @@ bench_pipeline(int argc, char **argv)
 			     "[--flood] [--controls N[,N...]] "
 			     "[--syncookies auto|always|no[,...]]") < 0)
 		return -EINVAL;
-	if (svc_s != NULL && strcmp(svc_s, "both") != 0) {
-		if (strcmp(svc_s, "echo") != 0 && strcmp(svc_s, "http") != 0)
-			return -EINVAL;
-		svcs[0] = svc_s;
-		nsvc = 1;
-	}
-	if (cks_s != NULL && strcmp(cks_s, "both") != 0) {
-		if (strcmp(cks_s, "offload") != 0 && strcmp(cks_s, "sw") != 0)
-			return -EINVAL;
-		cks[0] = strcmp(cks_s, "offload") == 0;
-		ncks = 1;
-	}
+	if (bp_which(svc_s, cks_s, svcs, &nsvc, cks, &ncks) < 0)
+		return -EINVAL;
 	for (unsigned int i = 0; i < set.ncontrols; i++)
 		if (set.controls[i] == 0 || set.controls[i] > BT_MAX_CONTROLS)
 			return -EINVAL;
@@ -321,43 +406,7 @@ bench_pipeline(int argc, char **argv)
 		return rc;
 	}
 
-	printf("# one TFO transaction: SYN+cookie+request -> SYN-ACK+response+FIN; "
-	       "ACK%s; bursts of %u, %s client frames; median of %u x %u "
-	       "transactions\n", p.ackfin ? "+FIN -> ACK" : "; FIN -> ACK",
-	       p.burst, p.cold ? "cold (clflush)" : "warm", reps, trans);
-	printf("# TSC ticks per transaction by step (burst + housekeeping + TX "
-	       "free); Mtrans/s = TSC Hz / total\n");
-	printf("| live | service | cksum | response | syn | ack | fin | total | "
-	       "spread | ticks/pkt | pkts | Mtrans/s/core | left out |\n");
-	printf("|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-	for (unsigned int li = 0; li < nlives && rc == 0; li++)
-		for (unsigned int si = 0; si < nsvc && rc == 0; si++)
-			for (unsigned int ci = 0; ci < ncks && rc == 0; ci++) {
-				struct bt_result row;
-				bool http = strcmp(svcs[si], "http") == 0;
-
-				p.live = lives[li];
-				p.service = svcs[si];
-				p.offload = cks[ci];
-				p.req = http ? (const uint8_t *)bp_http_req : echo_req;
-				p.req_len = http ? (uint32_t)strlen(bp_http_req) : echo_len;
-				rc = bt_measure(&p, reps, trans, &row);
-				if (rc != 0) {
-					fprintf(stderr, "pipeline: live %u %s %s: failed\n",
-						lives[li], svcs[si],
-						cks[ci] ? "offload" : "sw");
-					break;
-				}
-				printf("| %u | %s | %s | %u B/%u seg | %.0f | %.0f | %.0f | "
-				       "%.0f | %.1f%% | %.0f | %.0f | %.2f | %.1f%% |\n",
-				       lives[li], svcs[si], cks[ci] ? "offload" : "sw",
-				       row.resp, row.segs, row.syn, row.ack, row.fin,
-				       row.total, 100.0 * (row.hi - row.lo) / row.total,
-				       row.total / row.pkts, row.pkts,
-				       hz / row.total / 1e6,
-				       100.0 * (double)row.left_out / (double)row.bursts);
-				fflush(stdout);
-			}
+	rc = bp_fast(&p, lives, nlives, svcs, nsvc, cks, ncks, echo_req, echo_len, reps, trans);
 	bt_remove_docroot(root, sizes, RTE_DIM(sizes));
 	printf("# targets (reported, not enforced): per complete TFO transaction on "
 	       "one core, echo <= 400 cycles with offloaded checksums, <= 480 "

@@ -27,7 +27,7 @@
 
 #include "lcore/control.h"
 #include "lcore/worker.h"
-#include "ops/server.h"
+#include "server/server.h"
 
 #include "bench.h"
 

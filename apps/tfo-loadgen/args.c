@@ -19,53 +19,11 @@
 
 #define LG_DEFAULT_REQUEST "GET / HTTP/1.1\\r\\nHost: tfo-loadgen\\r\\nConnection: close\\r\\n\\r\\n"
 
-void
-lg_usage(FILE *f, const char *prog)
+/* The usage's second half: from the spoofed-SYN flood on, and the example. */
+static void
+lg_usage_options(FILE *f, const char *prog)
 {
 	fprintf(f,
-		"usage: %s [EAL args] -- --server ADDR --client ADDR [options]\n"
-		"\n"
-		"Plays many TCP Fast Open (RFC 7413) clients against a server, through\n"
-		"every port EAL probed (--vdev net_tap0 / net_memif / a NIC). The first\n"
-		"lcore reports; every other lcore generates, with one RX/TX queue pair on\n"
-		"every port. Phases: resolve the server's MAC (ARP/ND), warm-up (one\n"
-		"cookie request per client address, until each has a cookie), run (TFO\n"
-		"transactions: SYN + cookie + request, SYN-ACK, response, ACK+FIN), drain.\n"
-		"\n"
-		"addresses:\n"
-		"  --server ADDR           server address, IPv4 or IPv6 (required)\n"
-		"  --server-port N         server TCP port (default 80)\n"
-		"  --server-mac MAC        do not resolve the server's MAC with ARP/ND\n"
-		"  --client ADDR           first client address (required; same family)\n"
-		"  --clients N             client addresses from --client on, 1..65536\n"
-		"                          (default 16); ARP/ND for them are answered\n"
-		"  --client-ports LO-HI    client source ports (default 10000-10255)\n"
-		"  --alias ADDR            also answer ARP/ND for ADDR (a next hop the\n"
-		"                          server may route the client range through)\n"
-		"load:\n"
-		"  --concurrency N         transactions in flight per generator lcore\n"
-		"                          (1..65534, default 64)\n"
-		"  --rate N                transactions/s started, all lcores (default 0:\n"
-		"                          as fast as the slots free up)\n"
-		"  --duration SEC          length of the run (default 10 when no --count)\n"
-		"  --count N               transactions to start in the run (with\n"
-		"                          --duration: whichever ends first)\n"
-		"  --warmup-timeout SEC    warm-up limit (default 10; 0: no warm-up, the\n"
-		"                          first transaction of each address asks for a cookie)\n"
-		"  --resolve-timeout SEC   ARP/ND limit (default 10)\n"
-		"mix (percent of the starts, decimals allowed; the rest is TFO):\n"
-		"  --bad-cookie PCT        SYN + data with a corrupted cookie (fallback expected)\n"
-		"  --no-tfo PCT            plain SYN, request after the handshake\n"
-		"  --cookie-req PCT        SYN with an empty TFO option (a cookie request\n"
-		"                          even when the address holds a cookie), request\n"
-		"                          after the handshake; with --no-tfo only, or\n"
-		"                          --cookie-req only, there is no warm-up\n"
-		"  --syn-flood PCT         SYN + valid cookie + data from --flood-ports that\n"
-		"                          never completes (loads the server's pending limit)\n"
-		"  --flood-ports LO-HI     source ports of the flood (default 40000-40999)\n"
-		"  --cookie-form rfc|exp   option of our cookie requests: kind 34 or 254/0xF989\n"
-		"                          (default rfc; a cached cookie is sent in the form\n"
-		"                          the server answered with)\n"
 		"spoofed-SYN flood (beside the transactions of the run, during the run):\n"
 		"  --spoof-flood RATE|max  plain SYNs/s (all lcores) from random addresses of\n"
 		"                          --spoof-src and ports of --spoof-ports, never\n"
@@ -123,7 +81,58 @@ lg_usage(FILE *f, const char *prog)
 		"  ip netns exec NS %s -l 0-1 --no-pci --vdev net_tap0,iface=lg0 -- \\\n"
 		"     --server 198.18.0.1 --server-port 7 --client 198.18.0.100 --clients 16 \\\n"
 		"     --request-size 100 --expect-echo --count 10000\n",
-		prog, prog);
+		prog);
+}
+
+void
+lg_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [EAL args] -- --server ADDR --client ADDR [options]\n"
+		"\n"
+		"Plays many TCP Fast Open (RFC 7413) clients against a server, through\n"
+		"every port EAL probed (--vdev net_tap0 / net_memif / a NIC). The first\n"
+		"lcore reports; every other lcore generates, with one RX/TX queue pair on\n"
+		"every port. Phases: resolve the server's MAC (ARP/ND), warm-up (one\n"
+		"cookie request per client address, until each has a cookie), run (TFO\n"
+		"transactions: SYN + cookie + request, SYN-ACK, response, ACK+FIN), drain.\n"
+		"\n"
+		"addresses:\n"
+		"  --server ADDR           server address, IPv4 or IPv6 (required)\n"
+		"  --server-port N         server TCP port (default 80)\n"
+		"  --server-mac MAC        do not resolve the server's MAC with ARP/ND\n"
+		"  --client ADDR           first client address (required; same family)\n"
+		"  --clients N             client addresses from --client on, 1..65536\n"
+		"                          (default 16); ARP/ND for them are answered\n"
+		"  --client-ports LO-HI    client source ports (default 10000-10255)\n"
+		"  --alias ADDR            also answer ARP/ND for ADDR (a next hop the\n"
+		"                          server may route the client range through)\n"
+		"load:\n"
+		"  --concurrency N         transactions in flight per generator lcore\n"
+		"                          (1..65534, default 64)\n"
+		"  --rate N                transactions/s started, all lcores (default 0:\n"
+		"                          as fast as the slots free up)\n"
+		"  --duration SEC          length of the run (default 10 when no --count)\n"
+		"  --count N               transactions to start in the run (with\n"
+		"                          --duration: whichever ends first)\n"
+		"  --warmup-timeout SEC    warm-up limit (default 10; 0: no warm-up, the\n"
+		"                          first transaction of each address asks for a cookie)\n"
+		"  --resolve-timeout SEC   ARP/ND limit (default 10)\n"
+		"mix (percent of the starts, decimals allowed; the rest is TFO):\n"
+		"  --bad-cookie PCT        SYN + data with a corrupted cookie (fallback expected)\n"
+		"  --no-tfo PCT            plain SYN, request after the handshake\n"
+		"  --cookie-req PCT        SYN with an empty TFO option (a cookie request\n"
+		"                          even when the address holds a cookie), request\n"
+		"                          after the handshake; with --no-tfo only, or\n"
+		"                          --cookie-req only, there is no warm-up\n"
+		"  --syn-flood PCT         SYN + valid cookie + data from --flood-ports that\n"
+		"                          never completes (loads the server's pending limit)\n"
+		"  --flood-ports LO-HI     source ports of the flood (default 40000-40999)\n"
+		"  --cookie-form rfc|exp   option of our cookie requests: kind 34 or 254/0xF989\n"
+		"                          (default rfc; a cached cookie is sent in the form\n"
+		"                          the server answered with)\n",
+		prog);
+	lg_usage_options(f, prog);
 }
 
 static int
@@ -466,21 +475,306 @@ lg_check(struct lg_opts *o, bool have_server, bool have_client, int client_famil
 	return 0;
 }
 
+/* What lg_parse_args saw, for the checks after the last option. */
+struct lg_seen {
+	bool server, client, spoof_src, request;
+	int client_family, alias_family, spoof_family;
+};
+
+#define LG_OPT_OTHER 1	/* lg_opt_*: not an option of this group */
+
+/* The server, the clients and their addresses and ports. @return 0, a negative errno (why in @p err), or
+ * LG_OPT_OTHER: not an option of this group. */
+static int
+lg_opt_addrs(struct lg_opts *o, int opt, const char *a, struct lg_seen *seen,
+	       char *err, size_t errlen)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_SERVER:
+		if (lg_addr(a, &o->family, &o->server) < 0)
+			return tfo_errmsg(err, errlen, "--server %s: not an IPv4/IPv6 address", a);
+		seen->server = true;
+		break;
+	case OPT_SERVER_PORT:
+		if (lg_u64(a, 1, 65535, &v) < 0)
+			return tfo_errmsg(err, errlen, "--server-port %s: want 1..65535", a);
+		o->server_port = (uint16_t)v;
+		break;
+	case OPT_SERVER_MAC:
+		if (rte_ether_unformat_addr(a, &o->server_mac) < 0 ||
+		    !rte_is_unicast_ether_addr(&o->server_mac) ||
+		    rte_is_zero_ether_addr(&o->server_mac))
+			return tfo_errmsg(err, errlen, "--server-mac %s: not a unicast MAC", a);
+		o->server_mac_set = true;
+		break;
+	case OPT_CLIENT:
+		if (lg_addr(a, &seen->client_family, &o->client) < 0)
+			return tfo_errmsg(err, errlen, "--client %s: not an IPv4/IPv6 address", a);
+		seen->client = true;
+		break;
+	case OPT_CLIENTS:
+		if (lg_u64(a, 1, LG_MAX_CLIENTS, &v) < 0)
+			return tfo_errmsg(err, errlen, "--clients %s: want 1..%u", a, LG_MAX_CLIENTS);
+		o->nb_clients = (uint32_t)v;
+		break;
+	case OPT_CLIENT_PORTS:
+		if (lg_range(a, &o->port_lo, &o->port_hi) < 0)
+			return tfo_errmsg(err, errlen, "--client-ports %s: want LO-HI in 1..65535", a);
+		break;
+	case OPT_ALIAS:
+		if (lg_addr(a, &seen->alias_family, &o->alias) < 0)
+			return tfo_errmsg(err, errlen, "--alias %s: not an IPv4/IPv6 address", a);
+		o->alias_set = true;
+		break;
+	default:
+		return LG_OPT_OTHER;
+	}
+	return 0;
+}
+
+/* The load: how much, how long, the mix of kinds, the spoofed-SYN flood. @return 0, a negative errno (why in @p err), or
+ * LG_OPT_OTHER: not an option of this group. */
+static int
+lg_opt_load(struct lg_opts *o, int opt, const char *a, struct lg_seen *seen,
+	      char *err, size_t errlen)
+{
+	uint64_t v;
+	struct tfo_local_addr la;
+
+	switch (opt) {
+	case OPT_FLOOD_PORTS:
+		if (lg_range(a, &o->flood_lo, &o->flood_hi) < 0)
+			return tfo_errmsg(err, errlen, "--flood-ports %s: want LO-HI in 1..65535", a);
+		break;
+	case OPT_CONCURRENCY:
+		if (lg_u64(a, 1, LG_MAX_CONCURRENCY, &v) < 0)
+			return tfo_errmsg(err, errlen, "--concurrency %s: want 1..%u", a,
+				      LG_MAX_CONCURRENCY);
+		o->concurrency = (uint32_t)v;
+		break;
+	case OPT_RATE:
+		if (lg_u64(a, 0, 1000000000, &v) < 0)
+			return tfo_errmsg(err, errlen, "--rate %s: want 0..1000000000", a);
+		o->rate = v;
+		break;
+	case OPT_DURATION:
+		if (lg_seconds(a, &o->duration_s) < 0)
+			return tfo_errmsg(err, errlen, "--duration %s: want seconds >= 0", a);
+		break;
+	case OPT_COUNT:
+		if (lg_u64(a, 0, UINT64_MAX / 2, &v) < 0)
+			return tfo_errmsg(err, errlen, "--count %s: want an integer >= 0", a);
+		o->count = v;
+		break;
+	case OPT_WARMUP_TIMEOUT:
+		if (lg_seconds(a, &o->warmup_timeout_s) < 0)
+			return tfo_errmsg(err, errlen, "--warmup-timeout %s: want seconds >= 0", a);
+		break;
+	case OPT_RESOLVE_TIMEOUT:
+		if (lg_seconds(a, &o->resolve_timeout_s) < 0 || o->resolve_timeout_s == 0)
+			return tfo_errmsg(err, errlen, "--resolve-timeout %s: want seconds > 0", a);
+		break;
+	case OPT_BAD_COOKIE:
+		if (lg_percent(a, &o->bp_bad_cookie) < 0)
+			return tfo_errmsg(err, errlen, "--bad-cookie %s: want a percentage 0..100", a);
+		break;
+	case OPT_NO_TFO:
+		if (lg_percent(a, &o->bp_no_tfo) < 0)
+			return tfo_errmsg(err, errlen, "--no-tfo %s: want a percentage 0..100", a);
+		break;
+	case OPT_SYN_FLOOD:
+		if (lg_percent(a, &o->bp_flood) < 0)
+			return tfo_errmsg(err, errlen, "--syn-flood %s: want a percentage 0..100", a);
+		break;
+	case OPT_COOKIE_REQ:
+		if (lg_percent(a, &o->bp_cookie_req) < 0)
+			return tfo_errmsg(err, errlen, "--cookie-req %s: want a percentage 0..100", a);
+		break;
+	case OPT_SPOOF_FLOOD:
+		if (strcmp(a, "max") == 0)
+			o->spoof_rate = 0;
+		else if (lg_u64(a, 1, 1000000000, &v) < 0)
+			return tfo_errmsg(err, errlen, "--spoof-flood %s: want SYNs/s "
+				      "1..1000000000 or max", a);
+		else
+			o->spoof_rate = v;
+		o->spoof = true;
+		break;
+	case OPT_SPOOF_SRC:
+		if (strchr(a, '/') == NULL || tfo_parse_addr(a, &la) < 0)
+			return tfo_errmsg(err, errlen, "--spoof-src %s: want ADDR/LEN", a);
+		seen->spoof_family = la.family;
+		o->spoof_src = la.addr;
+		o->spoof_prefix = la.prefix_len;
+		seen->spoof_src = true;
+		break;
+	case OPT_SPOOF_PORTS:
+		if (lg_range(a, &o->spoof_port_lo, &o->spoof_port_hi) < 0)
+			return tfo_errmsg(err, errlen, "--spoof-ports %s: want LO-HI in 1..65535", a);
+		break;
+	case OPT_COOKIE_FORM:
+		if (strcmp(a, "rfc") == 0)
+			o->cookie_form = TFO_FORM_RFC;
+		else if (strcmp(a, "exp") == 0)
+			o->cookie_form = TFO_FORM_EXP;
+		else
+			return tfo_errmsg(err, errlen, "--cookie-form %s: want rfc or exp", a);
+		break;
+	default:
+		return LG_OPT_OTHER;
+	}
+	return 0;
+}
+
+/* The request sent and the response expected (or the DNS query). @return 0, a negative errno (why in @p err), or
+ * LG_OPT_OTHER: not an option of this group. */
+static int
+lg_opt_request(struct lg_opts *o, int opt, const char *a, struct lg_seen *seen,
+	         char *err, size_t errlen)
+{
+	uint64_t v;
+	int rc;
+
+	switch (opt) {
+	case OPT_REQUEST:
+		free(o->request);
+		o->request = NULL;
+		rc = lg_unescape(a, &o->request, &o->request_len);
+		if (rc < 0)
+			return tfo_errmsg(err, errlen, "--request: bad escape (\\r \\n \\t \\\\ "
+				      "\\xHH)");
+		o->tag = false;
+		seen->request = true;
+		break;
+	case OPT_REQUEST_SIZE:
+		if (lg_u64(a, 1, LG_MAX_REQUEST, &v) < 0)
+			return tfo_errmsg(err, errlen, "--request-size %s: want 1..%u", a,
+				      LG_MAX_REQUEST);
+		free(o->request);
+		if (lg_pattern(o, (uint32_t)v) < 0)
+			return tfo_errmsg(err, errlen, "out of memory");
+		seen->request = true;
+		break;
+	case OPT_DNS_QUERY:
+		rc = lg_dns_query(o, a, err, errlen);
+		if (rc < 0)
+			return rc;
+		break;
+	case OPT_DNS_RCODE:
+		rc = lg_dns_rcode(a);
+		if (rc < 0)
+			return tfo_errmsg(err, errlen, "--dns-rcode %s: want NOERROR, FORMERR, "
+				      "SERVFAIL, NXDOMAIN, NOTIMP, REFUSED or 0..15", a);
+		o->dns_rcode = (uint8_t)rc;
+		break;
+	case OPT_EXPECT_ECHO:
+		o->expect_echo = true;
+		break;
+	case OPT_EXPECT_LEN:
+		if (lg_u64(a, 0, UINT32_MAX, &v) < 0)
+			return tfo_errmsg(err, errlen, "--expect-len %s: want bytes >= 0", a);
+		o->expect_len = (int64_t)v;
+		break;
+	case OPT_EXPECT_PREFIX:
+		free(o->expect_prefix);
+		o->expect_prefix = NULL;
+		if (lg_unescape(a, &o->expect_prefix, &o->expect_prefix_len) < 0)
+			return tfo_errmsg(err, errlen, "--expect-prefix: bad escape (\\r \\n \\t "
+				      "\\\\ \\xHH)");
+		break;
+	default:
+		return LG_OPT_OTHER;
+	}
+	return 0;
+}
+
+/* TCP, the ports' queues, the generator lcores' idling, the output. @return 0, a negative errno (why in @p err), or
+ * LG_OPT_OTHER: not an option of this group. */
+static int
+lg_opt_transport(struct lg_opts *o, int opt, const char *a, struct lg_seen *seen,
+	           char *err, size_t errlen)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_RTO_MS:
+		if (lg_u64(a, 1, 600000, &v) < 0)
+			return tfo_errmsg(err, errlen, "--rto-ms %s: want 1..600000", a);
+		o->rto_ms = (uint32_t)v;
+		break;
+	case OPT_RETRIES:
+		if (lg_u64(a, 0, 20, &v) < 0)
+			return tfo_errmsg(err, errlen, "--retries %s: want 0..20", a);
+		o->retries = (uint32_t)v;
+		break;
+	case OPT_TIMEOUT_MS:
+		if (lg_u64(a, 1, 3600000, &v) < 0)
+			return tfo_errmsg(err, errlen, "--timeout-ms %s: want 1..3600000", a);
+		o->timeout_ms = (uint32_t)v;
+		break;
+	case OPT_MTU:
+		if (lg_u64(a, 128, 9198, &v) < 0)
+			return tfo_errmsg(err, errlen, "--mtu %s: want 128..9198", a);
+		o->mtu = (uint16_t)v;
+		break;
+	case OPT_MSS:
+		if (lg_u64(a, 88, 9158, &v) < 0)
+			return tfo_errmsg(err, errlen, "--mss %s: want 88..9158", a);
+		o->mss = (uint16_t)v;
+		break;
+	case OPT_BURST:
+		if (lg_u64(a, 1, TFO_TX_BUF, &v) < 0)
+			return tfo_errmsg(err, errlen, "--burst %s: want 1..%d", a, TFO_TX_BUF);
+		o->burst = (uint32_t)v;
+		break;
+	case OPT_RSS_PEER:
+		if (lg_u64(a, 1, LG_MAX_PEER_CONTROLS, &v) < 0)
+			return tfo_errmsg(err, errlen, "--rss-peer %s: want the server's "
+				      "control lcores, 1..%d", a, LG_MAX_PEER_CONTROLS);
+		o->rss_peer = true;
+		o->peer_controls = (uint16_t)v;
+		break;
+	case OPT_RXD:
+	case OPT_TXD:
+		if (lg_u64(a, 32, 32768, &v) < 0)
+			return tfo_errmsg(err, errlen, "--%s %s: want 32..32768",
+				      opt == OPT_RXD ? "rxd" : "txd", a);
+		if (opt == OPT_RXD)
+			o->rx_desc = (uint16_t)v;
+		else
+			o->tx_desc = (uint16_t)v;
+		break;
+	case OPT_STATS_PERIOD:
+		if (lg_u64(a, 0, 3600, &v) < 0)
+			return tfo_errmsg(err, errlen, "--stats-period %s: want 0..3600", a);
+		o->stats_period_s = (uint32_t)v;
+		break;
+	case OPT_JSON:
+		o->json_path = a;
+		break;
+	case OPT_IDLE:
+		if (strcmp(a, "yield") != 0 && strcmp(a, "busy") != 0)
+			return tfo_errmsg(err, errlen, "--idle %s: want yield or busy", a);
+		o->idle_yield = strcmp(a, "yield") == 0;
+		break;
+	default:
+		return LG_OPT_OTHER;
+	}
+	return 0;
+}
+
 int
 lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen)
 {
-	bool have_server = false, have_client = false, have_spoof_src = false;
-	bool have_request = false;
-	int client_family = 0, alias_family = 0, spoof_family = 0, opt, rc;
-	struct tfo_local_addr la;
-	uint64_t v;
+	struct lg_seen seen = { 0 };
+	int opt, rc;
 
 	lg_defaults(o);
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", lg_long_opts, NULL)) != -1) {
-		const char *a = optarg;
-
 		switch (opt) {
 		case 'h':
 			lg_usage(stdout, argv[0]);
@@ -488,250 +782,41 @@ lg_parse_args(struct lg_opts *o, int argc, char **argv, char *err, size_t errlen
 		case OPT_VERSION:
 			printf("tfo-loadgen %s (%s)\n", TFO_VERSION, rte_version());
 			return 1;
-		case OPT_SERVER:
-			if (lg_addr(a, &o->family, &o->server) < 0)
-				return tfo_errmsg(err, errlen, "--server %s: not an IPv4/IPv6 address", a);
-			have_server = true;
-			break;
-		case OPT_SERVER_PORT:
-			if (lg_u64(a, 1, 65535, &v) < 0)
-				return tfo_errmsg(err, errlen, "--server-port %s: want 1..65535", a);
-			o->server_port = (uint16_t)v;
-			break;
-		case OPT_SERVER_MAC:
-			if (rte_ether_unformat_addr(a, &o->server_mac) < 0 ||
-			    !rte_is_unicast_ether_addr(&o->server_mac) ||
-			    rte_is_zero_ether_addr(&o->server_mac))
-				return tfo_errmsg(err, errlen, "--server-mac %s: not a unicast MAC", a);
-			o->server_mac_set = true;
-			break;
-		case OPT_CLIENT:
-			if (lg_addr(a, &client_family, &o->client) < 0)
-				return tfo_errmsg(err, errlen, "--client %s: not an IPv4/IPv6 address", a);
-			have_client = true;
-			break;
-		case OPT_CLIENTS:
-			if (lg_u64(a, 1, LG_MAX_CLIENTS, &v) < 0)
-				return tfo_errmsg(err, errlen, "--clients %s: want 1..%u", a, LG_MAX_CLIENTS);
-			o->nb_clients = (uint32_t)v;
-			break;
-		case OPT_CLIENT_PORTS:
-			if (lg_range(a, &o->port_lo, &o->port_hi) < 0)
-				return tfo_errmsg(err, errlen, "--client-ports %s: want LO-HI in 1..65535", a);
-			break;
-		case OPT_FLOOD_PORTS:
-			if (lg_range(a, &o->flood_lo, &o->flood_hi) < 0)
-				return tfo_errmsg(err, errlen, "--flood-ports %s: want LO-HI in 1..65535", a);
-			break;
-		case OPT_ALIAS:
-			if (lg_addr(a, &alias_family, &o->alias) < 0)
-				return tfo_errmsg(err, errlen, "--alias %s: not an IPv4/IPv6 address", a);
-			o->alias_set = true;
-			break;
-		case OPT_CONCURRENCY:
-			if (lg_u64(a, 1, LG_MAX_CONCURRENCY, &v) < 0)
-				return tfo_errmsg(err, errlen, "--concurrency %s: want 1..%u", a,
-					      LG_MAX_CONCURRENCY);
-			o->concurrency = (uint32_t)v;
-			break;
-		case OPT_RATE:
-			if (lg_u64(a, 0, 1000000000, &v) < 0)
-				return tfo_errmsg(err, errlen, "--rate %s: want 0..1000000000", a);
-			o->rate = v;
-			break;
-		case OPT_DURATION:
-			if (lg_seconds(a, &o->duration_s) < 0)
-				return tfo_errmsg(err, errlen, "--duration %s: want seconds >= 0", a);
-			break;
-		case OPT_COUNT:
-			if (lg_u64(a, 0, UINT64_MAX / 2, &v) < 0)
-				return tfo_errmsg(err, errlen, "--count %s: want an integer >= 0", a);
-			o->count = v;
-			break;
-		case OPT_WARMUP_TIMEOUT:
-			if (lg_seconds(a, &o->warmup_timeout_s) < 0)
-				return tfo_errmsg(err, errlen, "--warmup-timeout %s: want seconds >= 0", a);
-			break;
-		case OPT_RESOLVE_TIMEOUT:
-			if (lg_seconds(a, &o->resolve_timeout_s) < 0 || o->resolve_timeout_s == 0)
-				return tfo_errmsg(err, errlen, "--resolve-timeout %s: want seconds > 0", a);
-			break;
-		case OPT_BAD_COOKIE:
-			if (lg_percent(a, &o->bp_bad_cookie) < 0)
-				return tfo_errmsg(err, errlen, "--bad-cookie %s: want a percentage 0..100", a);
-			break;
-		case OPT_NO_TFO:
-			if (lg_percent(a, &o->bp_no_tfo) < 0)
-				return tfo_errmsg(err, errlen, "--no-tfo %s: want a percentage 0..100", a);
-			break;
-		case OPT_SYN_FLOOD:
-			if (lg_percent(a, &o->bp_flood) < 0)
-				return tfo_errmsg(err, errlen, "--syn-flood %s: want a percentage 0..100", a);
-			break;
-		case OPT_COOKIE_REQ:
-			if (lg_percent(a, &o->bp_cookie_req) < 0)
-				return tfo_errmsg(err, errlen, "--cookie-req %s: want a percentage 0..100", a);
-			break;
-		case OPT_SPOOF_FLOOD:
-			if (strcmp(a, "max") == 0)
-				o->spoof_rate = 0;
-			else if (lg_u64(a, 1, 1000000000, &v) < 0)
-				return tfo_errmsg(err, errlen, "--spoof-flood %s: want SYNs/s "
-					      "1..1000000000 or max", a);
-			else
-				o->spoof_rate = v;
-			o->spoof = true;
-			break;
-		case OPT_SPOOF_SRC:
-			if (strchr(a, '/') == NULL || tfo_parse_addr(a, &la) < 0)
-				return tfo_errmsg(err, errlen, "--spoof-src %s: want ADDR/LEN", a);
-			spoof_family = la.family;
-			o->spoof_src = la.addr;
-			o->spoof_prefix = la.prefix_len;
-			have_spoof_src = true;
-			break;
-		case OPT_SPOOF_PORTS:
-			if (lg_range(a, &o->spoof_port_lo, &o->spoof_port_hi) < 0)
-				return tfo_errmsg(err, errlen, "--spoof-ports %s: want LO-HI in 1..65535", a);
-			break;
-		case OPT_COOKIE_FORM:
-			if (strcmp(a, "rfc") == 0)
-				o->cookie_form = TFO_FORM_RFC;
-			else if (strcmp(a, "exp") == 0)
-				o->cookie_form = TFO_FORM_EXP;
-			else
-				return tfo_errmsg(err, errlen, "--cookie-form %s: want rfc or exp", a);
-			break;
-		case OPT_REQUEST:
-			free(o->request);
-			o->request = NULL;
-			rc = lg_unescape(a, &o->request, &o->request_len);
-			if (rc < 0)
-				return tfo_errmsg(err, errlen, "--request: bad escape (\\r \\n \\t \\\\ "
-					      "\\xHH)");
-			o->tag = false;
-			have_request = true;
-			break;
-		case OPT_REQUEST_SIZE:
-			if (lg_u64(a, 1, LG_MAX_REQUEST, &v) < 0)
-				return tfo_errmsg(err, errlen, "--request-size %s: want 1..%u", a,
-					      LG_MAX_REQUEST);
-			free(o->request);
-			if (lg_pattern(o, (uint32_t)v) < 0)
-				return tfo_errmsg(err, errlen, "out of memory");
-			have_request = true;
-			break;
-		case OPT_DNS_QUERY:
-			rc = lg_dns_query(o, a, err, errlen);
-			if (rc < 0)
-				return rc;
-			break;
-		case OPT_DNS_RCODE:
-			rc = lg_dns_rcode(a);
-			if (rc < 0)
-				return tfo_errmsg(err, errlen, "--dns-rcode %s: want NOERROR, FORMERR, "
-					      "SERVFAIL, NXDOMAIN, NOTIMP, REFUSED or 0..15", a);
-			o->dns_rcode = (uint8_t)rc;
-			break;
-		case OPT_EXPECT_ECHO:
-			o->expect_echo = true;
-			break;
-		case OPT_EXPECT_LEN:
-			if (lg_u64(a, 0, UINT32_MAX, &v) < 0)
-				return tfo_errmsg(err, errlen, "--expect-len %s: want bytes >= 0", a);
-			o->expect_len = (int64_t)v;
-			break;
-		case OPT_EXPECT_PREFIX:
-			free(o->expect_prefix);
-			o->expect_prefix = NULL;
-			if (lg_unescape(a, &o->expect_prefix, &o->expect_prefix_len) < 0)
-				return tfo_errmsg(err, errlen, "--expect-prefix: bad escape (\\r \\n \\t "
-					      "\\\\ \\xHH)");
-			break;
-		case OPT_RTO_MS:
-			if (lg_u64(a, 1, 600000, &v) < 0)
-				return tfo_errmsg(err, errlen, "--rto-ms %s: want 1..600000", a);
-			o->rto_ms = (uint32_t)v;
-			break;
-		case OPT_RETRIES:
-			if (lg_u64(a, 0, 20, &v) < 0)
-				return tfo_errmsg(err, errlen, "--retries %s: want 0..20", a);
-			o->retries = (uint32_t)v;
-			break;
-		case OPT_TIMEOUT_MS:
-			if (lg_u64(a, 1, 3600000, &v) < 0)
-				return tfo_errmsg(err, errlen, "--timeout-ms %s: want 1..3600000", a);
-			o->timeout_ms = (uint32_t)v;
-			break;
-		case OPT_MTU:
-			if (lg_u64(a, 128, 9198, &v) < 0)
-				return tfo_errmsg(err, errlen, "--mtu %s: want 128..9198", a);
-			o->mtu = (uint16_t)v;
-			break;
-		case OPT_MSS:
-			if (lg_u64(a, 88, 9158, &v) < 0)
-				return tfo_errmsg(err, errlen, "--mss %s: want 88..9158", a);
-			o->mss = (uint16_t)v;
-			break;
-		case OPT_BURST:
-			if (lg_u64(a, 1, TFO_TX_BUF, &v) < 0)
-				return tfo_errmsg(err, errlen, "--burst %s: want 1..%d", a, TFO_TX_BUF);
-			o->burst = (uint32_t)v;
-			break;
-		case OPT_RSS_PEER:
-			if (lg_u64(a, 1, LG_MAX_PEER_CONTROLS, &v) < 0)
-				return tfo_errmsg(err, errlen, "--rss-peer %s: want the server's "
-					      "control lcores, 1..%d", a, LG_MAX_PEER_CONTROLS);
-			o->rss_peer = true;
-			o->peer_controls = (uint16_t)v;
-			break;
-		case OPT_RXD:
-		case OPT_TXD:
-			if (lg_u64(a, 32, 32768, &v) < 0)
-				return tfo_errmsg(err, errlen, "--%s %s: want 32..32768",
-					      opt == OPT_RXD ? "rxd" : "txd", a);
-			if (opt == OPT_RXD)
-				o->rx_desc = (uint16_t)v;
-			else
-				o->tx_desc = (uint16_t)v;
-			break;
-		case OPT_STATS_PERIOD:
-			if (lg_u64(a, 0, 3600, &v) < 0)
-				return tfo_errmsg(err, errlen, "--stats-period %s: want 0..3600", a);
-			o->stats_period_s = (uint32_t)v;
-			break;
-		case OPT_JSON:
-			o->json_path = a;
-			break;
-		case OPT_IDLE:
-			if (strcmp(a, "yield") != 0 && strcmp(a, "busy") != 0)
-				return tfo_errmsg(err, errlen, "--idle %s: want yield or busy", a);
-			o->idle_yield = strcmp(a, "yield") == 0;
-			break;
-		case '?':
 		default:
+			break;
+		}
+		rc = lg_opt_addrs(o, opt, optarg, &seen, err, errlen);
+		if (rc == LG_OPT_OTHER)
+			rc = lg_opt_load(o, opt, optarg, &seen, err, errlen);
+		if (rc == LG_OPT_OTHER)
+			rc = lg_opt_request(o, opt, optarg, &seen, err, errlen);
+		if (rc == LG_OPT_OTHER)
+			rc = lg_opt_transport(o, opt, optarg, &seen, err, errlen);
+		if (rc == LG_OPT_OTHER) {
 			if (optopt != 0 && optopt < 256)
 				return tfo_errmsg(err, errlen, "option -%c: unknown or missing its "
 					      "argument (see --help)", optopt);
 			return tfo_errmsg(err, errlen, "option %s: unknown or missing its argument "
 				      "(see --help)", argv[optind - 1]);
 		}
+		if (rc < 0)
+			return rc;
 	}
 	if (optind < argc)
 		return tfo_errmsg(err, errlen, "unexpected argument '%s' (EAL arguments go "
 			      "before \"--\")", argv[optind]);
-	if (o->alias_set && have_server && alias_family != o->family)
+	if (o->alias_set && seen.server && seen.alias_family != o->family)
 		return tfo_errmsg(err, errlen, "--alias: not of --server's family");
-	if (have_spoof_src && !o->spoof)
+	if (seen.spoof_src && !o->spoof)
 		return tfo_errmsg(err, errlen, "--spoof-src without --spoof-flood");
-	if (o->dns && (have_request || o->expect_echo || o->expect_len >= 0 ||
+	if (o->dns && (seen.request || o->expect_echo || o->expect_len >= 0 ||
 		       o->expect_prefix != NULL))
 		return tfo_errmsg(err, errlen, "--dns-query builds the request and checks the "
 			      "answer: not with --request, --request-size or --expect-*");
 	if (!o->dns && o->dns_rcode != 0)
 		return tfo_errmsg(err, errlen, "--dns-rcode without --dns-query");
-	return lg_check(o, have_server, have_client, client_family, spoof_family,
-			have_spoof_src, err, errlen);
+	return lg_check(o, seen.server, seen.client, seen.client_family, seen.spoof_family,
+			seen.spoof_src, err, errlen);
 }
 
 void

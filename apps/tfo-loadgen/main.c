@@ -326,6 +326,44 @@ run_phases(struct app *a)
 	}
 }
 
+/* The run's report: the summary (and --json), then what the devices lost on
+ * their own. @return the errors of the run (every err_* counter). */
+static uint64_t
+report(struct app *a)
+{
+	struct lg_report *rep;
+	uint64_t errors;
+	int rc;
+
+	/* cache-line aligned type: the compiler uses aligned vector loads on
+	 * it, and calloc() only gives 16 bytes (a GP fault at -O3) */
+	rep = rte_zmalloc("lg_report", sizeof(*rep), RTE_CACHE_LINE_SIZE);
+	if (rep == NULL)
+		app_die("out of memory");
+	lg_report_collect(rep, a->lcs, a->nb_gen);
+	lg_report_summary(stdout, rep, &a->o, a->tsc_per_us);
+	if (a->o.json_path != NULL) {
+		rc = lg_report_json(a->o.json_path, rep, &a->o, a->tsc_per_us);
+		if (rc < 0)
+			app_die("--json %s: %s", a->o.json_path, strerror(-rc));
+	}
+	errors = lg_stats_errors(&rep->total);
+	rte_free(rep);
+	/* what the devices lost on their own (an AF_XDP socket's full RX ring
+	 * or empty fill ring: imissed), which no counter of ours sees */
+	for (uint16_t p = 0; p < a->sh->nb_ports; p++) {
+		struct rte_eth_stats es;
+
+		if (rte_eth_stats_get(a->sh->ports[p].info.port_id, &es) == 0)
+			printf("summary: port%u ipackets %" PRIu64 " opackets %" PRIu64
+			       " imissed %" PRIu64 " ierrors %" PRIu64 " oerrors %" PRIu64
+			       " rx_nombuf %" PRIu64 "\n", a->sh->ports[p].info.port_id,
+			       es.ipackets, es.opackets, es.imissed, es.ierrors, es.oerrors,
+			       es.rx_nombuf);
+	}
+	return errors;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -334,7 +372,6 @@ main(int argc, char **argv)
 	int sep, rc, eal_argc;
 	unsigned int lcore, i = 0;
 	uint64_t errors;
-	struct lg_report *rep;
 
 	app_init("tfo-loadgen", 2);	/* bad arguments or set-up: exit code 2 */
 	sep = app_find_sep(argc, argv);
@@ -394,32 +431,7 @@ main(int argc, char **argv)
 	}
 	rte_eal_mp_wait_lcore();
 
-	/* cache-line aligned type: the compiler uses aligned vector loads on
-	 * it, and calloc() only gives 16 bytes (a GP fault at -O3) */
-	rep = rte_zmalloc("lg_report", sizeof(*rep), RTE_CACHE_LINE_SIZE);
-	if (rep == NULL)
-		app_die("out of memory");
-	lg_report_collect(rep, app.lcs, app.nb_gen);
-	lg_report_summary(stdout, rep, &app.o, app.tsc_per_us);
-	if (app.o.json_path != NULL) {
-		rc = lg_report_json(app.o.json_path, rep, &app.o, app.tsc_per_us);
-		if (rc < 0)
-			app_die("--json %s: %s", app.o.json_path, strerror(-rc));
-	}
-	errors = lg_stats_errors(&rep->total);
-	rte_free(rep);
-	/* what the devices lost on their own (an AF_XDP socket's full RX ring
-	 * or empty fill ring: imissed), which no counter of ours sees */
-	for (uint16_t p = 0; p < app.sh->nb_ports; p++) {
-		struct rte_eth_stats es;
-
-		if (rte_eth_stats_get(app.sh->ports[p].info.port_id, &es) == 0)
-			printf("summary: port%u ipackets %" PRIu64 " opackets %" PRIu64
-			       " imissed %" PRIu64 " ierrors %" PRIu64 " oerrors %" PRIu64
-			       " rx_nombuf %" PRIu64 "\n", app.sh->ports[p].info.port_id,
-			       es.ipackets, es.opackets, es.imissed, es.ierrors, es.oerrors,
-			       es.rx_nombuf);
-	}
+	errors = report(&app);
 
 	for (uint16_t p = 0; p < app.sh->nb_ports; p++)
 		tfo_port_close(&app.sh->ports[p].info);

@@ -27,9 +27,11 @@
 #include "lcore/control.h"
 #include "tfo/log.h"
 #include "ops/stats.h"
-#include "ops/server.h"
-#include "ops/start_plan.h"
-#include "ops/eal_check.h"
+#include "server/config_check.h"
+#include "server/config_services.h"
+#include "server/server.h"
+#include "server/start_plan.h"
+#include "server/eal_check.h"
 #include "net/dev_owner.h"
 #include "net/xdp.h"
 
@@ -200,58 +202,30 @@ help_counters(FILE *f)
 }
 
 /*
- * Options are applied in two passes: --config first (it replaces the
- * embedded file), then every override in command-line order.
+ * After the file and the overrides: the plugins load, each service checks
+ * its keys (one of the file's refused as the parser refuses one, a --set's
+ * as --set), then the configuration as a whole.
  */
 static void
-parse_app_args(struct app *a, int argc, char **argv, const char *prog)
+config_ready(struct tfo_config *cfg)
 {
 	char err[TFO_CFG_ERR];
-	const char *config_file = NULL;
-	int opt;
+	unsigned int line = 0;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_CONFIG:
-			config_file = optarg;
-			break;
-		case 'h':
-			usage(stdout, prog);
-			exit(0);
-		case OPT_HELP_CONFIG:
-			tfo_config_help(stdout);
-			exit(0);
-		case OPT_HELP_COUNTERS:
-			help_counters(stdout);
-			exit(0);
-		case OPT_VERSION:
-			printf("tfo-server %s (%s)\n", TFO_VERSION, rte_version());
-			exit(0);
-		case '?':
-			if (optopt != 0)
-				app_die("option -%c: unknown or missing its argument (see --help)",
-				    optopt);
-			app_die("option %s: unknown or missing its argument (see --help)",
-			    argv[optind - 1]);
-		default:
-			break;
-		}
-	}
-	if (optind < argc)
-		app_die("unexpected argument '%s' (EAL arguments go before \"--\")",
-		    argv[optind]);
-
-	tfo_config_defaults(&a->cfg);
-	if (config_file != NULL) {
-		if (tfo_config_parse_file(&a->cfg, config_file, err, sizeof(err)) < 0)
+	if (tfo_config_services_load(cfg, &line, err, sizeof(err)) < 0) {
+		if (line != 0)
 			app_die("config %s", err);
-	} else if (tfo_config_parse_string(&a->cfg, tfo_config_embedded(),
-					   "(embedded config/tfo-server.ini)", err,
-					   sizeof(err)) < 0) {
-		app_die("config %s", err);
+		app_die("--set: %s", err);
 	}
+	if (tfo_config_validate(cfg, err, sizeof(err)) < 0)
+		app_die("config: %s", err);
+}
+
+/* The second pass: every override, in command-line order. */
+static void
+apply_overrides(struct app *a, int argc, char **argv)
+{
+	int opt;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
@@ -312,8 +286,65 @@ parse_app_args(struct app *a, int argc, char **argv, const char *prog)
 			break;
 		}
 	}
-	if (tfo_config_validate(&a->cfg, err, sizeof(err)) < 0)
-		app_die("config: %s", err);
+}
+
+/*
+ * Options are applied in two passes: --config first (it replaces the
+ * embedded file), then every override in command-line order.
+ */
+static void
+parse_app_args(struct app *a, int argc, char **argv, const char *prog)
+{
+	char err[TFO_CFG_ERR];
+	const char *config_file = NULL;
+	int opt;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CONFIG:
+			config_file = optarg;
+			break;
+		case 'h':
+			usage(stdout, prog);
+			exit(0);
+		case OPT_HELP_CONFIG:
+			tfo_config_help(stdout);
+			tfo_config_help_services(stdout);
+			exit(0);
+		case OPT_HELP_COUNTERS:
+			help_counters(stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("tfo-server %s (%s)\n", TFO_VERSION, rte_version());
+			exit(0);
+		case '?':
+			if (optopt != 0)
+				app_die("option -%c: unknown or missing its argument (see --help)",
+				    optopt);
+			app_die("option %s: unknown or missing its argument (see --help)",
+			    argv[optind - 1]);
+		default:
+			break;
+		}
+	}
+	if (optind < argc)
+		app_die("unexpected argument '%s' (EAL arguments go before \"--\")",
+		    argv[optind]);
+
+	tfo_config_defaults(&a->cfg);
+	if (config_file != NULL) {
+		if (tfo_config_parse_file(&a->cfg, config_file, err, sizeof(err)) < 0)
+			app_die("config %s", err);
+	} else if (tfo_config_parse_string(&a->cfg, tfo_config_embedded(),
+					   "(embedded config/tfo-server.ini)", err,
+					   sizeof(err)) < 0) {
+		app_die("config %s", err);
+	}
+
+	apply_overrides(a, argc, argv);
+	config_ready(&a->cfg);
 }
 
 /* Is a --vdev for @device already among the EAL arguments? */
@@ -493,7 +524,7 @@ vdev_needs_net_admin(const char *v)
 }
 
 /*
- * A start's checks of what rte_eal_init reports badly (ops/eal_check.h):
+ * A start's checks of what rte_eal_init reports badly (server/eal_check.h):
  * one line naming the fix and exit 1, before the EAL creates its run
  * directory. The hugepages named are the plan's (--print-config's).
  */

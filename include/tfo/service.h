@@ -41,8 +41,6 @@ extern "C" {
  */
 #define TFO_SERVICE_ABI_VERSION 2
 
-struct tfo_stats;
-
 /**
  * Most counters of all configured services together (tfo_stats.svc).
  * /tfo/stats answers in one telemetry dict of at most 256 entries: the
@@ -60,6 +58,11 @@ struct tfo_stats;
  * (/tfo/stats, the stats line, tfo-prom, --help-counters) under @p name,
  * which must begin with the service's name and '_' ("dns_rcode_noerror")
  * so that it greps to its service and never meets a built-in name.
+ *
+ * A name "<service>_<NNN>" or "<service>_<NNN>_<reason>", NNN a status
+ * from 100 to 599 ("http_404", "http_400_host"), counts responses of that
+ * status: the stats line shows such counters summed by class
+ * ("http_4xx", tfo_svc_ctr_map.status) rather than one by one.
  */
 struct tfo_svc_counter {
 	const char *name;
@@ -132,9 +135,10 @@ struct tfo_svc_resp {
 	/* in */
 	uint8_t *buf;		/**< scratch the engine keeps until ACKed */
 	uint32_t buf_cap;	/**< its size */
-	struct tfo_stats *stats;	/**< the calling lcore's counters, for
-					 *   the service's own (stats.h), or
-					 *   NULL: the engine zeroes the struct */
+	/** NULL. Until http declared its counters as every service does
+	 *  (tfo_svc_ctx.counters), the engine's counters; kept so that the
+	 *  layout of interface version 2 stays. */
+	void *reserved;
 	/* out */
 	uint32_t consumed;	/**< request bytes this response answers; the
 				 *   rest is the next (pipelined) request */
@@ -356,6 +360,9 @@ struct tfo_svc_ctr_map {
 	const char *name[TFO_SVC_STATS_MAX];
 	const char *help[TFO_SVC_STATS_MAX];
 	const char *service[TFO_SVC_STATS_MAX];
+	/** the response status a counter counts (100-599, from its name:
+	 *  struct tfo_svc_counter), or 0 */
+	uint16_t status[TFO_SVC_STATS_MAX];
 };
 
 /**

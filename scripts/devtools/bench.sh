@@ -48,6 +48,10 @@
 #    two compared), knotd and NSD on kernel sockets; answered %, the
 #    highest rate held, server CPU per answer; then one run at a real
 #    limit (BENCH_DNSSEC_RRL_LIMIT, 1000/s): dns_rrl_* and bytes out/in;
+# 3e. TFO over AF_XDP beside the kernel's (scripts/devtools/bench_afxdp_tfo.sh,
+#    phase afxdp-tfo): on (3c)'s veth, tfo-server and tfo-loadgen on
+#    net_af_xdp, the kernel's TFO server and client, at 1,000/s and at the
+#    peak; the floor: testpmd macswap on net_af_xdp; the ratio per transaction;
 # 4. tfo-bench pipeline, engine, cookie and http; the pipeline's slow path
 #    (--plain --bad-cookie --cookie-req) next to its TFO figure, the same
 #    with 1 and 2 control lcores (--controls 1,2), and the spoofed SYN
@@ -96,6 +100,7 @@
 # --quick: 3 repetitions of 3 s (BENCH_REPS/BENCH_SECONDS still win).
 # --phases LIST: only these phases (comma-separated): testpmd (1), peak (2),
 # loads (2c), flood (2d), kernel (3), dns and nginx (3b), afxdp (3c), dnssec (3d),
+# afxdp-tfo (3e),
 # tfo-bench (all of 4) or tb-NAME (one
 # tfo-bench run: tb-pipeline, tb-pipeline_ackfin, tb-pipeline_cold,
 # tb-pipeline_slow, tb-pipeline_controls, tb-pipeline_flood, tb-engine,
@@ -127,13 +132,13 @@ ROOT=$(pwd)
 B=${BENCH_BUILD:-build-bench}
 QUICK=0
 PHASES=""
-ALL_PHASES="testpmd peak loads flood kernel dns nginx afxdp dnssec tfo-bench latency scale"
+ALL_PHASES="testpmd peak loads flood kernel dns nginx afxdp dnssec afxdp-tfo tfo-bench latency scale"
 TB_NAMES="pipeline pipeline_ackfin pipeline_cold pipeline_slow pipeline_controls pipeline_flood
 engine cookie http"
 SCALE_WORKERS=""
 SCALE_CONTROLS=1,2,4
 usage() {
-	echo "usage: $0 [--quick] [--phases testpmd,peak,loads,flood,kernel,dns,nginx,afxdp,dnssec,tfo-bench,tb-NAME,latency,scale...]" \
+	echo "usage: $0 [--quick] [--phases ${ALL_PHASES// /,},tb-NAME...]" \
 		"[--workers N,N...] [--controls N,N...]" >&2
 	exit 2
 }
@@ -725,280 +730,31 @@ stop "$KS_PID"
 kns_down
 }
 
-# ---- 3b. side by side with Knot DNS, NSD and nginx ----------------------------
+# ---- the phases in files of their own, in the order they run -----------------
+# Each file is a phase body (`want PHASE && { ... }`) that uses the helpers
+# above. A new phase: its file beside these, a line here, its name in
+# ALL_PHASES (the usage and --phases take it from there) and the header.
+# 3b. side by side with Knot DNS, NSD and nginx
 # shellcheck source=scripts/devtools/bench_servers.sh
 . scripts/devtools/bench_servers.sh
-# ---- 3c. AF_XDP side by side with Knot DNS ------------------------------------
+# 3c. AF_XDP side by side with Knot DNS
 # shellcheck source=scripts/devtools/bench_afxdp.sh
 . scripts/devtools/bench_afxdp.sh
-# ---- 3d. DNSSEC (DO=1) and RRL on the same veth, with knotd and NSD ----------
+# 3d. DNSSEC (DO=1) and RRL on the same veth, with knotd and NSD
 # shellcheck source=scripts/devtools/bench_dnssec.sh
 . scripts/devtools/bench_dnssec.sh
-
-# ---- 4. tfo-bench -------------------------------------------------------------
-TB_EAL=(-l "$DUT" --file-prefix "$TAG-tb" -m 1024 "${EAL_COMMON[@]}" --log-level=lib.*:warning)
-# name: arguments (the pipeline again in tfo-loadgen's shape, ACK and FIN
-# in one segment, as in (2); and with the client frames out of the caches)
-declare -A TB_RUNS=(
-	[pipeline]="pipeline"
-	[pipeline_ackfin]="pipeline --ackfin --live 1000 --service echo"
-	[pipeline_cold]="pipeline --cold --live 1000 --service echo --cksum offload"
-	[pipeline_slow]="pipeline --plain --bad-cookie --cookie-req --live 1000"
-	[pipeline_controls]="pipeline --plain --bad-cookie --cookie-req --controls 1,2 --live 1000 --cksum offload"
-	[pipeline_flood]="pipeline --flood --syncookies auto,always --live 1000"
-	[engine]="engine"
-	[cookie]="cookie"
-	[http]="http"
-)
-# A run during which others used more than 3 % of the machine is run again
-# (twice at most); the least disturbed one is kept, and its share reported.
-for b in $TB_NAMES; do
-	want "tb-$b" || continue
-	best=""
-	for try in 1 2 3; do
-		quiet "tfo-bench-$b"
-		say "4. tfo-bench ${TB_RUNS[$b]} (CPU $DUT)${best:+, again: others used ${best}% of the machine}"
-		others_start "+$$"
-		# shellcheck disable=SC2086
-		"$TB" "${TB_EAL[@]}" -- ${TB_RUNS[$b]} >"$RAW/tb_try.txt" 2>&1 &
-		tp=$!
-		wait "$tp" || { tail -n 20 "$RAW/tb_try.txt"; die "tfo-bench $b failed"; }
-		others_end "$RAW/tb_try.others" "+$$"
-		read -r ob ot <"$RAW/tb_try.others"
-		pct=$(( ot > 0 ? (ob > 0 ? ob : 0) * 100 / ot : 0 ))
-		if [ -z "$best" ] || [ "$pct" -lt "$best" ]; then
-			best=$pct
-			mv "$RAW/tb_try.txt" "$RAW/tb_$b.txt"
-		fi
-		[ "$best" -lt 3 ] && break
-	done
-	echo "tb_others_$b=$best%" >>"$RAW/machine.txt"
-done
-
-# ---- 5. latency at every load ------------------------------------------------
-# The rates of the latency table: three fixed ones and "half", half of
-# adaptive's TFO peak as measured here (the same rate for every policy and
-# the kernel, so that the rows compare). IDLE_SECS: the zero-load window.
-LAT_RATES="1000 10000 100000 half"
-IDLE_SECS=10
-# task_ticks PID: "TID COMM TICKS" for each thread of PID, TICKS its CPU
-# time so far (utime + stime: the 12th and 13th fields after the ")")
-task_ticks() {
-	local t
-
-	for t in /proc/"$1"/task/*; do
-		echo "${t##*/} $(tr ' ' _ <"$t/comm") $(sed 's/.*) //' "$t/stat" |
-			awk '{print $12 + $13}')"
-	done
-}
-# idle_cpu POLICY: the CPU each thread of the running server uses in
-# IDLE_SECS without traffic (the generator gone, its memif peer with it),
-# and the lcores' idle counters around that window
-idle_cpu() {
-	local f=$RAW/idle_$1 t0 t1 ta tb
-
-	# the last run's TIME-WAIT records (1 s) end first: the lcores have
-	# no timer left and reach their longest waits
-	sleep 2
-	ta=$(date +%s%N)
-	tel_lcore "${f}_tel0_a.json" 0
-	tel_lcore "${f}_tel1_a.json" 1
-	others_start "$SRV_PID"
-	t0=$(date +%s%N)
-	task_ticks "$SRV_PID" >"${f}_a.txt"
-	sleep "$IDLE_SECS"
-	task_ticks "$SRV_PID" >"${f}_b.txt"
-	t1=$(date +%s%N)
-	others_end "$RAW/others_idle_${1}_1.txt" "$SRV_PID"
-	tel_lcore "${f}_tel0_b.json" 0
-	tel_lcore "${f}_tel1_b.json" 1
-	tb=$(date +%s%N)
-	echo "pid $SRV_PID window_us $(((t1 - t0) / 1000)) tel_us $(((tb - ta) / 1000))" \
-		"clk_tck $(getconf CLK_TCK)" >"${f}_time.txt"
-}
-want latency && {
-quiet latency
-say "5. latency at every load: tfo-server (both lcores on CPU $DUT) per idle_policy, generator on CPU $GEN"
-lat_half=""
-for pol in adaptive busy sleep; do
-	srv_start "$pol"
-	# busy with both lcores on one CPU: the control lcore runs only when
-	# the scheduler takes the CPU from the spinning worker, so plain
-	# transactions take milliseconds and may time out -- a figure of
-	# these rows (the report counts the errors), not a failure
-	eok=0
-	[ "$pol" = busy ] && eok=1
-	say "5. idle_policy $pol: the TFO peak, $REPS x ${SECS}s"
-	for r in $(seq 1 "$REPS"); do
-		LG_ERRORS_OK=$eok lg "lg_lpeak_${pol}_$r"
-	done
-	if [ "$pol" = adaptive ]; then
-		lat_half=$(($(median_rate "lpeak_$pol") / 2))
-		echo "$lat_half" >"$RAW/lat_half_rate.txt"
-	fi
-	say "5. idle_policy $pol: TFO and plain at ${LAT_RATES/half/$lat_half} /s, $REPS x ${SECS}s each"
-	# the repetitions outermost: a disturbance of a few seconds spoils one
-	# repetition of several rows, not every repetition of one row
-	for r in $(seq 1 "$REPS"); do
-		for rt in $LAT_RATES; do
-			rate=$rt
-			[ "$rt" = half ] && rate=$lat_half
-			LG_ERRORS_OK=$eok lg "lg_lat_${pol}_tfo_${rt}_$r" --rate "$rate"
-			LG_ERRORS_OK=$eok lg "lg_lat_${pol}_plain_${rt}_$r" --no-tfo 100 --rate "$rate"
-		done
-	done
-	say "5. idle_policy $pol: the CPU of each thread in ${IDLE_SECS}s without traffic"
-	idle_cpu "$pol"
-	srv_stop
-done
-rm -f "$SOCK"
-# The kernel's TFO server with one thread on DUT and its client (one
-# thread: the CPUs it may use) on GEN, the layout of tfo-server's rows; a
-# 100-byte echo as tfo-loadgen's, 128 in flight at most as its concurrency.
-# The client is open loop: at a rate the kernel cannot reach, the starts
-# it could not make are counted (late, no_slot), not queued.
-say "5. Linux kernel TFO server (CPU $DUT) + client (CPU $GEN) at the same rates, $REPS x ${SECS}s each"
-kns_up
-ks_start "$RAW/kserver_lat.log" taskset -c "$DUT"
-for r in $(seq 1 "$REPS"); do
-	for rt in $LAT_RATES; do
-		rate=$rt
-		[ "$rt" = half ] && rate=$lat_half
-		# this shell's waited-for children: the client once it is done
-		others_start "+$$" "$KS_PID"
-		ip netns exec "$NS" taskset -c "$GEN" "$KC" -p 7 -c 128 -n 100 -w 1 -d "$SECS" \
-			-r "$rate" >"$RAW/klat_${rt}_$r.log" 2>&1
-		rc=$?
-		others_end "$RAW/others_klat_${rt}_$r.txt" "+$$" "$KS_PID"
-		# errors (exit code 1) are a figure of the row; no figures at all
-		# is a failure
-		grep -q '^latency_us ' "$RAW/klat_${rt}_$r.log" ||
-			{ cat "$RAW/klat_${rt}_$r.log"; die "kernel_tfo_client at $rate/s, run $r: exit code $rc"; }
-	done
-done
-stop "$KS_PID"
-kns_down
-}
-# ---- 6. scaling with cores -------------------------------------------------
-# scale_cpus N C: the layout of a row with N workers (N generators) and C
-# control lcores. SC_LG: tfo-loadgen's --lcores (its main lcore on GEN,
-# generator i on the i-th CPU after it); SC_SRV: tfo-server's (its C
-# control lcores, then its N workers, on the CPUs after the generators');
-# SC_LG_SET / SC_SRV_SET: the CPUs either uses (for taskset); SC_SHARED=1
-# with fewer than 2N + C + 1 CPUs: lcores share CPUs (round robin)
-scale_cpus() {
-	local n=$1 c=$2 i cpu
-
-	SC_LG="" SC_SRV="" SC_LG_SET="" SC_SRV_SET="" SC_SHARED=0
-	[ $((2 * n + c + 1)) -le "$NCPU" ] || SC_SHARED=1
-	for ((i = 0; i <= n; i++)); do
-		cpu=${CPU_ORDER[i % NCPU]}
-		SC_LG+="${SC_LG:+,}$i@$cpu"
-		case ",$SC_LG_SET," in *",$cpu,"*) ;; *) SC_LG_SET+="${SC_LG_SET:+,}$cpu" ;; esac
-	done
-	for ((i = 0; i < n + c; i++)); do
-		cpu=${CPU_ORDER[(n + 1 + i) % NCPU]}
-		SC_SRV+="${SC_SRV:+,}$i@$cpu"
-		case ",$SC_SRV_SET," in *",$cpu,"*) ;; *) SC_SRV_SET+="${SC_SRV_SET:+,}$cpu" ;; esac
-	done
-}
-# scale_srv N C: tfo-server with N workers and C control lcores on one
-# memif port (rss = peer), laid out by scale_cpus
-scale_srv() {
-	scale_cpus "$1" "$2"
-	sed -e "/^\[server\]/a control_lcores = $2" -e "/^ipv4 = /a rss = peer" \
-		"$RAW/srv/tfo-server.ini" >"$RAW/srv/scale_c$2.ini"
-	SRV_LCORES=$SC_SRV SRV_MEM=$(scale_srv_mb $(($1 + $2))) SRV_INI=$RAW/srv/scale_c$2.ini \
-		srv_start adaptive
-}
-# scale_runs KIND N C NAME [ARGS...]: REPS tfo-loadgen runs lg_NAME_R with
-# N generators (--rss-peer C) against the running server, every lcore's
-# counters before and after each (tel_sc_NAME_R_{a,b}.json); the row goes
-# into scale_rows.txt. Errors are a figure of these rows, not a failure.
-scale_runs() {
-	local kind=$1 n=$2 c=$3 name=$4 r
-	shift 4
-
-	local args="$*"
-
-	echo "kind=$kind workers=$n controls=$c name=$name shared=$SC_SHARED srv=$SC_SRV" \
-		"lg=$SC_LG srv_set=$SC_SRV_SET lg_set=$SC_LG_SET log=$SRV_LOG args=${args// /_}" \
-		>>"$RAW/scale_rows.txt"
-	for r in $(seq 1 "$REPS"); do
-		tel_all "$RAW/tel_sc_${name}_${r}_a.json"
-		LG_LCORES=$SC_LG LG_TASKS=1 LG_ERRORS_OK=1 lg "lg_${name}_$r" --rss-peer "$c" "$@"
-		tel_all "$RAW/tel_sc_${name}_${r}_b.json"
-	done
-}
-# kscale NAME SRV_CPUS CLIENT_CPUS: the Linux kernel's server, a thread
-# pinned on each of SRV_CPUS, and its client, two threads per CPU of
-# CLIENT_CPUS x 16 in flight, REPS x SECS (kscale_NAME_R.log); TFO as the
-# namespace's net.ipv4.tcp_fastopen says
-kscale() {
-	local name=$1 r nc
-
-	nc=$(echo "$3" | tr ',' '\n' | wc -l)
-	KS_OPTS=(-P)
-	ks_start "$RAW/kserver_$name.log" taskset -c "$2"
-	KS_OPTS=()
-	for r in $(seq 1 "$REPS"); do
-		ip netns exec "$NS" taskset -c "$3" "$KC" -p 7 -t $((2 * nc)) -c 16 -n 100 -w 1 \
-			-d "$SECS" -P >"$RAW/kscale_${name}_$r.log" 2>&1
-		grep -q '^transactions ' "$RAW/kscale_${name}_$r.log" ||
-			{ cat "$RAW/kscale_${name}_$r.log"; die "kernel_tfo_client $name, run $r failed"; }
-	done
-	stop "$KS_PID"
-}
-[ "$SCALE" = 1 ] && {
-quiet scale
-# the TSC frequency of the report (tfo-bench prints it; a run of a
-# fraction of a second)
-"$TB" -l "$GEN" --file-prefix "$TAG-tsc" -m 128 --no-huge --no-shconf --no-pci \
-	--log-level=lib.eal:error -- cookie --reps 1 --cookies 64 >"$RAW/scale_tsc.txt" 2>&1 ||
-	say "6. tfo-bench gave no TSC frequency (the report says n/a)"
-for n in ${SCALE_WORKERS//,/ }; do
-	scale_srv "$n" 1
-	say "6. TFO, $n worker(s), 1 control lcore: tfo-server --lcores $SC_SRV, tfo-loadgen" \
-		"--lcores $SC_LG$([ "$SC_SHARED" = 1 ] && echo ' (lcores share CPUs: functional)'), $REPS x ${SECS}s"
-	scale_runs tfo "$n" 1 "sc_tfo_$n"
-	srv_stop
-done
-w=$SCALE_PLAIN_W
-peak=0 peak_c=1
-for c in ${SCALE_CONTROLS//,/ }; do
-	scale_srv "$w" "$c"
-	say "6. plain (--no-tfo 100), $w worker(s), $c control lcore(s): tfo-server --lcores $SC_SRV," \
-		"tfo-loadgen --lcores $SC_LG$([ "$SC_SHARED" = 1 ] && echo ' (shared CPUs: functional)'), $REPS x ${SECS}s"
-	scale_runs plain "$w" "$c" "sc_plain_$c" --no-tfo 100
-	srv_stop
-	rate=$(median_rate "sc_plain_$c")
-	[ "${rate:-0}" -gt "$peak" ] && peak=$rate peak_c=$c
-done
-p90=$((peak * 9 / 10))
-if [ "$p90" -gt 0 ]; then
-	scale_srv "$w" "$peak_c"
-	say "6. plain at 90 % of the plain peak ($peak/s with $peak_c control lcore(s)): $p90/s," \
-		"$REPS x ${SECS}s"
-	scale_runs p90 "$w" "$peak_c" sc_p90 --no-tfo 100 --rate "$p90"
-	srv_stop
-else
-	say "6. no plain peak: no row at 90 % of it"
-fi
-rm -f "$SOCK"
-say "6. the Linux kernel's server on tfo-server's CPUs, its client on the generators', $REPS x ${SECS}s a row"
-kns_up
-for n in ${SCALE_WORKERS//,/ }; do
-	scale_cpus "$n" 1
-	kscale "tfo_$n" "$SC_SRV_SET" "$SC_LG_SET"
-done
-# plain: the server offers no cookie (tcp_fastopen 1: client only)
-ip netns exec "$NS" sysctl -qw net.ipv4.tcp_fastopen=1
-for c in ${SCALE_CONTROLS//,/ }; do
-	scale_cpus "$w" "$c"
-	kscale "plain_$c" "$SC_SRV_SET" "$SC_LG_SET"
-done
-kns_down
-}
+# 3e. TFO over AF_XDP beside the kernel's, and the floor of that veth
+# shellcheck source=scripts/devtools/bench_afxdp_tfo.sh
+. scripts/devtools/bench_afxdp_tfo.sh
+# 4. tfo-bench
+# shellcheck source=scripts/devtools/bench_tfobench.sh
+. scripts/devtools/bench_tfobench.sh
+# 5. latency at every load
+# shellcheck source=scripts/devtools/bench_latency.sh
+. scripts/devtools/bench_latency.sh
+# 6. scaling with cores
+# shellcheck source=scripts/devtools/bench_scale.sh
+. scripts/devtools/bench_scale.sh
 echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$RAW/machine.txt"
 
 # ---- report -------------------------------------------------------------------

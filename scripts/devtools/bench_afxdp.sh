@@ -71,14 +71,14 @@ ax_unbed() {
 	done
 }
 
-# ax_ini FILE ZONE [LINE...]: tfo-server's configuration for the bed into
-# FILE: net_af_xdp on the server end (`xdp = own`), [service dns] on port
-# 53 with `udp = on`, `zone = ZONE`, the LINEs added to the service; 1
-# (the phase skipped, and why) when this tfo-server has no XDP program
-ax_ini() {
-	local f=$1 zone=$2
+# ax_xdp_ini FILE LINE...: tfo-server's configuration for the bed into
+# FILE: net_af_xdp on the server end (`xdp = own`), then the LINEs (its
+# services); 1 (the phase skipped, and why) when this tfo-server has no XDP
+# program
+ax_xdp_ini() {
+	local f=$1
 
-	shift 2
+	shift
 	{
 		cat <<EOF
 [server]
@@ -87,18 +87,23 @@ stats_period = 0
 vdev = net_af_xdp0,iface=$AX_SIF
 ipv4 = $AX_ADDR/24
 xdp = own
-[service dns]
-port = 53
-udp = on
-zone = $zone
 EOF
-		[ $# -gt 0 ] && printf '%s\n' "$@"
+		printf '%s\n' "$@"
 	} >"$f"
 	if "$SRV" -- --config "$f" --print-config 2>&1 | grep -q 'built without its XDP program'; then
 		ax_skip "this tfo-server is built without its XDP program (clang, libbpf-dev)"
 		return 1
 	fi
 	return 0
+}
+
+# ax_ini FILE ZONE [LINE...]: ax_xdp_ini with [service dns] on port 53, `udp
+# = on`, `zone = ZONE`, the LINEs added to the service
+ax_ini() {
+	local f=$1 zone=$2
+
+	shift 2
+	ax_xdp_ini "$f" '[service dns]' 'port = 53' 'udp = on' "zone = $zone" "$@"
 }
 
 # ax_gen OUT PROTO RATE: one generator run of SECS from the client

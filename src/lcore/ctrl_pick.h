@@ -15,13 +15,11 @@
 #include <string.h>
 
 #include "net/pkt.h"
+#include "ops/config.h"	/* TFO_MAX_CONTROLS */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Control lcores at most ([server] control_lcores). */
-#define TFO_MAX_CONTROLS 16
 
 static inline uint64_t
 tfo_ctrl_pick_word(const struct tfo_addr *a, unsigned int off)

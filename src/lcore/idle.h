@@ -47,21 +47,12 @@
 #include <rte_ring.h>
 
 #include "net/pkt.h"
+#include "ops/config.h"	/* enum tfo_idle_policy */
 #include "ops/stats.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** [server] idle_policy. */
-enum tfo_idle_policy {
-	TFO_IDLE_ADAPTIVE = 0,	/**< poll while busy, then wait for a wake-up */
-	TFO_IDLE_BUSY,		/**< poll always */
-	TFO_IDLE_SLEEP,		/**< nap idle_sleep_us after every empty poll */
-};
-
-/** [server] idle_sleep_us's default (idle_policy sleep). */
-#define TFO_IDLE_SLEEP_US_DEFAULT 100
 
 /** The longest wait of an idle lcore with timers armed, and the longest
  *  nap: the engine's timer tick. */

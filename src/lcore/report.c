@@ -154,6 +154,35 @@ tfo_report_busiest(const uint64_t *prev, const uint64_t *cur, unsigned int n,
 	return RTE_MIN((double)max * 100.0 / (double)elapsed, 100.0);
 }
 
+/*
+ * The services' status counters (tfo/service.h: "http_404",
+ * "http_400_host") summed by class, " http_2xx=R" ... " http_5xx=R", each
+ * only when it moved: a service's counters are consecutive in the map.
+ */
+static void
+tfo_report_status_classes(char *out, size_t len, size_t *o,
+			  const struct tfo_report_snap *prev,
+			  const struct tfo_report_snap *cur, double secs)
+{
+	const struct tfo_svc_ctr_map *m = cur->svc;
+	char key[80];
+
+	for (unsigned int i = 0, j; m != NULL && i < m->nb; i = j) {
+		uint64_t cls[6] = { 0 };
+
+		for (j = i; j < m->nb && m->service[j] == m->service[i]; j++)
+			if (m->status[j] != 0)
+				cls[m->status[j] / 100] +=
+					tfo_delta(prev->total.svc[j], cur->total.svc[j]);
+		for (unsigned int k = 1; k < RTE_DIM(cls); k++) {
+			if (cls[k] == 0)
+				continue;
+			snprintf(key, sizeof(key), "%s_%uxx", m->service[i], k);
+			tfo_report_rate(out, len, o, key, cls[k], secs);
+		}
+	}
+}
+
 int
 tfo_report_rates_line(const struct tfo_report_snap *prev,
 		      const struct tfo_report_snap *cur, uint64_t tsc_hz,
@@ -161,7 +190,6 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 {
 	uint64_t elapsed, drops = 0, top = 0, imissed = 0, nombuf, fill_empty = 0, req, bad;
 	uint64_t over;
-	uint64_t http[4] = { 0 };
 	unsigned int top_id = 0, nw, nc;
 	char wk[16], ck[16];
 	double secs, wbusy, cbusy;
@@ -194,27 +222,6 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 			fill_empty += tfo_delta(prev->xsk[i].rx_fill_empty,
 						cur->xsk[i].rx_fill_empty);
 		}
-	/* by status class: 2xx, 3xx, 4xx, 5xx */
-#define TFO_HTTP_CLASS(id, cls) http[cls] += tfo_stat_delta(prev, cur, TFO_STAT_##id)
-	TFO_HTTP_CLASS(http_200, 0);
-	TFO_HTTP_CLASS(http_204, 0);
-	TFO_HTTP_CLASS(http_206, 0);
-	TFO_HTTP_CLASS(http_301, 1);
-	TFO_HTTP_CLASS(http_304, 1);
-	TFO_HTTP_CLASS(http_404, 2);
-	TFO_HTTP_CLASS(http_405, 2);
-	TFO_HTTP_CLASS(http_411, 2);
-	TFO_HTTP_CLASS(http_413, 2);
-	TFO_HTTP_CLASS(http_414, 2);
-	TFO_HTTP_CLASS(http_416, 2);
-	TFO_HTTP_CLASS(http_425, 2);
-	TFO_HTTP_CLASS(http_400_syntax, 2);
-	TFO_HTTP_CLASS(http_400_too_big, 2);
-	TFO_HTTP_CLASS(http_400_host, 2);
-	TFO_HTTP_CLASS(http_400_body, 2);
-	TFO_HTTP_CLASS(http_400_path, 2);
-	TFO_HTTP_CLASS(http_505, 3);
-#undef TFO_HTTP_CLASS
 	nw = RTE_MIN(RTE_MIN(prev->nb_workers, cur->nb_workers),
 		     (unsigned int)TFO_REPORT_MAX_WORKERS);
 	nc = RTE_MIN(RTE_MIN(prev->nb_controls, cur->nb_controls),
@@ -253,10 +260,7 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	tfo_report_rate(out, len, &o, "tx", tfo_stat_delta(prev, cur, TFO_STAT_tx_pkts), secs);
 	tfo_report_put(out, len, &o, " worker_busy_pct=%.1f worker_busiest=%s"
 		       " control_busy_pct=%.1f control_busiest=%s", wbusy, wk, cbusy, ck);
-	tfo_report_rate_nz(out, len, &o, "http_2xx", http[0], secs);
-	tfo_report_rate_nz(out, len, &o, "http_3xx", http[1], secs);
-	tfo_report_rate_nz(out, len, &o, "http_4xx", http[2], secs);
-	tfo_report_rate_nz(out, len, &o, "http_5xx", http[3], secs);
+	tfo_report_status_classes(out, len, &o, prev, cur, secs);
 	tfo_report_put(out, len, &o, " conns=%" PRIu64 " pending=%" PRIu64,
 		       cur->total.c[TFO_STAT_conns_active], cur->total.c[TFO_STAT_tfo_pending]);
 	tfo_report_rate_nz(out, len, &o, "nombuf", nombuf, secs);
@@ -271,7 +275,7 @@ tfo_report_rates_line(const struct tfo_report_snap *prev,
 	for (unsigned int i = 0; cur->svc != NULL && i < cur->svc->nb; i++) {
 		uint64_t d = tfo_delta(prev->total.svc[i], cur->total.svc[i]);
 
-		if (d != 0)
+		if (d != 0 && cur->svc->status[i] == 0)
 			tfo_report_rate(out, len, &o, cur->svc->name[i], d, secs);
 	}
 	tfo_report_put(out, len, &o, "\n");
@@ -315,7 +319,8 @@ tfo_summary_lcore(FILE *f, const char *who, const struct tfo_stats *s,
 
 	snprintf(prefix, sizeof(prefix), "  %s ", who);
 	tfo_stats_dump(f, prefix, s);
-	tfo_stats_dump_svc(f, prefix, s, map);
+	tfo_stats_dump_svc(f, prefix, s, map != NULL ? map->name : NULL,
+			   map != NULL ? map->nb : 0);
 }
 
 /*

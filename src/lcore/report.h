@@ -78,7 +78,9 @@ void tfo_report_snap_take(const struct tfo_control *c, struct tfo_report_snap *s
  * on one line, in this order. The keys in brackets appear only when their
  * figure is not 0 (drop_top: when drops is not 0; a service counter: when
  * it moved in the interval), so that a server at rest prints a short line
- * (under 200 characters); the others are always there. R is a rate per
+ * (under 200 characters); the others are always there. http_2xx ... are
+ * a service's status counters summed by class (tfo/service.h), which are
+ * then not shown one by one. R is a rate per
  * second over the real elapsed time (cur->tsc - prev->tsc at @p tsc_hz):
  * "0", two significant digits below 10, a whole number above. P is a busy
  * share in percent (0.0-100.0), I and K indexes ("-": none), NAME the

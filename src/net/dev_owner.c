@@ -3,14 +3,18 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
 #include <linux/if_tun.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <rte_common.h>
 
@@ -122,6 +126,121 @@ owner_tun_flags(const char *iface)
 	return flags;
 }
 
+struct owner_inodes {
+	unsigned long ino[MAX_INODES];
+	unsigned int n;
+};
+
+static bool
+owner_sock_match(int pid, int fd, const char *link, const void *arg)
+{
+	const struct owner_inodes *s = arg;
+	unsigned long ino;
+
+	RTE_SET_USED(pid);
+	RTE_SET_USED(fd);
+	if (sscanf(link, "socket:[%lu]", &ino) != 1)
+		return false;
+	for (unsigned int i = 0; i < s->n; i++)
+		if (s->ino[i] == ino)
+			return true;
+	return false;
+}
+
+/* The inodes of the listening unix sockets bound to @p path, as a file
+ * or (net_memif's socket-abstract=yes) in the abstract namespace: both
+ * forms, whichever the holder used, name the same intent. */
+static int
+owner_unix_listeners(const char *path, struct owner_inodes *s)
+{
+	char line[512], name[320];
+	FILE *f = fopen("/proc/net/unix", "re");
+
+	s->n = 0;
+	if (f == NULL)
+		return -errno;
+	if (fgets(line, sizeof(line), f) == NULL) {	/* the header */
+		fclose(f);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f) != NULL && s->n < MAX_INODES) {
+		unsigned int flags;
+		unsigned long ino;
+		const char *n;
+
+		name[0] = '\0';
+		if (sscanf(line, "%*s %*s %*s %x %*x %*x %lu %319s", &flags, &ino, name) < 2 ||
+		    (flags & UNIX_LISTENING) == 0)
+			continue;
+		n = name[0] == '@' ? name + 1 : name;
+		if (strcmp(n, path) == 0)
+			s->ino[s->n++] = ino;
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * The claim (dev_owner.h): an abstract unix socket named for the
+ * interface, listening until the process ends (its fd is never closed;
+ * the kernel frees the name at any exit, a crash included). The scans
+ * see a holder only once it has opened the device, so two servers
+ * started at the same instant both passed them and shared one tap; the
+ * kernel lets one bind win. Abstract names live in the network namespace,
+ * as interface names do. The loser finds the winner's PID as the memif
+ * check finds a memif server's.
+ */
+static int
+owner_claim(const char *dev, const char *what, const char *space, const char *iface,
+	    const char *key, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct owner_inodes held;
+	char *name = sa.sun_path + 1;	/* sun_path[0] = 0: abstract */
+	int fd, len, rc, holder = 0;
+
+	len = snprintf(name, sizeof(sa.sun_path) - 1, "tfo-fastpath/%s/%s", space, iface);
+	if (len >= (int)sizeof(sa.sun_path) - 1) {
+		/* a long memif path: its FNV-1a hash names it as well */
+		uint64_t h = 0xcbf29ce484222325ull;
+
+		for (const char *c = iface; *c != '\0'; c++)
+			h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+		len = snprintf(name, sizeof(sa.sun_path) - 1, "tfo-fastpath/%s#%016" PRIx64,
+			       space, h);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return tfo_errmsg(err, errlen, "[port %s] cannot claim %s %s: socket: %s", dev,
+				  what, iface, strerror(errno));
+	if (bind(fd, (struct sockaddr *)&sa, offsetof(struct sockaddr_un, sun_path) + 1 + len)
+	    == 0 && listen(fd, 1) == 0)
+		return 0;	/* held for the life of the process */
+	rc = -errno;
+	close(fd);
+	if (rc != -EADDRINUSE)
+		return tfo_errmsg(err, errlen, "[port %s] cannot claim %s %s: %s", dev, what,
+				  iface, strerror(-rc));
+	if (owner_unix_listeners(name, &held) == 0 && held.n > 0)
+		holder = tfo_dev_owner_scan(owner_sock_match, &held);
+	if (holder <= 0)
+		return tfo_errmsg(err, errlen, "[port %s] %s %s is claimed twice (two ports of "
+				  "this configuration, or a process this one cannot see): give "
+				  "each its own %s", dev, what, iface, key);
+	tfo_errmsg(err, errlen, "[port %s] %s %s is held by process %d (starting on it at "
+		   "the same time): another tfo-server serves it; a second one would take its "
+		   "traffic over. Stop process %d first, or give this one another %s", dev,
+		   what, iface, holder, holder, key);
+	return -EBUSY;
+}
+
+int
+tfo_dev_owner_claim(const char *dev, const char *what, const char *iface, const char *key,
+		    char *err, size_t errlen)
+{
+	return owner_claim(dev, what, "iface", iface, key, err, errlen);
+}
+
 /* A process that holds tap @p iface: -EBUSY and one line in @p err. */
 static int
 owner_tap_holder(const char *dev, const char *what, const char *iface, const char *key,
@@ -130,7 +249,7 @@ owner_tap_holder(const char *dev, const char *what, const char *iface, const cha
 	int holder = tfo_dev_owner_scan(owner_tun_match, iface);
 
 	if (holder <= 0)
-		return 0;
+		return tfo_dev_owner_claim(dev, what, iface, key, err, errlen);
 	tfo_errmsg(err, errlen, "[port %s] %s %s is held by process %d (a /dev/net/tun file "
 		   "on it): another tfo-server or DPDK application serves this interface; "
 		   "a second one would take its traffic over. Stop process %d first, or "
@@ -205,60 +324,6 @@ owner_tap(const char *dev, const char *vdev, enum tfo_tap_mode mode, char *what,
 	return 0;
 }
 
-struct owner_inodes {
-	unsigned long ino[MAX_INODES];
-	unsigned int n;
-};
-
-static bool
-owner_sock_match(int pid, int fd, const char *link, const void *arg)
-{
-	const struct owner_inodes *s = arg;
-	unsigned long ino;
-
-	RTE_SET_USED(pid);
-	RTE_SET_USED(fd);
-	if (sscanf(link, "socket:[%lu]", &ino) != 1)
-		return false;
-	for (unsigned int i = 0; i < s->n; i++)
-		if (s->ino[i] == ino)
-			return true;
-	return false;
-}
-
-/* The inodes of the listening unix sockets bound to @p path, as a file
- * or (net_memif's socket-abstract=yes) in the abstract namespace: both
- * forms, whichever the holder used, name the same intent. */
-static int
-owner_unix_listeners(const char *path, struct owner_inodes *s)
-{
-	char line[512], name[320];
-	FILE *f = fopen("/proc/net/unix", "re");
-
-	s->n = 0;
-	if (f == NULL)
-		return -errno;
-	if (fgets(line, sizeof(line), f) == NULL) {	/* the header */
-		fclose(f);
-		return 0;
-	}
-	while (fgets(line, sizeof(line), f) != NULL && s->n < MAX_INODES) {
-		unsigned int flags;
-		unsigned long ino;
-		const char *n;
-
-		name[0] = '\0';
-		if (sscanf(line, "%*s %*s %*s %x %*x %*x %lu %319s", &flags, &ino, name) < 2 ||
-		    (flags & UNIX_LISTENING) == 0)
-			continue;
-		n = name[0] == '@' ? name + 1 : name;
-		if (strcmp(n, path) == 0)
-			s->ino[s->n++] = ino;
-	}
-	fclose(f);
-	return 0;
-}
-
 static int
 owner_memif(const char *dev, const char *vdev, char *err, size_t errlen)
 {
@@ -273,10 +338,10 @@ owner_memif(const char *dev, const char *vdev, char *err, size_t errlen)
 	if (tfo_xdp_devarg(vdev, "socket", path, sizeof(path)) <= 0)
 		snprintf(path, sizeof(path), "%s", MEMIF_DEFAULT_SOCKET);
 	if (owner_unix_listeners(path, &s) < 0 || s.n == 0)
-		return 0;
+		return owner_claim(dev, "memif socket", "memif", path, "socket=", err, errlen);
 	holder = tfo_dev_owner_scan(owner_sock_match, &s);
 	if (holder <= 0)
-		return 0;
+		return owner_claim(dev, "memif socket", "memif", path, "socket=", err, errlen);
 	tfo_errmsg(err, errlen, "[port %s] memif socket %s is held by process %d (listening, "
 		   "role server): another memif server uses it. Stop process %d first, or "
 		   "give this one another socket=", dev, path, holder, holder);

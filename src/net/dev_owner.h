@@ -5,6 +5,9 @@
  * net_memif server's listening socket. net_tap happily attaches a second
  * process as another queue of the same tap and takes it over; net_memif
  * fails obscurely. Start-up only: a walk of /proc, nothing per packet.
+ * A tap or memif socket that no process holds yet is then claimed for this
+ * process (an abstract unix socket named for it, kept until exit), so two
+ * servers that start at the same instant cannot both pass.
  */
 #ifndef TFO_DEV_OWNER_H
 #define TFO_DEV_OWNER_H
@@ -42,10 +45,25 @@ int tfo_dev_owner_scan(tfo_dev_owner_match_t match, const void *arg);
  *   holds it, -ENODEV when the name is another kind of interface or
  *   none with tap = attach, -EEXIST when it exists with tap = create:
  *   @p err is then one line naming the interface or socket, the holder's
- *   PID and what to do.
+ *   PID and what to do. A free tap or memif server socket is claimed for
+ *   the life of this process.
  */
 int tfo_dev_owner_check(const char *vdev, enum tfo_tap_mode tap, char *what,
 			size_t whatlen, char *err, size_t errlen);
+
+/**
+ * Claim interface @p iface (of port @p dev; @p what names its kind in the
+ * message: "tap", "interface") for the life of this process, so that two
+ * servers started at the same instant in one network namespace cannot
+ * both take it. tfo_dev_owner_check and tfo_dev_owner_exception claim a
+ * tap themselves; AF_XDP mode claims its interface in tfo_xdp_prepare.
+ *
+ * @return 0 (claimed: the claim is released only by the process's exit),
+ *   -EBUSY when another process holds the claim (@p err: one line naming
+ *   its PID and @p key, the setting to change), or another negative errno.
+ */
+int tfo_dev_owner_claim(const char *dev, const char *what, const char *iface, const char *key,
+			char *err, size_t errlen);
 
 /**
  * The exception path's tap @p iface of port @p dev (exception = on; net_tap

@@ -11,12 +11,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ops/config.h"	/* TFO_WSCALE_MAX */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define TFO_TCPOPT_MAX_LEN 40	/**< options never exceed 40 bytes */
-#define TFO_WSCALE_MAX 14	/**< largest window scale shift (RFC 7323 2.3) */
 #define TFO_WSCALE_NONE 0xf	/**< "no window scale" (SYN-cookie encoding) */
 #define TFO_COOKIE_MIN 4
 #define TFO_COOKIE_MAX 16

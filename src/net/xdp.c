@@ -286,17 +286,25 @@ tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,
 {
 	char iface[IF_NAMESIZE], name[BPF_OBJ_NAME_LEN];
 	uint32_t id = 0, flags = 0, nb_maps = 0;
-	int ifindex, fd, rc;
+	int ifindex, fd, rc, claim;
 
 	tfo_xdp_devarg(p->vdev, "iface", iface, sizeof(iface));
 	ifindex = (int)if_nametoindex(iface);
 	if (ifindex == 0)
 		return tfo_errmsg(err, errlen, "[port %s] no interface %s in this network "
 				  "namespace", p->device, iface);
+	/* one server per interface, also for two started at one instant: the
+	 * program check below sees a server only once its PMD has loaded the
+	 * program, at EAL probe */
+	claim = tfo_dev_owner_claim(p->device, "interface", iface, "iface=", err, errlen);
+	if (claim < 0 && claim != -EBUSY)
+		return claim;
 	rc = xdp_query(ifindex, &id, &flags);
 	if (rc < 0)
 		return tfo_errmsg(err, errlen, "[port %s] cannot query %s's XDP program: %s",
 				  p->device, iface, strerror(-rc));
+	if (id == 0 && claim == -EBUSY)
+		return claim;	/* the other one is starting: err says who */
 	if (id != 0) {
 		LIBBPF_OPTS(bpf_xdp_attach_opts, o);
 
@@ -326,6 +334,10 @@ tfo_xdp_prepare(const struct tfo_cfg_port *p, char *vdev, size_t len, char *err,
 					  "holds it (%s): if none runs, remove it (ip link set "
 					  "dev %s xdp off)", p->device, iface, id, name,
 					  strerror(-rc), iface);
+		if (claim == -EBUSY) {	/* not a leftover: the starting one's */
+			close(fd);
+			return claim;
+		}
 		/* only that program: not one attached meanwhile */
 		o.old_prog_fd = fd;
 		rc = bpf_xdp_detach(ifindex, flags, &o);

@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: the configuration's grammar: parsing keys and sections,
  * defaults, --set overrides. The key table, dump and help are
- * config_keys.c's; reading a file and the whole-configuration checks are
- * config_file.c's.
+ * config_keys.c's; reading a file is config_file.c's; the checks of the
+ * whole configuration are the assembly's (server/config_check.c).
  *
  * One table (tfo_keys) describes every scalar key: where it lives, its
  * range, default and help. Parsing, --set overrides, --help-config and the
  * dump all read it, so they cannot disagree.
+ *
+ * The ground floor: parsing reads no layer above it and loads nothing. A
+ * [service NAME] section is recorded as written, each key with its line;
+ * the assembly loads its plugin and hands the service its keys to check
+ * (server/config_services.c), in the same words (tfo_config_key_error).
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -20,14 +26,9 @@
 #include <rte_common.h>
 #include <rte_debug.h>
 
-#include "cookie/keyring.h"
-#include "lcore/ctrl_pick.h"
-#include "lcore/idle.h"
-#include "net/tcpopt.h"
 #include "ops/config.h"
 #include "ops/paths.h"
 #include "tfo/log.h"
-#include "tfo/service.h"
 
 #include "ops/config_priv.h"
 
@@ -96,6 +97,12 @@ tfo_parse_bool(const char *s, bool *out)
 		}
 	}
 	return -EINVAL;
+}
+
+int
+tfo_config_parse_bool(const char *s, bool *out)
+{
+	return tfo_parse_bool(s, out);
 }
 
 int
@@ -345,11 +352,108 @@ tfo_port_get(struct tfo_config *c, const char *device, char *why, size_t whylen)
 	return p;
 }
 
+/* [port] keys with a fixed set of values: a value's index is its enum's */
+static const char *const tfo_xdp_names[] = { "auto", "own", "off", NULL };
+static const char *const tfo_tap_names[] = { "auto", "create", "attach", NULL };
+static const char *const tfo_rss_names[] = { "device", "peer", NULL };
+static const char *const tfo_offload_names[] = { "auto", "off", NULL };
+static_assert(TFO_XDP_OWN == 1 && TFO_XDP_OFF == 2 && TFO_TAP_CREATE == 1 &&
+	      TFO_TAP_ATTACH == 2 && TFO_RSS_PEER == 1 && TFO_OFFLOAD_OFF == 1,
+	      "a [port] enum's values are its names' indexes");
+
+static const struct {
+	const char *key;
+	size_t off;			/* its uint8_t in struct tfo_cfg_port */
+	const char *const *names;
+	const char *expected;		/* for the message, in the help's order */
+} tfo_port_enums[] = {
+	{ "xdp", offsetof(struct tfo_cfg_port, xdp), tfo_xdp_names, "own, off or auto" },
+	{ "tap", offsetof(struct tfo_cfg_port, tap), tfo_tap_names, "auto, create or attach" },
+	{ "rss", offsetof(struct tfo_cfg_port, rss), tfo_rss_names, "device or peer" },
+	{ "offload", offsetof(struct tfo_cfg_port, offload), tfo_offload_names, "auto or off" },
+};
+
+/* [port] integer keys: their ranges */
+static const struct {
+	const char *key;
+	size_t off, size;		/* a uint16_t or uint32_t of struct tfo_cfg_port */
+	uint64_t min, max;
+} tfo_port_ints[] = {
+	{ "mtu", offsetof(struct tfo_cfg_port, mtu), sizeof(uint16_t), 68, 9198 },
+	{ "rx_desc", offsetof(struct tfo_cfg_port, rx_desc), sizeof(uint16_t), 32, 32768 },
+	{ "tx_desc", offsetof(struct tfo_cfg_port, tx_desc), sizeof(uint16_t), 32, 32768 },
+	{ "exception_pps", offsetof(struct tfo_cfg_port, exception_pps), sizeof(uint32_t),
+	  1, 10000000 },
+};
+
+/* ipv4 = / ipv6 = : one more host address of ours on port @p p. */
+static int
+tfo_port_addr(struct tfo_cfg_port *p, int fam, const char *value, char *why, size_t whylen)
+{
+	struct tfo_local_addr a;
+	const char *not_host;
+
+	if (tfo_parse_addr(value, &a) < 0 || a.family != fam)
+		return tfo_errmsg(why, whylen, "not an %s address[/prefix]",
+				  fam == AF_INET ? "IPv4" : "IPv6");
+	not_host = tfo_addr_not_host(&a);
+	if (not_host != NULL)
+		return tfo_errmsg(why, whylen, "%s", not_host);
+	if (p->nb_addrs == TFO_MAX_PORT_ADDRS)
+		return tfo_errmsg(why, whylen, "more than %d addresses on a port",
+				  TFO_MAX_PORT_ADDRS);
+	for (unsigned int i = 0; i < p->nb_addrs; i++)
+		if (p->addrs[i].family == a.family &&
+		    memcmp(&p->addrs[i].addr, &a.addr, sizeof(a.addr)) == 0)
+			return tfo_errmsg(why, whylen, "address given twice");
+	p->addrs[p->nb_addrs++] = a;
+	return 0;
+}
+
+/* A [port] key of a table (enums, integers): 1 if @p key is none of theirs. */
+static int
+tfo_port_table_set(struct tfo_cfg_port *p, const char *key, const char *value,
+		   char *why, size_t whylen)
+{
+	uint8_t *base = (uint8_t *)p;
+	uint64_t v;
+
+	for (unsigned int i = 0; i < RTE_DIM(tfo_port_enums); i++) {
+		if (strcmp(key, tfo_port_enums[i].key) != 0)
+			continue;
+		for (unsigned int n = 0; tfo_port_enums[i].names[n] != NULL; n++)
+			if (strcasecmp(value, tfo_port_enums[i].names[n]) == 0) {
+				base[tfo_port_enums[i].off] = (uint8_t)n;
+				return 0;
+			}
+		return tfo_errmsg(why, whylen, "expected %s", tfo_port_enums[i].expected);
+	}
+	for (unsigned int i = 0; i < RTE_DIM(tfo_port_ints); i++) {
+		uint16_t v16;
+		uint32_t v32;
+
+		if (strcmp(key, tfo_port_ints[i].key) != 0)
+			continue;
+		if (tfo_parse_u64(value, tfo_port_ints[i].min, tfo_port_ints[i].max, &v) < 0)
+			return tfo_errmsg(why, whylen, "expected an integer in %" PRIu64 "..%"
+					  PRIu64 "%s", tfo_port_ints[i].min,
+					  tfo_port_ints[i].max, tfo_int_hint(value));
+		v16 = (uint16_t)v;
+		v32 = (uint32_t)v;
+		if (tfo_port_ints[i].size == sizeof(v16))
+			memcpy(base + tfo_port_ints[i].off, &v16, sizeof(v16));
+		else
+			memcpy(base + tfo_port_ints[i].off, &v32, sizeof(v32));
+		return 0;
+	}
+	return 1;
+}
+
 static int
 tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 	     char *why, size_t whylen)
 {
-	uint64_t v;
+	int rc;
 
 	if (strcmp(key, "vdev") == 0) {
 		if (strlen(value) >= sizeof(p->vdev))
@@ -357,44 +461,8 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 		strcpy(p->vdev, value);
 		return 0;
 	}
-	if (strcmp(key, "ipv4") == 0 || strcmp(key, "ipv6") == 0) {
-		struct tfo_local_addr a;
-		int fam = key[3] == '4' ? AF_INET : AF_INET6;
-		const char *not_host;
-
-		if (tfo_parse_addr(value, &a) < 0 || a.family != fam)
-			return tfo_errmsg(why, whylen, "not an %s address[/prefix]",
-				       fam == AF_INET ? "IPv4" : "IPv6");
-		not_host = tfo_addr_not_host(&a);
-		if (not_host != NULL)
-			return tfo_errmsg(why, whylen, "%s", not_host);
-		if (p->nb_addrs == TFO_MAX_PORT_ADDRS)
-			return tfo_errmsg(why, whylen, "more than %d addresses on a port",
-				       TFO_MAX_PORT_ADDRS);
-		for (unsigned int i = 0; i < p->nb_addrs; i++)
-			if (p->addrs[i].family == a.family &&
-			    memcmp(&p->addrs[i].addr, &a.addr, sizeof(a.addr)) == 0)
-				return tfo_errmsg(why, whylen, "address given twice");
-		p->addrs[p->nb_addrs++] = a;
-		return 0;
-	}
-	if (strcmp(key, "mtu") == 0) {
-		if (tfo_parse_u64(value, 68, 9198, &v) < 0)
-			return tfo_errmsg(why, whylen, "expected an integer in 68..9198%s",
-					  tfo_int_hint(value));
-		p->mtu = (uint16_t)v;
-		return 0;
-	}
-	if (strcmp(key, "rx_desc") == 0 || strcmp(key, "tx_desc") == 0) {
-		if (tfo_parse_u64(value, 32, 32768, &v) < 0)
-			return tfo_errmsg(why, whylen, "expected an integer in 32..32768%s",
-					  tfo_int_hint(value));
-		if (key[0] == 'r')
-			p->rx_desc = (uint16_t)v;
-		else
-			p->tx_desc = (uint16_t)v;
-		return 0;
-	}
+	if (strcmp(key, "ipv4") == 0 || strcmp(key, "ipv6") == 0)
+		return tfo_port_addr(p, key[3] == '4' ? AF_INET : AF_INET6, value, why, whylen);
 	if (strcmp(key, "syn_steering") == 0 || strcmp(key, "exception") == 0 ||
 	    strcmp(key, "isolate") == 0) {
 		bool *flag = key[0] == 's' ? &p->syn_steering :
@@ -413,53 +481,9 @@ tfo_port_set(struct tfo_cfg_port *p, const char *key, const char *value,
 		snprintf(p->exception_iface, sizeof(p->exception_iface), "%s", value);
 		return 0;
 	}
-	if (strcmp(key, "exception_pps") == 0) {
-		if (tfo_parse_u64(value, 1, 10000000, &v) < 0)
-			return tfo_errmsg(why, whylen, "expected an integer in 1..10000000%s",
-					  tfo_int_hint(value));
-		p->exception_pps = (uint32_t)v;
-		return 0;
-	}
-	if (strcmp(key, "xdp") == 0) {
-		if (strcasecmp(value, "auto") == 0)
-			p->xdp = TFO_XDP_AUTO;
-		else if (strcasecmp(value, "own") == 0)
-			p->xdp = TFO_XDP_OWN;
-		else if (strcasecmp(value, "off") == 0)
-			p->xdp = TFO_XDP_OFF;
-		else
-			return tfo_errmsg(why, whylen, "expected own, off or auto");
-		return 0;
-	}
-	if (strcmp(key, "tap") == 0) {
-		if (strcasecmp(value, "auto") == 0)
-			p->tap = TFO_TAP_AUTO;
-		else if (strcasecmp(value, "create") == 0)
-			p->tap = TFO_TAP_CREATE;
-		else if (strcasecmp(value, "attach") == 0)
-			p->tap = TFO_TAP_ATTACH;
-		else
-			return tfo_errmsg(why, whylen, "expected auto, create or attach");
-		return 0;
-	}
-	if (strcmp(key, "rss") == 0) {
-		if (strcasecmp(value, "device") == 0)
-			p->rss = TFO_RSS_DEVICE;
-		else if (strcasecmp(value, "peer") == 0)
-			p->rss = TFO_RSS_PEER;
-		else
-			return tfo_errmsg(why, whylen, "expected device or peer");
-		return 0;
-	}
-	if (strcmp(key, "offload") == 0) {
-		if (strcasecmp(value, "auto") == 0)
-			p->offload = TFO_OFFLOAD_AUTO;
-		else if (strcasecmp(value, "off") == 0)
-			p->offload = TFO_OFFLOAD_OFF;
-		else
-			return tfo_errmsg(why, whylen, "expected auto or off");
-		return 0;
-	}
+	rc = tfo_port_table_set(p, key, value, why, whylen);
+	if (rc <= 0)
+		return rc;
 	return tfo_errmsg(why, whylen, "unknown key in a [port] section");
 }
 
@@ -479,83 +503,56 @@ tfo_service_get(struct tfo_config *c, const char *name, char *why, size_t whylen
 		tfo_errmsg(why, whylen, "bad service name");
 		return NULL;
 	}
-	if (tfo_service_find(name) == NULL) {
-		char known[128] = "";
-
-		for (const struct tfo_service *r = tfo_service_first(); r != NULL;
-		     r = r->next) {
-			strncat(known, " ", sizeof(known) - strlen(known) - 1);
-			strncat(known, r->name, sizeof(known) - strlen(known) - 1);
-		}
-		tfo_errmsg(why, whylen, "no service named '%s' (built in:%s; one built "
-			   "out of tree needs `plugin = PATH.so` first in its section)",
-			   name, known[0] ? known : " none");
-		return NULL;
-	}
 	s = &c->services[c->nb_services++];
 	memset(s, 0, sizeof(*s));
 	strcpy(s->name, name);
 	return s;
 }
 
+/*
+ * Record @p key of service section @p s as written, with its @p line: the
+ * service checks its keys once the assembly has loaded it. Only what needs
+ * no service is checked here: port and udp's grammar, the sizes.
+ */
 static int
 tfo_service_set(struct tfo_cfg_service *s, const char *key, const char *value,
-		char *why, size_t whylen)
+		unsigned int line, char *why, size_t whylen)
 {
-	const struct tfo_service *svc = tfo_service_find(s->name);
 	uint64_t v;
+	bool b;
 
 	if (strcmp(key, "port") == 0) {
 		if (tfo_parse_u64(value, 1, 65535, &v) < 0)
 			return tfo_errmsg(why, whylen, "expected a TCP port 1..65535%s",
 					  tfo_int_hint(value));
 		s->port = (uint16_t)v;
-		return 0;
 	}
-	if (svc != NULL && strcmp(key, "udp") == 0) {
-		bool b;
-
-		if (tfo_parse_bool(value, &b) < 0)
-			return tfo_errmsg(why, whylen, "expected a boolean (on/off, yes/no)");
-		if (b && !svc->udp_ok)
-			return tfo_errmsg(why, whylen, "service %s does not serve UDP "
-					  "(udp = on is for services that declare udp_ok)",
-					  s->name);
-		s->udp = b;
-		return 0;
-	}
-	if (svc == NULL || !tfo_service_key_ok(svc, key))
-		return tfo_errmsg(why, whylen, "unknown key for service %s", s->name);
-	if (svc->check_key != NULL && svc->check_key(key, value, why, whylen) < 0)
-		return -EINVAL;
+	if (strcmp(key, "udp") == 0 && tfo_parse_bool(value, &b) < 0)
+		return tfo_errmsg(why, whylen, "expected a boolean (on/off, yes/no)");
 	if (strlen(key) >= sizeof(s->kv[0].key) ||
 	    strlen(value) >= sizeof(s->kv[0].value))
 		return tfo_errmsg(why, whylen, "key or value too long");
-	for (unsigned int i = 0; i < s->nb_kv && !tfo_service_key_repeats(svc, key); i++)
-		if (strcmp(s->kv[i].key, key) == 0) {
-			strcpy(s->kv[i].value, value);
-			return 0;
-		}
-	if (s->nb_kv == TFO_SERVICE_MAX_KV)
+	if (s->nb_kv == RTE_DIM(s->kv))
 		return tfo_errmsg(why, whylen, "more than %d keys", TFO_SERVICE_MAX_KV);
 	strcpy(s->kv[s->nb_kv].key, key);
 	strcpy(s->kv[s->nb_kv].value, value);
+	s->kv[s->nb_kv].line = line;
 	s->nb_kv++;
+	s->loaded = false;
 	return 0;
 }
 
 /*
- * `plugin = PATH.so` (relative: from the configuration's directory): load
- * it now, so that the section's other keys are checked by the service it
- * registers. Hence it comes first in the section.
+ * `plugin = PATH.so` (relative: from the configuration's directory),
+ * recorded: the assembly loads it, so that the section's other keys are
+ * checked by the service it registers. Hence it comes first in the section.
  */
 static int
 tfo_service_plugin_set(struct tfo_config *c, const char *name, const char *value,
-		       char *why, size_t whylen)
+		       unsigned int line, char *why, size_t whylen)
 {
 	struct tfo_cfg_service *s;
-	char path[PATH_MAX];
-	int n;
+	size_t dir = value[0] == '/' || c->base_dir[0] == '\0' ? 0 : strlen(c->base_dir) + 1;
 
 	for (unsigned int i = 0; i < c->nb_services; i++)
 		if (strcmp(c->services[i].name, name) == 0 &&
@@ -564,20 +561,14 @@ tfo_service_plugin_set(struct tfo_config *c, const char *name, const char *value
 					  "one plugin per section" :
 					  "the section has keys already (or its service "
 					  "is built in): plugin must come first");
-	if (value[0] == '/' || c->base_dir[0] == '\0')
-		n = snprintf(path, sizeof(path), "%s", value);
-	else
-		n = snprintf(path, sizeof(path), "%s/%s", c->base_dir, value);
-	if (n < 0 || (size_t)n >= sizeof(path) || strlen(value) >= sizeof(s->plugin))
+	if (dir + strlen(value) >= PATH_MAX || strlen(value) >= sizeof(s->plugin))
 		return tfo_errmsg(why, whylen, "path too long");
-	if (tfo_service_plugin_load(path, name, why, whylen) < 0)
-		return -EINVAL;
 	s = tfo_service_get(c, name, why, whylen);
 	if (s == NULL)
 		return -EINVAL;
-	/* the real path, so that --print-config's output loads from anywhere */
-	if (realpath(path, s->plugin) == NULL)
-		snprintf(s->plugin, sizeof(s->plugin), "%s", value);
+	snprintf(s->plugin, sizeof(s->plugin), "%s", value);
+	s->plugin_line = line;
+	s->loaded = false;
 	return 0;
 }
 
@@ -601,7 +592,7 @@ tfo_section_split(const char *section, char *kind, size_t klen,
 
 static int
 tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
-		   const char *value, char *why, size_t whylen)
+		   const char *value, unsigned int line, char *why, size_t whylen)
 {
 	char kind[16];
 	const char *name;
@@ -624,9 +615,9 @@ tfo_config_set_why(struct tfo_config *c, const char *section, const char *key,
 			return tfo_errmsg(why, whylen,
 				       "a service section needs a name: [service NAME]");
 		if (strcmp(key, "plugin") == 0)
-			return tfo_service_plugin_set(c, name, value, why, whylen);
+			return tfo_service_plugin_set(c, name, value, line, why, whylen);
 		s = tfo_service_get(c, name, why, whylen);
-		return s == NULL ? -EINVAL : tfo_service_set(s, key, value, why, whylen);
+		return s == NULL ? -EINVAL : tfo_service_set(s, key, value, line, why, whylen);
 	}
 	if (name != NULL)
 		return tfo_errmsg(why, whylen, "unknown section");
@@ -706,6 +697,21 @@ tfo_visible(const char *in, char *out, size_t len)
 	return out;
 }
 
+int
+tfo_config_key_error(const struct tfo_config *c, unsigned int line, const char *section,
+		     const char *key, const char *value, const char *why, char *err,
+		     size_t errlen)
+{
+	char vsec[96 * 4], vkey[128], vis[256];
+
+	if (line == 0)
+		return tfo_errmsg(err, errlen, "[%s] %s = \"%s\": %s", section, key, value, why);
+	return tfo_errmsg(err, errlen, "%s:%u: [%s] %s = \"%s\": %s", c->source, line,
+			  tfo_visible(section, vsec, sizeof(vsec)),
+			  tfo_visible(key, vkey, sizeof(vkey)),
+			  tfo_visible(value, vis, sizeof(vis)), why);
+}
+
 /*
  * @p section, @p key and @p value as the file reads them: white space
  * trimmed, the section's words separated by one space ("port net_tap0 "
@@ -735,8 +741,8 @@ tfo_config_set(struct tfo_config *c, const char *section, const char *key,
 	if (tfo_config_words(section, key, value, sec, k, v) < 0)
 		return tfo_errmsg(err, errlen, "[%.64s] %.64s: section, key or value too long",
 				  section, key);
-	if (tfo_config_set_why(c, sec, k, v, why, sizeof(why)) < 0)
-		return tfo_errmsg(err, errlen, "[%s] %s = \"%s\": %s", sec, k, v, why);
+	if (tfo_config_set_why(c, sec, k, v, 0, why, sizeof(why)) < 0)
+		return tfo_config_key_error(c, 0, sec, k, v, why, err, errlen);
 	return 0;
 }
 
@@ -849,14 +855,9 @@ tfo_config_parse_string(struct tfo_config *c, const char *text,
 		if (section[0] == '\0')
 			return tfo_errmsg(err, errlen, "%s:%u: key '%s' before any [section]",
 				       source, lineno, tfo_visible(key, vis, sizeof(vis)));
-		if (tfo_config_set_why(c, section, key, value, why, sizeof(why)) < 0) {
-			char vsec[sizeof(section) * 4], vkey[128];
-
-			return tfo_errmsg(err, errlen, "%s:%u: [%s] %s = \"%s\": %s",
-				       source, lineno, tfo_visible(section, vsec, sizeof(vsec)),
-				       tfo_visible(key, vkey, sizeof(vkey)),
-				       tfo_visible(value, vis, sizeof(vis)), why);
-		}
+		if (tfo_config_set_why(c, section, key, value, lineno, why, sizeof(why)) < 0)
+			return tfo_config_key_error(c, lineno, section, key, value, why, err,
+						    errlen);
 	}
 	return 0;
 }

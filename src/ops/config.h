@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "net/pkt.h"
+#include "ops/addr.h"
 #include "ops/file.h"	/* the file functions it is read with */
 
 #ifdef __cplusplus
@@ -26,6 +26,21 @@ extern "C" {
 #define TFO_SERVICE_MAX_KV 32
 #define TFO_CFG_STR 256
 #define TFO_CFG_ERR 512
+/** Control lcores at most ([server] control_lcores). */
+#define TFO_MAX_CONTROLS 16
+/** Largest window scale shift (RFC 7323 2.3): [tcp] wscale_max's bound,
+ *  and what a peer's option is clamped to. */
+#define TFO_WSCALE_MAX 14
+
+/** [server] idle_policy. */
+enum tfo_idle_policy {
+	TFO_IDLE_ADAPTIVE = 0,	/**< poll while busy, then wait for a wake-up */
+	TFO_IDLE_BUSY,		/**< poll always */
+	TFO_IDLE_SLEEP,		/**< nap idle_sleep_us after every empty poll */
+};
+
+/** [server] idle_sleep_us's default (idle_policy sleep). */
+#define TFO_IDLE_SLEEP_US_DEFAULT 100
 
 /** [tcp] syncookies: when a SYN bound for the slow path is answered with a
  *  SYN cookie (on the worker that received it, and on the control core
@@ -111,16 +126,29 @@ struct tfo_cfg_port {
 	struct tfo_local_addr addrs[TFO_MAX_PORT_ADDRS];
 };
 
+/**
+ * A [service NAME] section. Parsing records it as written: which service
+ * and plugin are the assembly's to know (server/config_services.h loads
+ * the plugin, then hands the service its keys to check), so until then kv
+ * holds every key of the section in order, port and udp among them.
+ */
 struct tfo_cfg_service {
 	char name[32];
-	char plugin[PATH_MAX];		/**< its shared object, or "" (built in) */
+	/** its shared object as written ("" = built in); once loaded, its
+	 *  real path, so that --print-config's output loads from anywhere */
+	char plugin[PATH_MAX];
+	uint32_t plugin_line;		/**< the file's line of plugin, 0 = a --set */
 	uint16_t port;
 	bool udp;			/**< udp = on: datagrams to port too */
+	/** loaded since its last key: the service exists, port and udp are
+	 *  set, kv holds the service's own keys, each one checked by it */
+	bool loaded;
 	unsigned int nb_kv;
 	struct {
 		char key[32];
 		char value[TFO_CFG_STR];
-	} kv[TFO_SERVICE_MAX_KV];
+		uint32_t line;		/**< the file's line, 0 = a --set */
+	} kv[TFO_SERVICE_MAX_KV + 2];	/**< + port and udp, until loaded */
 };
 
 struct tfo_config {
@@ -137,7 +165,7 @@ struct tfo_config {
 	uint32_t icmp_echo_per_s;	/**< echo replies/s per control lcore, 0 = all */
 	uint32_t mbufs;			/**< mbufs in the pool, 0 = computed */
 	uint32_t mbuf_cache;		/**< per-lcore mempool cache */
-	uint8_t idle_policy;		/**< enum tfo_idle_policy (lcore/idle.h) */
+	uint8_t idle_policy;		/**< enum tfo_idle_policy */
 	uint32_t idle_poll_us;		/**< adaptive: polling after the last work */
 	uint32_t idle_sleep_us;		/**< sleep: the nap after an empty poll */
 	uint32_t control_lcores;	/**< the first N lcores: control lcores */
@@ -219,26 +247,20 @@ int tfo_config_override(struct tfo_config *c, const char *section, const char *k
 			const char *value, char *err, size_t errlen);
 
 /**
- * Every check a start makes that needs no device and no EAL: cross-key
- * checks (ports have addresses, limits consistent), the key file (it
- * exists and parses) and each service's own check (http: the root is a
- * readable directory). --print-config and a start both run it.
- * @return 0 or -EINVAL with @p err.
+ * The one-line message of a key refused for @p why, as parsing words it:
+ * "SOURCE:LINE: [SECTION] KEY = "VALUE": WHY" for line @p line of the
+ * file @p c was parsed from (bytes that do not show as \xNN), and
+ * "[SECTION] KEY = "VALUE": WHY" for @p line 0 (tfo_config_set, --set).
+ * For the layers that check a key after parsing (a service's own keys).
+ * @return -EINVAL.
  */
-int tfo_config_validate(const struct tfo_config *c, char *err, size_t errlen);
+int tfo_config_key_error(const struct tfo_config *c, unsigned int line, const char *section,
+			 const char *key, const char *value, const char *why, char *err,
+			 size_t errlen);
 
-struct tfo_service_kv;
-struct tfo_service_args;
-
-/**
- * What service section @p cs of @p c gives the service's check() and
- * create(): @p a filled, its keys and values in @p kv (room for
- * TFO_SERVICE_MAX_KV; pointing into
- * @p cs, which must outlive @p a). @p socket_id: -1 for a check.
- */
-void tfo_config_service_args(const struct tfo_config *c, const struct tfo_cfg_service *cs,
-			     int socket_id, struct tfo_service_kv *kv,
-			     struct tfo_service_args *a);
+/** The one boolean grammar of every key: yes/no, on/off, true/false, 1/0,
+ *  in any case. @return 0, or -EINVAL. */
+int tfo_config_parse_bool(const char *s, bool *out);
 
 /** Print the effective configuration in INI form. */
 void tfo_config_dump(FILE *f, const struct tfo_config *c);

@@ -2,7 +2,8 @@
  * tfo-fastpath: the table of configuration keys (tfo_keys: where each
  * scalar key lives, its range, default and help) and what reads only it:
  * --print-config (tfo_config_dump) and --help-config (tfo_config_help).
- * The grammar and parsing are config.c's.
+ * The grammar and parsing are config.c's; the services' own keys are
+ * their business (server/config_services.c prints them).
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -12,11 +13,7 @@
 
 #include <rte_common.h>
 
-#include "lcore/ctrl_pick.h"
-#include "lcore/idle.h"
-#include "net/tcpopt.h"
 #include "ops/config.h"
-#include "tfo/service.h"
 
 #include "ops/config_priv.h"
 
@@ -338,15 +335,6 @@ tfo_config_help(FILE *f)
 			tfo_port_keys[i].def, tfo_port_keys[i].help);
 	fprintf(f, "[service NAME]   (one per service; port = N, plus:)\n");
 	fprintf(f, "  plugin = PATH.so: a service built out of tree (first key of its section)\n");
-	for (const struct tfo_service *s = tfo_service_first(); s != NULL;
-	     s = s->next) {
-		fprintf(f, "  %s: %s\n    keys: port", s->name, s->help ? s->help : "");
-		if (s->udp_ok)
-			fprintf(f, ", udp (on: answers UDP datagrams to port too)");
-		for (const char *const *k = s->keys; k != NULL && *k != NULL; k++)
-			fprintf(f, ", %s", *k);
-		fputc('\n', f);
-	}
 }
 
 extern const char tfo_embedded_config_text[];

@@ -73,11 +73,11 @@ tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s)
 
 void
 tfo_stats_dump_svc(FILE *f, const char *prefix, const struct tfo_stats *s,
-		   const struct tfo_svc_ctr_map *map)
+		   const char *const *names, unsigned int nb)
 {
-	for (unsigned int i = 0; map != NULL && i < map->nb; i++)
+	for (unsigned int i = 0; i < nb && i < TFO_SVC_STATS_MAX; i++)
 		if (s->svc[i] != 0)
-			fprintf(f, "%s%s %" PRIu64 "\n", prefix, map->name[i], s->svc[i]);
+			fprintf(f, "%s%s %" PRIu64 "\n", prefix, names[i], s->svc[i]);
 }
 
 /* ---- accounting (stats.h) ---------------------------------------------- */

@@ -21,7 +21,7 @@
 
 #include <rte_common.h>
 
-#include "net/pkt.h"
+#include "ops/drops.h"	/* the parser's drop reasons, one counter each */
 #include "tfo/service.h"
 
 #ifdef __cplusplus
@@ -187,31 +187,6 @@ extern "C" {
 	X(pmtu_ignored,		C, "path-MTU errors reporting an MTU not below the connection's path (nothing to do)") \
 	X(pmtu_no_conn,		C, "path-MTU errors about a flow with no connection here (closed meanwhile, or forged; not counted when a port's RSS table is unknown and every worker got a copy)")
 
-/* Service http: responses by status; a 400 by reason. */
-#define TFO_STATS_HTTP(X) \
-	X(http_200,		C, "HTTP 200 (GET and HEAD of a file; a path's fixed answer; POST where allowed)") \
-	X(http_204,		C, "HTTP 204: a path configured with status = 204 (connectivity checks)") \
-	X(http_206,		C, "HTTP 206: a single byte range of a file (Range)") \
-	X(http_301,		C, "HTTP 301: a directory asked for without its trailing slash") \
-	X(http_304,		C, "HTTP 304: If-None-Match (or exact If-Modified-Since) matched") \
-	X(http_404,		C, "HTTP 404: no such file (or an encoded slash in the path)") \
-	X(http_405,		C, "HTTP 405: method other than GET and HEAD (POST where no path rule allows it)") \
-	X(http_411,		C, "HTTP 411: POST without Content-Length (or with Transfer-Encoding)") \
-	X(http_413,		C, "HTTP 413: POST body longer than max_body (or than [tcp] max_request leaves)") \
-	X(http_414,		C, "HTTP 414: request-target longer than max_uri") \
-	X(http_416,		C, "HTTP 416: a byte range that starts past the end of the file") \
-	X(http_425,		C, "HTTP 425: POST that arrived as TFO SYN data on a path without post_in_syn (RFC 7413 6.3.1: it may be a replay)") \
-	X(http_505,		C, "HTTP 505: HTTP major version other than 1") \
-	X(http_400_syntax,	C, "HTTP 400: malformed request line or field line") \
-	X(http_400_too_big,	C, "HTTP 400: request head longer than max_header") \
-	X(http_400_host,	C, "HTTP 400: HTTP/1.1 without Host, or several Host fields") \
-	X(http_400_body,	C, "HTTP 400: GET/HEAD with a body (Content-Length > 0, Transfer-Encoding)") \
-	X(http_400_path,	C, "HTTP 400: bad path: form, %-encoding, %00, '..' above the root") \
-	X(http_reject_small_buf, C, "HTTP requests reset: the engine's response buffer was too small") \
-	X(http_range_ignored,	C, "HTTP Range fields ignored: several ranges, bad syntax, If-Range not matching, or no room for the 206 head (answered 200 in full)") \
-	X(http_ocsp_hit,	C, "OCSP requests (GET or POST) answered from a prepared response (also in http_200)") \
-	X(http_ocsp_miss,	C, "OCSP requests with no prepared response, or whose base64 does not decode (also in http_404)")
-
 /* The access log (access_log.h): records per lcore, lines by control 0. */
 #define TFO_STATS_ALOG(X) \
 	X(access_log_records,	C, "access-log records an lcore put on its ring to control 0 (sampled transactions, access_log_sample)") \
@@ -224,7 +199,6 @@ extern "C" {
 	TFO_STATS_CONTROL(X) \
 	TFO_STATS_TFO(X) \
 	TFO_STATS_ENGINE(X) \
-	TFO_STATS_HTTP(X) \
 	TFO_STATS_ALOG(X)
 
 enum tfo_stat_id {
@@ -287,9 +261,10 @@ void tfo_stats_accumulate(struct tfo_stats *dst, const struct tfo_stats *src);
  */
 void tfo_stats_dump(FILE *f, const char *prefix, const struct tfo_stats *s);
 
-/** The same for the services' counters of @p s named by @p map (NULL: none). */
+/** The same for the first @p nb services' counters of @p s, named by
+ *  @p names (the server's struct tfo_svc_ctr_map: its name and nb). */
 void tfo_stats_dump_svc(FILE *f, const char *prefix, const struct tfo_stats *s,
-			const struct tfo_svc_ctr_map *map);
+			const char *const *names, unsigned int nb);
 
 /* ---- accounting ---------------------------------------------------------
  *

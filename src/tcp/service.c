@@ -107,6 +107,19 @@ tfo_service_counters_check(const struct tfo_service *s, char *why, size_t whylen
 	return (int)n;
 }
 
+/* The status "<service>_<NNN>[_<reason>]" counts (struct tfo_svc_counter),
+ * or 0. */
+static uint16_t
+tfo_svc_ctr_status(const char *service, const char *name)
+{
+	const char *d = name + strlen(service) + 1;
+
+	if (d[0] < '1' || d[0] > '5' || d[1] < '0' || d[1] > '9' ||
+	    d[2] < '0' || d[2] > '9' || (d[3] != '\0' && d[3] != '_'))
+		return 0;
+	return (uint16_t)((d[0] - '0') * 100 + (d[1] - '0') * 10 + (d[2] - '0'));
+}
+
 int
 tfo_svc_ctr_map_add(struct tfo_svc_ctr_map *map, struct tfo_service_inst *si,
 		    char *why, size_t whylen)
@@ -131,6 +144,7 @@ tfo_svc_ctr_map_add(struct tfo_svc_ctr_map *map, struct tfo_service_inst *si,
 		map->name[map->nb] = c->name;
 		map->help[map->nb] = c->help != NULL ? c->help : "";
 		map->service[map->nb] = si->svc->name;
+		map->status[map->nb] = tfo_svc_ctr_status(si->svc->name, c->name);
 		map->nb++;
 	}
 	return 0;

@@ -202,7 +202,6 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 		memset(&resp, 0, sizeof(resp));
 		resp.buf = buf_ptr(e, sb) + TFO_BUF_HDR;
 		resp.buf_cap = e->resp_cap;
-		resp.stats = e->st;
 		ctx.in_syn = done < syn;
 		st = si->svc->handle(si->state, &ctx, req + done, len - done, &resp);
 		tfo_tcp_stat_inc(e, TFO_STAT_svc_calls);

@@ -54,7 +54,6 @@ udp_answer(struct tfo_engine *e, const struct tfo_service_inst *si,
 	memset(&resp, 0, sizeof(resp));
 	resp.buf = d;
 	resp.buf_cap = room;
-	resp.stats = e->st;
 	st = si->svc->handle(si->state, ctx, req, len, &resp);
 	tfo_tcp_stat_inc(e, TFO_STAT_svc_calls);
 	if (st == TFO_SVC_NEED_MORE)

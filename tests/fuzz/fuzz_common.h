@@ -58,6 +58,10 @@ struct tfo_stats;
  *  scenario regressions of test_fuzz_regress.c. */
 const struct tfo_stats *fz_worker_stats(bool control);
 
+struct tfo_svc_ctr_map;
+/** fuzz_worker.c: the names of tfo_stats.svc (the services' counters). */
+const struct tfo_svc_ctr_map *fz_svc_ctrs(void);
+
 /** External buffers of fz_frame() not freed yet (a leak check without ASan). */
 extern long fz_ext_live;
 

@@ -30,7 +30,11 @@
 
 #include "tfo/service.h"
 
-#include "../../services/dns.h"
+#include "../../services/dns_answer.h"
+#include "../../services/dns_load.h"
+#include "../../services/dns_wire.h"
+#include "../../services/dns_write.h"
+#include "../../services/dns_zparse.h"
 #include "fuzz_common.h"
 
 #define RESP_CAP 2048

@@ -25,7 +25,6 @@
 
 #include <rte_common.h>
 
-#include "ops/stats.h"
 #include "tfo/service.h"
 
 #include "../../services/http_parse.h"
@@ -34,15 +33,18 @@
 #define RESP_CAP 2048
 
 static const struct tfo_service *http_svc, *echo_svc;
+/* the service's counters, as an engine gives them (either service's) */
+static uint64_t ctrs[TFO_SVC_MAX_COUNTERS];
 static const struct tfo_svc_ctx fuzz_ctx = {
 	.family = AF_INET, .transport = TFO_SVC_TCP, .dst_port = 80,
+	.counters = ctrs,
 };
 static const struct tfo_svc_ctx fuzz_syn_ctx = {
 	.family = AF_INET, .transport = TFO_SVC_TCP, .dst_port = 80, .in_syn = 1,
+	.counters = ctrs,
 };
 static const struct tfo_svc_ctx *cur_ctx = &fuzz_ctx;
 static void *http_state, *http_rules_state, *echo_state;
-static struct tfo_stats stats;
 
 /* create() with @p nb key, value pairs */
 static void *
@@ -203,7 +205,6 @@ svc_call(const struct tfo_service *svc, const void *state, const uint8_t *b,
 	memset(resp, 0, sizeof(*resp));
 	resp->buf = buf;
 	resp->buf_cap = RESP_CAP;
-	resp->stats = &stats;
 	*st = svc->handle(state, cur_ctx, b, len, resp);
 	FZ_ASSERT(*st <= TFO_SVC_REJECT, "status %d", *st);
 	if (*st != TFO_SVC_RESPOND)

@@ -55,7 +55,7 @@
 #include "net/tcpopt.h"
 #include "net/tx.h"
 #include "ops/config.h"
-#include "ops/server.h"
+#include "server/server.h"
 #include "tcp/engine.h"
 #include "tfo/service.h"
 
@@ -797,6 +797,12 @@ const struct tfo_stats *
 fz_worker_stats(bool control)
 {
 	return control ? &G.c->stats : &W->stats;
+}
+
+const struct tfo_svc_ctr_map *
+fz_svc_ctrs(void)
+{
+	return G.c->svc_ctrs;
 }
 
 int

@@ -21,7 +21,9 @@
 #include <rte_common.h>
 #include <rte_memory.h>
 
-#include "../../services/dns.h"
+#include "../../services/dns_load.h"
+#include "../../services/dns_wire.h"
+#include "../../services/dns_zparse.h"
 #include "../../services/dns_xfr.h"
 #include "fuzz_common.h"
 

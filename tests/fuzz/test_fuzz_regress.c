@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ops/stats.h"
+#include "tfo/service.h"
 
 #include "../../services/http_parse.h"
 #include "../test.h"
@@ -68,20 +69,32 @@ run(const char *name)
 	free(b);
 }
 
+/* Counter @p name of @p now since @p before: a built-in one or a service's
+ * (http_200); UINT64_MAX for no such counter. */
+static uint64_t
+delta(const struct tfo_stats *now, const struct tfo_stats *before, const char *name)
+{
+	const struct tfo_svc_ctr_map *map = fz_svc_ctrs();
+	int id = tfo_stats_lookup(name);
+
+	if (id >= 0)
+		return now->c[id] - before->c[id];
+	for (unsigned int i = 0; map != NULL && i < map->nb; i++)
+		if (strcmp(map->name[i], name) == 0)
+			return now->svc[i] - before->svc[i];
+	return UINT64_MAX;
+}
+
 static uint64_t
 dw(const char *name)
 {
-	int id = tfo_stats_lookup(name);
-
-	return id < 0 ? UINT64_MAX : fz_worker_stats(false)->c[id] - before_w.c[id];
+	return delta(fz_worker_stats(false), &before_w, name);
 }
 
 static uint64_t
 dc(const char *name)
 {
-	int id = tfo_stats_lookup(name);
-
-	return id < 0 ? UINT64_MAX : fz_worker_stats(true)->c[id] - before_c.c[id];
+	return delta(fz_worker_stats(true), &before_c, name);
 }
 
 /* ARP, ICMP, ND, ICMPv6 answered from frames in external buffers, which

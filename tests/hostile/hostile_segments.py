@@ -212,6 +212,9 @@ def case_rstflood(s):
     s.wire.send(frames)
     mid, _ = s.settled()
     out_mid = s.wire.since(s.m)[0]
+    # frames the tap dropped before the server (a loaded machine): each may
+    # have been one of the RSTs, which the server then never saw
+    lost = s.tun_tx_dropped() - s.tun0
     proc.stdin.write('go\n')
     proc.stdin.flush()
     second = json.loads(proc.stdout.readline())
@@ -224,12 +227,13 @@ def case_rstflood(s):
     # old ACK (drop_old_ack): what is left are the RSTs
     handled = (delta(st0, mid, 'drop_rst_ignored') + delta(st0, mid, 'challenge_acks') +
                delta(st0, mid, 'challenge_acks_limited') - delta(st0, mid, 'drop_old_ack'))
-    T.check('%s every RST ignored (out of window) or challenged (in window): %d of %d' %
-            (tag, handled, nrst), handled == nrst,
+    T.check('%s every RST ignored (out of window) or challenged (in window): %d of %d '
+            '(%d frames dropped by the tap)' % (tag, handled, nrst, lost),
+            nrst - lost <= handled <= nrst,
             {n: delta(st0, mid, n) for n in ('rx_pkts', 'drop_rst_ignored', 'challenge_acks',
                                               'challenge_acks_limited', 'drop_old_ack',
                                               'drop_seq_window', 'rx_delivered', 'to_control')}
-            | {'out': out_mid})
+            | {'out': out_mid, 'tap_dropped': lost})
     T.check('%s all %d connections serve a second request' % (tag, k_tfo + k_plain),
             len(second['ok']) == k_tfo + k_plain and all(second['ok']), second)
     T.check('%s ... on both lcores (TFO ones on the worker, plain on the control core)' % tag,

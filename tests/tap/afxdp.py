@@ -209,6 +209,41 @@ def tfo_checks(cli, srv, host, tag):
     print('%s capture:\n%s' % (tag, describe(flow)))
 
 
+def race_checks(server, cfg, tmp, procs):
+    """Two servers started together on the veth: one runs, the other is
+    refused naming it, and the winner's program serves."""
+    logs = [open(os.path.join(tmp, 'race%d.log' % i), 'w+') for i in range(2)]
+    pair = []
+    for i in range(2):
+        eal = list(EAL)
+        eal[eal.index('--file-prefix') + 1] = '%sr%d' % (PREFIX, i)
+        pair.append(subprocess.Popen(['ip', 'netns', 'exec', SNS, server] + eal +
+                                     ['--', '--config', cfg], stdout=logs[i],
+                                     stderr=subprocess.STDOUT))
+    procs += pair
+    texts = ['', '']
+    end = time.time() + 40
+    while time.time() < end:
+        for i in range(2):
+            logs[i].seek(0)
+            texts[i] = logs[i].read()
+        if sum(p.poll() is not None for p in pair) == 1 and \
+                any('tfo-server: running' in t for t in texts):
+            break
+        time.sleep(0.1)
+    live = [i for i in range(2) if pair[i].poll() is None]
+    if T.check('race: one of two servers started together runs', len(live) == 1,
+               (live, [t[-400:] for t in texts])):
+        win, lose = live[0], 1 - live[0]
+        T.check('race: the other is refused naming the winner\'s PID',
+                pair[lose].returncode != 0 and
+                'held by process %d' % pair[win].pid in texts[lose], texts[lose][-400:])
+        T.check('race: the winner stops with exit code 0', stop_process(pair[win]) == 0)
+    for log in logs:
+        log.close()
+    T.check('race: no program left on the interface', not xdp_on_iface())
+
+
 def main():
     need_root()
     server = sys.argv[1]
@@ -320,19 +355,38 @@ def main():
         # one queue per worker: a worker more than queue_count is refused
         # (net_af_xdp 22.11 itself refuses a queue_count above the
         # interface's combined channels, which a veth does not report)
+        def refused_start(config):
+            """A start that must fail: (exit code, its log)."""
+            log.seek(0)
+            log.truncate()
+            proc, _ = start_server(server, config, log)
+            procs.append(proc)
+            rc = proc.wait(20)
+            with open(log.name) as f:
+                return rc, f.read()
+
         eal = list(EAL)
         EAL[EAL.index('-l'):EAL.index('-l') + 2] = ['--lcores', '0@0,1@1,2@1']
-        log.seek(0)
-        log.truncate()
-        proc, text = start_server(server, cfg, log)
-        procs.append(proc)
-        rc = proc.wait(20)
-        with open(log.name) as f:
-            text = f.read()
+        rc, text = refused_start(cfg)
         T.check('two workers on queue_count = 1 refused',
                 rc != 0 and 'queue_count = 1, but 2 workers' in text, text[-600:])
         T.check('... and no program left on the interface', not xdp_on_iface())
         EAL[:] = eal
+
+        # an MTU past net_af_xdp's frame (one 4 KiB page): refused with
+        # the device's ceiling and the fix, nothing left behind
+        big = os.path.join(tmp, 'bigmtu.ini')
+        write_config(big, extra_port='mtu = 4000')
+        rc, text = refused_start(big)
+        T.check('mtu = 4000 refused with net_af_xdp\'s ceiling and the fix',
+                rc != 0 and re.search(r'mtu = 4000: net_af_xdp takes at most \d+; '
+                                      r'set mtu = \d+ or less', text), text[-600:])
+        T.check('... and no program left on the interface', not xdp_on_iface())
+
+        # two servers started at the same instant on the interface: the
+        # program check sees a server only once its PMD has loaded the
+        # program, so both used to pass; the interface's claim lets one by
+        race_checks(server, cfg, tmp, procs)
 
         # an interface with more RX queues than tfo-server serves: warned
         ns(SNS, ['ethtool', '-L', SIF, 'rx', '2', 'tx', '2'])

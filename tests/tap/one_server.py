@@ -16,6 +16,9 @@
 - exception: a second server on another tap but with the same exception
   interface (exception = on, the default name tfoexc0) is refused naming
   the first's PID.
+- race: two servers started at the same instant on one tap (twice), on
+  one memif socket (once): one runs, the other is refused naming it (the
+  device's claim; the scans alone let both through).
 - tap-mode: [port] tap = attach refuses an iface= that does not exist (a
   typo would create an empty tap), tap = create one that does; attach to
   a persistent tap (ip tuntap add ... multi_queue) starts, says so, and
@@ -179,6 +182,63 @@ def case_exception(server):
                 'another exception_iface' in out, out[-300:])
 
 
+def race_pair(tag, cmds, name, tmp):
+    """Start @cmds (two servers on one device) at the same instant: one
+    runs, the other is refused naming it and @name; the winner exits 0."""
+    logs = [open(os.path.join(tmp, '%s-%d.log' % (tag.replace(' ', ''), i)), 'w+')
+            for i in range(2)]
+    pair = [subprocess.Popen(c, stdout=log, stderr=subprocess.STDOUT)
+            for c, log in zip(cmds, logs)]
+    texts = ['', '']
+    try:
+        end = time.time() + 30
+        while time.time() < end:
+            for i, log in enumerate(logs):
+                log.seek(0)
+                texts[i] = log.read()
+            if sum(p.poll() is not None for p in pair) == 1 and \
+                    any('tfo-server: running' in t for t in texts):
+                break
+            time.sleep(0.1)
+        live = [i for i in range(2) if pair[i].poll() is None]
+        if T.check('%s: one of two servers started together runs' % tag, len(live) == 1,
+                   (live, [t[-300:] for t in texts])):
+            win, lose = live[0], 1 - live[0]
+            refusal('%s: the other' % tag, texts[lose], pair[lose].returncode,
+                    pair[win].pid, name)
+            T.check('%s: the winner ends cleanly (exit 0)' % tag, stop_process(pair[win]) == 0)
+    finally:
+        for p in pair:
+            stop_process(p)
+        for log in logs:
+            log.close()
+
+
+def case_race(server):
+    """Two servers started at the same instant on one device: before either
+    opens it, the /proc scans see no holder, and both used to run on one
+    tap (3 of 3 tries; a memif loser died with "no such DPDK device"). The
+    device's claim (an abstract socket) lets one through; the other is
+    refused naming it. Twice on a tap, once on a memif socket."""
+    ns = TAG + 'r'
+    subprocess.run(['ip', 'netns', 'add', ns], check=True)
+    tmp = tempfile.mkdtemp(prefix=TAG)
+    eal = ['-l', '0-1', '--no-huge', '-m', '256', '--no-shconf', '--no-pci', '--file-prefix']
+    try:
+        for r in range(2):
+            race_pair('race %d' % (r + 1),
+                      [['ip', 'netns', 'exec', ns, server] + eal + ['%sr%d%d' % (TAG, r, i), '--']
+                       for i in range(2)], 'tfo0', tmp)
+        cfg = os.path.join(tmp, 'memif.ini')
+        with open(cfg, 'w') as f:
+            f.write(MEMIF_INI.format(sock=os.path.join(tmp, 'memif.sock')))
+        race_pair('race memif', [[server] + eal + ['%srm%d' % (TAG, i), '--', '--config', cfg]
+                                 for i in range(2)], os.path.join(tmp, 'memif.sock'), tmp)
+    finally:
+        subprocess.run(['ip', 'netns', 'del', ns], stderr=subprocess.DEVNULL)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     need_root()
     if shutil.which('curl') is None:
@@ -190,6 +250,7 @@ def main():
     case_memif(server, loadgen)
     case_exception(server)
     case_tap_mode(server)
+    case_race(server)
     return T.done()
 
 

@@ -5,7 +5,7 @@
  */
 #include "net/xdp_pool.h"
 #include "net/xsk.h"
-#include "ops/server_priv.h"
+#include "server/server_priv.h"
 
 int
 tfo_srv_services(struct tfo_server *s, int socket, char *err, size_t errlen)

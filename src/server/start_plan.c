@@ -24,7 +24,7 @@
 #include "lcore/worker.h"
 #include "net/xdp.h"
 #include "net/xdp_pool.h"
-#include "ops/start_plan.h"
+#include "server/start_plan.h"
 #include "tfo/log.h"
 
 #define MIB (1024u * 1024u)

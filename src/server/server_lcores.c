@@ -3,7 +3,7 @@
  * log's sources (see server_priv.h). Every step writes its own
  * one-line reason into err.
  */
-#include "ops/server_priv.h"
+#include "server/server_priv.h"
 
 /* Another lcore is pinned to one of @p lcore's CPUs (e.g. --lcores
  * 0@1,1@1 on a small VM): there, an lcore that spins starves its

@@ -10,7 +10,7 @@
 
 #include "net/tx.h"
 #include "net/xdp.h"
-#include "ops/pool_plan.h"
+#include "server/pool_plan.h"
 #include "tfo/log.h"
 
 /* Frames in flight besides what the queues and rings hold (per pool). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * tfo-fastpath: what rte_eal_init reports badly, checked before it runs
- * (see ops/eal_check.h). Start-up only.
+ * (see server/eal_check.h). Start-up only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include <rte_common.h>
 #include <rte_errno.h>
 
-#include "ops/eal_check.h"
+#include "server/eal_check.h"
 #include "tfo/log.h"
 
 /* The EAL arguments that matter here (eal_common_options.c's names). */

@@ -2,7 +2,7 @@
  * tfo-fastpath: the whole server, assembled from a configuration (see
  * server.h). Every step writes its own one-line reason into err.
  */
-#include "ops/server_priv.h"
+#include "server/server_priv.h"
 
 static int
 srv_check(struct tfo_server *s, const struct tfo_server_params *p, char *err,
@@ -186,7 +186,11 @@ tfo_server_create(const struct tfo_config *cfg, const struct tfo_server_params *
 	s->p = *p;
 	s->notify.fd = -1;
 	snprintf(s->name, sizeof(s->name), "%s", p->name != NULL ? p->name : "tfo");
-	if (srv_check(s, p, err, errlen) < 0 || srv_build(s, err, errlen) < 0) {
+	/* a configuration built with tfo_config_set (tfo-bench, the tests)
+	 * has its plugins loaded and service keys checked here; the CLI's
+	 * has them already (nothing to do) */
+	if (tfo_config_services_load(&s->cfg, NULL, err, errlen) < 0 ||
+	    srv_check(s, p, err, errlen) < 0 || srv_build(s, err, errlen) < 0) {
 		s->p.telemetry = false;	/* nothing registered yet: free it all */
 		tfo_server_free(s);
 		return NULL;

@@ -22,7 +22,7 @@
 #include <rte_config.h>
 
 #include "ops/config.h"
-#include "ops/pool_plan.h"
+#include "server/pool_plan.h"
 #include "tcp/engine.h"
 
 #ifdef __cplusplus
