@@ -13,7 +13,6 @@
 #define TFO_OPTLEN_MSS 4
 #define TFO_OPTLEN_WSCALE 3
 #define TFO_OPTLEN_SACK_PERM 2
-#define TFO_OPTLEN_TS 10
 #define TFO_OPTLEN_FASTOPEN_BASE 2	/* kind, length */
 #define TFO_OPTLEN_EXP_FASTOPEN_BASE 4	/* kind, length, 16-bit magic */
 
@@ -400,18 +399,3 @@ tfo_tcpopt_write_synack(uint8_t *out, const struct tfo_synack_opts *s)
 	return (unsigned int)(p - out);
 }
 
-/* Every segment of a connection with timestamps carries this: three
- * 32-bit stores, not twelve byte stores. */
-unsigned int
-tfo_tcpopt_write_ts(uint8_t *out, uint32_t tsval, uint32_t tsecr)
-{
-	const uint32_t w[3] = {
-		rte_cpu_to_be_32((uint32_t)TFO_OPT_NOP << 24 | TFO_OPT_NOP << 16 |
-				 TFO_OPT_TS << 8 | TFO_OPTLEN_TS),
-		rte_cpu_to_be_32(tsval),
-		rte_cpu_to_be_32(tsecr),
-	};
-
-	memcpy(out, w, sizeof(w));
-	return sizeof(w);
-}

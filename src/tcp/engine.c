@@ -151,8 +151,9 @@ tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t key)
 
 /* ---- connection life --------------------------------------------------- */
 
-/* pending_done() for @p c whose source key is @p key. */
-static void
+/* pending_done() for @p c whose source key is @p key; inlined in both
+ * callers, one of which every TFO handshake's ACK takes. */
+static __rte_always_inline void
 pending_done_src(struct tfo_engine *e, struct tfo_conn *c, bool hold, uint64_t key)
 {
 	if (!(c->flags & TFO_CF_TFO_PENDING))

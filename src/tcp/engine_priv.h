@@ -437,8 +437,10 @@ hold_expire(struct tfo_engine *e)
 
 /* ---- mbufs ------------------------------------------------------------- */
 
-/* Done reading the input frame: keep it to build the first reply in. */
-static inline void
+/* Done reading the input frame: keep it to build the first reply in.
+ * Always inline: every segment's input ends here (GCC kept a copy out of
+ * line in tcp_input.c). */
+static __rte_always_inline void
 release_input(struct tfo_engine *e, struct rte_mbuf *m)
 {
 	if (m == NULL)
@@ -517,9 +519,10 @@ void tfo_tcp_output_loop(struct tfo_engine *e, struct tfo_conn *c);
 /*
  * Send what the windows allow from snd_nxt (tfo_tcp_output_loop). Most
  * calls find nothing due (the response left in the SYN-ACK, a pure ACK):
- * that is known here from snd_nxt, the queue and the FIN, before a call.
+ * that is known here from snd_nxt, the queue and the FIN, before a call
+ * (always inline: GCC kept a copy out of line, a call to decide on one).
  */
-static inline void
+static __rte_always_inline void
 tfo_tcp_output(struct tfo_engine *e, struct tfo_conn *c)
 {
 	uint32_t off = c->snd_nxt - data_start(c), total = unacked_len(e, c);

@@ -162,6 +162,50 @@ dup_ack(struct tfo_engine *e, struct tfo_conn *c)
 	c->cwnd = c->ssthresh + 3 * smax;
 }
 
+/* The handshake's ACK, acceptable (RFC 9293 3.10.7.4): our SYN is
+ * acknowledged, the connection established (or closing, its FIN queued). */
+static __rte_always_inline void
+handshake_acked(struct tfo_engine *e, struct tfo_conn *c, uint32_t nwin, uint32_t seq)
+{
+	tfo_tcp_pending_done(e, c, false);
+	c->snd_una++;	/* our SYN */
+	set_state(e, c, (c->flags & TFO_CF_FIN_QUEUED) ?
+		  TFO_CONN_FIN_WAIT_1 : TFO_CONN_ESTABLISHED);
+	c->snd_wnd = nwin;
+	c->wl1 = seq;
+	if (c->retries > 0) {
+		/* RFC 6298 5.7: the SYN-ACK was lost, start from 1 MSS */
+		c->cwnd = seg_max(c);
+		c->retries = 0;
+	}
+}
+
+/* The handshake's ACK acknowledged only the SYN: a sample, then nothing
+ * more to trim. */
+static __rte_always_inline void
+syn_only_acked(struct tfo_engine *e, struct tfo_conn *c, bool has_ts, uint32_t tsecr)
+{
+	if ((c->flags & TFO_CF_PEER_TS) && has_ts && tsecr != 0)
+		rtt_sample(c, tsval(e, c) - tsecr);
+	else if (c->flags & TFO_CF_RTT_TIMING)
+		rtt_sample(c, now_ms(e) - c->rtt_start);
+	c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
+	c->tkind = TFO_CT_NONE;
+}
+
+/* The peer's window, from a segment not older than the last update
+ * (SND.WL1); an opening window ends the persist timer. */
+static __rte_always_inline void
+wnd_update(struct tfo_conn *c, uint32_t seq, uint32_t nwin)
+{
+	if (c->snd_wnd == 0 && nwin > 0 && c->tkind == TFO_CT_PERSIST) {
+		c->retries = 0;
+		c->tkind = TFO_CT_NONE;
+	}
+	c->snd_wnd = nwin;
+	c->wl1 = seq;
+}
+
 enum ack_result { ACK_OK, ACK_DROP, ACK_GONE };
 
 /* inlined in both inputs: the entry's is the hot one */
@@ -181,17 +225,7 @@ process_ack(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 				tfo_tcp_stat_inc(e, TFO_STAT_rst_tx);
 			return ACK_DROP;
 		}
-		tfo_tcp_pending_done(e, c, false);
-		c->snd_una++;	/* our SYN */
-		set_state(e, c, (c->flags & TFO_CF_FIN_QUEUED) ?
-			  TFO_CONN_FIN_WAIT_1 : TFO_CONN_ESTABLISHED);
-		c->snd_wnd = nwin;
-		c->wl1 = seq;
-		if (c->retries > 0) {
-			/* RFC 6298 5.7: the SYN-ACK was lost, start from 1 MSS */
-			c->cwnd = seg_max(c);
-			c->retries = 0;
-		}
+		handshake_acked(e, c, nwin, seq);
 		if (ack == c->snd_una && (c->flags & TFO_CF_SYNACK_DATA) &&
 		    tfo_seq_gt(c->snd_max, c->snd_una)) {
 			/* the client dropped the SYN-ACK's data (a plain
@@ -204,13 +238,7 @@ process_ack(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 			c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
 		}
 		if (ack == c->snd_una) {
-			/* only the SYN: a sample, then nothing more to trim */
-			if ((c->flags & TFO_CF_PEER_TS) && has_ts && tsecr != 0)
-				rtt_sample(c, tsval(e, c) - tsecr);
-			else if (c->flags & TFO_CF_RTT_TIMING)
-				rtt_sample(c, now_ms(e) - c->rtt_start);
-			c->flags &= (uint16_t)~TFO_CF_RTT_TIMING;
-			c->tkind = TFO_CT_NONE;
+			syn_only_acked(e, c, has_ts, tsecr);
 			return ACK_OK;
 		}
 	}
@@ -231,14 +259,8 @@ process_ack(struct tfo_engine *e, struct tfo_conn *c, const struct tfo_pkt *p,
 		dup_ack(e, c);
 	/* window update (RFC 9293 3.10.7.4; SND.WL2 <= SEG.ACK holds for any
 	 * ack >= snd_una, so WL2 need not be kept) */
-	if (tfo_seq_gt(seq, c->wl1) || (seq == c->wl1 && tfo_seq_ge(ack, old_una))) {
-		if (c->snd_wnd == 0 && nwin > 0 && c->tkind == TFO_CT_PERSIST) {
-			c->retries = 0;
-			c->tkind = TFO_CT_NONE;
-		}
-		c->snd_wnd = nwin;
-		c->wl1 = seq;
-	}
+	if (tfo_seq_gt(seq, c->wl1) || (seq == c->wl1 && tfo_seq_ge(ack, old_una)))
+		wnd_update(c, seq, nwin);
 	if (tfo_seq_gt(ack, old_una))
 		new_ack(e, c, ack, has_ts, tsecr, &gone);
 	return gone ? ACK_GONE : ACK_OK;
@@ -253,6 +275,27 @@ peer_closed(struct tfo_engine *e, struct tfo_conn *c)
 	 * otherwise nothing more can come: FIN after what is queued */
 	if (!(c->sbuf != TFO_CONN_NONE && c->req_len > 0))
 		tfo_tcp_queue_fin(e, c);
+}
+
+/* The peer's FIN, next in sequence, is taken. */
+static __rte_always_inline void
+fin_accepted(struct tfo_engine *e, struct tfo_conn *c)
+{
+	c->rcv_nxt++;
+	c->flags |= TFO_CF_PEER_FIN;
+	switch (c->state) {
+	case TFO_CONN_ESTABLISHED:
+		peer_closed(e, c);
+		break;
+	case TFO_CONN_FIN_WAIT_1:
+		set_state(e, c, TFO_CONN_CLOSING);	/* simultaneous close */
+		break;
+	case TFO_CONN_FIN_WAIT_2:
+		enter_time_wait(e, c);
+		break;
+	default:
+		break;
+	}
 }
 
 static __rte_always_inline int
@@ -304,23 +347,8 @@ process_data(struct tfo_engine *e, struct tfo_conn *c,
 				return 0;	/* the FIN is not next */
 		}
 	}
-	if (fin && seq + plen == c->rcv_nxt) {
-		c->rcv_nxt++;
-		c->flags |= TFO_CF_PEER_FIN;
-		switch (c->state) {
-		case TFO_CONN_ESTABLISHED:
-			peer_closed(e, c);
-			break;
-		case TFO_CONN_FIN_WAIT_1:
-			set_state(e, c, TFO_CONN_CLOSING);	/* simultaneous close */
-			break;
-		case TFO_CONN_FIN_WAIT_2:
-			enter_time_wait(e, c);
-			break;
-		default:
-			break;
-		}
-	}
+	if (fin && seq + plen == c->rcv_nxt)
+		fin_accepted(e, c);
 	return 0;
 }
 
@@ -473,13 +501,108 @@ seg_predicted(const struct tfo_conn *c, const struct tfo_pkt *p, bool has_ts,
 	       (c->flags & TFO_CF_PEER_TS) && !tfo_seq_lt(tv, c->ts_recent);
 }
 
+/*
+ * The end of a segment's processing once its ACK and data are taken: the
+ * input frame released, what the windows now allow sent (an ACK when the
+ * segment needs one and nothing else went), TIME-WAIT or the timer.
+ */
+static __rte_always_inline void
+input_done(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m, bool need_ack)
+{
+	unsigned int before;
+
+	release_input(e, m);
+	before = e->nxmit;
+	if (unlikely(c->flags & TFO_CF_RECOVERY))
+		tfo_tcp_sack_output(e, c);
+	tfo_tcp_output(e, c);
+	if (need_ack && e->nxmit == before)
+		send_ack(e, c);
+	if (c->state == TFO_CONN_TIME_WAIT) {
+		tfo_tcp_time_wait(e, c);
+		return;
+	}
+	tfo_tcp_update_timer(e, c);
+}
+
+/* NOP, NOP, timestamp of 10 bytes: Linux's layout, as one word */
+#define TS_LEAD 0x0101080au
+
+/*
+ * The short path, for the two segments that end nearly every transaction:
+ * an ACK of all we sent (the handshake's ACK of a TFO answer sent whole in
+ * the SYN-ACK, or the ACK of a response) and the peer's bare FIN once all
+ * is acknowledged, in ESTABLISHED or FIN_WAIT_2. No data, in order
+ * (seq == rcv_nxt, not before the last window update), a timestamp in
+ * Linux's layout as the only option and not older than TS.Recent, no
+ * flag but ACK, PSH and FIN, out of recovery; a FIN only the first.
+ * For such a segment the full path's checks all pass (in the window, no
+ * RST, the ACK within what we sent, not a duplicate, no SACK blocks, no
+ * data, the FIN next): this does the same steps in the same order
+ * without them. @return false, having changed nothing, for any other
+ * segment (the full path takes it).
+ */
+static __rte_always_inline bool
+seg_fast(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
+	 const struct tfo_pkt *p)
+{
+	uint8_t fl = p->tcp_flags & (uint8_t)~TFO_TCP_PSH;
+	uint32_t ack = p->ack, seq = p->seq, tv, te, nwin;
+	const uint8_t *o;
+	int gone = 0;
+
+	if ((fl != TFO_TCP_ACK && fl != (TFO_TCP_ACK | TFO_TCP_FIN)) ||
+	    p->payload_len != 0 || p->l4_len != TFO_TCP_HDR_LEN + TFO_TS_OPT_LEN ||
+	    seq != c->rcv_nxt || ack != c->snd_max ||
+	    (c->flags & (TFO_CF_PEER_TS | TFO_CF_RECOVERY)) != TFO_CF_PEER_TS ||
+	    tfo_seq_lt(seq, c->wl1))
+		return false;
+	o = tfo_pkt_tcp_hdr(m, p) + TFO_TCP_HDR_LEN;
+	tv = rd32(o + 4);
+	if (rd32(o) != TS_LEAD || tfo_seq_lt(tv, c->ts_recent))
+		return false;
+	if (fl & TFO_TCP_FIN) {
+		/* the first FIN alone: nothing of ours left to acknowledge */
+		if (ack != c->snd_una || (c->flags & TFO_CF_PEER_FIN) ||
+		    (c->state != TFO_CONN_ESTABLISHED && c->state != TFO_CONN_FIN_WAIT_2))
+			return false;
+	} else if (ack == c->snd_una) {
+		return false;	/* acknowledges nothing new: the full path's */
+	}
+	te = rd32(o + 8);
+	nwin = (uint32_t)p->window << ((c->flags & TFO_CF_PEER_WS) ? c->peer_ws : 0);
+	c->ts_recent = tv;
+	if (fl & TFO_TCP_FIN) {
+		wnd_update(c, seq, nwin);
+		fin_accepted(e, c);
+		input_done(e, c, m, true);
+		return true;
+	}
+	if (c->state == TFO_CONN_SYN_RCVD) {
+		handshake_acked(e, c, nwin, seq);
+		if (ack == c->snd_una) {
+			syn_only_acked(e, c, true, te);
+			input_done(e, c, m, false);
+			return true;
+		}
+	} else {
+		wnd_update(c, seq, nwin);
+	}
+	new_ack(e, c, ack, true, te, &gone);
+	if (gone) {
+		rte_pktmbuf_free(m);
+		return true;
+	}
+	input_done(e, c, m, false);
+	return true;
+}
+
 int
 tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 		   const struct tfo_pkt *p)
 {
 	uint32_t tv = 0, te = 0;
 	bool has_ts, need_ack = false;
-	unsigned int before;
 
 	if (unlikely(p->tcp_flags & TFO_TCP_SYN))
 		return syn_input(e, c, m, p);
@@ -507,18 +630,7 @@ tfo_tcp_conn_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return TFO_INPUT_DONE;
 	}
-	release_input(e, m);
-	before = e->nxmit;
-	if (unlikely(c->flags & TFO_CF_RECOVERY))
-		tfo_tcp_sack_output(e, c);
-	tfo_tcp_output(e, c);
-	if (need_ack && e->nxmit == before)
-		send_ack(e, c);
-	if (c->state == TFO_CONN_TIME_WAIT) {
-		tfo_tcp_time_wait(e, c);
-		return TFO_INPUT_DONE;
-	}
-	tfo_tcp_update_timer(e, c);
+	input_done(e, c, m, need_ack);
 	return TFO_INPUT_DONE;
 }
 
@@ -630,7 +742,11 @@ tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 			return TFO_INPUT_MISS;
 		}
 	}
-	r = tfo_tcp_conn_input(e, c, m, p);
+	/* the short path inline, without the full one's call and saves */
+	if (likely(!(p->tcp_flags & TFO_TCP_SYN)) && seg_fast(e, c, m, p))
+		r = TFO_INPUT_DONE;
+	else
+		r = tfo_tcp_conn_input(e, c, m, p);
 	tfo_tcp_spare_free(e);
 	return r;
 }

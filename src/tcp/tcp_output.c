@@ -2,6 +2,7 @@
  * tfo-fastpath: the engine's output: frames built from the send queue
  * (segments, SYN-ACKs, RSTs), the window loop and retransmission.
  */
+#include "net/pkt_build.h"
 #include "tcp/engine_priv.h"
 
 /* ---- building frames -------------------------------------------------- */
@@ -161,14 +162,15 @@ wnd_field(const struct tfo_engine *e, struct tfo_conn *c)
 }
 
 /*
- * Inlined into the senders of this file: as a call it cost a frame setup
- * and register saves on every segment, SYN-ACK and RST.
+ * Inlined into the senders of this file, the frame builder too: as calls
+ * they cost a frame setup and register saves on every segment, SYN-ACK
+ * and RST, and the route and segment structs went through memory.
  */
 static __rte_always_inline int
 push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
 	   const struct tfo_route *r, const struct tfo_tcp_out *t)
 {
-	if (unlikely(tfo_pkt_prepend_tcp(m, &e->p.ports[port_idx], r, t) != 0)) {
+	if (unlikely(tfo_pkt_build_tcp(m, &e->p.ports[port_idx], r, t) != 0)) {
 		rte_pktmbuf_free(m);
 		tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);
 		return -ENOSPC;
