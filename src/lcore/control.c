@@ -147,13 +147,13 @@ tfo_control_port_idx(const struct tfo_control *c, uint16_t port_id)
 /* ---- slow-path TCP ----------------------------------------------------- */
 
 /*
- * A SYN the fast path did not take, by the worker's reason: plain
- * handshakes, cookie requests and failed cookies get a SYN-ACK that acks only
- * the SYN (the SYN's data is not delivered: the client re-sends it), the
- * latter two with a fresh cookie; over the limit or with a worker's table
- * full, no cookie (as Linux). A table full down to its reserve means a SYN
- * cookie: under a flood of spoofed SYNs the entries they would take stay
- * free for the clients that complete the handshake (RFC 4987 section 3.6).
+ * A SYN the fast path did not take, by its verdict (tcp/syn_admit.h) from
+ * the worker's reason: refused while draining; a SYN cookie while the
+ * table is down to its reserve (RFC 4987 section 3.6); else a handshake in
+ * this engine, acking only the SYN (its data is not delivered: the client
+ * re-sends it), with a fresh cookie for a cookie request or a failed
+ * cookie; a full table or a source at its cap then gets a SYN cookie or
+ * silence; a closed port a RST.
  * @return true if @m was consumed (false: a counted drop, caller frees).
  */
 static bool
@@ -164,48 +164,53 @@ tfo_control_syn(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 	uint8_t cookie[TFO_COOKIE_LEN];
 	struct tfo_tcpopts o;
 	struct tfo_open_params op = { .opts = &o };
-	int rc;
+	struct tfo_syn_facts f = {
+		.at_control = true,
+		.path = tfo_syn_path_of_reason(reason),
+		.tfo_on = c->cookies != NULL,
+		.draining = c->draining,
+		.syncookies = c->cfg->syncookies != 0,
+		.listener_known = true,
+		.served = tfo_engine_serves(c->engine, p->dport),
+		.syncookie_due = tfo_engine_free_conns(c->engine) <= c->syn_reserve,
+	};
 
 	/* the worker's parse (syn_defence.h); else malformed: keep what parsed */
 	if (!tfo_syn_summary_opts(m, reason, &o))
 		tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, &o);
-	if (c->cfg->syncookies && tfo_engine_free_conns(c->engine) <= c->syn_reserve &&
-	    tfo_engine_serves(c->engine, p->dport)) {
-		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
-		return true;
-	}
-	if ((reason == TFO_CTRL_TCP_COOKIE_REQ || reason == TFO_CTRL_TCP_BAD_COOKIE) &&
-	    c->cookies != NULL && o.form != TFO_FORM_NONE) {
+	f.tfo_form = o.form != TFO_FORM_NONE;
+	for (;;) {
+		struct tfo_syn_verdict v = tfo_syn_verdict(&f);
 		struct tfo_cookie_req r = {
 			.family = p->family, .client = &p->src, .server = &p->dst,
 		};
+		int rc;
 
-		if (tfo_cookie_gen_burst(c->cookies, &r, 1, &cookie) == 0) {
-			op.cookie_form = o.form;
-			op.cookie_len = TFO_COOKIE_LEN;
-			op.cookie = cookie;
+		if (v.stat != TFO_SYN_NO_STAT)
+			c->stats.c[v.stat]++;
+		switch (v.act) {
+		case TFO_SYN_REFUSE:	/* draining: as a closed listener (drain.h) */
+		case TFO_SYN_RST:
+			tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
+			return true;
+		case TFO_SYN_SYNCOOKIE:
+			tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
+			return true;
+		case TFO_SYN_OPEN:
+			if (v.offer_cookie && tfo_cookie_gen_burst(c->cookies, &r, 1, &cookie) == 0) {
+				op.cookie_form = o.form;
+				op.cookie_len = TFO_COOKIE_LEN;
+				op.cookie = cookie;
+			}
+			rc = tfo_engine_open(c->engine, m, p, port_idx, &op, now_us);
+			if (rc == 0)
+				return true;
+			f.open = tfo_syn_open_of(rc);
+			continue;
+		default:	/* DROP, counted */
+			return false;
 		}
 	}
-	rc = tfo_engine_open(c->engine, m, p, port_idx, &op, now_us);
-	if (rc == 0)
-		return true;
-	/* a source at max_conns_per_source is answered as a full table
-	 * (counted by the engine): its cookie ACK is held to the limit too */
-	if ((rc == -ENOSPC || rc == -EDQUOT) && c->cfg->syncookies) {
-		tfo_engine_syncookie_reply(c->engine, m, p, port_idx, &o, now_us);
-		return true;
-	}
-	if (rc == -EDQUOT)
-		return false;
-	if (rc == -ENOSPC) {
-		/* no room and no SYN cookies: silence, as Linux; the client
-		 * retransmits its SYN (a RST would make it give up) */
-		c->stats.c[TFO_STAT_drop_syn_table_full]++;
-		return false;
-	}
-	/* -ENOENT: closed port, answered with a RST */
-	tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
-	return true;
 }
 
 static bool
@@ -236,15 +241,8 @@ tfo_control_tcp(struct tfo_control *c, struct rte_mbuf *m, const struct tfo_pkt 
 		return true;
 	}
 	if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN &&
-	    reason != TFO_CTRL_TCP_NO_SERVICE) {
-		if (unlikely(c->draining) && tfo_engine_serves(c->engine, p->dport)) {
-			/* draining: refused as by a closed listener (drain.h) */
-			c->stats.c[TFO_STAT_drain_syn_refused]++;
-			tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
-			return true;
-		}
+	    reason != TFO_CTRL_TCP_NO_SERVICE)
 		return tfo_control_syn(c, m, p, port_idx, reason, now_us);
-	}
 	/* RST for what belongs to nothing (never for a RST), or a SYN-cookie ACK */
 	tfo_engine_input_nomatch(c->engine, m, p, port_idx, now_us);
 	return true;

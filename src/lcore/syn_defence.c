@@ -188,36 +188,36 @@ syn_defence_tfo_cookie(struct tfo_worker *w, const struct tfo_pkt *p,
 	       tfo_cookie_gen_burst(w->cookies, &r, 1, (uint8_t (*)[TFO_COOKIE_LEN])cookie) == 0;
 }
 
-bool
-tfo_syn_defence_syn(struct tfo_worker *w, struct rte_mbuf *m,
-		    const struct tfo_pkt *p, uint8_t port_idx,
-		    const struct tfo_tcpopts *o, int reason, uint64_t now_us)
+void
+tfo_syn_summary_set_syn(struct rte_mbuf *m, const struct tfo_pkt *p,
+			const struct tfo_tcpopts *o)
+{
+	struct tfo_syn_summary *s = tfo_syn_summary(m);
+
+	s->mss = o->mss;
+	s->wscale = o->wscale;
+	s->flags = TFO_SYNSUM_SYN |
+		   (o->has_mss ? TFO_SYNSUM_HAS_MSS : 0) |
+		   (o->has_wscale ? TFO_SYNSUM_HAS_WS : 0) |
+		   (o->sack_ok ? TFO_SYNSUM_SACK : 0) |
+		   (o->has_ts ? TFO_SYNSUM_HAS_TS : 0) |
+		   (o->malformed ? TFO_SYNSUM_MALFORMED : 0);
+	s->form = o->form;
+	s->cookie_state = o->cookie_state;
+	s->tsval = o->tsval;
+	syn_summary_set_pkt(s, p);
+}
+
+void
+tfo_syn_defence_reply(struct tfo_worker *w, struct rte_mbuf *m,
+		      const struct tfo_pkt *p, uint8_t port_idx,
+		      const struct tfo_tcpopts *o, bool offer_cookie, uint64_t now_us)
 {
 	struct tfo_syn_defence *d = &w->syn_def;
 	uint8_t cookie[TFO_COOKIE_LEN];
-	unsigned int ci = tfo_ctrl_pick(p, w->nb_controls);
 	uint8_t clen = 0;
 
-	if (!tfo_syn_defence_due(d, ci, w->to_ctl[ci]) ||
-	    !tfo_engine_serves(w->engine, p->dport)) {
-		struct tfo_syn_summary *s = tfo_syn_summary(m);
-
-		s->mss = o->mss;
-		s->wscale = o->wscale;
-		s->flags = TFO_SYNSUM_SYN |
-			   (o->has_mss ? TFO_SYNSUM_HAS_MSS : 0) |
-			   (o->has_wscale ? TFO_SYNSUM_HAS_WS : 0) |
-			   (o->sack_ok ? TFO_SYNSUM_SACK : 0) |
-			   (o->has_ts ? TFO_SYNSUM_HAS_TS : 0) |
-			   (o->malformed ? TFO_SYNSUM_MALFORMED : 0);
-		s->form = o->form;
-		s->cookie_state = o->cookie_state;
-		s->tsval = o->tsval;
-		syn_summary_set_pkt(s, p);
-		return false;
-	}
-	if ((reason == TFO_CTRL_TCP_COOKIE_REQ || reason == TFO_CTRL_TCP_BAD_COOKIE) &&
-	    o->form != TFO_FORM_NONE && syn_defence_tfo_cookie(w, p, cookie)) {
+	if (offer_cookie && syn_defence_tfo_cookie(w, p, cookie)) {
 		clen = TFO_COOKIE_LEN;
 		w->stats.c[TFO_STAT_syncookies_sent_tfo]++;
 	}
@@ -226,7 +226,6 @@ tfo_syn_defence_syn(struct tfo_worker *w, struct rte_mbuf *m,
 	w->stats.c[TFO_STAT_rx_delivered]++;
 	d->issued = true;
 	d->last_issued_us = now_us;
-	return true;
 }
 
 bool

@@ -6,7 +6,8 @@
  * received it with a SYN-cookie SYN-ACK when SYN cookies are due
  * ([tcp] syncookies: always; auto: the worker's ring to the control core
  * is half full or the control core publishes that its table is down to its
- * reserve; no: never). Spoofed SYNs then reach no ring, no table and no
+ * reserve; no: never): tfo_syn_defence_due is the fact the SYN's verdict
+ * (tcp/syn_admit.h) asks for, tfo_syn_defence_reply the answer. Spoofed SYNs then reach no ring, no table and no
  * control core. The ACK that returns a valid SYN cookie arrives at the same
  * worker (RSS) as a miss: the worker checks it (only within the cookies'
  * validity after it issued one) and hands it to the control core as
@@ -141,18 +142,22 @@ tfo_syn_defence_armed(const struct tfo_syn_defence *d, uint64_t now_us)
 
 struct tfo_worker;
 
+/** What a worker parsed of a slow-path SYN @p m/@p p (options @p o) into
+ *  its summary for the control lcore (TFO_SYNSUM_SYN | TFO_SYNSUM_PKT). */
+void tfo_syn_summary_set_syn(struct rte_mbuf *m, const struct tfo_pkt *p,
+			     const struct tfo_tcpopts *o);
+
 /**
- * A SYN @p m/@p p that worker @p w would hand to the control core for
- * @p reason (TCP_SYN, TCP_COOKIE_REQ, TCP_BAD_COOKIE, TCP_OVERFLOW,
- * TCP_FULL), its options in @p o: when SYN cookies are due and a service
- * listens, answered here with a SYN cookie (and a fresh TFO cookie for a
- * cookie request or a bad cookie), counted rx_delivered. Otherwise its
- * summary is filled for the control core (TFO_SYNSUM_SYN).
- * @return true if @p m was consumed.
+ * Answer the SYN @p m/@p p (options @p o) that worker @p w received on
+ * port @p port_idx with a SYN-cookie SYN-ACK (the verdict TFO_SYN_SYNCOOKIE
+ * of tcp/syn_admit.h), a fresh TFO cookie in it with @p offer_cookie when
+ * one can be made (syncookies_sent_tfo); counted rx_delivered, and miss
+ * ACKs checked for a SYN cookie from now on (tfo_syn_defence_armed).
+ * Consumes @p m.
  */
-bool tfo_syn_defence_syn(struct tfo_worker *w, struct rte_mbuf *m,
-			 const struct tfo_pkt *p, uint8_t port_idx,
-			 const struct tfo_tcpopts *o, int reason, uint64_t now_us);
+void tfo_syn_defence_reply(struct tfo_worker *w, struct rte_mbuf *m,
+			   const struct tfo_pkt *p, uint8_t port_idx,
+			   const struct tfo_tcpopts *o, bool offer_cookie, uint64_t now_us);
 
 /**
  * A non-SYN miss @p m/@p p on worker @p w, within the validity of its last

@@ -170,6 +170,18 @@ tfo_worker_to_control(struct tfo_worker *w, struct rte_mbuf **pkts, const uint8_
 	}
 }
 
+/*
+ * A SYN on its way through the verdicts (tcp/syn_admit.h): the facts
+ * learnt so far, and what its open needs.
+ */
+struct tfo_syn_job {
+	struct tfo_syn_facts f;
+	uint8_t ci;		/* its control lcore once looked up; else UINT8_MAX */
+	uint16_t opens;		/* the burst's TFO opens when pend was read */
+	const uint8_t *fresh;	/* a backup-key hit's fresh primary cookie */
+	const uint64_t *hash;	/* its ISN/TSval hash (tfo_engine_conn_hash_burst) */
+};
+
 /* Per-burst scratch of the TCP fast path. */
 struct tfo_burst {
 	unsigned int n;			/* TCP segments */
@@ -178,6 +190,7 @@ struct tfo_burst {
 	struct rte_mbuf *neigh[TFO_RX_BURST_MAX];
 	unsigned int ncook;		/* SYNs whose cookie is checked */
 	unsigned int nb_controls;	/* the worker's */
+	uint16_t opens;			/* TFO opens so far (pending TFO added) */
 	/* the engine when the port has an exception path: TCP for a port no
 	 * service listens on goes to control 0, which alone feeds the kernel */
 	const struct tfo_engine *exc_engine;
@@ -190,145 +203,170 @@ struct tfo_burst {
 	uint8_t cook_idx[TFO_RX_BURST_MAX];	/* TCP index of each cookie SYN */
 	struct tfo_cookie_req req[TFO_RX_BURST_MAX];
 	uint8_t verdict[TFO_RX_BURST_MAX];
+	struct tfo_syn_job job[TFO_RX_BURST_MAX];	/* of each cookie SYN */
 };
 
-/* @p p: the TCP segment's parse (its control lcore by tfo_ctrl_pick);
- * NULL for ARP, ICMP and ICMPv6, which control 0 handles. */
+/* @p p: the TCP segment's parse, @p ci its control lcore (tfo_ctrl_pick;
+ * UINT8_MAX: not looked up yet); NULL for ARP, ICMP and ICMPv6, which
+ * control 0 handles. */
 static inline void
-tfo_to_ctrl(struct tfo_burst *b, struct rte_mbuf *m, const struct tfo_pkt *p,
-	    enum tfo_ctrl_reason r)
+tfo_to_ctrl_ci(struct tfo_burst *b, struct rte_mbuf *m, const struct tfo_pkt *p,
+	       enum tfo_ctrl_reason r, unsigned int ci)
 {
 	tfo_ctrl_reason_set(m, r);
-	b->ctl[b->nc] = (uint8_t)(p != NULL ? tfo_ctrl_pick(p, b->nb_controls) : 0);
+	b->ctl[b->nc] = (uint8_t)(p == NULL ? 0 : ci != UINT8_MAX ? ci :
+				  tfo_ctrl_pick(p, b->nb_controls));
 	if (unlikely(b->exc_engine != NULL) && p != NULL &&
 	    !tfo_engine_serves(b->exc_engine, p->dport))
 		b->ctl[b->nc] = 0;
 	b->ctrl[b->nc++] = m;
 }
 
-/* A SYN TCP segment @j bound for the slow path: a SYN cookie from here
- * when they are due (syn_defence.c), else to the control core. */
 static inline void
-tfo_syn_to_ctrl(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
-		uint8_t port_idx, enum tfo_ctrl_reason r, uint64_t now_us)
+tfo_to_ctrl(struct tfo_burst *b, struct rte_mbuf *m, const struct tfo_pkt *p,
+	    enum tfo_ctrl_reason r)
 {
-	if (!tfo_syn_defence_syn(w, b->m[j], b->p[j], port_idx, &b->opts[j], r, now_us))
-		tfo_to_ctrl(b, b->m[j], b->p[j], r);
+	tfo_to_ctrl_ci(b, m, p, r, UINT8_MAX);
 }
 
-/*
- * Open a fast-path TFO connection for a SYN whose cookie validated (or
- * that needs none); what the engine refuses goes to the control core as a
- * plain SYN, with the reason.
- */
-static void
+/* A TFO open (verdict ACCEPT) of SYN @p j. @return tfo_engine_open's. */
+static __rte_always_inline int
 tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
-		    uint8_t port_idx, const uint8_t *fresh_cookie,
-		    const uint64_t *conn_hash, uint64_t now_us)
+		    const struct tfo_syn_job *s, uint8_t port_idx, uint64_t now_us)
 {
 	const struct tfo_tcpopts *o = &b->opts[j];
+	/* The verdict admitted it on the state it read; the burst's TFO opens
+	 * since then added at most one each, to the lcore and (at worst) to
+	 * this source: when that bound is still admitted, so is the SYN, and
+	 * the engine need not check again. Else it checks, as it always did. */
+	struct tfo_syn_pending bound = s->f.pend;
+	uint32_t since = (uint16_t)(b->opens - s->opens);
 	struct tfo_open_params op = {
 		.opts = o,
 		.accept_data = true,
-		.cookie_form = fresh_cookie != NULL ? o->form : TFO_FORM_NONE,
-		.cookie_len = fresh_cookie != NULL ? TFO_COOKIE_LEN : 0,
-		.cookie = fresh_cookie,
-		.has_conn_hash = conn_hash != NULL,
-		.conn_hash = conn_hash != NULL ? *conn_hash : 0,
+		.cookie_form = s->fresh != NULL ? o->form : TFO_FORM_NONE,
+		.cookie_len = s->fresh != NULL ? TFO_COOKIE_LEN : 0,
+		.cookie = s->fresh,
+		.has_conn_hash = s->hash != NULL,
+		.conn_hash = s->hash != NULL ? *s->hash : 0,
 	};
-	int rc = tfo_engine_open(w->engine, b->m[j], b->p[j], port_idx, &op, now_us);
 
-	switch (rc) {
-	case 0:
-		w->stats.c[TFO_STAT_rx_delivered]++;
-		return;
-	case -EBUSY:	/* both counted by the engine */
-	case -EDQUOT:
-		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_OVERFLOW, now_us);
-		return;
-	case -ENOSPC:
-		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_FULL, now_us);
-		return;
-	default:	/* -ENOENT: nothing listens there */
-		tfo_to_ctrl(b, b->m[j], b->p[j], TFO_CTRL_TCP_NO_SERVICE);
-		return;
+	bound.pending += since;
+	if (bound.src_cap != UINT32_MAX)
+		bound.src_pending += since;
+	op.admitted = tfo_syn_pending_admit(&bound) == 0;
+	return tfo_engine_open(w->engine, b->m[j], b->p[j], port_idx, &op, now_us);
+}
+
+/*
+ * Act on SYN @p j's verdicts (tcp/syn_admit.h) until one is final: the
+ * facts a verdict asks for are looked up here, then it is opened, answered
+ * with a SYN cookie or a RST, or handed to its control lcore with the
+ * reason. @return false if it waits for the burst's cookie check.
+ */
+static __rte_always_inline bool
+tfo_worker_syn_step(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
+		    struct tfo_syn_job *s, uint8_t port_idx, uint64_t now_us)
+{
+	struct rte_mbuf *m = b->m[j];
+	const struct tfo_pkt *p = b->p[j];
+
+	for (;;) {
+		struct tfo_syn_verdict v = tfo_syn_verdict(&s->f);
+		int rc;
+
+		if (v.stat != TFO_SYN_NO_STAT)
+			w->stats.c[v.stat]++;
+		switch (v.act) {
+		case TFO_SYN_NEED_LISTENER:
+			s->ci = (uint8_t)tfo_ctrl_pick(p, w->nb_controls);
+			s->f.listener_known = true;
+			s->f.served = tfo_engine_serves(w->engine, p->dport);
+			s->f.syncookie_due = tfo_syn_defence_due(&w->syn_def, s->ci,
+								 w->to_ctl[s->ci]);
+			continue;
+		case TFO_SYN_NEED_PENDING:
+			tfo_engine_tfo_pending_get(w->engine, p, now_us, &s->f.pend);
+			s->f.pending_known = true;
+			s->opens = b->opens;
+			continue;
+		case TFO_SYN_CHECK_COOKIE:
+			return false;
+		case TFO_SYN_ACCEPT:
+			rc = tfo_worker_tfo_open(w, b, j, s, port_idx, now_us);
+			if (rc == 0) {
+				b->opens++;
+				w->stats.c[TFO_STAT_rx_delivered]++;
+				return true;
+			}
+			s->f.open = tfo_syn_open_of(rc);	/* counted by the engine */
+			continue;
+		case TFO_SYN_SYNCOOKIE:
+			tfo_syn_defence_reply(w, m, p, port_idx, &b->opts[j], v.offer_cookie,
+					      now_us);
+			return true;
+		case TFO_SYN_REFUSE:
+			w->stats.c[TFO_STAT_rx_delivered]++;
+			tfo_engine_input_nomatch(w->engine, m, p, port_idx, now_us);
+			return true;
+		default:	/* TO_CONTROL: the slow path, what was parsed with it */
+			if (v.path != TFO_SYN_PATH_NO_SERVICE)
+				tfo_syn_summary_set_syn(m, p, &b->opts[j]);
+			tfo_to_ctrl_ci(b, m, p, tfo_ctrl_reason_of_path(v.path), s->ci);
+			return true;
+		}
 	}
 }
 
-/*
- * At the pending-TFO limit, or at the cap of the SYN's source (a flood with
- * one stolen cookie then falls back alone), the SYN is a plain one for the
- * control core.
- */
-static bool
-tfo_worker_over_limit(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
-		      uint8_t port_idx, uint64_t now_us)
-{
-	int rc = tfo_engine_tfo_pending_check(w->engine, b->p[j], now_us);
-
-	if (rc == 0)	/* -EBUSY and -EDQUOT are counted by the engine */
-		return false;
-	tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_OVERFLOW, now_us);
-	return true;
-}
-
-/*
- * A SYN that opens nothing yet: decide from its TFO option whether it is a
- * fast-path candidate (queued for the batched cookie check) or a slow-path
- * SYN for the control core. Linux's order: the pending-limit check comes
- * before the cookie check, so an overflowing SYN costs no AES.
- */
+/* A SYN that opens nothing yet: its options parsed, then its verdicts; a
+ * TFO candidate waits for the burst's batched cookie check. */
 static void
 tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
-	       const struct rte_mbuf *m, uint8_t port_idx, uint64_t now_us)
+	       uint8_t port_idx, uint64_t now_us)
 {
 	const struct tfo_pkt *p = b->p[j];
 	struct tfo_tcpopts *o = &b->opts[j];
-	const uint8_t *th = tfo_pkt_tcp_hdr(m, p);
-
+	const uint8_t *th = tfo_pkt_tcp_hdr(b->m[j], p);
+	struct tfo_syn_job *s = &b->job[b->ncook];
 	/* malformed: a plain SYN, with what parsed */
-	if (tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN, o) < 0 ||
-	    w->cookies == NULL) {
-		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_SYN, now_us);
-		return;
+	bool opts_ok = tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN,
+					o) >= 0;
+
+	s->f = (struct tfo_syn_facts){
+		.opts_ok = opts_ok,
+		.tfo_opt = o->cookie_state,
+		.tfo_form = o->form != TFO_FORM_NONE,
+		.has_data = p->payload_len > 0,
+		.tfo_on = w->cookies != NULL,
+		.no_cookie = w->cookie_not_required,
+		.draining = w->draining,
+	};
+	s->ci = UINT8_MAX;
+	s->fresh = NULL;
+	s->hash = NULL;
+	/* with TFO on, read at once what a TFO SYN's verdict asks first: one
+	 * question less on the fast path (callgrind) */
+	if (s->f.tfo_on && s->f.opts_ok) {
+		tfo_engine_tfo_pending_get(w->engine, p, now_us, &s->f.pend);
+		s->f.pending_known = true;
+		s->opens = b->opens;
 	}
-	if (w->cookie_not_required && p->payload_len > 0 &&
-	    o->cookie_state != TFO_COOKIE_INVALID) {
-		if (!tfo_worker_over_limit(w, b, j, port_idx, now_us))
-			tfo_worker_tfo_open(w, b, j, port_idx, NULL, NULL, now_us);
+	if (tfo_worker_syn_step(w, b, j, s, port_idx, now_us))
 		return;
-	}
-	switch (o->cookie_state) {
-	case TFO_COOKIE_REQUEST:
-		w->stats.c[TFO_STAT_TCPFastOpenCookieReqd]++;
-		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_COOKIE_REQ, now_us);
-		return;
-	case TFO_COOKIE_INVALID:
-		w->stats.c[TFO_STAT_TCPFastOpenPassiveFail]++;
-		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_BAD_COOKIE, now_us);
-		return;
-	case TFO_COOKIE_PRESENT:
-		if (tfo_worker_over_limit(w, b, j, port_idx, now_us))
-			return;
-		b->req[b->ncook] = (struct tfo_cookie_req){
-			.family = p->family,
-			.cookie_len = o->cookie_len,
-			.client = &p->src,
-			.server = &p->dst,
-			.cookie = o->cookie,
-		};
-		b->cook_idx[b->ncook++] = (uint8_t)j;
-		return;
-	default:
-		tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_SYN, now_us);
-		return;
-	}
+	b->req[b->ncook] = (struct tfo_cookie_req){
+		.family = p->family,
+		.cookie_len = o->cookie_len,
+		.client = &p->src,
+		.server = &p->dst,
+		.cookie = o->cookie,
+	};
+	b->cook_idx[b->ncook++] = (uint8_t)j;
 }
 
 /*
  * The cookies of the burst's TFO SYNs in one batched check; after a
  * backup-key hit the SYN-ACK carries a fresh primary cookie (as Linux), and
- * those are generated in one batch too.
+ * those are generated in one batch too. Then each SYN's verdict again.
  */
 static void
 tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
@@ -371,43 +409,15 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 		tfo_engine_conn_hash_burst(w->engine, open_p, nopen, hash);
 
 	for (unsigned int k = 0; k < b->ncook; k++) {
-		unsigned int j = b->cook_idx[k];
+		struct tfo_syn_job *s = &b->job[k];
 
-		switch (b->verdict[k]) {
-		case TFO_COOKIE_OK_PRIMARY:
-			tfo_worker_tfo_open(w, b, j, port_idx, NULL,
-					    &hash[hash_of[k]], now_us);
-			break;
-		case TFO_COOKIE_OK_BACKUP:
-			w->stats.c[TFO_STAT_TCPFastOpenPassiveAltKey]++;
-			tfo_worker_tfo_open(w, b, j, port_idx,
-					    fresh_of[k] != UINT8_MAX ? fresh[fresh_of[k]] : NULL,
-					    &hash[hash_of[k]], now_us);
-			break;
-		default:
-			w->stats.c[TFO_STAT_TCPFastOpenPassiveFail]++;
-			tfo_syn_to_ctrl(w, b, j, port_idx, TFO_CTRL_TCP_BAD_COOKIE, now_us);
-			break;
-		}
+		s->f.cookie = tfo_syn_cookie_of(b->verdict[k]);
+		if (s->f.cookie != TFO_SYN_COOKIE_BAD)
+			s->hash = &hash[hash_of[k]];
+		if (s->f.cookie == TFO_SYN_COOKIE_BACKUP && fresh_of[k] != UINT8_MAX)
+			s->fresh = fresh[fresh_of[k]];
+		tfo_worker_syn_step(w, b, b->cook_idx[k], s, port_idx, now_us);
 	}
-}
-
-/*
- * Draining (drain.h): a new SYN to a served port is answered with a RST,
- * as by a listener that closed: the client's connect() fails at once and
- * it tries its next address. Other ports go on as usual (the exception
- * path's SSH keeps working). @return true if @p m was consumed.
- */
-static inline bool
-tfo_worker_drain_refuse(struct tfo_worker *w, struct rte_mbuf *m, const struct tfo_pkt *p,
-			uint8_t port_idx, uint64_t now_us)
-{
-	if (likely(!w->draining) || !tfo_engine_serves(w->engine, p->dport))
-		return false;
-	w->stats.c[TFO_STAT_drain_syn_refused]++;
-	w->stats.c[TFO_STAT_rx_delivered]++;
-	tfo_engine_input_nomatch(w->engine, m, p, port_idx, now_us);
-	return true;
 }
 
 /* The TCP segments of one burst from port @port_idx. */
@@ -416,6 +426,7 @@ tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
 	       uint64_t now_us)
 {
 	b->ncook = 0;
+	b->opens = 0;
 	tfo_engine_lookup_bulk(w->engine, b->p, b->n, b->conn);
 	for (unsigned int j = 0; j < b->n; j++) {
 		struct rte_mbuf *m = b->m[j];
@@ -429,8 +440,7 @@ tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
 		}
 		/* a miss, a TIME-WAIT entry a new SYN replaced, or a stale entry */
 		if ((p->tcp_flags & (TFO_TCP_SYN | TFO_TCP_ACK | TFO_TCP_RST)) == TFO_TCP_SYN) {
-			if (!tfo_worker_drain_refuse(w, m, p, port_idx, now_us))
-				tfo_worker_syn(w, b, j, m, port_idx, now_us);
+			tfo_worker_syn(w, b, j, port_idx, now_us);
 		} else if (tfo_syn_defence_armed(&w->syn_def, now_us) &&
 			   tfo_syn_defence_ack(w, m, p, now_us)) {
 			tfo_to_ctrl(b, m, p, TFO_CTRL_TCP_SYNCOOKIE_ACK);

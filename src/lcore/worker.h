@@ -31,6 +31,7 @@
 #include "ops/stats.h"
 #include "tcp/engine.h"
 #include "tcp/latency.h"
+#include "tcp/syn_admit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +68,26 @@ enum tfo_ctrl_reason {
 #undef TFO_X_ENUM
 	TFO_CTRL_NB_REASONS
 };
+
+/** The reason a worker gives a SYN whose verdict (tcp/syn_admit.h) is the
+ *  slow path for @p path (enum tfo_syn_path): the SYN reasons are in the
+ *  same order. */
+static inline enum tfo_ctrl_reason
+tfo_ctrl_reason_of_path(unsigned int path)
+{
+	RTE_BUILD_BUG_ON(TFO_CTRL_TCP_NO_SERVICE - TFO_CTRL_TCP_SYN != TFO_SYN_PATH_NO_SERVICE);
+	RTE_BUILD_BUG_ON(TFO_CTRL_TCP_OVERFLOW - TFO_CTRL_TCP_SYN != TFO_SYN_PATH_OVERFLOW);
+	return (enum tfo_ctrl_reason)(TFO_CTRL_TCP_SYN + path);
+}
+
+/** The enum tfo_syn_path of a SYN handed over with @p r (PLAIN for a
+ *  reason that is not a SYN one). */
+static inline uint8_t
+tfo_syn_path_of_reason(enum tfo_ctrl_reason r)
+{
+	return r >= TFO_CTRL_TCP_SYN && r <= TFO_CTRL_TCP_NO_SERVICE ?
+	       (uint8_t)(r - TFO_CTRL_TCP_SYN) : TFO_SYN_PATH_PLAIN;
+}
 
 /** Register the dynamic mbuf fields that carry the reason and the SYN
  *  summary (lcore/syn_defence.h). Once, at start. */

@@ -105,26 +105,39 @@ src_tab_memory(const struct tfo_src_tab *t)
 	return t->ent != NULL ? (size_t)(t->mask + 1) * sizeof(*t->ent) : 0;
 }
 
+/* The pending-TFO state a TFO open from @p key would join (holds expired
+ * first); nothing counted. */
+static inline void
+pending_state(struct tfo_engine *e, uint64_t key, struct tfo_syn_pending *s)
+{
+	hold_expire(e);
+	s->pending = e->pending_live + e->hold_n;
+	s->cap = e->p.tfo_pending_limit;
+	s->src_pending = 0;
+	s->src_cap = UINT32_MAX;
+	if (e->pend_src.ent != NULL) {
+		uint32_t i = src_slot(e, &e->pend_src, key);
+
+		s->src_cap = e->p.tfo_pending_per_source;
+		/* a full table (not reached: sized for the pending limit) is over */
+		s->src_pending = e->pend_src.ent[i].n == 0 &&
+				 e->pend_src.used >= e->pend_src.mask ? s->src_cap :
+									 e->pend_src.ent[i].n;
+	}
+}
+
 int
 tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t key)
 {
-	uint32_t i;
+	struct tfo_syn_pending s;
+	int rc;
 
-	hold_expire(e);
-	if (e->pending_live + e->hold_n >= e->p.tfo_pending_limit) {
-		tfo_tcp_stat_inc(e, TFO_STAT_TCPFastOpenListenOverflow);
-		return -EBUSY;
-	}
-	if (e->pend_src.ent == NULL)
-		return 0;
-	i = src_slot(e, &e->pend_src, key);
-	/* a full table (not reached: sized for the pending limit) is over */
-	if (e->pend_src.ent[i].n >= e->p.tfo_pending_per_source ||
-	    (e->pend_src.ent[i].n == 0 && e->pend_src.used >= e->pend_src.mask)) {
-		tfo_tcp_stat_inc(e, TFO_STAT_tfo_pending_source_overflow);
-		return -EDQUOT;
-	}
-	return 0;
+	pending_state(e, key, &s);
+	rc = tfo_syn_pending_admit(&s);
+	if (rc != 0)
+		tfo_tcp_stat_inc(e, rc == -EBUSY ? TFO_STAT_TCPFastOpenListenOverflow :
+				 TFO_STAT_tfo_pending_source_overflow);
+	return rc;
 }
 
 void
@@ -319,6 +332,14 @@ tfo_engine_tfo_pending_check(struct tfo_engine *e, const struct tfo_pkt *p,
 {
 	engine_clock(e, now_us);
 	return tfo_tcp_pending_admit(e, tfo_tcp_src_key(&p->src, p->family));
+}
+
+void
+tfo_engine_tfo_pending_get(struct tfo_engine *e, const struct tfo_pkt *p,
+			   uint64_t now_us, struct tfo_syn_pending *s)
+{
+	engine_clock(e, now_us);
+	pending_state(e, tfo_tcp_src_key(&p->src, p->family), s);
 }
 
 uint32_t

@@ -81,6 +81,7 @@
 #include "tfo/service.h"
 #include "ops/stats.h"
 #include "net/tcpopt.h"
+#include "tcp/syn_admit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -178,6 +179,10 @@ struct tfo_open_params {
 	bool accept_data;	/**< TFO: deliver the SYN's payload now and put
 				 *   the response into the SYN-ACK (counts as a
 				 *   pending TFO open until the handshake ACK) */
+	bool admitted;		/**< accept_data: the caller's verdict admitted
+				 *   it against tfo_engine_tfo_pending_get() and
+				 *   no TFO open was added since: not checked
+				 *   again (one admission per SYN) */
 	uint8_t cookie_form;	/**< enum tfo_opt_form for the SYN-ACK's TFO
 				 *   option; TFO_FORM_NONE: no TFO option */
 	uint8_t cookie_len;	/**< cookie to offer, 0 = none */
@@ -213,7 +218,7 @@ void tfo_engine_conn_hash_burst(const struct tfo_engine *e,
  * @return 0 (@p m consumed), or without consuming @p m:
  *   -ENOSPC  the pool is full (counted; caller drops it or, on the control
  *            core, answers with a SYN cookie),
- *   -EBUSY   accept_data but the pending-TFO limit is reached (counted:
+ *   -EBUSY   accept_data (not admitted) but the pending-TFO limit is reached (counted:
  *            TCPFastOpenListenOverflow),
  *   -EDQUOT  accept_data but the source's pending-TFO cap is reached
  *            (counted: tfo_pending_source_overflow), or the source holds
@@ -388,6 +393,11 @@ void tfo_engine_timers(struct tfo_engine *e, uint64_t now_us);
  */
 int tfo_engine_tfo_pending_check(struct tfo_engine *e, const struct tfo_pkt *p,
 				 uint64_t now_us);
+
+/** The pending-TFO state a new TFO open from @p p's source would join,
+ *  into @p s, for tfo_syn_verdict (holds expired first; nothing counted). */
+void tfo_engine_tfo_pending_get(struct tfo_engine *e, const struct tfo_pkt *p,
+				uint64_t now_us, struct tfo_syn_pending *s);
 
 /** Pending TFO opens now (incl. the ones held after a reset). */
 uint32_t tfo_engine_tfo_pending(const struct tfo_engine *e);

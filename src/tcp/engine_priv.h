@@ -547,7 +547,7 @@ uint32_t tfo_tcp_sack_credit(const struct tfo_engine *e, const struct tfo_conn *
 void tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold);
 /* Admission of a TFO open from @p src: 0, -EBUSY (per-core limit, counted:
  * TCPFastOpenListenOverflow) or -EDQUOT (per-source cap, counted:
- * tfo_pending_source_overflow). Holds expired first. */
+ * tfo_pending_source_overflow), by tfo_syn_pending_admit. */
 int tfo_tcp_pending_admit(struct tfo_engine *e, uint64_t src);
 /* @p c (from @p src) becomes pending. */
 void tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t src);

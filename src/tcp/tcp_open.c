@@ -171,7 +171,7 @@ tfo_engine_open(struct tfo_engine *e, struct rte_mbuf *m,
 	if (op->accept_data) {
 		/* once: admission and the pending entry count the same source */
 		src = tfo_tcp_src_key(&p->src, p->family);
-		rc = tfo_tcp_pending_admit(e, src);
+		rc = op->admitted ? 0 : tfo_tcp_pending_admit(e, src);
 		if (rc != 0)	/* counted by the admission */
 			return rc;
 	}
