@@ -33,7 +33,8 @@ DOWN_S = 2.0
 
 # In a namespace: one request every 100 ms for argv[3] s (HTTP GET to port
 # 80, or a line of 100 bytes to the echo port 7), each with a 1 s time-out; prints
-# the [seconds since start, ok] of each as JSON at the end.
+# the [seconds since start, ok] of each, and the start's wall clock (t0), as
+# JSON at the end.
 TRAFFIC = r'''
 import json, socket, sys, time
 host, port, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
@@ -57,30 +58,34 @@ while time.time() - t0 < secs:
         pass
     out.append([round(t - t0, 3), ok])
     time.sleep(max(0, 0.1 - (time.time() - t)))
-print(json.dumps(out), flush=True)
+print(json.dumps({'t0': t0, 'res': out}), flush=True)
 '''
 
 
 def flap(what, ns, iface, traffic_ns, port, log_text, stats):
     """Light traffic from @traffic_ns; @iface in @ns down for DOWN_S, up."""
-    t0 = time.time()
     p = subprocess.Popen(['ip', 'netns', 'exec', traffic_ns, '/usr/bin/python3', '-c',
                           TRAFFIC, SERVER_V4, str(port), '12'], stdout=subprocess.PIPE,
                          text=True)
     time.sleep(2)
+    t_down = time.time()
     subprocess.run(['ip', 'netns', 'exec', ns, 'ip', 'link', 'set', 'dev', iface, 'down'],
                    check=True)
     time.sleep(DOWN_S)
     subprocess.run(['ip', 'netns', 'exec', ns, 'ip', 'link', 'set', 'dev', iface, 'up'],
                    check=True)
-    t_up = time.time() - t0
+    t_up = time.time()
     try:
         out, _ = p.communicate(timeout=30)
-        res = json.loads(out)
+        got = json.loads(out)
     except (subprocess.TimeoutExpired, ValueError):
         stop_process(p)
-        res = []
-    before = [ok for t, ok in res if t < 1.9]
+        got = {'t0': t_up, 'res': []}
+    # on the traffic process's clock (it starts late on a loaded machine):
+    # "before" is a probe that ended (1 s time-out) before the link went down
+    res = got['res']
+    t_down, t_up = t_down - got['t0'], t_up - got['t0']
+    before = [ok for t, ok in res if t + 1.0 < t_down]
     after = [t for t, ok in res if ok and t > t_up]
     T.check('%s: served before the flap' % what, before and all(before), before)
     T.check('%s: served again within 5 s of the link\'s return' % what,
