@@ -48,7 +48,8 @@ mp_cleanup() {
 	rm -rf "$MP_TMP" /var/run/dpdk/"$MP_TAG"-* 2>/dev/null
 }
 
-# mp_server_start SERVER [INI_LINES]: echo on 7, http on 80 (tests/www)
+# mp_server_start SERVER [INI_LINES]: echo on 7, http on 80 (tests/www);
+# INI_LINES go to [server], MP_TCP_INI's to [tcp]
 mp_server_start() {
 	cat >"$MP_TMP/server.ini" <<EOF
 [server]
@@ -57,6 +58,7 @@ ${2:-}
 [tcp]
 max_conns = ${MP_MAX_CONNS:-8192}
 max_request = 2048
+${MP_TCP_INI:-}
 [port net_memif0]
 vdev = net_memif0,role=server,socket=$MP_SOCK,socket-abstract=no
 ipv4 = 198.18.0.2/16
