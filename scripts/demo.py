@@ -41,6 +41,9 @@ def explain(n, flow):
 
 def main():
     seconds = float(os.environ.get('DEMO_SECONDS', '1e9'))
+    # SIGTERM (timeout(1), a CI runner, systemd) ends the demo as Ctrl-C
+    # does: through Bed's exit, so that no namespace or server is left
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
     with Bed(os.path.join(ROOT, 'build', 'apps', 'tfo-server'), ['--stats-period', '1']) as bed:
         print('demo: tfo-server runs in network namespace %s; kernel side tfo0 = 198.18.0.1' % bed.ns)
         cap = bed.capture()
@@ -63,7 +66,8 @@ def main():
         print('demo: serving; a stats line every second; Ctrl-C to stop.')
         sys.stdout.flush()
         done = [False]
-        signal.signal(signal.SIGINT, lambda *a: done.__setitem__(0, True))
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *a: done.__setitem__(0, True))
         pos = len(bed.log_text())
         end = time.time() + seconds
         while not done[0] and time.time() < end and bed.proc.poll() is None:
