@@ -132,14 +132,9 @@ SERVICES = {}	# a service's counter -> its service (the pages' "services")
 
 
 def counters_meta(bed):
-    meta, start = {}, 0
-    while True:
-        page = bed.telemetry('/tfo/counters,%d' % start)
-        meta.update(page['counters'])
-        SERVICES.update(page.get('services', {}))
-        start = page['next']
-        if not start:
-            return meta
+    meta, services = bed.counters()
+    SERVICES.update(services)
+    return meta
 
 
 def main():

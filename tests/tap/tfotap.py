@@ -234,6 +234,19 @@ class Bed:
     def stats(self):
         return self.telemetry('/tfo/stats')
 
+    def counters(self):
+        """/tfo/counters, every page: (counter -> "counter: help", a
+        service's counter -> its service)."""
+        meta, services, start = {}, {}, 0
+        for _ in range(64):	# 64 counters a page: far more than there are
+            page = self.telemetry('/tfo/counters,%d' % start)
+            meta.update(page['counters'])
+            services.update(page.get('services', {}))
+            start = page['next']
+            if not start:
+                break
+        return meta, services
+
     def nstat(self):
         """The kernel client's counters (absolute), as a dict."""
         r = self.ns_run(['nstat', '-az', '--json'])

@@ -104,13 +104,7 @@ def run(server, offload):
                 after.get('rx_unaccounted') == 0, (after.get('rx_unaccounted'),))
         # every page's services (http's service counters follow echo's,
         # so echo's need not be on the last page)
-        page = bed.telemetry('/tfo/counters,0')
-        services = dict(page.get('services', {}))
-        for _ in range(64):
-            if not page.get('next'):
-                break
-            page = bed.telemetry('/tfo/counters,%d' % page['next'])
-            services.update(page.get('services', {}))
+        services = bed.counters()[1]
         T.check('/tfo/counters: its pages name echo_datagrams\' service',
                 services.get('echo_datagrams') == 'echo', services)
         r = subprocess.run(['/usr/bin/python3', PROM, '--file-prefix', bed.prefix],
