@@ -28,7 +28,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tfotap import (Bed, Checks, SERVER_V4, SERVER_V6, CLIENT_V4, CLIENT_V6,  # noqa: E402
-                    VethPair, ns, sh, describe, end_servers, flows, need_root, stop_process)
+                    VethPair, ns, sh, describe, end_servers, flows, need_root, start_together,
+                    stop_process)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ECHO = 7
@@ -213,25 +214,13 @@ def race_checks(server, cfg, tmp, procs):
     """Two servers started together on the veth: one runs, the other is
     refused naming it, and the winner's program serves."""
     logs = [open(os.path.join(tmp, 'race%d.log' % i), 'w+') for i in range(2)]
-    pair = []
+    cmds = []
     for i in range(2):
         eal = list(EAL)
         eal[eal.index('--file-prefix') + 1] = '%sr%d' % (PREFIX, i)
-        pair.append(subprocess.Popen(['ip', 'netns', 'exec', SNS, server] + eal +
-                                     ['--', '--config', cfg], stdout=logs[i],
-                                     stderr=subprocess.STDOUT))
+        cmds.append(['ip', 'netns', 'exec', SNS, server] + eal + ['--', '--config', cfg])
+    pair, texts, live = start_together(cmds, logs, timeout=40)
     procs += pair
-    texts = ['', '']
-    end = time.time() + 40
-    while time.time() < end:
-        for i in range(2):
-            logs[i].seek(0)
-            texts[i] = logs[i].read()
-        if sum(p.poll() is not None for p in pair) == 1 and \
-                any('tfo-server: running' in t for t in texts):
-            break
-        time.sleep(0.1)
-    live = [i for i in range(2) if pair[i].poll() is None]
     if T.check('race: one of two servers started together runs', len(live) == 1,
                (live, [t[-400:] for t in texts])):
         win, lose = live[0], 1 - live[0]

@@ -35,7 +35,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tfotap import (Bed, Checks, CLIENT_V4, CLIENT_V6, SERVER_V4, need_root,  # noqa: E402
-                    stop_process)
+                    start_together, stop_process)
 
 T = Checks()
 TAG = '%s%d' % (os.environ.get('TFO_TEST_TAG', 'one'), os.getpid())
@@ -187,20 +187,9 @@ def race_pair(tag, cmds, name, tmp):
     runs, the other is refused naming it and @name; the winner exits 0."""
     logs = [open(os.path.join(tmp, '%s-%d.log' % (tag.replace(' ', ''), i)), 'w+')
             for i in range(2)]
-    pair = [subprocess.Popen(c, stdout=log, stderr=subprocess.STDOUT)
-            for c, log in zip(cmds, logs)]
-    texts = ['', '']
+    pair = []
     try:
-        end = time.time() + 30
-        while time.time() < end:
-            for i, log in enumerate(logs):
-                log.seek(0)
-                texts[i] = log.read()
-            if sum(p.poll() is not None for p in pair) == 1 and \
-                    any('tfo-server: running' in t for t in texts):
-                break
-            time.sleep(0.1)
-        live = [i for i in range(2) if pair[i].poll() is None]
+        pair, texts, live = start_together(cmds, logs)
         if T.check('%s: one of two servers started together runs' % tag, len(live) == 1,
                    (live, [t[-300:] for t in texts])):
             win, lose = live[0], 1 - live[0]

@@ -481,6 +481,25 @@ class VethPair:
         return proc, text
 
 
+def start_together(cmds, logs, timeout=30):
+    """Start the tfo-servers of @cmds at the same instant, each's output to
+    the open file of @logs, and wait (up to @timeout s) until one runs and
+    the others have exited: (processes, log texts, indexes still running)."""
+    procs = [subprocess.Popen(c, stdout=log, stderr=subprocess.STDOUT)
+             for c, log in zip(cmds, logs)]
+    texts = [''] * len(procs)
+    end = time.time() + timeout
+    while time.time() < end:
+        for i, log in enumerate(logs):
+            log.seek(0)
+            texts[i] = log.read()
+        if sum(p.poll() is None for p in procs) == 1 and \
+                any('tfo-server: running' in t for t in texts):
+            break
+        time.sleep(0.1)
+    return procs, texts, [i for i, p in enumerate(procs) if p.poll() is None]
+
+
 def end_servers(procs, log, failed, prefix):
     """The end of a test with tfo-servers of its own: every process of
     @procs stopped (SIGINT, then killed), the tail of @log printed if the
