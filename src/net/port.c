@@ -242,14 +242,14 @@ tfo_port_start(const struct tfo_cfg_port *cfg, uint16_t port_id,
 	if (rc != 0)
 		return tfo_errmsg(err, errlen, "[port %s]: configure failed: %s",
 				    cfg->device, strerror(-rc));
-	/* the device's own ceiling, named with the fix: net_af_xdp's is
+	rc = rte_eth_dev_set_mtu(port_id, cfg->mtu);
+	/* past the device's own ceiling, named with the fix: net_af_xdp's is
 	 * ~3,500 (a frame is one 4 KiB page with the mbuf and both
 	 * headrooms), below the 9198 the configuration allows */
-	if (cfg->mtu > dev->max_mtu)
+	if (rc == -EINVAL && cfg->mtu > dev->max_mtu)
 		return tfo_errmsg(err, errlen, "[port %s] mtu = %u: %s takes at most %u; "
 				    "set mtu = %u or less", cfg->device, cfg->mtu, dev->driver_name,
 				    dev->max_mtu, dev->max_mtu);
-	rc = rte_eth_dev_set_mtu(port_id, cfg->mtu);
 	if (rc != 0 && rc != -ENOTSUP)
 		return tfo_errmsg(err, errlen, "[port %s] mtu = %u: refused by the device: %s",
 				    cfg->device, cfg->mtu, strerror(-rc));
