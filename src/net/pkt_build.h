@@ -54,26 +54,27 @@ tfo_build_opts(uint8_t *d, const uint8_t *s, unsigned int n)
 }
 
 /*
- * The Ethernet header (and the VLAN tag of @p r) at @p p. Both MACs are
- * read 8 bytes at a time: the 2 bytes behind each are fields of the same
- * struct, and what they put in the frame is overwritten by the next store.
+ * The Ethernet header to @p peer_mac (and the VLAN tag @p vlan_tci when
+ * @p has_vlan) for @p family at @p p. Both MACs are read 8 bytes at a
+ * time: @p peer_mac must have 2 readable bytes behind it (a field of the
+ * same struct), as the port's MAC has; what they put in the frame is
+ * overwritten by the next store.
  */
 static inline void
-tfo_build_eth(uint8_t *p, const struct tfo_port_info *port, const struct tfo_route *r)
+tfo_build_eth_to(uint8_t *p, const struct tfo_port_info *port, const void *peer_mac,
+		 bool has_vlan, uint16_t vlan_tci, uint8_t family)
 {
-	uint16_t etype = rte_cpu_to_be_16(r->family == AF_INET ?
+	uint16_t etype = rte_cpu_to_be_16(family == AF_INET ?
 					  RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
 	uint64_t dst, src;
 
-	RTE_BUILD_BUG_ON(offsetof(struct tfo_route, peer_mac) + 8 >
-			 sizeof(struct tfo_route));
 	RTE_BUILD_BUG_ON(offsetof(struct tfo_port_info, mac) + 8 >
 			 sizeof(struct tfo_port_info));
-	memcpy(&dst, (const uint8_t *)r + offsetof(struct tfo_route, peer_mac), 8);
+	memcpy(&dst, peer_mac, 8);
 	memcpy(&src, (const uint8_t *)port + offsetof(struct tfo_port_info, mac), 8);
 	memcpy(p, &dst, 8);
-	if (r->has_vlan) {
-		uint32_t vh = (uint32_t)rte_cpu_to_be_16(r->vlan_tci) |
+	if (has_vlan) {
+		uint32_t vh = (uint32_t)rte_cpu_to_be_16(vlan_tci) |
 			      (uint32_t)etype << 16;
 
 		etype = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
@@ -81,6 +82,16 @@ tfo_build_eth(uint8_t *p, const struct tfo_port_info *port, const struct tfo_rou
 	}
 	src = (src & 0xffffffffffffull) | (uint64_t)etype << 48;
 	memcpy(p + 6, &src, 8);
+}
+
+/* The Ethernet header (and the VLAN tag) of route @p r at @p p. */
+static inline void
+tfo_build_eth(uint8_t *p, const struct tfo_port_info *port, const struct tfo_route *r)
+{
+	RTE_BUILD_BUG_ON(offsetof(struct tfo_route, peer_mac) + 8 >
+			 sizeof(struct tfo_route));
+	tfo_build_eth_to(p, port, (const uint8_t *)r + offsetof(struct tfo_route, peer_mac),
+			 r->has_vlan, r->vlan_tci, r->family);
 }
 
 /*
