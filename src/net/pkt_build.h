@@ -37,7 +37,7 @@ tfo_build_sum64(uint64_t v)
  * Two or three overlapping fixed-size copies instead of memcpy's general
  * size dispatch; every byte lands where memcpy would put it.
  */
-static inline void
+static __rte_always_inline void
 tfo_build_opts(uint8_t *d, const uint8_t *s, unsigned int n)
 {
 	if (n >= 16) {
@@ -97,11 +97,11 @@ tfo_build_eth(uint8_t *p, const struct tfo_port_info *port, const struct tfo_rou
 /*
  * The IPv4 header at @p ip in front of @p l4_total bytes of protocol
  * @p proto (TCP, UDP), its checksum left to the NIC when the port
- * offloads it (@p m's flags say which). @return the addresses' part of
- * the pseudo-header sum.
+ * offloads it (the TX flags it needs added to @p ol). @return the
+ * addresses' part of the pseudo-header sum.
  */
 static inline uint64_t
-tfo_build_ipv4(uint8_t *ip, struct rte_mbuf *m, const struct tfo_port_info *port,
+tfo_build_ipv4(uint8_t *ip, uint64_t *ol, const struct tfo_port_info *port,
 	 const struct tfo_route *r, uint32_t l4_total, uint8_t proto)
 {
 	uint32_t a[2];
@@ -113,9 +113,9 @@ tfo_build_ipv4(uint8_t *ip, struct rte_mbuf *m, const struct tfo_port_info *port
 	/* version/IHL 0x45, TOS 0, total length; ID 0, DF */
 	w = 0x45u | (uint64_t)rte_cpu_to_be_16((uint16_t)(20 + l4_total)) << 16 |
 	    (uint64_t)rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) << 48;
-	m->ol_flags |= RTE_MBUF_F_TX_IPV4;
+	*ol |= RTE_MBUF_F_TX_IPV4;
 	if (port->tx_ip_cksum_offload) {
-		m->ol_flags |= RTE_MBUF_F_TX_IP_CKSUM;
+		*ol |= RTE_MBUF_F_TX_IP_CKSUM;
 	} else {
 		/* TTL 64, the protocol, checksum 0 */
 		ck = tfo_build_sum64(w) + (64u | (uint32_t)proto << 8) + a[0] + a[1];
@@ -130,11 +130,11 @@ tfo_build_ipv4(uint8_t *ip, struct rte_mbuf *m, const struct tfo_port_info *port
 
 /*
  * The IPv6 header at @p ip in front of @p l4_total bytes of protocol
- * @p proto (TCP, UDP). @return the addresses' part of the pseudo-header
- * sum.
+ * @p proto (TCP, UDP); its TX flag added to @p ol. @return the
+ * addresses' part of the pseudo-header sum.
  */
 static inline uint64_t
-tfo_build_ipv6(uint8_t *ip, struct rte_mbuf *m, const struct tfo_route *r,
+tfo_build_ipv6(uint8_t *ip, uint64_t *ol, const struct tfo_route *r,
 	 uint32_t l4_total, uint8_t proto)
 {
 	uint64_t a[4], w;
@@ -146,7 +146,7 @@ tfo_build_ipv6(uint8_t *ip, struct rte_mbuf *m, const struct tfo_route *r,
 	    (uint64_t)proto << 48 | (uint64_t)64 << 56;
 	memcpy(ip, &w, 8);
 	memcpy(ip + 8, a, 32);
-	m->ol_flags |= RTE_MBUF_F_TX_IPV6;
+	*ol |= RTE_MBUF_F_TX_IPV6;
 	return tfo_build_sum64(a[0]) + tfo_build_sum64(a[1]) + tfo_build_sum64(a[2]) +
 	       tfo_build_sum64(a[3]);
 }
@@ -156,7 +156,7 @@ tfo_build_ipv6(uint8_t *ip, struct rte_mbuf *m, const struct tfo_route *r,
  * its checksum and urgent pointer; its first 16 bytes, as stored, in
  * @p tw for the checksum.
  */
-static inline void
+static __rte_always_inline void
 tfo_build_tcp_hdr(uint8_t *th, const struct tfo_tcp_out *t, uint16_t l4, uint64_t tw[2])
 {
 	tw[0] = rte_cpu_to_be_16(t->sport) | (uint64_t)rte_cpu_to_be_16(t->dport) << 16 |
@@ -167,6 +167,29 @@ tfo_build_tcp_hdr(uint8_t *th, const struct tfo_tcp_out *t, uint16_t l4, uint64_
 	memcpy(th, tw, 16);
 	if (t->opt_len)
 		tfo_build_opts(th + TFO_TCP_HDR_LEN, t->opts, t->opt_len);
+}
+
+/* The bits of tx_offload a frame builder sets: l2_len, l3_len, l4_len. */
+#define TFO_BUILD_TXO_LENS (rte_mbuf_tx_offload(RTE_LEN2MASK(RTE_MBUF_L2_LEN_BITS, uint64_t), \
+						RTE_LEN2MASK(RTE_MBUF_L3_LEN_BITS, uint64_t), \
+						RTE_LEN2MASK(RTE_MBUF_L4_LEN_BITS, uint64_t), \
+						0, 0, 0, 0))
+/* The TX flags a frame builder owns: cleared, then set as the frame needs. */
+#define TFO_BUILD_OL_MASK (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 | \
+			   RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK)
+
+/*
+ * The header lengths and TX flags of a built frame into @p m, each field
+ * in one store: the headers' stores go through byte pointers, which may
+ * alias the mbuf, so bit-field and flag updates one by one would each
+ * reload and store it again.
+ */
+static __rte_always_inline void
+tfo_build_mbuf_tx(struct rte_mbuf *m, uint16_t l2, uint16_t l3, uint16_t l4, uint64_t ol)
+{
+	m->tx_offload = (m->tx_offload & ~TFO_BUILD_TXO_LENS) |
+			rte_mbuf_tx_offload(l2, l3, l4, 0, 0, 0, 0);
+	m->ol_flags = (m->ol_flags & ~TFO_BUILD_OL_MASK) | ol;
 }
 
 /*
@@ -183,7 +206,7 @@ tfo_pkt_build_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	uint16_t l2 = RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0);
 	uint16_t l3 = r->family == AF_INET ? 20 : 40;
 	uint16_t l4 = (uint16_t)(TFO_TCP_HDR_LEN + t->opt_len);
-	uint64_t sum, w, tw[2];
+	uint64_t sum, w, tw[2], ol = 0;
 	uint32_t l4_total, plen;
 	uint8_t *p, *ip, *th;
 
@@ -193,27 +216,21 @@ tfo_pkt_build_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	l4_total = m->pkt_len - l2 - l3;
 	tfo_build_eth(p, port, r);
 
-	m->l2_len = l2;
-	m->l3_len = l3;
-	m->l4_len = l4;
-	m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 |
-			 RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
-
 	/* the words below are the bytes of the headers, loaded as on the wire */
 	ip = p + l2;
 	sum = rte_cpu_to_be_16((uint16_t)(l4_total & 0xffff)) +
 	      (uint64_t)rte_cpu_to_be_16((uint16_t)(l4_total >> 16)) +
 	      rte_cpu_to_be_16((uint16_t)IPPROTO_TCP);
 	if (r->family == AF_INET)
-		sum += tfo_build_ipv4(ip, m, port, r, l4_total, IPPROTO_TCP);
+		sum += tfo_build_ipv4(ip, &ol, port, r, l4_total, IPPROTO_TCP);
 	else
-		sum += tfo_build_ipv6(ip, m, r, l4_total, IPPROTO_TCP);
+		sum += tfo_build_ipv6(ip, &ol, r, l4_total, IPPROTO_TCP);
 
 	th = ip + l3;
 	tfo_build_tcp_hdr(th, t, l4, tw);
 	if (port->tx_tcp_cksum_offload) {
 		/* the NIC adds the segment to the pseudo-header sum */
-		m->ol_flags |= RTE_MBUF_F_TX_TCP_CKSUM;
+		ol |= RTE_MBUF_F_TX_TCP_CKSUM;
 		w = tfo_cksum_fold(sum);
 	} else {
 		/* the options and the payload from memory, from an even offset */
@@ -227,6 +244,7 @@ tfo_pkt_build_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	}
 	/* checksum, urgent pointer 0 */
 	memcpy(th + 16, &w, 4);
+	tfo_build_mbuf_tx(m, l2, l3, l4, ol);
 	return 0;
 }
 
