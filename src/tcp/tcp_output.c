@@ -370,20 +370,9 @@ int
 tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 		    uint8_t form, uint8_t cookie_len, const uint8_t *cookie)
 {
-	/* designated: a field added later is zero, never stack garbage */
-	const struct tfo_synack_opts so = {
-		.mss = c->key.family == AF_INET ? e->mss4[c->port_idx] :
-		       e->mss6[c->port_idx],
-		.wscale = e->our_ws,
-		.peer_wscale = (c->flags & TFO_CF_PEER_WS) != 0,
-		.sack_ok = (c->flags & TFO_CF_PEER_SACK) != 0,
-		.ts = (c->flags & TFO_CF_PEER_TS) != 0,
-		.tsval = tsval(e, c),
-		.tsecr = c->ts_recent,
-		.form = cookie_len ? form : TFO_FORM_NONE,
-		.cookie_len = cookie_len,
-		.cookie = cookie,
-	};
+	const uint16_t all = TFO_CF_PEER_TS | TFO_CF_PEER_SACK | TFO_CF_PEER_WS;
+	uint16_t mss = c->key.family == AF_INET ? e->mss4[c->port_idx] :
+		       e->mss6[c->port_idx];
 	uint8_t opts[TFO_TCPOPT_MAX_LEN];
 	uint32_t olen, total = 0, dlen = 0;
 	struct tfo_tcp_out t;
@@ -391,7 +380,27 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 	struct rte_mbuf *m;
 	bool fin = false;
 
-	olen = tfo_tcpopt_write_synack(opts, &so);
+	if (likely((c->flags & all) == all && cookie_len == 0)) {
+		/* the common set, without the option struct and the call */
+		olen = tfo_tcpopt_write_synack_common(opts, mss, e->our_ws, tsval(e, c),
+						      c->ts_recent);
+	} else {
+		/* designated: a field added later is zero, never stack garbage */
+		const struct tfo_synack_opts so = {
+			.mss = mss,
+			.wscale = e->our_ws,
+			.peer_wscale = (c->flags & TFO_CF_PEER_WS) != 0,
+			.sack_ok = (c->flags & TFO_CF_PEER_SACK) != 0,
+			.ts = (c->flags & TFO_CF_PEER_TS) != 0,
+			.tsval = tsval(e, c),
+			.tsecr = c->ts_recent,
+			.form = cookie_len ? form : TFO_FORM_NONE,
+			.cookie_len = cookie_len,
+			.cookie = cookie,
+		};
+
+		olen = tfo_tcpopt_write_synack(opts, &so);
+	}
 
 	if (data_ok) {
 		total = unacked_len(e, c);
