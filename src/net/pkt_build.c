@@ -87,9 +87,9 @@ tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	tfo_build_eth(p, port, r);
 	ip = p + l2;
 	if (r->family == AF_INET)
-		tfo_build_ipv4(ip, &ol, port, r, ulen, IPPROTO_UDP);
+		tfo_build_ipv4(ip, &ol, port, &r->local, &r->peer, ulen, IPPROTO_UDP);
 	else
-		tfo_build_ipv6(ip, &ol, r, ulen, IPPROTO_UDP);
+		tfo_build_ipv6(ip, &ol, &r->local, &r->peer, ulen, IPPROTO_UDP);
 	uh = (struct rte_udp_hdr *)(void *)(ip + l3);
 	uh->src_port = rte_cpu_to_be_16(sport);
 	uh->dst_port = rte_cpu_to_be_16(dport);

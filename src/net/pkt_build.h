@@ -102,14 +102,15 @@ tfo_build_eth(uint8_t *p, const struct tfo_port_info *port, const struct tfo_rou
  */
 static inline uint64_t
 tfo_build_ipv4(uint8_t *ip, uint64_t *ol, const struct tfo_port_info *port,
-	 const struct tfo_route *r, uint32_t l4_total, uint8_t proto)
+	       const struct tfo_addr *local, const struct tfo_addr *peer,
+	       uint32_t l4_total, uint8_t proto)
 {
 	uint32_t a[2];
 	uint64_t ck, w;
 	uint16_t hc = 0;
 
-	memcpy(&a[0], r->local.b, 4);
-	memcpy(&a[1], r->peer.b, 4);
+	memcpy(&a[0], local->b, 4);
+	memcpy(&a[1], peer->b, 4);
 	/* version/IHL 0x45, TOS 0, total length; ID 0, DF */
 	w = 0x45u | (uint64_t)rte_cpu_to_be_16((uint16_t)(20 + l4_total)) << 16 |
 	    (uint64_t)rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) << 48;
@@ -134,13 +135,13 @@ tfo_build_ipv4(uint8_t *ip, uint64_t *ol, const struct tfo_port_info *port,
  * addresses' part of the pseudo-header sum.
  */
 static inline uint64_t
-tfo_build_ipv6(uint8_t *ip, uint64_t *ol, const struct tfo_route *r,
-	 uint32_t l4_total, uint8_t proto)
+tfo_build_ipv6(uint8_t *ip, uint64_t *ol, const struct tfo_addr *local,
+	       const struct tfo_addr *peer, uint32_t l4_total, uint8_t proto)
 {
 	uint64_t a[4], w;
 
-	memcpy(a, r->local.b, 16);
-	memcpy(a + 2, r->peer.b, 16);
+	memcpy(a, local->b, 16);
+	memcpy(a + 2, peer->b, 16);
 	/* version 6, no class or flow label; length, protocol, hop limit 64 */
 	w = 0x60u | (uint64_t)rte_cpu_to_be_16((uint16_t)l4_total) << 32 |
 	    (uint64_t)proto << 48 | (uint64_t)64 << 56;
@@ -193,18 +194,33 @@ tfo_build_mbuf_tx(struct rte_mbuf *m, uint16_t l2, uint16_t l3, uint16_t l4, uin
 }
 
 /*
- * tfo_pkt_prepend_tcp (pkt.h has the contract), inline: the headers of a
- * frame, outermost first, in one pass. Every header is built in registers
- * and stored a word at a time; the IPv4 header checksum and the TCP
- * pseudo-header and header sums come from those words, not from
- * re-reading the bytes just written.
+ * Where a frame goes, as tfo_build_tcp_frame reads it: a route's fields,
+ * or a connection entry's read where they are (the engine's senders),
+ * without copying them into a route first. Passed by value to inline
+ * code: it stays in registers.
+ */
+struct tfo_build_to {
+	const void *peer_mac;		/* 2 readable bytes behind (tfo_build_eth_to) */
+	const struct tfo_addr *local;
+	const struct tfo_addr *peer;
+	uint16_t vlan_tci;
+	bool has_vlan;
+	uint8_t family;
+};
+
+/*
+ * The headers of a TCP frame to @p to in front of @p m's payload
+ * (tfo_pkt_prepend_tcp's contract), outermost first, in one pass. Every
+ * header is built in registers and stored a word at a time; the IPv4
+ * header checksum and the TCP pseudo-header and header sums come from
+ * those words, not from re-reading the bytes just written.
  */
 static __rte_always_inline int
-tfo_pkt_build_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
-		  const struct tfo_route *r, const struct tfo_tcp_out *t)
+tfo_build_tcp_frame(struct rte_mbuf *m, const struct tfo_port_info *port,
+		    struct tfo_build_to to, const struct tfo_tcp_out *t)
 {
-	uint16_t l2 = RTE_ETHER_HDR_LEN + (r->has_vlan ? 4 : 0);
-	uint16_t l3 = r->family == AF_INET ? 20 : 40;
+	uint16_t l2 = RTE_ETHER_HDR_LEN + (to.has_vlan ? 4 : 0);
+	uint16_t l3 = to.family == AF_INET ? 20 : 40;
 	uint16_t l4 = (uint16_t)(TFO_TCP_HDR_LEN + t->opt_len);
 	uint64_t sum, w, tw[2], ol = 0;
 	uint32_t l4_total, plen;
@@ -214,17 +230,17 @@ tfo_pkt_build_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	if (p == NULL)
 		return -ENOSPC;
 	l4_total = m->pkt_len - l2 - l3;
-	tfo_build_eth(p, port, r);
+	tfo_build_eth_to(p, port, to.peer_mac, to.has_vlan, to.vlan_tci, to.family);
 
 	/* the words below are the bytes of the headers, loaded as on the wire */
 	ip = p + l2;
 	sum = rte_cpu_to_be_16((uint16_t)(l4_total & 0xffff)) +
 	      (uint64_t)rte_cpu_to_be_16((uint16_t)(l4_total >> 16)) +
 	      rte_cpu_to_be_16((uint16_t)IPPROTO_TCP);
-	if (r->family == AF_INET)
-		sum += tfo_build_ipv4(ip, &ol, port, r, l4_total, IPPROTO_TCP);
+	if (to.family == AF_INET)
+		sum += tfo_build_ipv4(ip, &ol, port, to.local, to.peer, l4_total, IPPROTO_TCP);
 	else
-		sum += tfo_build_ipv6(ip, &ol, r, l4_total, IPPROTO_TCP);
+		sum += tfo_build_ipv6(ip, &ol, to.local, to.peer, l4_total, IPPROTO_TCP);
 
 	th = ip + l3;
 	tfo_build_tcp_hdr(th, t, l4, tw);
@@ -246,6 +262,30 @@ tfo_pkt_build_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	memcpy(th + 16, &w, 4);
 	tfo_build_mbuf_tx(m, l2, l3, l4, ol);
 	return 0;
+}
+
+/* The destination of route @p r, for tfo_build_tcp_frame. */
+static __rte_always_inline struct tfo_build_to
+tfo_build_to_route(const struct tfo_route *r)
+{
+	RTE_BUILD_BUG_ON(offsetof(struct tfo_route, peer_mac) + 8 >
+			 sizeof(struct tfo_route));
+	return (struct tfo_build_to){
+		.peer_mac = (const uint8_t *)r + offsetof(struct tfo_route, peer_mac),
+		.local = &r->local,
+		.peer = &r->peer,
+		.vlan_tci = r->vlan_tci,
+		.has_vlan = r->has_vlan,
+		.family = r->family,
+	};
+}
+
+/* tfo_pkt_prepend_tcp (pkt.h has the contract), inline. */
+static __rte_always_inline int
+tfo_pkt_build_tcp(struct rte_mbuf *m, const struct tfo_port_info *port,
+		  const struct tfo_route *r, const struct tfo_tcp_out *t)
+{
+	return tfo_build_tcp_frame(m, port, tfo_build_to_route(r), t);
 }
 
 #endif /* TFO_PKT_BUILD_H */

@@ -134,20 +134,6 @@ fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
 	return fill_payload_slow(e, c, m, doff, len);
 }
 
-static void
-conn_route(const struct tfo_engine *e, const struct tfo_conn *c,
-	   struct tfo_route *r)
-{
-	r->peer_mac = c->peer_mac;
-	r->vlan_tci = c->vlan_tci;
-	r->has_vlan = (c->flags & TFO_CF_VLAN) != 0;
-	r->family = c->key.family;
-	r->local_idx = c->key.local_idx;
-	r->port_idx = c->port_idx;
-	r->local = e->laddr[c->key.local_idx];
-	r->peer = c->key.peer;
-}
-
 /* The window field of a non-SYN segment; remembers what it advertised. */
 static inline uint16_t
 wnd_field(const struct tfo_engine *e, struct tfo_conn *c)
@@ -190,6 +176,33 @@ push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
 	return 0;
 }
 
+/*
+ * push_frame() for a frame of @p c: the destination read from the entry
+ * (MAC, VLAN, addresses), not copied into a route first.
+ */
+static __rte_always_inline int
+push_conn_frame(struct tfo_engine *e, struct rte_mbuf *m, const struct tfo_conn *c,
+		const struct tfo_tcp_out *t)
+{
+	const struct tfo_build_to to = {
+		.peer_mac = &c->peer_mac,	/* vlan_tci behind it */
+		.local = &e->laddr[c->key.local_idx],
+		.peer = &c->key.peer,
+		.vlan_tci = c->vlan_tci,
+		.has_vlan = (c->flags & TFO_CF_VLAN) != 0,
+		.family = c->key.family,
+	};
+
+	RTE_BUILD_BUG_ON(offsetof(struct tfo_conn, peer_mac) + 8 > sizeof(struct tfo_conn));
+	if (unlikely(tfo_build_tcp_frame(m, &e->p.ports[c->port_idx], to, t) != 0)) {
+		rte_pktmbuf_free(m);
+		tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);
+		return -ENOSPC;
+	}
+	queue_frame(e, m, c->port_idx);
+	return 0;
+}
+
 int
 tfo_tcp_push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
 		   const struct tfo_route *r, const struct tfo_tcp_out *t)
@@ -204,7 +217,6 @@ tfo_tcp_xmit(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq, uint8_t fla
 {
 	uint8_t opts[TFO_TCPOPT_MAX_LEN];
 	struct tfo_tcp_out t;
-	struct tfo_route r;
 	struct rte_mbuf *m;
 
 	m = out_mbuf(e, len);
@@ -228,8 +240,7 @@ tfo_tcp_xmit(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq, uint8_t fla
 	if (c->flags & TFO_CF_PEER_TS)
 		t.opt_len = (uint8_t)tfo_tcpopt_write_ts(opts, tsval(e, c),
 							 c->ts_recent);
-	conn_route(e, c, &r);
-	return push_frame(e, m, c->port_idx, &r, &t);
+	return push_conn_frame(e, m, c, &t);
 }
 
 /* NOP, NOP, timestamp of 10 bytes (Linux's layout) as the frame holds it */
@@ -376,7 +387,6 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 	uint8_t opts[TFO_TCPOPT_MAX_LEN];
 	uint32_t olen, total = 0, dlen = 0;
 	struct tfo_tcp_out t;
-	struct tfo_route r;
 	struct rte_mbuf *m;
 	bool fin = false;
 
@@ -431,8 +441,7 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 	};
 	c->adv_wnd = (uint16_t)(t.window >> ((c->flags & TFO_CF_PEER_WS) ?
 					    e->our_ws : 0));
-	conn_route(e, c, &r);
-	if (push_frame(e, m, c->port_idx, &r, &t) != 0)
+	if (push_conn_frame(e, m, c, &t) != 0)
 		return -ENOSPC;
 	if (dlen > 0)
 		c->flags |= TFO_CF_SYNACK_DATA;
