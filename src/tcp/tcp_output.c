@@ -114,7 +114,9 @@ fill_payload_slow(struct tfo_engine *e, const struct tfo_conn *c,
 /*
  * fill_payload_slow() inlined for the common case, bytes all in the
  * buffer part (every SYN-ACK response that fits the buffer): the copy
- * without the call and its register saves.
+ * without the call and its register saves. @p m is fresh from
+ * out_mbuf() (one segment, empty): the bytes go at its data start
+ * without rte_pktmbuf_append's walk to the last segment.
  */
 static inline int
 fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
@@ -123,12 +125,15 @@ fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
 	const struct tfo_sndq *q = tfo_tcp_sndq(e, c);
 	uint32_t inbuf = q->buf_len - q->buf_off;
 
+	RTE_ASSERT(m->next == NULL && m->data_len == 0);
 	if (likely(doff < inbuf && len <= inbuf - doff)) {
-		char *d = rte_pktmbuf_append(m, (uint16_t)len);
-
-		if (d == NULL)
+		/* what rte_pktmbuf_append refuses (a small mbuf, jumbo MSS) */
+		if (unlikely(len > (uint32_t)(m->buf_len - m->data_off)))
 			return -ENOMEM;
-		memcpy(d, buf_ptr(e, c->sbuf) + TFO_BUF_HDR + q->buf_off + doff, len);
+		memcpy(rte_pktmbuf_mtod(m, char *),
+		       buf_ptr(e, c->sbuf) + TFO_BUF_HDR + q->buf_off + doff, len);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
 		return 0;
 	}
 	return fill_payload_slow(e, c, m, doff, len);
