@@ -177,6 +177,7 @@ tfo_worker_to_control(struct tfo_worker *w, struct rte_mbuf **pkts, const uint8_
 struct tfo_syn_job {
 	struct tfo_syn_facts f;
 	uint8_t ci;		/* its control lcore once looked up; else UINT8_MAX */
+	bool valid_opens;	/* its CHECK_COOKIE verdict's */
 	uint16_t opens;		/* the burst's TFO opens when pend was read */
 	const uint8_t *fresh;	/* a backup-key hit's fresh primary cookie */
 	const uint64_t *hash;	/* its ISN/TSval hash (tfo_engine_conn_hash_burst) */
@@ -258,6 +259,24 @@ tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	return tfo_engine_open(w->engine, b->m[j], b->p[j], port_idx, &op, now_us);
 }
 
+/* Verdict ACCEPT: SYN @p j's TFO open. @return true when it opened; else
+ * the engine's refusal is in s->f.open (counted by the engine), for the
+ * next verdict. */
+static __rte_always_inline bool
+tfo_worker_accept(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
+		  struct tfo_syn_job *s, uint8_t port_idx, uint64_t now_us)
+{
+	int rc = tfo_worker_tfo_open(w, b, j, s, port_idx, now_us);
+
+	if (rc == 0) {
+		b->opens++;
+		w->stats.c[TFO_STAT_rx_delivered]++;
+		return true;
+	}
+	s->f.open = tfo_syn_open_of(rc);
+	return false;
+}
+
 /*
  * Act on SYN @p j's verdicts (tcp/syn_admit.h) until one is final: the
  * facts a verdict asks for are looked up here, then it is opened, answered
@@ -273,7 +292,6 @@ tfo_worker_syn_step(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 
 	for (;;) {
 		struct tfo_syn_verdict v = tfo_syn_verdict(&s->f);
-		int rc;
 
 		if (v.stat != TFO_SYN_NO_STAT)
 			w->stats.c[v.stat]++;
@@ -291,15 +309,11 @@ tfo_worker_syn_step(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 			s->opens = b->opens;
 			continue;
 		case TFO_SYN_CHECK_COOKIE:
+			s->valid_opens = v.valid_opens;
 			return false;
 		case TFO_SYN_ACCEPT:
-			rc = tfo_worker_tfo_open(w, b, j, s, port_idx, now_us);
-			if (rc == 0) {
-				b->opens++;
-				w->stats.c[TFO_STAT_rx_delivered]++;
+			if (tfo_worker_accept(w, b, j, s, port_idx, now_us))
 				return true;
-			}
-			s->f.open = tfo_syn_open_of(rc);	/* counted by the engine */
 			continue;
 		case TFO_SYN_SYNCOOKIE:
 			tfo_syn_defence_reply(w, m, p, port_idx, &b->opts[j], v.offer_cookie,
@@ -366,7 +380,8 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 /*
  * The cookies of the burst's TFO SYNs in one batched check; after a
  * backup-key hit the SYN-ACK carries a fresh primary cookie (as Linux), and
- * those are generated in one batch too. Then each SYN's verdict again.
+ * those are generated in one batch too. Then each SYN's verdict again
+ * (tfo_syn_verdict_checked: a valid cookie is not asked about twice).
  */
 static void
 tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
@@ -410,12 +425,21 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 
 	for (unsigned int k = 0; k < b->ncook; k++) {
 		struct tfo_syn_job *s = &b->job[k];
+		struct tfo_syn_verdict v;
 
 		s->f.cookie = tfo_syn_cookie_of(b->verdict[k]);
 		if (s->f.cookie != TFO_SYN_COOKIE_BAD)
 			s->hash = &hash[hash_of[k]];
 		if (s->f.cookie == TFO_SYN_COOKIE_BACKUP && fresh_of[k] != UINT8_MAX)
 			s->fresh = fresh[fresh_of[k]];
+		/* a valid cookie: the ACCEPT its CHECK_COOKIE verdict
+		 * foretold, not asked again */
+		if (tfo_syn_verdict_checked(&s->f, s->valid_opens, &v)) {
+			if (v.stat != TFO_SYN_NO_STAT)
+				w->stats.c[v.stat]++;
+			if (tfo_worker_accept(w, b, b->cook_idx[k], s, port_idx, now_us))
+				continue;
+		}
 		tfo_worker_syn_step(w, b, b->cook_idx[k], s, port_idx, now_us);
 	}
 }
