@@ -400,11 +400,17 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 	RTE_BUILD_BUG_ON(TFO_RX_BURST_MAX > TFO_TX_BUF);
 	if (tfo_cookie_check_burst(w->cookies, b->req, b->ncook, b->verdict) < 0)
 		memset(b->verdict, TFO_COOKIE_BAD, b->ncook);	/* fail closed */
-	for (unsigned int k = 0; k < b->ncook; k++)
+	/* in one pass: the backup-key hits' fresh cookies, the opens' tuples */
+	for (unsigned int k = 0; k < b->ncook; k++) {
 		if (b->verdict[k] == TFO_COOKIE_OK_BACKUP) {
 			fresh_req[nfresh] = b->req[k];
 			fresh_of[k] = (uint8_t)nfresh++;
+		} else if (b->verdict[k] != TFO_COOKIE_OK_PRIMARY) {
+			continue;
 		}
+		open_p[nopen] = b->p[b->cook_idx[k]];
+		hash_of[k] = (uint8_t)nopen++;
+	}
 	if (nfresh > 0 &&
 	    tfo_cookie_gen_burst(w->cookies, fresh_req, nfresh, fresh) < 0) {
 		/* cannot offer a fresh cookie: the old one still works */
@@ -414,12 +420,6 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 				fresh_of[k] = UINT8_MAX;
 	}
 	/* the opens' ISN and TSval offset hashes in SIMD lanes at once */
-	for (unsigned int k = 0; k < b->ncook; k++)
-		if (b->verdict[k] == TFO_COOKIE_OK_PRIMARY ||
-		    b->verdict[k] == TFO_COOKIE_OK_BACKUP) {
-			open_p[nopen] = b->p[b->cook_idx[k]];
-			hash_of[k] = (uint8_t)nopen++;
-		}
 	if (nopen > 0)
 		tfo_engine_conn_hash_burst(w->engine, open_p, nopen, hash);
 
