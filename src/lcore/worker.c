@@ -192,6 +192,7 @@ struct tfo_burst {
 	unsigned int ncook;		/* SYNs whose cookie is checked */
 	unsigned int nb_controls;	/* the worker's */
 	uint16_t opens;			/* TFO opens so far (pending TFO added) */
+	struct tfo_syn_facts syn0;	/* the worker's facts, every SYN's start */
 	/* the engine when the port has an exception path: TCP for a port no
 	 * service listens on goes to control 0, which alone feeds the kernel */
 	const struct tfo_engine *exc_engine;
@@ -346,15 +347,11 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	bool opts_ok = tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN,
 					o) >= 0;
 
-	s->f = (struct tfo_syn_facts){
-		.opts_ok = opts_ok,
-		.tfo_opt = o->cookie_state,
-		.tfo_form = o->form != TFO_FORM_NONE,
-		.has_data = p->payload_len > 0,
-		.tfo_on = w->cookies != NULL,
-		.no_cookie = w->cookie_not_required,
-		.draining = w->draining,
-	};
+	s->f = b->syn0;
+	s->f.opts_ok = opts_ok;
+	s->f.tfo_opt = o->cookie_state;
+	s->f.tfo_form = o->form != TFO_FORM_NONE;
+	s->f.has_data = p->payload_len > 0;
 	s->ci = UINT8_MAX;
 	s->fresh = NULL;
 	s->hash = NULL;
@@ -451,6 +448,13 @@ tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
 {
 	b->ncook = 0;
 	b->opens = 0;
+	/* what every SYN's facts start from, once a burst (the drain begins
+	 * between polls) */
+	b->syn0 = (struct tfo_syn_facts){
+		.tfo_on = w->cookies != NULL,
+		.no_cookie = w->cookie_not_required,
+		.draining = w->draining,
+	};
 	tfo_engine_lookup_bulk(w->engine, b->p, b->n, b->conn);
 	for (unsigned int j = 0; j < b->n; j++) {
 		struct rte_mbuf *m = b->m[j];
