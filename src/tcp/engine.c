@@ -186,7 +186,7 @@ tfo_tcp_conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
 {
 	uint64_t src = tfo_tcp_src_key(&c->key.peer, c->key.family);
 
-	tfo_timer_cancel(e->tw, conn_idx(e, c));
+	tfo_timer_cancel_node(e->tw, &c->timer);
 	c->tkind = TFO_CT_NONE;
 	buf_put(e, &c->sbuf);
 	buf_put(e, &c->rbuf);

@@ -23,7 +23,7 @@ arm(struct tfo_engine *e, struct tfo_conn *c, enum tfo_conn_timer_kind k,
     uint64_t after_us)
 {
 	c->tkind = (uint8_t)k;
-	tfo_timer_arm(e->tw, conn_idx(e, c), e->now_us + after_us);
+	tfo_timer_arm_node(e->tw, &c->timer, conn_idx(e, c), e->now_us + after_us);
 }
 
 /* Set the one timer from the connection's state. */
@@ -55,7 +55,7 @@ tfo_tcp_update_timer(struct tfo_engine *e, struct tfo_conn *c)
 			after = RTE_MIN(after, req_left_us(e, c));
 		arm(e, c, TFO_CT_IDLE, after);
 	} else if (c->tkind != TFO_CT_NONE) {
-		tfo_timer_cancel(e->tw, conn_idx(e, c));
+		tfo_timer_cancel_node(e->tw, &c->timer);
 		c->tkind = TFO_CT_NONE;
 	}
 }
