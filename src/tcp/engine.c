@@ -608,6 +608,7 @@ engine_setup_memory(struct tfo_engine *e)
 					 e->p.socket_id);
 	if (e->ct == NULL)
 		return rte_errno != 0 ? -rte_errno : -ENOMEM;
+	e->conns = tfo_conn_array(e->ct);
 	snprintf(mz, sizeof(mz), "%s_tw", name);
 	e->tw = tfo_timer_wheel_create(mz, e->p.socket_id, TFO_WHEEL_SLOTS,
 				       TFO_TICK_SHIFT, tfo_conn_array(e->ct),

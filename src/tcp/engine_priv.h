@@ -145,6 +145,7 @@ struct tfo_src_tab {
 struct tfo_engine {
 	struct tfo_engine_params p;
 	struct tfo_conn_table *ct;
+	struct tfo_conn *conns;		/* ct's entries: conn_idx() without a call */
 	struct tfo_timer_wheel *tw;
 	struct tfo_stats *st;
 	struct tfo_tx *tx;
@@ -308,7 +309,7 @@ set_state(struct tfo_engine *e, struct tfo_conn *c, enum tfo_conn_state s)
 static inline uint32_t
 conn_idx(const struct tfo_engine *e, const struct tfo_conn *c)
 {
-	return tfo_conn_index(e->ct, c);
+	return (uint32_t)(c - e->conns);	/* tfo_conn_index(), inline */
 }
 
 /* Data bytes per segment: MSS minus the options every segment carries. */
