@@ -181,8 +181,9 @@ tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
 				 tfo_tcp_src_key(&c->key.peer, c->key.family));
 }
 
-void
-tfo_tcp_conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
+/* tfo_tcp_conn_release(), inlined in tfo_tcp_conn_free (every close) */
+static __rte_always_inline void
+conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
 {
 	uint64_t src = tfo_tcp_src_key(&c->key.peer, c->key.family);
 
@@ -196,11 +197,17 @@ tfo_tcp_conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
 	tfo_src_release(e, &e->conn_src, src);
 }
 
+void
+tfo_tcp_conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
+{
+	conn_release(e, c, rst_rx);
+}
+
 /* Forget @p c (no segment sent); @p why is counted unless negative. */
 void
 tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why)
 {
-	tfo_tcp_conn_release(e, c, why == TFO_STAT_conns_closed_rst_rx);
+	conn_release(e, c, why == TFO_STAT_conns_closed_rst_rx);
 	e->nstate[c->state]--;
 	tfo_stats_dec(e->st, TFO_STAT_conns_active);
 	tfo_conn_remove(e->ct, c);	/* state becomes CLOSED */
