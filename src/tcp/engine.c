@@ -303,6 +303,7 @@ tfo_tcp_conn_new(struct tfo_engine *e, const struct tfo_conn_key *key,
 		*err = -ENOSPC;
 		return NULL;
 	}
+	e->key_gen++;	/* an entry may have a new key: tfo_engine_input */
 	if (t->ent != NULL)
 		src_add_at(t, i, src);
 	return c;

@@ -155,6 +155,8 @@ struct tfo_engine {
 	bool clock_started;		/* the wheel runs on the caller's clock */
 	bool draining;			/* tfo_engine_drain: no keep-alive any more */
 	struct rte_mbuf *spare;		/* consumed input mbuf, reusable */
+	uint32_t key_gen;		/* entries given a key (tfo_tcp_conn_new) */
+	uint32_t lookup_gen;		/* key_gen at the last lookup_bulk */
 	unsigned int nxmit;		/* segments built so far (any kind) */
 	bool tx_low;			/* frames built now are re-sent answers:
 					 * queued last (tfo_tx_push_low) */
