@@ -192,9 +192,10 @@ conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
 	buf_put(e, &c->sbuf);
 	buf_put(e, &c->rbuf);
 	c->req_len = 0;
-	/* one key for both tables */
+	/* one key for both tables; no call without conn_per_source's */
 	pending_done_src(e, c, rst_rx, src);
-	tfo_src_release(e, &e->conn_src, src);
+	if (e->conn_src.ent != NULL)
+		tfo_src_release(e, &e->conn_src, src);
 }
 
 void
