@@ -151,34 +151,27 @@ tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t key)
 
 /* ---- connection life --------------------------------------------------- */
 
-/* pending_done() for @p c whose source key is @p key; inlined in both
- * callers, one of which every TFO handshake's ACK takes. */
+/* @p c, of source key @p key, at its close: no longer pending TFO; with
+ * @p hold (a reset) and room, still counted for a while (the hold). */
 static __rte_always_inline void
 pending_done_src(struct tfo_engine *e, struct tfo_conn *c, bool hold, uint64_t key)
 {
+	uint32_t at;
+
 	if (!(c->flags & TFO_CF_TFO_PENDING))
 		return;
+	if (!hold || e->p.tfo_pending_hold_ms == 0 || e->hold_n >= e->hold_cap) {
+		pending_release(e, c, key);
+		return;
+	}
 	c->flags &= (uint16_t)~TFO_CF_TFO_PENDING;
 	e->pending_live--;
-	if (hold && e->p.tfo_pending_hold_ms > 0 && e->hold_n < e->hold_cap) {
-		uint32_t at = (e->hold_head + e->hold_n) % e->hold_cap;
-
-		/* the source stays counted with the hold */
-		e->hold[at] = e->now_us + (uint64_t)e->p.tfo_pending_hold_ms * 1000;
-		e->hold_src[at] = key;
-		e->hold_n++;
-	} else {
-		tfo_src_release(e, &e->pend_src, key);
-	}
+	/* the source stays counted with the hold */
+	at = (e->hold_head + e->hold_n) % e->hold_cap;
+	e->hold[at] = e->now_us + (uint64_t)e->p.tfo_pending_hold_ms * 1000;
+	e->hold_src[at] = key;
+	e->hold_n++;
 	pending_gauge(e);
-}
-
-void
-tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
-{
-	if (c->flags & TFO_CF_TFO_PENDING)
-		pending_done_src(e, c, hold,
-				 tfo_tcp_src_key(&c->key.peer, c->key.family));
 }
 
 /* tfo_tcp_conn_release(), inlined in tfo_tcp_conn_free (every close) */

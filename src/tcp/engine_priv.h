@@ -423,6 +423,17 @@ pending_gauge(struct tfo_engine *e)
 void tfo_src_add(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key);
 void tfo_src_release(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key);
 
+/* @p c (TFO_CF_TFO_PENDING) no longer pending, its source @p key's count
+ * dropped with it (no hold): inline at every TFO handshake's ACK. */
+static inline void
+pending_release(struct tfo_engine *e, struct tfo_conn *c, uint64_t key)
+{
+	c->flags &= (uint16_t)~TFO_CF_TFO_PENDING;
+	e->pending_live--;
+	tfo_src_release(e, &e->pend_src, key);
+	pending_gauge(e);
+}
+
 static inline void
 hold_expire(struct tfo_engine *e)
 {
@@ -547,7 +558,6 @@ void tfo_tcp_sack_output(struct tfo_engine *e, struct tfo_conn *c);
 uint32_t tfo_tcp_sack_credit(const struct tfo_engine *e, const struct tfo_conn *c);
 
 /* engine.c: connection life */
-void tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold);
 /* Admission of a TFO open from @p src: 0, -EBUSY (per-core limit, counted:
  * TCPFastOpenListenOverflow) or -EDQUOT (per-source cap, counted:
  * tfo_pending_source_overflow), by tfo_syn_pending_admit. */

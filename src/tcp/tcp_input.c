@@ -167,7 +167,8 @@ dup_ack(struct tfo_engine *e, struct tfo_conn *c)
 static __rte_always_inline void
 handshake_acked(struct tfo_engine *e, struct tfo_conn *c, uint32_t nwin, uint32_t seq)
 {
-	tfo_tcp_pending_done(e, c, false);
+	if (c->flags & TFO_CF_TFO_PENDING)
+		pending_release(e, c, tfo_tcp_src_key(&c->key.peer, c->key.family));
 	c->snd_una++;	/* our SYN */
 	set_state(e, c, (c->flags & TFO_CF_FIN_QUEUED) ?
 		  TFO_CONN_FIN_WAIT_1 : TFO_CONN_ESTABLISHED);
