@@ -168,16 +168,12 @@ timer_cb(void *arg, uint32_t idx)
 
 /* ---- TIME-WAIT ---------------------------------------------------------- */
 
-void
-tfo_tcp_time_wait(struct tfo_engine *e, struct tfo_conn *c)
+/* TIME-WAIT's record for @p c, whose entry is freed */
+static __rte_noinline void
+time_wait_record(struct tfo_engine *e, struct tfo_conn *c)
 {
-	struct tfo_tw *w;
+	struct tfo_tw *w = tfo_conn_tw_next(e->ct);
 
-	if (e->p.time_wait_ms == 0) {
-		tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_normal);
-		return;
-	}
-	w = tfo_conn_tw_next(e->ct);
 	if (w == NULL) {
 		/* the oldest is the nearest to its end anyway; the newest is
 		 * the one whose last ACK may still be lost */
@@ -199,6 +195,17 @@ tfo_tcp_time_wait(struct tfo_engine *e, struct tfo_conn *c)
 	/* the connection stays in the state counts and the gauge */
 	tfo_tcp_conn_release(e, c, false);
 	tfo_conn_tw_replace(e->ct, c, w);
+}
+
+/* kept apart from the record: a close with no TIME-WAIT (time_wait_ms 0)
+ * is a jump to the free, without the record's saves */
+void
+tfo_tcp_time_wait(struct tfo_engine *e, struct tfo_conn *c)
+{
+	if (e->p.time_wait_ms == 0)
+		tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_normal);
+	else
+		time_wait_record(e, c);
 }
 
 void
