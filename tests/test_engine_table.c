@@ -3,7 +3,8 @@
  * and options: timestamps and PAWS, hash bursts against open, many
  * connections and their timers, VLAN without timestamps or wscale, buffer
  * exhaustion, the memory plan against the engine's create, a burst's
- * lookup result gone stale (freed, reused by an open).
+ * lookup result gone stale (freed, reused by an open), a close without
+ * TIME-WAIT.
  */
 #include "engine_scenario.h"
 
@@ -369,4 +370,28 @@ TFO_TEST(stale_lookup_after_free_and_reopen)
 	cl_free(&b);
 	cl_free(&c);
 	cl_free(&d);
+}
+
+/* With TIME-WAIT off the last ACK frees the entry at once: no record,
+ * counted as a normal close that entered TIME-WAIT (as with a record). */
+TFO_TEST(close_without_time_wait_frees_at_once)
+{
+	struct harness h;
+	struct cl c;
+
+	h_init(&h, 4);
+	h.prm.time_wait_ms = 0;
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&c, &h, AF_INET, 40311, 80);
+	plain_open(&c);
+	cl_send(&c, TFO_TCP_ACK, "10\n", 3);
+	ack_each_until_fin(&c, 8);
+	CHECK(rx_is(&c, "10\n") && c.fin);
+	client_close(&c);
+	CHECK_EQ(tfo_engine_free_conns(h.e), 4);
+	CHECK_EQ(tfo_engine_time_wait_count(h.e), 0);
+	CHECK_EQ(h_stat(&h, "time_wait_entered"), 1);
+	CHECK_EQ(h_stat(&h, "conns_closed_normal"), 1);
+	CHECK(h_finish(&h, 1) == 0);
+	cl_free(&c);
 }
