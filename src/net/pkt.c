@@ -42,6 +42,7 @@ tfo_pkt_reset(struct tfo_pkt *p, uint8_t l2_len)
 	p->drop = TFO_PKT_DROP_NONE;
 	p->l2_len = l2_len;
 	p->local_idx = 0;
+	p->key_pad = 0;
 	p->has_vlan = 0;
 	p->vlan_tci = 0;
 	p->family = 0;

@@ -119,17 +119,51 @@ enum tfo_pkt_class {
 const char *tfo_pkt_drop_name(enum tfo_pkt_drop r);
 
 /**
+ * The 4-tuple of a TCP connection, the connection table's key (tcp/conn.h).
+ * Our address is named by its global index (tfo_pkt.local_idx), which is
+ * unique over all ports, so 24 bytes hold an IPv6 tuple. IPv4 peers keep
+ * the tfo_addr convention (4 bytes, 12 zero bytes). pad must be 0.
+ */
+struct tfo_conn_key {
+	struct tfo_addr peer;
+	uint16_t peer_port;	/**< host order */
+	uint16_t local_port;	/**< host order */
+	uint8_t local_idx;
+	uint8_t family;
+	uint16_t pad;
+};
+
+/**
  * A parsed frame. Multi-byte fields are in host order except the addresses,
  * which stay in network order. Offsets count from the start of the frame.
+ *
+ * The peer's address and port, ours and the family are laid out as the
+ * connection table's key (key, valid for a TFO_PKT_TCP frame once
+ * tfo_pkt_match_local set local_idx): a segment is looked up with the key
+ * it carries, not a copy built for each lookup. Code that fills a tfo_pkt
+ * by hand sets key_pad to 0.
  */
 struct tfo_pkt {
+	union {
+		struct tfo_conn_key key;
+		struct {
+			struct tfo_addr src;
+			uint16_t sport;
+			uint16_t dport;
+			/** global index of our address (tfo_pkt_match_local) */
+			uint8_t local_idx;
+			uint8_t family;	/**< AF_INET / AF_INET6, 0 for ARP */
+			uint16_t key_pad;	/**< key.pad: 0 */
+		};
+	};
+	struct tfo_addr dst;
+	uint32_t seq;
+	uint32_t ack;
 	uint8_t cls;		/**< enum tfo_pkt_class */
 	uint8_t drop;		/**< enum tfo_pkt_drop when cls == TFO_PKT_DROP */
-	uint8_t family;		/**< AF_INET / AF_INET6, 0 for ARP */
 	uint8_t l4proto;	/**< IPPROTO_* */
 	uint8_t tcp_flags;	/**< TFO_TCP_* */
 	uint8_t has_vlan;
-	uint8_t local_idx;	/**< global index of our address (tfo_pkt_match_local) */
 	uint8_t l2_len;		/**< Ethernet (+ VLAN) header bytes */
 	/** IP header bytes: IPv4 options, IPv6 extension headers included */
 	uint16_t l3_len;
@@ -137,13 +171,8 @@ struct tfo_pkt {
 	uint16_t payload_off;	/**< TCP payload offset in the frame */
 	uint16_t payload_len;	/**< TCP payload bytes (from the IP length) */
 	uint16_t vlan_tci;
-	uint16_t sport;
-	uint16_t dport;
 	uint16_t window;	/**< raw window field (not scaled) */
-	uint32_t seq;
-	uint32_t ack;
-	struct tfo_addr src;
-	struct tfo_addr dst;
+	uint16_t rsvd;		/**< not written: no hidden padding */
 };
 
 /**

@@ -263,10 +263,14 @@ tfo_conn_tw_mark(struct tfo_conn_table *t)
 
 #define TFO_BULK_STEP 32
 
-void
-tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
-		     const struct tfo_conn_key *const *keys, unsigned int n,
-		     struct tfo_conn **out)
+/*
+ * The bulk lookup of the keys at byte @p key_off of @p n objects (keys, or
+ * the segments that carry theirs): one body for both, the offset a
+ * constant in each.
+ */
+static __rte_always_inline void
+lookup_bulk(const struct tfo_conn_table *t, const void *const *objs,
+	    size_t key_off, unsigned int n, struct tfo_conn **out)
 {
 	/* in locals: the stores to out[] may alias the table for the
 	 * compiler, which would reload them for every key */
@@ -280,7 +284,7 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 		unsigned int cnt = RTE_MIN(n - base, (unsigned int)TFO_BULK_STEP);
 
 		for (unsigned int i = 0; i < cnt; i++) {
-			h[i] = hash_key(t, keys[base + i]);
+			h[i] = hash_key(t, RTE_PTR_ADD(objs[base + i], key_off));
 			bks[i] = &buckets[(uint32_t)h[i] & mask];
 			rte_prefetch0(bks[i]);
 		}
@@ -304,7 +308,8 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 			}
 		}
 		for (unsigned int i = 0; i < cnt; i++) {
-			const struct tfo_conn_key *k = keys[base + i];
+			const struct tfo_conn_key *k =
+				RTE_PTR_ADD(objs[base + i], key_off);
 			uint32_t ref = cand[i];
 
 			if (ref != TFO_CONN_NONE && tfo_conn_key_eq(ref_key(t, ref), k))
@@ -315,6 +320,23 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 				out[base + i] = ref_conn(t, lookup_ref(t, k, h[i]));
 		}
 	}
+}
+
+void
+tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
+		     const struct tfo_conn_key *const *keys, unsigned int n,
+		     struct tfo_conn **out)
+{
+	lookup_bulk(t, (const void *const *)keys, 0, n, out);
+}
+
+void
+tfo_conn_lookup_bulk_pkt(const struct tfo_conn_table *t,
+			 const struct tfo_pkt *const *pkts, unsigned int n,
+			 struct tfo_conn **out)
+{
+	lookup_bulk(t, (const void *const *)pkts, offsetof(struct tfo_pkt, key),
+		    n, out);
 }
 
 /* Index slot number @p ref under hash @p h. */

@@ -48,19 +48,7 @@ extern "C" {
 /** No entry / no buffer. */
 #define TFO_CONN_NONE UINT32_MAX
 
-/**
- * The 4-tuple. Our address is named by its global index (tfo_pkt.local_idx),
- * which is unique over all ports, so 24 bytes hold an IPv6 tuple. IPv4
- * peers keep the tfo_addr convention (4 bytes, 12 zero bytes). pad must be 0.
- */
-struct tfo_conn_key {
-	struct tfo_addr peer;
-	uint16_t peer_port;	/**< host order */
-	uint16_t local_port;	/**< host order */
-	uint8_t local_idx;
-	uint8_t family;
-	uint16_t pad;
-};
+/* struct tfo_conn_key, the 4-tuple: net/pkt.h (a parsed segment carries it). */
 
 static inline void
 tfo_conn_key_from_pkt(struct tfo_conn_key *k, const struct tfo_pkt *p)
@@ -242,6 +230,14 @@ struct tfo_conn *tfo_conn_lookup(const struct tfo_conn_table *t,
 void tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 			  const struct tfo_conn_key *const *keys,
 			  unsigned int n, struct tfo_conn **out);
+
+/**
+ * tfo_conn_lookup_bulk() of the keys @p n TCP segments carry (tfo_pkt.key,
+ * as tfo_pkt_classify() left it): no key is copied.
+ */
+void tfo_conn_lookup_bulk_pkt(const struct tfo_conn_table *t,
+			      const struct tfo_pkt *const *pkts,
+			      unsigned int n, struct tfo_conn **out);
 
 /** The marker entry tfo_conn_lookup_bulk() gives for a TIME-WAIT key. */
 struct tfo_conn *tfo_conn_tw_mark(struct tfo_conn_table *t);
