@@ -577,6 +577,25 @@ ipv4_bcast_be(const struct tfo_local_addr *la, uint32_t a)
 	return a | __builtin_bswap32(host);
 }
 
+/* Little-endian words of the frame's bytes 12-15 and 20-23. */
+#define W12_MASK UINT32_C(0x00ffffff)	/* EtherType, version + IHL */
+#define W12_IPV4 UINT32_C(0x00450008)	/* 0x0800, 4 and 5 words */
+#define W20_MASK UINT32_C(0xff00ff3f)	/* MF + fragment offset, protocol */
+#define W20_TCP UINT32_C(0x06000000)	/* 0, IPPROTO_TCP */
+
+/* An untagged frame whose IPv4 header has no options, is not a fragment
+ * and carries TCP: two words compared where four fields were. */
+static inline bool
+ipv4_tcp_hdr(const uint8_t *f)
+{
+	uint32_t w12, w20;
+
+	memcpy(&w12, f + 12, 4);
+	memcpy(&w20, f + 20, 4);
+	return (rte_le_to_cpu_32(w12) & W12_MASK) == W12_IPV4 &&
+	       (rte_le_to_cpu_32(w20) & W20_MASK) == W20_TCP;
+}
+
 /* The 6 bytes at @p b are @p mac: two loads and compares a side. */
 static inline bool
 mac_eq(const uint8_t *b, const struct rte_ether_addr *mac)
@@ -622,6 +641,7 @@ tfo_pkt_classify_fast(const struct rte_mbuf *m, const struct tfo_port_info *port
 	const struct tfo_local_addr *la = port->addrs;
 	uint32_t len = m->data_len, tot, doff, src, dst, a;
 	unsigned int idx;
+	bool local;
 
 	/* the frame: what tfo_pkt_parse_fast takes, with both checksums
 	 * vouched for by the NIC (GOOD, or NONE: verified); to our MAC */
@@ -629,11 +649,7 @@ tfo_pkt_classify_fast(const struct rte_mbuf *m, const struct tfo_port_info *port
 	    !port->rx_cksum_offload ||
 	    (m->ol_flags & (RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD)) !=
 	    (RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD) ||
-	    ld_be16(f + 12) != RTE_ETHER_TYPE_IPV4 ||
-	    ih->version_ihl != RTE_IPV4_VHL_DEF ||
-	    ih->next_proto_id != IPPROTO_TCP ||
-	    (ih->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
-						    RTE_IPV4_HDR_OFFSET_MASK)) ||
+	    !ipv4_tcp_hdr(f) ||
 	    !mac_eq(f, &port->mac))
 		return TFO_PKT_FAST_NO;
 	tot = ld_be16(&ih->total_length);
@@ -670,6 +686,11 @@ tfo_pkt_classify_fast(const struct rte_mbuf *m, const struct tfo_port_info *port
 	memcpy(&a, la[0].addr.b, 4);
 	if (likely(port->nb_addrs > 0 && la[0].family == AF_INET && dst == a)) {
 		idx = 0;
+		/* the source: not martian, not ours, not one of our
+		 * broadcasts (the primary's at hand, the others scanned) */
+		local = src == a || src == ipv4_bcast_be(&la[0], a);
+		if (unlikely(port->nb_addrs > 1))
+			local |= ipv4_src_ours(port, 1, src);
 	} else {
 		for (idx = 1; idx < port->nb_addrs; idx++)
 			if (la[idx].family == AF_INET &&
@@ -677,11 +698,10 @@ tfo_pkt_classify_fast(const struct rte_mbuf *m, const struct tfo_port_info *port
 				break;
 		if (idx >= port->nb_addrs)
 			return TFO_PKT_FAST_NO;	/* ip_not_ours */
+		local = ipv4_src_ours(port, 0, src);
 	}
 	p->local_idx = (uint8_t)(port->addr_base + idx);
-	/* the source: not martian, not ours, not one of our broadcasts */
-	if (tfo_pkt_ipv4_src_bad_((const uint8_t *)&ih->src_addr) ||
-	    ipv4_src_ours(port, 0, src))
+	if (local || tfo_pkt_ipv4_src_bad_((const uint8_t *)&ih->src_addr))
 		return TFO_PKT_FAST_NO;	/* ip_bad_src */
 	memset(&p->src, 0, sizeof(p->src));
 	memcpy(p->src.b, &src, 4);
