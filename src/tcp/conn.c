@@ -80,11 +80,9 @@ mix(uint64_t a, uint64_t b)
 static inline uint64_t
 hash_key(const struct tfo_conn_table *t, const struct tfo_conn_key *k)
 {
-	uint64_t w[3];
-
-	memcpy(w, k, sizeof(w));
-	return mix(w[0] ^ t->hkey[0], w[1] ^ t->hkey[1]) ^
-	       mix(w[2] ^ t->hkey[2], t->hkey[3]);
+	return mix(tfo_conn_key_word(k, 0) ^ t->hkey[0],
+		   tfo_conn_key_word(k, 1) ^ t->hkey[1]) ^
+	       mix(tfo_conn_key_word(k, 2) ^ t->hkey[2], t->hkey[3]);
 }
 
 static inline uint16_t
