@@ -394,22 +394,48 @@ index_swap(struct tfo_conn_table *t, uint64_t h, uint32_t ref, uint32_t with)
 	}
 }
 
-struct tfo_conn *
-tfo_conn_insert(struct tfo_conn_table *t, const struct tfo_conn_key *k,
-		struct tfo_conn **exists)
+/* A free entry for @p k (hash @p h, known to be in no slot), indexed. */
+static __rte_always_inline struct tfo_conn *
+insert_new(struct tfo_conn_table *t, const struct tfo_conn_key *k, uint64_t h)
 {
-	uint64_t h = hash_key(t, k);
 	struct tfo_conn *c;
 	uint32_t idx;
 
-	*exists = ref_conn(t, lookup_ref(t, k, h));
-	if (*exists != NULL || t->nb_free == 0)
+	if (t->nb_free == 0)
 		return NULL;
 	idx = t->free_stack[--t->nb_free];
 	index_add(t, h, idx);
 	c = &t->conns[idx];
 	c->key = *k;
 	return c;
+}
+
+/* tfo_conn_insert when the key may be indexed already: the walk. Out of
+ * line, reached by a tail call: the common insert saves no register. */
+static __rte_noinline struct tfo_conn *
+insert_walk(struct tfo_conn_table *t, const struct tfo_conn_key *k, uint64_t h,
+	    struct tfo_conn **exists)
+{
+	*exists = ref_conn(t, lookup_ref(t, k, h));
+	if (*exists != NULL)
+		return NULL;
+	return insert_new(t, k, h);
+}
+
+struct tfo_conn *
+tfo_conn_insert(struct tfo_conn_table *t, const struct tfo_conn_key *k,
+		struct tfo_conn **exists)
+{
+	uint64_t h = hash_key(t, k);
+	const struct tfo_bucket *bk = &t->buckets[(uint32_t)h & t->bucket_mask];
+
+	/* a new tuple (a SYN the lookup missed) matches no tag of its home
+	 * bucket, which nothing overflowed from: only a tag match or an
+	 * overflow needs the walk */
+	if (unlikely(match_tags(bk, tag_of(h)) != 0 || bk->overflow != 0))
+		return insert_walk(t, k, h, exists);
+	*exists = NULL;
+	return insert_new(t, k, h);
 }
 
 void
