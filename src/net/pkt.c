@@ -611,14 +611,13 @@ mac_eq(const uint8_t *b, const struct rte_ether_addr *mac)
 }
 
 /* Whether IPv4 source @p src (network order) is the address or the
- * broadcast address of one of @p port's IPv4 addresses from number
- * @p from on. */
+ * broadcast address of one of @p port's IPv4 addresses. */
 static inline bool
-ipv4_src_ours(const struct tfo_port_info *port, unsigned int from, uint32_t src)
+ipv4_src_ours(const struct tfo_port_info *port, uint32_t src)
 {
 	bool local = false;
 
-	for (unsigned int i = from; i < port->nb_addrs; i++) {
+	for (unsigned int i = 0; i < port->nb_addrs; i++) {
 		const struct tfo_local_addr *la = &port->addrs[i];
 		uint32_t a;
 
@@ -630,6 +629,43 @@ ipv4_src_ours(const struct tfo_port_info *port, unsigned int from, uint32_t src)
 	return local;
 }
 
+/* The one pass's last fields: the addresses, ours the @p idx-th. */
+static __rte_always_inline int
+classify_fast_addrs(const struct tfo_port_info *port, struct tfo_pkt *p,
+		    unsigned int idx, uint32_t src, uint32_t dst)
+{
+	p->local_idx = (uint8_t)(port->addr_base + idx);
+	memset(&p->src, 0, sizeof(p->src));
+	memcpy(p->src.b, &src, 4);
+	memset(&p->dst, 0, sizeof(p->dst));
+	memcpy(p->dst.b, &dst, 4);
+	return TFO_PKT_TCP;
+}
+
+/*
+ * The one pass's address checks on a port with more than one address or
+ * a frame not to the primary: tfo_pkt_ipv4_scan_'s answers (the first
+ * IPv4 address equal to @p dst; no address of ours or broadcast equal to
+ * @p src). Out of line, reached by a tail call: the common pass saves
+ * fewer registers.
+ */
+static __rte_noinline int
+classify_fast_scan(const struct tfo_port_info *port, struct tfo_pkt *p,
+		   uint32_t src, uint32_t dst)
+{
+	unsigned int idx;
+
+	for (idx = 0; idx < port->nb_addrs; idx++)
+		if (port->addrs[idx].family == AF_INET &&
+		    memcmp(port->addrs[idx].addr.b, &dst, 4) == 0)
+			break;
+	if (idx >= port->nb_addrs)
+		return TFO_PKT_FAST_NO;	/* ip_not_ours */
+	if (ipv4_src_ours(port, src) || tfo_pkt_ipv4_src_bad_((const uint8_t *)&src))
+		return TFO_PKT_FAST_NO;	/* ip_bad_src */
+	return classify_fast_addrs(port, p, idx, src, dst);
+}
+
 int
 tfo_pkt_classify_fast(const struct rte_mbuf *m, const struct tfo_port_info *port,
 		      struct tfo_pkt *p)
@@ -638,10 +674,7 @@ tfo_pkt_classify_fast(const struct rte_mbuf *m, const struct tfo_port_info *port
 	const struct rte_ipv4_hdr *ih =
 		(const struct rte_ipv4_hdr *)(f + RTE_ETHER_HDR_LEN);
 	const uint8_t *th = f + RTE_ETHER_HDR_LEN + sizeof(*ih);
-	const struct tfo_local_addr *la = port->addrs;
 	uint32_t len = m->data_len, tot, doff, src, dst, a;
-	unsigned int idx;
-	bool local;
 
 	/* the frame: what tfo_pkt_parse_fast takes, with both checksums
 	 * vouched for by the NIC (GOOD, or NONE: verified); to our MAC */
@@ -679,35 +712,17 @@ tfo_pkt_classify_fast(const struct rte_mbuf *m, const struct tfo_port_info *port
 	p->family = AF_INET;
 	p->key_pad = 0;
 
-	/* ours: our primary address (one compare) before any scan, as
-	 * tfo_pkt_ipv4_scan_ finds it (the first IPv4 address equal) */
+	/* ours: our primary address (one compare) before any scan */
 	memcpy(&src, &ih->src_addr, 4);
 	memcpy(&dst, &ih->dst_addr, 4);
-	memcpy(&a, la[0].addr.b, 4);
-	if (likely(port->nb_addrs > 0 && la[0].family == AF_INET && dst == a)) {
-		idx = 0;
-		/* the source: not martian, not ours, not one of our
-		 * broadcasts (the primary's at hand, the others scanned) */
-		local = src == a || src == ipv4_bcast_be(&la[0], a);
-		if (unlikely(port->nb_addrs > 1))
-			local |= ipv4_src_ours(port, 1, src);
-	} else {
-		for (idx = 1; idx < port->nb_addrs; idx++)
-			if (la[idx].family == AF_INET &&
-			    memcmp(la[idx].addr.b, &dst, 4) == 0)
-				break;
-		if (idx >= port->nb_addrs)
-			return TFO_PKT_FAST_NO;	/* ip_not_ours */
-		local = ipv4_src_ours(port, 0, src);
-	}
-	p->local_idx = (uint8_t)(port->addr_base + idx);
-	if (local || tfo_pkt_ipv4_src_bad_((const uint8_t *)&ih->src_addr))
+	memcpy(&a, port->addrs[0].addr.b, 4);
+	if (unlikely(port->nb_addrs != 1 || port->addrs[0].family != AF_INET || dst != a))
+		return classify_fast_scan(port, p, src, dst);
+	/* the source: not martian, not ours, not our broadcast */
+	if (src == a || src == ipv4_bcast_be(&port->addrs[0], a) ||
+	    tfo_pkt_ipv4_src_bad_((const uint8_t *)&src))
 		return TFO_PKT_FAST_NO;	/* ip_bad_src */
-	memset(&p->src, 0, sizeof(p->src));
-	memcpy(p->src.b, &src, 4);
-	memset(&p->dst, 0, sizeof(p->dst));
-	memcpy(p->dst.b, &dst, 4);
-	return TFO_PKT_TCP;
+	return classify_fast_addrs(port, p, 0, src, dst);
 }
 
 /* ---- UDP ---------------------------------------------------------------- */
