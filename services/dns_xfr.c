@@ -148,47 +148,6 @@ dns_soa_times(const uint8_t *rd, uint16_t len, uint32_t *serial, uint32_t *refre
 	return 0;
 }
 
-int
-dns_recs_push(struct dns_recs *rs, const struct dns_rec *r)
-{
-	struct dns_rec *d;
-	unsigned int ol = dns_name_len(r->owner);
-
-	if (rs->n == rs->cap) {
-		unsigned int cap = rs->cap ? 2 * rs->cap : 64;
-		struct dns_rec *nr = realloc(rs->r, cap * sizeof(*nr));
-
-		if (nr == NULL)
-			return -ENOMEM;
-		rs->r = nr;
-		rs->cap = cap;
-	}
-	d = &rs->r[rs->n];
-	*d = *r;
-	d->owner = malloc(ol);
-	d->rdata = malloc(r->rdlen ? r->rdlen : 1);
-	if (d->owner == NULL || d->rdata == NULL) {
-		free(d->owner);
-		free(d->rdata);
-		return -ENOMEM;
-	}
-	memcpy(d->owner, r->owner, ol);
-	memcpy(d->rdata, r->rdata, r->rdlen);
-	rs->n++;
-	return 0;
-}
-
-int
-dns_recs_copy(struct dns_recs *out, const struct dns_recs *in)
-{
-	for (unsigned int i = 0; i < in->n; i++)
-		if (dns_recs_push(out, &in->r[i]) < 0) {
-			dns_recs_free(out);
-			return -ENOMEM;
-		}
-	return 0;
-}
-
 /* The name at m[*o] (compression pointers followed backwards only) into
  * @p out, uncompressed. @return its length or -1. */
 static int

@@ -115,12 +115,6 @@ int dns_xfr_result(struct dns_xfr_rx *rx, const struct dns_recs *cur, bool have_
 
 void dns_xfr_rx_free(struct dns_xfr_rx *rx);
 
-/** Append a copy of @p r to @p rs. @return 0 or -ENOMEM. */
-int dns_recs_push(struct dns_recs *rs, const struct dns_rec *r);
-
-/** Deep copy of @p in into @p out (empty on entry). @return 0 or -ENOMEM. */
-int dns_recs_copy(struct dns_recs *out, const struct dns_recs *in);
-
 /**
  * Which secondary a NOTIFY for @p lname (lower case) from @p family /
  * @p addr is for: its index in @p src[0..nb), or -1 when @p lname is no

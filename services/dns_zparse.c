@@ -398,34 +398,17 @@ static int
 zp_add(struct zp *z, const uint8_t *owner, uint16_t type, uint32_t ttl,
        const struct zp_rd *rd)
 {
-	struct dns_recs *o = z->out;
-	struct dns_rec *r;
-	unsigned int ol = dns_name_len(owner);
+	const struct dns_rec r = {
+		.owner = (uint8_t *)(uintptr_t)owner,	/* copied, not kept */
+		.type = type,
+		.ttl = ttl,
+		.rdlen = (uint16_t)rd->len,
+		.rdata = (uint8_t *)(uintptr_t)rd->b,
+		.line = z->entry_line,
+	};
 
-	if (o->n == o->cap) {
-		unsigned int cap = o->cap ? 2 * o->cap : 64;
-		struct dns_rec *nr = realloc(o->r, cap * sizeof(*nr));
-
-		if (nr == NULL)
-			return tfo_errmsg(z->why, z->whylen, "out of memory");
-		o->r = nr;
-		o->cap = cap;
-	}
-	r = &o->r[o->n];
-	r->owner = malloc(ol);
-	r->rdata = malloc(rd->len ? rd->len : 1);
-	if (r->owner == NULL || r->rdata == NULL) {
-		free(r->owner);
-		free(r->rdata);
+	if (dns_recs_push(z->out, &r) < 0)
 		return tfo_errmsg(z->why, z->whylen, "out of memory");
-	}
-	memcpy(r->owner, owner, ol);
-	memcpy(r->rdata, rd->b, rd->len);
-	r->rdlen = (uint16_t)rd->len;
-	r->type = type;
-	r->ttl = ttl;
-	r->line = z->entry_line;
-	o->n++;
 	return 0;
 }
 
@@ -595,6 +578,47 @@ dns_zparse_file(const char *path, const uint8_t *origin, struct dns_recs *out,
 	rc = dns_zparse_text(text, got, path, origin, out, why, whylen);
 	free(text);
 	return rc;
+}
+
+int
+dns_recs_push(struct dns_recs *rs, const struct dns_rec *r)
+{
+	struct dns_rec *d;
+	unsigned int ol = dns_name_len(r->owner);
+
+	if (rs->n == rs->cap) {
+		unsigned int cap = rs->cap ? 2 * rs->cap : 64;
+		struct dns_rec *nr = realloc(rs->r, cap * sizeof(*nr));
+
+		if (nr == NULL)
+			return -ENOMEM;
+		rs->r = nr;
+		rs->cap = cap;
+	}
+	d = &rs->r[rs->n];
+	*d = *r;
+	d->owner = malloc(ol);
+	d->rdata = malloc(r->rdlen ? r->rdlen : 1);
+	if (d->owner == NULL || d->rdata == NULL) {
+		free(d->owner);
+		free(d->rdata);
+		return -ENOMEM;
+	}
+	memcpy(d->owner, r->owner, ol);
+	memcpy(d->rdata, r->rdata, r->rdlen);
+	rs->n++;
+	return 0;
+}
+
+int
+dns_recs_copy(struct dns_recs *out, const struct dns_recs *in)
+{
+	for (unsigned int i = 0; i < in->n; i++)
+		if (dns_recs_push(out, &in->r[i]) < 0) {
+			dns_recs_free(out);
+			return -ENOMEM;
+		}
+	return 0;
 }
 
 void

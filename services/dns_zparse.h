@@ -44,6 +44,13 @@ int dns_zparse_file(const char *path, const uint8_t *origin,
 int dns_zparse_text(const char *text, size_t len, const char *fname,
 		    const uint8_t *origin, struct dns_recs *out, char *why,
 		    size_t whylen);
+/** Append a copy of @p r to @p rs. @return 0 or -ENOMEM. */
+int dns_recs_push(struct dns_recs *rs, const struct dns_rec *r);
+
+/** Deep copy of @p in into @p out (empty on entry; emptied again when
+ * it fails). @return 0 or -ENOMEM. */
+int dns_recs_copy(struct dns_recs *out, const struct dns_recs *in);
+
 /** Free every record of @p rs and empty it. */
 void dns_recs_free(struct dns_recs *rs);
 

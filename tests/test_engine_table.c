@@ -2,7 +2,9 @@
  * tfo-fastpath: TCP engine scenarios, the connection table
  * and options: timestamps and PAWS, hash bursts against open, many
  * connections and their timers, VLAN without timestamps or wscale, buffer
- * exhaustion, the memory plan against the engine's create.
+ * exhaustion, the memory plan against the engine's create, a burst's
+ * lookup result gone stale (freed, reused by an open), a close without
+ * TIME-WAIT.
  */
 #include "engine_scenario.h"
 
@@ -255,4 +257,141 @@ TFO_TEST(engine_plan_memory_matches_create)
 		CHECK(t > (size_t)ep.max_conns * 128);	/* the entries at least */
 		CHECK(h_finish(&h, 1) == 0);
 	}
+}
+
+/* One segment of @p c, classified, as the worker holds it for a burst. */
+static struct rte_mbuf *
+burst_seg(struct cl *c, uint8_t flags, struct tfo_pkt *p)
+{
+	struct rte_mbuf *m = cl_frame(c, flags, c->snd_nxt, c->rcv_nxt, NULL, 0);
+
+	RTE_VERIFY(tfo_pkt_classify(m, &c->h->srv_port, p) == TFO_PKT_TCP);
+	return m;
+}
+
+/* tfo_engine_input as the worker calls it, what it sent flushed to h->out */
+static int
+burst_input(struct harness *h, struct tfo_conn *c, struct rte_mbuf *m,
+	    const struct tfo_pkt *p)
+{
+	int r = tfo_engine_input(h->e, c, m, p, h->now);
+
+	for (uint8_t i = 0; i < TFO_MAX_PORTS; i++)
+		if (h->tx.q[i].n > 0)
+			h->tx.flush(&h->tx, i);
+	return r;
+}
+
+/*
+ * A burst of @p c's RST and an ACK behind it, looked up at once; the RST
+ * taken (the entry freed). @return the ACK, its lookup result in *@p conn.
+ */
+static struct rte_mbuf *
+burst_rst_then_ack(struct cl *c, struct tfo_pkt *p, struct tfo_conn **conn)
+{
+	const struct tfo_pkt *pp[2] = { &p[0], &p[1] };
+	struct tfo_conn *found[2];
+	struct rte_mbuf *m[2];
+
+	plain_open(c);
+	m[0] = burst_seg(c, TFO_TCP_RST | TFO_TCP_ACK, &p[0]);
+	m[1] = burst_seg(c, TFO_TCP_ACK, &p[1]);
+	tfo_engine_lookup_bulk(c->h->e, pp, 2, found);
+	RTE_VERIFY(found[0] != NULL && found[1] == found[0]);
+	RTE_VERIFY(burst_input(c->h, found[0], m[0], &p[0]) == TFO_INPUT_DONE);
+	*conn = found[1];
+	return m[1];
+}
+
+/*
+ * A burst's lookup result goes stale when an earlier segment of the burst
+ * frees the entry, or frees it and an open gives it another tuple.
+ * tfo_engine_input checks the tuple again only then (the entry CLOSED, or
+ * an open since the lookup): a stale entry is looked up again (a miss
+ * here) and never taken for the tuple it now holds, and an entry that is
+ * still the segment's is served though an open came between.
+ */
+TFO_TEST(stale_lookup_after_free_and_reopen)
+{
+	struct harness h;
+	struct cl a, b, c, d;
+	struct tfo_pkt p[2];
+	const struct tfo_pkt *pp[2] = { &p[0], &p[1] };
+	struct tfo_conn *conn[2];
+	struct rte_mbuf *m[2];
+
+	h_init(&h, 4);
+	REQUIRE(h_start(&h) == 0);
+
+	/* freed by the burst's RST, no open since: the CLOSED entry */
+	cl_init(&a, &h, AF_INET, 40301, 80);
+	m[1] = burst_rst_then_ack(&a, p, &conn[1]);
+	CHECK_EQ(h_stat(&h, "conns_closed_rst_rx"), 1);
+	CHECK_EQ(burst_input(&h, conn[1], m[1], &p[1]), TFO_INPUT_MISS);
+	rte_pktmbuf_free(m[1]);
+	CHECK_EQ(h_stat(&h, "input_stale_conn"), 1);
+	CHECK_EQ(h.n_out, 0);
+
+	/* freed, then an open takes the entry for another tuple */
+	cl_init(&b, &h, AF_INET, 40302, 80);
+	m[1] = burst_rst_then_ack(&b, p, &conn[1]);
+	CHECK_EQ(h_stat(&h, "conns_closed_rst_rx"), 2);
+	cl_init(&c, &h, AF_INET, 40303, 80);
+	cl_syn(&c, NULL, 0);
+	cl_recv(&c);
+	REQUIRE(conn[1]->state == TFO_CONN_SYN_RCVD && conn[1]->key.peer_port == 40303);
+	h_clear(&h);
+	CHECK_EQ(burst_input(&h, conn[1], m[1], &p[1]), TFO_INPUT_MISS);
+	rte_pktmbuf_free(m[1]);
+	CHECK_EQ(h_stat(&h, "input_stale_conn"), 2);
+	CHECK_EQ(h.n_out, 0);			/* nothing sent for b on c's entry */
+	CHECK_EQ(nstate(&h, TFO_CONN_SYN_RCVD), 1);	/* c's, untouched */
+	cl_send(&c, TFO_TCP_ACK, NULL, 0);
+	CHECK_EQ(nstate(&h, TFO_CONN_ESTABLISHED), 1);
+	h_clear(&h);
+
+	/* an open since the lookup, the entry still the segment's: served */
+	m[0] = cl_frame(&c, TFO_TCP_ACK, c.snd_nxt, c.rcv_nxt, "10\n", 3);
+	REQUIRE(tfo_pkt_classify(m[0], &h.srv_port, &p[0]) == TFO_PKT_TCP);
+	c.snd_nxt += 3;
+	tfo_engine_lookup_bulk(h.e, pp, 1, conn);
+	REQUIRE(conn[0] != NULL);
+	cl_init(&d, &h, AF_INET, 40304, 80);
+	plain_open(&d);
+	CHECK_EQ(burst_input(&h, conn[0], m[0], &p[0]), TFO_INPUT_DONE);
+	CHECK_EQ(h_stat(&h, "input_stale_conn"), 2);
+	ack_each_until_fin(&c, 8);
+	CHECK(rx_is(&c, "10\n") && c.fin);
+	client_close(&c);
+
+	cl_send(&d, TFO_TCP_RST, NULL, 0);
+	CHECK(h_finish(&h, 5) == 0);
+	cl_free(&a);
+	cl_free(&b);
+	cl_free(&c);
+	cl_free(&d);
+}
+
+/* With TIME-WAIT off the last ACK frees the entry at once: no record,
+ * counted as a normal close that entered TIME-WAIT (as with a record). */
+TFO_TEST(close_without_time_wait_frees_at_once)
+{
+	struct harness h;
+	struct cl c;
+
+	h_init(&h, 4);
+	h.prm.time_wait_ms = 0;
+	REQUIRE(h_start(&h) == 0);
+	cl_init(&c, &h, AF_INET, 40311, 80);
+	plain_open(&c);
+	cl_send(&c, TFO_TCP_ACK, "10\n", 3);
+	ack_each_until_fin(&c, 8);
+	CHECK(rx_is(&c, "10\n") && c.fin);
+	client_close(&c);
+	CHECK_EQ(tfo_engine_free_conns(h.e), 4);
+	CHECK_EQ(tfo_engine_time_wait_count(h.e), 0);
+	CHECK_EQ(h_stat(&h, "time_wait_entered"), 1);
+	CHECK_EQ(h_stat(&h, "conns_closed_normal"), 1);
+	CHECK(h_finish(&h, 1) == 0);
+	cl_free(&c);
 }

@@ -202,6 +202,9 @@ TFO_TEST(verdict_table)
 		if (r->act == TFO_SYN_SYNCOOKIE || r->act == TFO_SYN_OPEN)
 			CHECK_MSG(v.offer_cookie == r->offer, "%s: offer %d", r->what,
 				  v.offer_cookie);
+		/* an open not tried yet: a valid cookie will be an ACCEPT */
+		if (r->act == TFO_SYN_CHECK_COOKIE)
+			CHECK_MSG(v.valid_opens, "%s: a valid cookie not an open", r->what);
 	}
 }
 
@@ -215,13 +218,23 @@ struct world {
 	unsigned int steps;
 };
 
-/* Drive @p f's verdicts as worker.c does until one is final; @return it. */
+/*
+ * Drive @p f's verdicts as worker.c does until one is final; @return it.
+ * @p short_cookie: as the worker does, after the cookie check a valid
+ * cookie goes to the ACCEPT its CHECK_COOKIE verdict foretold
+ * (tfo_syn_verdict_checked); else every step asks tfo_syn_verdict.
+ */
 static struct tfo_syn_verdict
-drive(struct tfo_syn_facts *f, struct world *w)
+drive_as(struct tfo_syn_facts *f, struct world *w, bool short_cookie)
 {
-	for (w->steps = 1; w->steps < 16; w->steps++) {
-		struct tfo_syn_verdict v = tfo_syn_verdict(f);
+	bool checked = false, valid_opens = false;
 
+	for (w->steps = 1; w->steps < 16; w->steps++) {
+		struct tfo_syn_verdict v;
+
+		if (!checked || !tfo_syn_verdict_checked(f, valid_opens, &v))
+			v = tfo_syn_verdict(f);
+		checked = false;
 		if (v.stat != TFO_SYN_NO_STAT)
 			w->counted[v.stat]++;
 		switch (v.act) {
@@ -236,6 +249,8 @@ drive(struct tfo_syn_facts *f, struct world *w)
 			continue;
 		case TFO_SYN_CHECK_COOKIE:
 			f->cookie = w->cookie;
+			checked = short_cookie;
+			valid_opens = v.valid_opens;
 			continue;
 		case TFO_SYN_ACCEPT:
 		case TFO_SYN_OPEN:
@@ -249,6 +264,12 @@ drive(struct tfo_syn_facts *f, struct world *w)
 	}
 	CHECK_MSG(0, "no final verdict in 16 steps");
 	return (struct tfo_syn_verdict){ .act = TFO_SYN_DROP };
+}
+
+static struct tfo_syn_verdict
+drive(struct tfo_syn_facts *f, struct world *w)
+{
+	return drive_as(f, w, true);
 }
 
 static uint64_t
@@ -342,6 +363,101 @@ TFO_TEST(control_full_table_without_syncookies_is_a_counted_drop)
 	v = drive(&f, &w);
 	CHECK_EQ(v.act, TFO_SYN_SYNCOOKIE);
 	CHECK_EQ(total(&w), 0);
+}
+
+/* Worker facts number @p x of the 2^11 * 4 * 4 * 5 that the test below
+ * tries (the cookie unchecked). */
+static struct tfo_syn_facts
+facts_nr(uint32_t x)
+{
+	static const struct tfo_syn_pending pends[] = {
+		{ 3, 100, 1, 4 }, { 100, 100, 1, 4 }, { 3, 100, 4, 4 }, { 0, 10, 0, UINT32_MAX },
+	};
+	uint32_t bits = x & 0x7ff;
+
+	x >>= 11;
+	return (struct tfo_syn_facts){
+		.opts_ok = bits & 1, .tfo_form = bits & 2, .has_data = bits & 4,
+		.tfo_on = bits & 8, .no_cookie = bits & 16, .draining = bits & 32,
+		.listener_known = bits & 64, .served = bits & 128,
+		.syncookie_due = bits & 256, .pending_known = bits & 512,
+		.syncookies = bits & 1024, .tfo_opt = (uint8_t)(x % 4),
+		.pend = pends[(x / 4) % 4], .open = (uint8_t)(x / 16),
+	};
+}
+
+/*
+ * tfo_syn_verdict_checked is tfo_syn_verdict wherever it answers: every
+ * worker's facts that give CHECK_COOKIE (every field tried; none changes
+ * between the check and the next verdict), with each cookie result.
+ */
+TFO_TEST(checked_cookie_verdict_is_the_verdict)
+{
+	unsigned int asked = 0, answered = 0;
+
+	for (uint32_t x = 0; x < (1u << 11) * 4 * 4 * (TFO_SYN_OPEN_NO_SERVICE + 1); x++) {
+		struct tfo_syn_facts f = facts_nr(x);
+		struct tfo_syn_verdict c = tfo_syn_verdict(&f);
+
+		CHECK(c.act == TFO_SYN_CHECK_COOKIE || !c.valid_opens);
+		if (c.act != TFO_SYN_CHECK_COOKIE)
+			continue;
+		asked++;
+		for (uint8_t ck = TFO_SYN_COOKIE_UNCHECKED; ck <= TFO_SYN_COOKIE_BACKUP; ck++) {
+			struct tfo_syn_verdict v, full;
+			bool valid = ck == TFO_SYN_COOKIE_PRIMARY || ck == TFO_SYN_COOKIE_BACKUP;
+
+			f.cookie = ck;
+			full = tfo_syn_verdict(&f);
+			if (!tfo_syn_verdict_checked(&f, c.valid_opens, &v)) {
+				CHECK(!(c.valid_opens && valid));
+				continue;
+			}
+			answered++;
+			CHECK_MSG(v.act == full.act && v.stat == full.stat &&
+				  v.path == full.path && v.offer_cookie == full.offer_cookie &&
+				  v.valid_opens == full.valid_opens,
+				  "facts %u, cookie %u: %u/%u, want %u/%u", x, ck, v.act, v.stat,
+				  full.act, full.stat);
+		}
+	}
+	CHECK(asked > 0);
+	CHECK(answered > 0);
+}
+
+/* The worker's drive (a valid cookie not asked about twice) ends every SYN
+ * as the verdict asked at every step does, with the same counters. */
+TFO_TEST(worker_drive_is_the_verdict_drive)
+{
+	static const struct tfo_syn_pending pends[] = {
+		{ 0, 10, 0, 2 }, { 10, 10, 0, 2 }, { 0, 10, 2, 2 },
+	};
+	static const int rcs[] = { 0, -EBUSY, -EDQUOT, -ENOSPC, -ENOENT };
+
+	for (uint32_t x = 0; x < (1u << 6) * 4 * RTE_DIM(pends) * 3 * RTE_DIM(rcs); x++) {
+		uint32_t bits = x & 0x3f, y = x >> 6;
+		uint8_t opt = (uint8_t)(y % 4);
+		struct tfo_syn_facts f0 = {
+			.opts_ok = true, .tfo_on = bits & 1, .tfo_form = opt != 0,
+			.has_data = bits & 2, .no_cookie = bits & 4, .draining = bits & 8,
+			.tfo_opt = opt,
+		}, f1 = f0;
+		struct world w0 = {
+			.served = bits & 16, .due = bits & 32, .pend = pends[(y / 4) % 3],
+			.cookie = (uint8_t)(TFO_SYN_COOKIE_BAD + (y / 12) % 3),
+			.open_rc = rcs[y / 36],
+		}, w1 = w0;
+		struct tfo_syn_verdict v0 = drive_as(&f0, &w0, false);
+		struct tfo_syn_verdict v1 = drive_as(&f1, &w1, true);
+
+		CHECK_MSG(v0.act == v1.act && v0.path == v1.path && v0.stat == v1.stat &&
+			  v0.offer_cookie == v1.offer_cookie, "case %u: %u, want %u", x,
+			  v1.act, v0.act);
+		CHECK(memcmp(w0.counted, w1.counted, sizeof(w0.counted)) == 0);
+		CHECK(f0.listener_known == f1.listener_known &&
+		      f0.pending_known == f1.pending_known && f0.cookie == f1.cookie &&
+		      f0.open == f1.open);
+	}
 }
 
 TFO_TEST(pending_admit_limits)

@@ -177,6 +177,7 @@ tfo_worker_to_control(struct tfo_worker *w, struct rte_mbuf **pkts, const uint8_
 struct tfo_syn_job {
 	struct tfo_syn_facts f;
 	uint8_t ci;		/* its control lcore once looked up; else UINT8_MAX */
+	bool valid_opens;	/* its CHECK_COOKIE verdict's */
 	uint16_t opens;		/* the burst's TFO opens when pend was read */
 	const uint8_t *fresh;	/* a backup-key hit's fresh primary cookie */
 	const uint64_t *hash;	/* its ISN/TSval hash (tfo_engine_conn_hash_burst) */
@@ -191,6 +192,7 @@ struct tfo_burst {
 	unsigned int ncook;		/* SYNs whose cookie is checked */
 	unsigned int nb_controls;	/* the worker's */
 	uint16_t opens;			/* TFO opens so far (pending TFO added) */
+	struct tfo_syn_facts syn0;	/* the worker's facts, every SYN's start */
 	/* the engine when the port has an exception path: TCP for a port no
 	 * service listens on goes to control 0, which alone feeds the kernel */
 	const struct tfo_engine *exc_engine;
@@ -258,6 +260,24 @@ tfo_worker_tfo_open(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	return tfo_engine_open(w->engine, b->m[j], b->p[j], port_idx, &op, now_us);
 }
 
+/* Verdict ACCEPT: SYN @p j's TFO open. @return true when it opened; else
+ * the engine's refusal is in s->f.open (counted by the engine), for the
+ * next verdict. */
+static __rte_always_inline bool
+tfo_worker_accept(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
+		  struct tfo_syn_job *s, uint8_t port_idx, uint64_t now_us)
+{
+	int rc = tfo_worker_tfo_open(w, b, j, s, port_idx, now_us);
+
+	if (rc == 0) {
+		b->opens++;
+		w->stats.c[TFO_STAT_rx_delivered]++;
+		return true;
+	}
+	s->f.open = tfo_syn_open_of(rc);
+	return false;
+}
+
 /*
  * Act on SYN @p j's verdicts (tcp/syn_admit.h) until one is final: the
  * facts a verdict asks for are looked up here, then it is opened, answered
@@ -273,7 +293,6 @@ tfo_worker_syn_step(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 
 	for (;;) {
 		struct tfo_syn_verdict v = tfo_syn_verdict(&s->f);
-		int rc;
 
 		if (v.stat != TFO_SYN_NO_STAT)
 			w->stats.c[v.stat]++;
@@ -291,15 +310,11 @@ tfo_worker_syn_step(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 			s->opens = b->opens;
 			continue;
 		case TFO_SYN_CHECK_COOKIE:
+			s->valid_opens = v.valid_opens;
 			return false;
 		case TFO_SYN_ACCEPT:
-			rc = tfo_worker_tfo_open(w, b, j, s, port_idx, now_us);
-			if (rc == 0) {
-				b->opens++;
-				w->stats.c[TFO_STAT_rx_delivered]++;
+			if (tfo_worker_accept(w, b, j, s, port_idx, now_us))
 				return true;
-			}
-			s->f.open = tfo_syn_open_of(rc);	/* counted by the engine */
 			continue;
 		case TFO_SYN_SYNCOOKIE:
 			tfo_syn_defence_reply(w, m, p, port_idx, &b->opts[j], v.offer_cookie,
@@ -332,15 +347,11 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 	bool opts_ok = tfo_tcpopt_parse(th + TFO_TCP_HDR_LEN, p->l4_len - TFO_TCP_HDR_LEN,
 					o) >= 0;
 
-	s->f = (struct tfo_syn_facts){
-		.opts_ok = opts_ok,
-		.tfo_opt = o->cookie_state,
-		.tfo_form = o->form != TFO_FORM_NONE,
-		.has_data = p->payload_len > 0,
-		.tfo_on = w->cookies != NULL,
-		.no_cookie = w->cookie_not_required,
-		.draining = w->draining,
-	};
+	s->f = b->syn0;
+	s->f.opts_ok = opts_ok;
+	s->f.tfo_opt = o->cookie_state;
+	s->f.tfo_form = o->form != TFO_FORM_NONE;
+	s->f.has_data = p->payload_len > 0;
 	s->ci = UINT8_MAX;
 	s->fresh = NULL;
 	s->hash = NULL;
@@ -366,7 +377,8 @@ tfo_worker_syn(struct tfo_worker *w, struct tfo_burst *b, unsigned int j,
 /*
  * The cookies of the burst's TFO SYNs in one batched check; after a
  * backup-key hit the SYN-ACK carries a fresh primary cookie (as Linux), and
- * those are generated in one batch too. Then each SYN's verdict again.
+ * those are generated in one batch too. Then each SYN's verdict again
+ * (tfo_syn_verdict_checked: a valid cookie is not asked about twice).
  */
 static void
 tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
@@ -385,11 +397,17 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 	RTE_BUILD_BUG_ON(TFO_RX_BURST_MAX > TFO_TX_BUF);
 	if (tfo_cookie_check_burst(w->cookies, b->req, b->ncook, b->verdict) < 0)
 		memset(b->verdict, TFO_COOKIE_BAD, b->ncook);	/* fail closed */
-	for (unsigned int k = 0; k < b->ncook; k++)
+	/* in one pass: the backup-key hits' fresh cookies, the opens' tuples */
+	for (unsigned int k = 0; k < b->ncook; k++) {
 		if (b->verdict[k] == TFO_COOKIE_OK_BACKUP) {
 			fresh_req[nfresh] = b->req[k];
 			fresh_of[k] = (uint8_t)nfresh++;
+		} else if (b->verdict[k] != TFO_COOKIE_OK_PRIMARY) {
+			continue;
 		}
+		open_p[nopen] = b->p[b->cook_idx[k]];
+		hash_of[k] = (uint8_t)nopen++;
+	}
 	if (nfresh > 0 &&
 	    tfo_cookie_gen_burst(w->cookies, fresh_req, nfresh, fresh) < 0) {
 		/* cannot offer a fresh cookie: the old one still works */
@@ -399,23 +417,26 @@ tfo_worker_cookie_batch(struct tfo_worker *w, struct tfo_burst *b,
 				fresh_of[k] = UINT8_MAX;
 	}
 	/* the opens' ISN and TSval offset hashes in SIMD lanes at once */
-	for (unsigned int k = 0; k < b->ncook; k++)
-		if (b->verdict[k] == TFO_COOKIE_OK_PRIMARY ||
-		    b->verdict[k] == TFO_COOKIE_OK_BACKUP) {
-			open_p[nopen] = b->p[b->cook_idx[k]];
-			hash_of[k] = (uint8_t)nopen++;
-		}
 	if (nopen > 0)
 		tfo_engine_conn_hash_burst(w->engine, open_p, nopen, hash);
 
 	for (unsigned int k = 0; k < b->ncook; k++) {
 		struct tfo_syn_job *s = &b->job[k];
+		struct tfo_syn_verdict v;
 
 		s->f.cookie = tfo_syn_cookie_of(b->verdict[k]);
 		if (s->f.cookie != TFO_SYN_COOKIE_BAD)
 			s->hash = &hash[hash_of[k]];
 		if (s->f.cookie == TFO_SYN_COOKIE_BACKUP && fresh_of[k] != UINT8_MAX)
 			s->fresh = fresh[fresh_of[k]];
+		/* a valid cookie: the ACCEPT its CHECK_COOKIE verdict
+		 * foretold, not asked again */
+		if (tfo_syn_verdict_checked(&s->f, s->valid_opens, &v)) {
+			if (v.stat != TFO_SYN_NO_STAT)
+				w->stats.c[v.stat]++;
+			if (tfo_worker_accept(w, b, b->cook_idx[k], s, port_idx, now_us))
+				continue;
+		}
 		tfo_worker_syn_step(w, b, b->cook_idx[k], s, port_idx, now_us);
 	}
 }
@@ -427,6 +448,13 @@ tfo_worker_tcp(struct tfo_worker *w, struct tfo_burst *b, uint8_t port_idx,
 {
 	b->ncook = 0;
 	b->opens = 0;
+	/* what every SYN's facts start from, once a burst (the drain begins
+	 * between polls) */
+	b->syn0 = (struct tfo_syn_facts){
+		.tfo_on = w->cookies != NULL,
+		.no_cookie = w->cookie_not_required,
+		.draining = w->draining,
+	};
 	tfo_engine_lookup_bulk(w->engine, b->p, b->n, b->conn);
 	for (unsigned int j = 0; j < b->n; j++) {
 		struct rte_mbuf *m = b->m[j];

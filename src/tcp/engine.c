@@ -151,56 +151,57 @@ tfo_tcp_pending_add(struct tfo_engine *e, struct tfo_conn *c, uint64_t key)
 
 /* ---- connection life --------------------------------------------------- */
 
-/* pending_done() for @p c whose source key is @p key; inlined in both
- * callers, one of which every TFO handshake's ACK takes. */
+/* @p c, of source key @p key, at its close: no longer pending TFO; with
+ * @p hold (a reset) and room, still counted for a while (the hold). */
 static __rte_always_inline void
 pending_done_src(struct tfo_engine *e, struct tfo_conn *c, bool hold, uint64_t key)
 {
+	uint32_t at;
+
 	if (!(c->flags & TFO_CF_TFO_PENDING))
 		return;
+	if (!hold || e->p.tfo_pending_hold_ms == 0 || e->hold_n >= e->hold_cap) {
+		pending_release(e, c, key);
+		return;
+	}
 	c->flags &= (uint16_t)~TFO_CF_TFO_PENDING;
 	e->pending_live--;
-	if (hold && e->p.tfo_pending_hold_ms > 0 && e->hold_n < e->hold_cap) {
-		uint32_t at = (e->hold_head + e->hold_n) % e->hold_cap;
-
-		/* the source stays counted with the hold */
-		e->hold[at] = e->now_us + (uint64_t)e->p.tfo_pending_hold_ms * 1000;
-		e->hold_src[at] = key;
-		e->hold_n++;
-	} else {
-		tfo_src_release(e, &e->pend_src, key);
-	}
+	/* the source stays counted with the hold */
+	at = (e->hold_head + e->hold_n) % e->hold_cap;
+	e->hold[at] = e->now_us + (uint64_t)e->p.tfo_pending_hold_ms * 1000;
+	e->hold_src[at] = key;
+	e->hold_n++;
 	pending_gauge(e);
 }
 
-void
-tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold)
+/* tfo_tcp_conn_release(), inlined in tfo_tcp_conn_free (every close) */
+static __rte_always_inline void
+conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
 {
-	if (c->flags & TFO_CF_TFO_PENDING)
-		pending_done_src(e, c, hold,
-				 tfo_tcp_src_key(&c->key.peer, c->key.family));
+	uint64_t src = tfo_tcp_src_key(&c->key.peer, c->key.family);
+
+	tfo_timer_cancel_node(e->tw, &c->timer);
+	c->tkind = TFO_CT_NONE;
+	buf_put(e, &c->sbuf);
+	buf_put(e, &c->rbuf);
+	c->req_len = 0;
+	/* one key for both tables; no call without conn_per_source's */
+	pending_done_src(e, c, rst_rx, src);
+	if (e->conn_src.ent != NULL)
+		tfo_src_release(e, &e->conn_src, src);
 }
 
 void
 tfo_tcp_conn_release(struct tfo_engine *e, struct tfo_conn *c, bool rst_rx)
 {
-	uint64_t src = tfo_tcp_src_key(&c->key.peer, c->key.family);
-
-	tfo_timer_cancel(e->tw, conn_idx(e, c));
-	c->tkind = TFO_CT_NONE;
-	buf_put(e, &c->sbuf);
-	buf_put(e, &c->rbuf);
-	c->req_len = 0;
-	/* one key for both tables */
-	pending_done_src(e, c, rst_rx, src);
-	tfo_src_release(e, &e->conn_src, src);
+	conn_release(e, c, rst_rx);
 }
 
 /* Forget @p c (no segment sent); @p why is counted unless negative. */
 void
 tfo_tcp_conn_free(struct tfo_engine *e, struct tfo_conn *c, int why)
 {
-	tfo_tcp_conn_release(e, c, why == TFO_STAT_conns_closed_rst_rx);
+	conn_release(e, c, why == TFO_STAT_conns_closed_rst_rx);
 	e->nstate[c->state]--;
 	tfo_stats_dec(e->st, TFO_STAT_conns_active);
 	tfo_conn_remove(e->ct, c);	/* state becomes CLOSED */
@@ -296,6 +297,7 @@ tfo_tcp_conn_new(struct tfo_engine *e, const struct tfo_conn_key *key,
 		*err = -ENOSPC;
 		return NULL;
 	}
+	e->key_gen++;	/* an entry may have a new key: tfo_engine_input */
 	if (t->ent != NULL)
 		src_add_at(t, i, src);
 	return c;
@@ -608,6 +610,7 @@ engine_setup_memory(struct tfo_engine *e)
 					 e->p.socket_id);
 	if (e->ct == NULL)
 		return rte_errno != 0 ? -rte_errno : -ENOMEM;
+	e->conns = tfo_conn_array(e->ct);
 	snprintf(mz, sizeof(mz), "%s_tw", name);
 	e->tw = tfo_timer_wheel_create(mz, e->p.socket_id, TFO_WHEEL_SLOTS,
 				       TFO_TICK_SHIFT, tfo_conn_array(e->ct),

@@ -247,10 +247,12 @@ enum tfo_input_result {
 };
 
 /**
- * Process segment @p m/@p p for the connection @p c found by lookup. A SYN
- * with the connection's ISN re-sends the first flight (the service is not
- * called again). @p c may be stale (freed or reused by an earlier segment
- * of the same burst): the engine checks the tuple and looks it up again.
+ * Process segment @p m/@p p for the connection @p c found by the engine's
+ * last tfo_engine_lookup_bulk(). A SYN with the connection's ISN re-sends
+ * the first flight (the service is not called again). @p c may be stale
+ * (freed or reused by an earlier segment of the same burst): the engine
+ * checks the tuple when the entry was freed or an open came since that
+ * lookup, and looks it up again.
  *
  * @return enum tfo_input_result.
  */

@@ -145,6 +145,7 @@ struct tfo_src_tab {
 struct tfo_engine {
 	struct tfo_engine_params p;
 	struct tfo_conn_table *ct;
+	struct tfo_conn *conns;		/* ct's entries: conn_idx() without a call */
 	struct tfo_timer_wheel *tw;
 	struct tfo_stats *st;
 	struct tfo_tx *tx;
@@ -154,6 +155,8 @@ struct tfo_engine {
 	bool clock_started;		/* the wheel runs on the caller's clock */
 	bool draining;			/* tfo_engine_drain: no keep-alive any more */
 	struct rte_mbuf *spare;		/* consumed input mbuf, reusable */
+	uint32_t key_gen;		/* entries given a key (tfo_tcp_conn_new) */
+	uint32_t lookup_gen;		/* key_gen at the last lookup_bulk */
 	unsigned int nxmit;		/* segments built so far (any kind) */
 	bool tx_low;			/* frames built now are re-sent answers:
 					 * queued last (tfo_tx_push_low) */
@@ -308,7 +311,7 @@ set_state(struct tfo_engine *e, struct tfo_conn *c, enum tfo_conn_state s)
 static inline uint32_t
 conn_idx(const struct tfo_engine *e, const struct tfo_conn *c)
 {
-	return tfo_conn_index(e->ct, c);
+	return (uint32_t)(c - e->conns);	/* tfo_conn_index(), inline */
 }
 
 /* Data bytes per segment: MSS minus the options every segment carries. */
@@ -419,6 +422,17 @@ pending_gauge(struct tfo_engine *e)
 /* Per-source counts (engine.c): add one to @p key; drop one. */
 void tfo_src_add(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key);
 void tfo_src_release(struct tfo_engine *e, struct tfo_src_tab *t, uint64_t key);
+
+/* @p c (TFO_CF_TFO_PENDING) no longer pending, its source @p key's count
+ * dropped with it (no hold): inline at every TFO handshake's ACK. */
+static inline void
+pending_release(struct tfo_engine *e, struct tfo_conn *c, uint64_t key)
+{
+	c->flags &= (uint16_t)~TFO_CF_TFO_PENDING;
+	e->pending_live--;
+	tfo_src_release(e, &e->pend_src, key);
+	pending_gauge(e);
+}
 
 static inline void
 hold_expire(struct tfo_engine *e)
@@ -544,7 +558,6 @@ void tfo_tcp_sack_output(struct tfo_engine *e, struct tfo_conn *c);
 uint32_t tfo_tcp_sack_credit(const struct tfo_engine *e, const struct tfo_conn *c);
 
 /* engine.c: connection life */
-void tfo_tcp_pending_done(struct tfo_engine *e, struct tfo_conn *c, bool hold);
 /* Admission of a TFO open from @p src: 0, -EBUSY (per-core limit, counted:
  * TCPFastOpenListenOverflow) or -EDQUOT (per-source cap, counted:
  * tfo_pending_source_overflow), by tfo_syn_pending_admit. */

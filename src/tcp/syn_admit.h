@@ -164,6 +164,8 @@ struct tfo_syn_verdict {
 	uint8_t path;		/**< TO_CONTROL: enum tfo_syn_path */
 	bool offer_cookie;	/**< OPEN, SYNCOOKIE: a fresh TFO cookie in the
 				 *   SYN-ACK, in the SYN's option form */
+	bool valid_opens;	/**< CHECK_COOKIE: a valid cookie is an ACCEPT
+				 *   (tfo_syn_verdict_checked need not ask) */
 	uint16_t stat;		/**< enum tfo_stat_id to add one to, or
 				 *   TFO_SYN_NO_STAT */
 };
@@ -225,6 +227,15 @@ tfo_syn_v_refused_open(const struct tfo_syn_facts *f)
 	}
 }
 
+/* The TFO open of a cookie valid under the primary or backup key: the
+ * backup key's is counted. */
+static __rte_always_inline struct tfo_syn_verdict
+tfo_syn_v_accept(uint8_t cookie)
+{
+	return tfo_syn_v_act(TFO_SYN_ACCEPT, cookie == TFO_SYN_COOKIE_BACKUP ?
+			     TFO_STAT_TCPFastOpenPassiveAltKey : TFO_SYN_NO_STAT);
+}
+
 /* A worker's candidate for a TFO open (a cookie to check, or none needed):
  * the pending limits first, then the cookie, then the open. */
 static __rte_always_inline struct tfo_syn_verdict
@@ -239,8 +250,15 @@ tfo_syn_v_candidate(const struct tfo_syn_facts *f, bool cookie_needed)
 		return tfo_syn_v_slow(f, TFO_SYN_PATH_OVERFLOW, tfo_syn_v_over_stat(rc));
 	if (cookie_needed) {
 		switch (f->cookie) {
-		case TFO_SYN_COOKIE_UNCHECKED:
-			return tfo_syn_v_act(TFO_SYN_CHECK_COOKIE, TFO_SYN_NO_STAT);
+		case TFO_SYN_COOKIE_UNCHECKED: {
+			struct tfo_syn_verdict v =
+				tfo_syn_v_act(TFO_SYN_CHECK_COOKIE, TFO_SYN_NO_STAT);
+
+			/* what a valid cookie will mean, said now: these
+			 * facts ask nothing more before the open */
+			v.valid_opens = f->open == TFO_SYN_OPEN_UNTRIED;
+			return v;
+		}
 		case TFO_SYN_COOKIE_PRIMARY:
 		case TFO_SYN_COOKIE_BACKUP:
 			break;
@@ -251,8 +269,7 @@ tfo_syn_v_candidate(const struct tfo_syn_facts *f, bool cookie_needed)
 	}
 	if (f->open != TFO_SYN_OPEN_UNTRIED)
 		return tfo_syn_v_refused_open(f);
-	return tfo_syn_v_act(TFO_SYN_ACCEPT, f->cookie == TFO_SYN_COOKIE_BACKUP ?
-		   TFO_STAT_TCPFastOpenPassiveAltKey : TFO_SYN_NO_STAT);
+	return tfo_syn_v_accept(f->cookie);
 }
 
 /* A control lcore: the SYNs its workers passed on. */
@@ -305,8 +322,10 @@ tfo_syn_v_control(const struct tfo_syn_facts *f)
  * or a failed cookie); a full table or a source at its cap then gets a SYN
  * cookie, or silence without them; a port nothing serves a RST.
  *
- * Inline: the worker asks two or three times per TFO SYN, and the calls
- * cost more than the questions (callgrind, bench/results/pipeline-stages.md).
+ * Inline: the worker asks once or twice per TFO SYN (its CHECK_COOKIE
+ * verdict says what a valid cookie means: tfo_syn_verdict_checked), and
+ * the calls cost more than the questions (callgrind,
+ * bench/results/pipeline-stages.md).
  */
 static __rte_always_inline struct tfo_syn_verdict
 tfo_syn_verdict(const struct tfo_syn_facts *f)
@@ -335,6 +354,24 @@ tfo_syn_verdict(const struct tfo_syn_facts *f)
 	default:
 		return tfo_syn_v_slow(f, TFO_SYN_PATH_PLAIN, TFO_SYN_NO_STAT);
 	}
+}
+
+/**
+ * After a CHECK_COOKIE verdict (@p valid_opens, its valid_opens) and the
+ * batched check that filled @p f->cookie, nothing else in @p f changed:
+ * true when the cookie is valid, with in @p v the ACCEPT that
+ * tfo_syn_verdict(@p f) would give, without asking it again. False (a bad
+ * cookie): ask tfo_syn_verdict.
+ */
+static __rte_always_inline bool
+tfo_syn_verdict_checked(const struct tfo_syn_facts *f, bool valid_opens,
+			struct tfo_syn_verdict *v)
+{
+	if (!valid_opens || (f->cookie != TFO_SYN_COOKIE_PRIMARY &&
+			     f->cookie != TFO_SYN_COOKIE_BACKUP))
+		return false;
+	*v = tfo_syn_v_accept(f->cookie);
+	return true;
 }
 
 #ifdef __cplusplus

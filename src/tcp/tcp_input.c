@@ -167,7 +167,8 @@ dup_ack(struct tfo_engine *e, struct tfo_conn *c)
 static __rte_always_inline void
 handshake_acked(struct tfo_engine *e, struct tfo_conn *c, uint32_t nwin, uint32_t seq)
 {
-	tfo_tcp_pending_done(e, c, false);
+	if (c->flags & TFO_CF_TFO_PENDING)
+		pending_release(e, c, tfo_tcp_src_key(&c->key.peer, c->key.family));
 	c->snd_una++;	/* our SYN */
 	set_state(e, c, (c->flags & TFO_CF_FIN_QUEUED) ?
 		  TFO_CONN_FIN_WAIT_1 : TFO_CONN_ESTABLISHED);
@@ -726,20 +727,25 @@ tfo_engine_input(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	int r;
 
 	engine_clock(e, now_us);
-	tfo_conn_key_from_pkt(&key, p);
-	if (unlikely(c->state == TFO_CONN_CLOSED || !tfo_conn_key_eq(&c->key, &key))) {
-		c = tfo_conn_lookup(e->ct, &key);
-		if (c == NULL) {
-			/* also the lookup's mark of a TIME-WAIT record */
-			struct tfo_tw *w = tfo_conn_tw_lookup(e->ct, &key);
+	/* @p c is the last lookup's: it holds @p p's key unless it was freed
+	 * since (CLOSED), or freed and given another key, which only an open
+	 * since that lookup (key_gen moved) can do */
+	if (unlikely(c->state == TFO_CONN_CLOSED || e->key_gen != e->lookup_gen)) {
+		tfo_conn_key_from_pkt(&key, p);
+		if (c->state == TFO_CONN_CLOSED || !tfo_conn_key_eq(&c->key, &key)) {
+			c = tfo_conn_lookup(e->ct, &key);
+			if (c == NULL) {
+				/* also the lookup's mark of a TIME-WAIT record */
+				struct tfo_tw *w = tfo_conn_tw_lookup(e->ct, &key);
 
-			if (w != NULL) {
-				r = tfo_tcp_tw_input(e, w, m, p);
-				tfo_tcp_spare_free(e);
-				return r;
+				if (w != NULL) {
+					r = tfo_tcp_tw_input(e, w, m, p);
+					tfo_tcp_spare_free(e);
+					return r;
+				}
+				tfo_tcp_stat_inc(e, TFO_STAT_input_stale_conn);
+				return TFO_INPUT_MISS;
 			}
-			tfo_tcp_stat_inc(e, TFO_STAT_input_stale_conn);
-			return TFO_INPUT_MISS;
 		}
 	}
 	/* the short path inline, without the full one's call and saves */
@@ -755,6 +761,7 @@ void
 tfo_engine_lookup_bulk(struct tfo_engine *e, const struct tfo_pkt *const *pkts,
 		       unsigned int n, struct tfo_conn **conns)
 {
+	e->lookup_gen = e->key_gen;	/* tfo_engine_input: no open since */
 	/* the keys the segments carry, not copies */
 	tfo_conn_lookup_bulk_pkt(e->ct, pkts, n, conns);
 }

@@ -23,7 +23,7 @@ arm(struct tfo_engine *e, struct tfo_conn *c, enum tfo_conn_timer_kind k,
     uint64_t after_us)
 {
 	c->tkind = (uint8_t)k;
-	tfo_timer_arm(e->tw, conn_idx(e, c), e->now_us + after_us);
+	tfo_timer_arm_node(e->tw, &c->timer, conn_idx(e, c), e->now_us + after_us);
 }
 
 /* Set the one timer from the connection's state. */
@@ -55,7 +55,7 @@ tfo_tcp_update_timer(struct tfo_engine *e, struct tfo_conn *c)
 			after = RTE_MIN(after, req_left_us(e, c));
 		arm(e, c, TFO_CT_IDLE, after);
 	} else if (c->tkind != TFO_CT_NONE) {
-		tfo_timer_cancel(e->tw, conn_idx(e, c));
+		tfo_timer_cancel_node(e->tw, &c->timer);
 		c->tkind = TFO_CT_NONE;
 	}
 }
@@ -168,16 +168,12 @@ timer_cb(void *arg, uint32_t idx)
 
 /* ---- TIME-WAIT ---------------------------------------------------------- */
 
-void
-tfo_tcp_time_wait(struct tfo_engine *e, struct tfo_conn *c)
+/* TIME-WAIT's record for @p c, whose entry is freed */
+static __rte_noinline void
+time_wait_record(struct tfo_engine *e, struct tfo_conn *c)
 {
-	struct tfo_tw *w;
+	struct tfo_tw *w = tfo_conn_tw_next(e->ct);
 
-	if (e->p.time_wait_ms == 0) {
-		tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_normal);
-		return;
-	}
-	w = tfo_conn_tw_next(e->ct);
 	if (w == NULL) {
 		/* the oldest is the nearest to its end anyway; the newest is
 		 * the one whose last ACK may still be lost */
@@ -199,6 +195,17 @@ tfo_tcp_time_wait(struct tfo_engine *e, struct tfo_conn *c)
 	/* the connection stays in the state counts and the gauge */
 	tfo_tcp_conn_release(e, c, false);
 	tfo_conn_tw_replace(e->ct, c, w);
+}
+
+/* kept apart from the record: a close with no TIME-WAIT (time_wait_ms 0)
+ * is a jump to the free, without the record's saves */
+void
+tfo_tcp_time_wait(struct tfo_engine *e, struct tfo_conn *c)
+{
+	if (e->p.time_wait_ms == 0)
+		tfo_tcp_conn_free(e, c, TFO_STAT_conns_closed_normal);
+	else
+		time_wait_record(e, c);
 }
 
 void

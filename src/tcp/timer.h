@@ -147,14 +147,16 @@ tfo_timer_unlink_(struct tfo_timer_wheel *w, struct tfo_timer *t)
 }
 
 /**
- * Arm (or re-arm) node @p idx to fire at @p expire_us. Re-armed later, an
- * armed node stays in its slot with the new deadline (lazily moved when
- * that slot runs); earlier, it moves at once.
+ * Arm (or re-arm) node @p t, of index @p idx, to fire at @p expire_us:
+ * tfo_timer_arm() for a caller that has the node at hand (an owner with
+ * the object skips the index's multiply). Re-armed later, an armed node
+ * stays in its slot with the new deadline (lazily moved when that slot
+ * runs); earlier, it moves at once.
  */
 static inline void
-tfo_timer_arm(struct tfo_timer_wheel *w, uint32_t idx, uint64_t expire_us)
+tfo_timer_arm_node(struct tfo_timer_wheel *w, struct tfo_timer *t, uint32_t idx,
+		   uint64_t expire_us)
 {
-	struct tfo_timer *t = tfo_timer_node_(w, idx);
 	/* round up: never fire early */
 	uint32_t exp = tfo_timer_tick_(w, expire_us + (1ull << w->tick_shift) - 1);
 
@@ -178,16 +180,31 @@ tfo_timer_arm(struct tfo_timer_wheel *w, uint32_t idx, uint64_t expire_us)
 	tfo_timer_link_(w, exp & w->mask, idx, t);
 }
 
-/** Disarm node @p idx (no-op when it is not armed). */
+/**
+ * Arm (or re-arm) node @p idx to fire at @p expire_us (see
+ * tfo_timer_arm_node()).
+ */
 static inline void
-tfo_timer_cancel(struct tfo_timer_wheel *w, uint32_t idx)
+tfo_timer_arm(struct tfo_timer_wheel *w, uint32_t idx, uint64_t expire_us)
 {
-	struct tfo_timer *t = tfo_timer_node_(w, idx);
+	tfo_timer_arm_node(w, tfo_timer_node_(w, idx), idx, expire_us);
+}
 
+/** Disarm node @p t (no-op when it is not armed). */
+static inline void
+tfo_timer_cancel_node(struct tfo_timer_wheel *w, struct tfo_timer *t)
+{
 	if (t->prev == TFO_TIMER_UNARMED)
 		return;
 	tfo_timer_unlink_(w, t);
 	w->count--;
+}
+
+/** Disarm node @p idx (no-op when it is not armed). */
+static inline void
+tfo_timer_cancel(struct tfo_timer_wheel *w, uint32_t idx)
+{
+	tfo_timer_cancel_node(w, tfo_timer_node_(w, idx));
 }
 
 #ifdef __cplusplus
