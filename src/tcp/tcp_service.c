@@ -241,7 +241,7 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 		sack_reset(q);
 		c->sbuf = sb;
 		if (resp.close) {
-			tfo_tcp_queue_fin(e, c);
+			queue_fin(e, c);
 			if (q->buf_len + q->body_len == 0)
 				buf_put(e, &c->sbuf);
 			return (int)len;	/* the rest is discarded */
