@@ -125,7 +125,9 @@ TFO_TEST(conn_bulk_matches_single)
 	struct tfo_conn_table *t;
 	struct tfo_conn_key keys[100];
 	const struct tfo_conn_key *kp[100];
-	struct tfo_conn *out[100], *ex;
+	struct tfo_conn *out[100], *out_pkt[100], *ex;
+	struct tfo_pkt pk[100];
+	const struct tfo_pkt *pp[100];
 
 	eal_once();
 	t = tfo_conn_table_create("t2", n, SOCKET_ID_ANY);
@@ -142,6 +144,21 @@ TFO_TEST(conn_bulk_matches_single)
 	for (uint32_t i = 0; i < 100; i++)
 		CHECK(out[i] == tfo_conn_lookup(t, &keys[i]) &&
 		      (out[i] != NULL) == ((i * 7) % 2 == 0));
+	/* the keys segments carry (tfo_pkt.key), the rest of them poison:
+	 * the same answers */
+	for (uint32_t i = 0; i < 100; i++) {
+		memset(&pk[i], 0xa5, sizeof(pk[i]));
+		pk[i].src = keys[i].peer;
+		pk[i].sport = keys[i].peer_port;
+		pk[i].dport = keys[i].local_port;
+		pk[i].local_idx = keys[i].local_idx;
+		pk[i].family = keys[i].family;
+		pk[i].key_pad = 0;
+		pp[i] = &pk[i];
+	}
+	tfo_conn_lookup_bulk_pkt(t, pp, 100, out_pkt);
+	for (uint32_t i = 0; i < 100; i++)
+		CHECK(out_pkt[i] == out[i]);
 	tfo_conn_table_free(t);
 }
 

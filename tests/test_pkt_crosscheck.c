@@ -168,6 +168,16 @@ TFO_TEST(fast_parse_matches_generic)
 	CHECK(runs > 60000);
 }
 
+/* IPv4 sources for the match: peers, our addresses, their broadcasts
+ * (by prefix), martians; and the prefixes of our addresses. */
+static const uint8_t srcs[][4] = {
+	{ 198, 18, 0, 1 }, { 198, 18, 0, 2 }, { 198, 18, 0, 255 },
+	{ 203, 0, 113, 255 }, { 203, 0, 113, 7 }, { 198, 18, 0, 3 },
+	{ 127, 0, 0, 1 }, { 224, 0, 0, 1 }, { 0, 1, 2, 3 },
+	{ 255, 255, 255, 255 }, { 198, 19, 255, 255 },
+};
+static const uint8_t plens[] = { 0, 8, 15, 24, 30, 31, 32 };
+
 /*
  * tfo_pkt_match_local's one pass for IPv4 must give the generic match's
  * verdicts and fields: frames to our MAC or not, from our addresses,
@@ -176,13 +186,6 @@ TFO_TEST(fast_parse_matches_generic)
  */
 TFO_TEST(fast_match_matches_generic)
 {
-	static const uint8_t srcs[][4] = {
-		{ 198, 18, 0, 1 }, { 198, 18, 0, 2 }, { 198, 18, 0, 255 },
-		{ 203, 0, 113, 255 }, { 203, 0, 113, 7 }, { 198, 18, 0, 3 },
-		{ 127, 0, 0, 1 }, { 224, 0, 0, 1 }, { 0, 1, 2, 3 },
-		{ 255, 255, 255, 255 }, { 198, 19, 255, 255 },
-	};
-	static const uint8_t plens[] = { 0, 8, 15, 24, 30, 31, 32 };
 	const struct rte_ether_addr *macs[] = { &our_mac, &other_mac, &bcast_mac };
 	unsigned long bad = 0, taken = 0;
 
@@ -229,4 +232,108 @@ TFO_TEST(fast_match_matches_generic)
 	}
 	CHECK_EQ(bad, 0);
 	CHECK(taken > 10000);
+}
+
+/*
+ * tfo_pkt_classify_fast (parse and match in one pass) against the generic
+ * parse and match: a frame it takes must come out byte for byte as theirs
+ * (every field, poison where they write nothing), and a frame it leaves
+ * (-1) must be classified by the fallback (tfo_pkt_classify) exactly as
+ * by them: frames mutated as above, RX checksum flags good, none, bad or
+ * unknown, ports with or without the offload, to our MAC or not, to the
+ * primary address, the secondary or none, from peers, our addresses,
+ * broadcasts and martians, on ports whose first address is not IPv4.
+ */
+TFO_TEST(classify_fast_matches_generic)
+{
+	static const uint64_t flags[] = {
+		RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+		RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+		RTE_MBUF_F_RX_IP_CKSUM_NONE | RTE_MBUF_F_RX_L4_CKSUM_NONE,
+		RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_NONE,
+		0, RTE_MBUF_F_RX_IP_CKSUM_BAD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+		RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_BAD,
+		RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+	};
+	const struct rte_ether_addr *macs[] = { &our_mac, &other_mac, &bcast_mac };
+	unsigned long bad = 0, taken = 0, left_tcp = 0;
+
+	for (unsigned int it = 0; it < 60000; it++) {
+		struct tfo_port_info pi = our_port();
+		struct tfo_pkt f, g;
+		enum tfo_pkt_class cg;
+		struct rte_mbuf *m;
+		struct frame fr;
+		uint32_t r = rnd();
+		int cf;
+
+		pi.rx_cksum_offload = (r >> 20) % 8 != 0;
+		pi.addrs[0].prefix_len = plens[rnd() % RTE_DIM(plens)];
+		pi.addrs[2].prefix_len = plens[rnd() % RTE_DIM(plens)];
+		if (r % 8 == 0)
+			pi.nb_addrs = (uint8_t)(rnd() % 5);
+		if ((r >> 17) % 8 == 0) {	/* IPv6 first */
+			struct tfo_local_addr t = pi.addrs[0];
+
+			pi.addrs[0] = pi.addrs[1];
+			pi.addrs[1] = t;
+		}
+		if ((r >> 3) % 4 != 0)
+			mk_plain_tcp4(&fr, rnd());
+		else
+			mk_tmpl(&fr, (int)(rnd() % TM_MAX));
+		if (fr.kind == F_IP && fr.family == AF_INET) {
+			uint32_t d = rnd() % 8;
+
+			memcpy(fr.b + fr.l3 + 12, srcs[rnd() % RTE_DIM(srcs)], 4);
+			memcpy(fr.b + fr.l3 + 16, d < 5 ? our4 : d < 7 ? our4b :
+			       srcs[rnd() % RTE_DIM(srcs)], 4);
+			if ((r >> 5) % 8 != 0)
+				f_cksums(&fr);
+		}
+		if ((r >> 8) % 4 == 0)
+			memcpy(fr.b, macs[rnd() % RTE_DIM(macs)], 6);
+		/* a bit flipped, mostly in the headers */
+		if ((r >> 10) % 4 == 0)
+			fr.b[rnd() % RTE_MIN(fr.len, 60u)] ^= (uint8_t)(1u << (rnd() % 8));
+		if ((r >> 12) % 8 == 0 && fr.len > 1) {
+			uint16_t cut = (uint16_t)(1 + rnd() % (fr.len - 1));
+
+			m = mk_chain(fr.b, fr.len, &cut, 1);
+		} else {
+			m = mk_mbuf(fr.b, fr.len, 0);
+		}
+		m->ol_flags |= flags[rnd() % RTE_DIM(flags)];
+
+		memset(&g, 0xa5, sizeof(g));
+		tfo_pkt_parse_generic(m, pi.rx_cksum_offload, &g);
+		cg = tfo_pkt_match_local_generic(&pi, m, &g);
+		memset(&f, 0xa5, sizeof(f));
+		cf = tfo_pkt_classify_fast(m, &pi, &f);
+		if (cf == TFO_PKT_TCP) {
+			taken++;
+			if (cg != TFO_PKT_TCP || memcmp(&f, &g, sizeof(f)) != 0) {
+				bad++;
+				fprintf(stderr, "  classify %u: fast TCP, generic cls %d drop %s\n",
+					it, cg, tfo_pkt_drop_name((enum tfo_pkt_drop)g.drop));
+			}
+		} else {
+			enum tfo_pkt_class c = tfo_pkt_classify(m, &pi, &f);
+
+			left_tcp += cg == TFO_PKT_TCP;
+			if (cf != -1 || c != cg || f.drop != g.drop ||
+			    (c == TFO_PKT_TCP && memcmp(&f, &g, sizeof(f)) != 0)) {
+				bad++;
+				fprintf(stderr, "  classify %u: fast %d, then cls %d drop %s, generic cls %d drop %s\n",
+					it, cf, c, tfo_pkt_drop_name((enum tfo_pkt_drop)f.drop), cg,
+					tfo_pkt_drop_name((enum tfo_pkt_drop)g.drop));
+			}
+		}
+		rte_pktmbuf_free(m);
+	}
+	CHECK_EQ(bad, 0);
+	/* both ways taken often: the one pass, and the fallback to a TCP
+	 * frame (software checksums, the secondary address, a chain) */
+	CHECK(taken > 3000);
+	CHECK(left_tcp > 3000);
 }

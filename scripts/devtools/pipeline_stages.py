@@ -77,11 +77,15 @@ def stages(path):
         return cost.get(f, 0) / max(calls.get(f, 1), 1) * n
 
     total = incl["bt_run"] / NTRANS
-    frames = calls["tfo_pkt_parse"]
+    # every frame calls tfo_pkt_classify_fast; tfo_pkt_parse and the
+    # match only the frames it leaves to them
+    frames = calls.get("tfo_pkt_classify_fast") or calls["tfo_pkt_parse"]
     syns = calls["tfo_tcpopt_parse"]
     t = []
     t.append(("RX parse + address match (3 frames)",
-              per("tfo_pkt_parse", 3) + per("tfo_pkt_match_local", 3) + inl / frames * 3))
+              sum(cost.get(f, 0) for f in ("tfo_pkt_classify_fast", "tfo_pkt_parse",
+                                           "tfo_pkt_match_local"))
+              / frames * 3 + inl / frames * 3))
     t.append(("connection lookup, bulk (3 frames)",
               cost["tfo_engine_lookup_bulk"] / frames * 3))
     t.append(("SYN options parse", per("tfo_tcpopt_parse")))

@@ -112,6 +112,7 @@ tfo_syn_summary_pkt(struct rte_mbuf *m, int reason, struct tfo_pkt *p)
 	p->drop = TFO_PKT_DROP_NONE;
 	p->l4proto = IPPROTO_TCP;
 	p->local_idx = s->local_idx;
+	p->key_pad = 0;
 	p->l2_len = s->l2_len;
 	p->has_vlan = s->l2_len > RTE_ETHER_HDR_LEN;
 	p->vlan_tci = p->has_vlan ? rd16(f + RTE_ETHER_HDR_LEN) : 0;

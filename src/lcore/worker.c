@@ -488,14 +488,17 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 	struct rte_mbuf *drop[TFO_RX_BURST_MAX];
 	struct tfo_pkt pk[TFO_RX_BURST_MAX];
 	struct tfo_burst b;
-	unsigned int nd = 0;
+	/* in locals, not in w and b, which the loop's stores may alias for
+	 * the compiler: the TCP count, the bytes, the engine */
+	struct tfo_engine *const engine = w->engine;
+	unsigned int nd = 0, nt = 0;
+	uint64_t bytes = 0;
 
 	RTE_ASSERT(n <= TFO_RX_BURST_MAX);
 	w->stats.c[TFO_STAT_rx_pkts] += n;
 	for (unsigned int i = 0; i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 
-	b.n = 0;
 	b.nc = 0;
 	b.nn = 0;
 	b.nb_controls = w->nb_controls;
@@ -504,16 +507,16 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 		struct rte_mbuf *m = pkts[i];
 		struct tfo_pkt *p = &pk[i];
 
-		w->stats.c[TFO_STAT_rx_bytes] += m->pkt_len;
+		bytes += m->pkt_len;
 		switch (tfo_pkt_classify(m, port, p)) {
 		case TFO_PKT_TCP:
-			if (w->engine == NULL) {
+			if (engine == NULL) {
 				w->stats.c[TFO_STAT_drop_tcp_nohandler]++;
 				drop[nd++] = m;
 				break;
 			}
-			b.m[b.n] = m;
-			b.p[b.n++] = p;
+			b.m[nt] = m;
+			b.p[nt++] = p;
 			break;
 		case TFO_PKT_ARP:
 		case TFO_PKT_ICMP6:
@@ -541,8 +544,8 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 			/* UDP is a drop to the parser: a served port's
 			 * datagram is answered here (udp = on) */
 			if (unlikely(p->drop == TFO_PKT_DROP_l4_proto) &&
-			    p->l4proto == IPPROTO_UDP && w->engine != NULL) {
-				int rc = tfo_engine_udp_input(w->engine, m, p, port_idx);
+			    p->l4proto == IPPROTO_UDP && engine != NULL) {
+				int rc = tfo_engine_udp_input(engine, m, p, port_idx);
 
 				if (rc >= 0) {
 					w->stats.c[TFO_STAT_rx_delivered] += (uint64_t)rc;
@@ -559,6 +562,8 @@ tfo_worker_burst(struct tfo_worker *w, uint8_t port_idx, struct rte_mbuf **pkts,
 			break;
 		}
 	}
+	w->stats.c[TFO_STAT_rx_bytes] += bytes;
+	b.n = nt;
 	if (b.n > 0)
 		tfo_worker_tcp(w, &b, port_idx, now_us);
 	if (b.nn != 0)

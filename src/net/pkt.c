@@ -42,6 +42,7 @@ tfo_pkt_reset(struct tfo_pkt *p, uint8_t l2_len)
 	p->drop = TFO_PKT_DROP_NONE;
 	p->l2_len = l2_len;
 	p->local_idx = 0;
+	p->key_pad = 0;
 	p->has_vlan = 0;
 	p->vlan_tci = 0;
 	p->family = 0;
@@ -540,6 +541,188 @@ tfo_pkt_parse(const struct rte_mbuf *m, bool rx_cksum_offload, struct tfo_pkt *p
 	if (likely(cls != TFO_PKT_FAST_NO))
 		return (enum tfo_pkt_class)cls;
 	return tfo_pkt_parse_generic(m, rx_cksum_offload, p);
+}
+
+/* ---- parse and match in one pass ---------------------------------------- */
+
+/* Host order of a network-order field: GCC's builtins, which the compiler
+ * folds into the load (movbe), where rte_be_to_cpu_16's asm cannot. */
+static inline uint16_t
+ld_be16(const void *b)
+{
+	uint16_t v;
+
+	memcpy(&v, b, 2);
+	return __builtin_bswap16(v);
+}
+
+static inline uint32_t
+ld_be32(const void *b)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return __builtin_bswap32(v);
+}
+
+/* The IPv4 broadcast address of @p la's subnet, network order (@p la's
+ * address itself for /0, /31 and /32, which have none): see
+ * tfo_pkt_ipv4_scan_. */
+static inline uint32_t
+ipv4_bcast_be(const struct tfo_local_addr *la, uint32_t a)
+{
+	uint32_t host = (uint32_t)(la->prefix_len - 1) < 30u ?
+			UINT32_MAX >> la->prefix_len : 0;
+
+	return a | __builtin_bswap32(host);
+}
+
+/* Little-endian words of the frame's bytes 12-15 and 20-23. */
+#define W12_MASK UINT32_C(0x00ffffff)	/* EtherType, version + IHL */
+#define W12_IPV4 UINT32_C(0x00450008)	/* 0x0800, 4 and 5 words */
+#define W20_MASK UINT32_C(0xff00ff3f)	/* MF + fragment offset, protocol */
+#define W20_TCP UINT32_C(0x06000000)	/* 0, IPPROTO_TCP */
+
+/* An untagged frame whose IPv4 header has no options, is not a fragment
+ * and carries TCP: two words compared where four fields were. */
+static inline bool
+ipv4_tcp_hdr(const uint8_t *f)
+{
+	uint32_t w12, w20;
+
+	memcpy(&w12, f + 12, 4);
+	memcpy(&w20, f + 20, 4);
+	return (rte_le_to_cpu_32(w12) & W12_MASK) == W12_IPV4 &&
+	       (rte_le_to_cpu_32(w20) & W20_MASK) == W20_TCP;
+}
+
+/* The 6 bytes at @p b are @p mac: two loads and compares a side. */
+static inline bool
+mac_eq(const uint8_t *b, const struct rte_ether_addr *mac)
+{
+	uint32_t x4, y4;
+	uint16_t x2, y2;
+
+	memcpy(&x4, b, 4);
+	memcpy(&x2, b + 4, 2);
+	memcpy(&y4, mac->addr_bytes, 4);
+	memcpy(&y2, mac->addr_bytes + 4, 2);
+	return ((x4 ^ y4) | (uint32_t)(x2 ^ y2)) == 0;
+}
+
+/* Whether IPv4 source @p src (network order) is the address or the
+ * broadcast address of one of @p port's IPv4 addresses. */
+static inline bool
+ipv4_src_ours(const struct tfo_port_info *port, uint32_t src)
+{
+	bool local = false;
+
+	for (unsigned int i = 0; i < port->nb_addrs; i++) {
+		const struct tfo_local_addr *la = &port->addrs[i];
+		uint32_t a;
+
+		if (la->family != AF_INET)
+			continue;
+		memcpy(&a, la->addr.b, 4);
+		local |= src == a || src == ipv4_bcast_be(la, a);
+	}
+	return local;
+}
+
+/* The one pass's last fields: the addresses, ours the @p idx-th. */
+static __rte_always_inline int
+classify_fast_addrs(const struct tfo_port_info *port, struct tfo_pkt *p,
+		    unsigned int idx, uint32_t src, uint32_t dst)
+{
+	p->local_idx = (uint8_t)(port->addr_base + idx);
+	memset(&p->src, 0, sizeof(p->src));
+	memcpy(p->src.b, &src, 4);
+	memset(&p->dst, 0, sizeof(p->dst));
+	memcpy(p->dst.b, &dst, 4);
+	return TFO_PKT_TCP;
+}
+
+/*
+ * The one pass's address checks on a port with more than one address or
+ * a frame not to the primary: tfo_pkt_ipv4_scan_'s answers (the first
+ * IPv4 address equal to @p dst; no address of ours or broadcast equal to
+ * @p src). Out of line, reached by a tail call: the common pass saves
+ * fewer registers.
+ */
+static __rte_noinline int
+classify_fast_scan(const struct tfo_port_info *port, struct tfo_pkt *p,
+		   uint32_t src, uint32_t dst)
+{
+	unsigned int idx;
+
+	for (idx = 0; idx < port->nb_addrs; idx++)
+		if (port->addrs[idx].family == AF_INET &&
+		    memcmp(port->addrs[idx].addr.b, &dst, 4) == 0)
+			break;
+	if (idx >= port->nb_addrs)
+		return TFO_PKT_FAST_NO;	/* ip_not_ours */
+	if (ipv4_src_ours(port, src) || tfo_pkt_ipv4_src_bad_((const uint8_t *)&src))
+		return TFO_PKT_FAST_NO;	/* ip_bad_src */
+	return classify_fast_addrs(port, p, idx, src, dst);
+}
+
+int
+tfo_pkt_classify_fast(const struct rte_mbuf *m, const struct tfo_port_info *port,
+		      struct tfo_pkt *p)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv4_hdr *ih =
+		(const struct rte_ipv4_hdr *)(f + RTE_ETHER_HDR_LEN);
+	const uint8_t *th = f + RTE_ETHER_HDR_LEN + sizeof(*ih);
+	uint32_t len = m->data_len, tot, doff, src, dst, a;
+
+	/* the frame: what tfo_pkt_parse_fast takes, with both checksums
+	 * vouched for by the NIC (GOOD, or NONE: verified); to our MAC */
+	if (m->next != NULL || len != m->pkt_len || len < TFO_PKT_FAST_MIN ||
+	    !port->rx_cksum_offload ||
+	    (m->ol_flags & (RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD)) !=
+	    (RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD) ||
+	    !ipv4_tcp_hdr(f) ||
+	    !mac_eq(f, &port->mac))
+		return TFO_PKT_FAST_NO;
+	tot = ld_be16(&ih->total_length);
+	doff = (uint32_t)(th[12] >> 2) & 0x3c;
+	if (tot > len - RTE_ETHER_HDR_LEN || doff < TFO_TCP_HDR_LEN ||
+	    doff + sizeof(*ih) > tot || ld_be16(th) == 0 || ld_be16(th + 2) == 0)
+		return TFO_PKT_FAST_NO;
+
+	/* the segment's fields first: fewer values live across the address
+	 * checks below (a NO leaves them for tfo_pkt_parse to write again) */
+	p->seq = ld_be32(th + 4);
+	p->ack = ld_be32(th + 8);
+	p->cls = TFO_PKT_TCP;
+	p->drop = TFO_PKT_DROP_NONE;
+	p->l4proto = IPPROTO_TCP;
+	p->tcp_flags = th[13];
+	p->has_vlan = 0;
+	p->l2_len = RTE_ETHER_HDR_LEN;
+	p->l3_len = sizeof(*ih);
+	p->l4_len = (uint16_t)doff;
+	p->payload_off = (uint16_t)(RTE_ETHER_HDR_LEN + sizeof(*ih) + doff);
+	p->payload_len = (uint16_t)(tot - sizeof(*ih) - doff);
+	p->vlan_tci = 0;
+	p->window = ld_be16(th + 14);
+	p->sport = ld_be16(th);
+	p->dport = ld_be16(th + 2);
+	p->family = AF_INET;
+	p->key_pad = 0;
+
+	/* ours: our primary address (one compare) before any scan */
+	memcpy(&src, &ih->src_addr, 4);
+	memcpy(&dst, &ih->dst_addr, 4);
+	memcpy(&a, port->addrs[0].addr.b, 4);
+	if (unlikely(port->nb_addrs != 1 || port->addrs[0].family != AF_INET || dst != a))
+		return classify_fast_scan(port, p, src, dst);
+	/* the source: not martian, not ours, not our broadcast */
+	if (src == a || src == ipv4_bcast_be(&port->addrs[0], a) ||
+	    tfo_pkt_ipv4_src_bad_((const uint8_t *)&src))
+		return TFO_PKT_FAST_NO;	/* ip_bad_src */
+	return classify_fast_addrs(port, p, 0, src, dst);
 }
 
 /* ---- UDP ---------------------------------------------------------------- */

@@ -119,17 +119,51 @@ enum tfo_pkt_class {
 const char *tfo_pkt_drop_name(enum tfo_pkt_drop r);
 
 /**
+ * The 4-tuple of a TCP connection, the connection table's key (tcp/conn.h).
+ * Our address is named by its global index (tfo_pkt.local_idx), which is
+ * unique over all ports, so 24 bytes hold an IPv6 tuple. IPv4 peers keep
+ * the tfo_addr convention (4 bytes, 12 zero bytes). pad must be 0.
+ */
+struct tfo_conn_key {
+	struct tfo_addr peer;
+	uint16_t peer_port;	/**< host order */
+	uint16_t local_port;	/**< host order */
+	uint8_t local_idx;
+	uint8_t family;
+	uint16_t pad;
+};
+
+/**
  * A parsed frame. Multi-byte fields are in host order except the addresses,
  * which stay in network order. Offsets count from the start of the frame.
+ *
+ * The peer's address and port, ours and the family are laid out as the
+ * connection table's key (key, valid for a TFO_PKT_TCP frame once
+ * tfo_pkt_match_local set local_idx): a segment is looked up with the key
+ * it carries, not a copy built for each lookup. Code that fills a tfo_pkt
+ * by hand sets key_pad to 0.
  */
 struct tfo_pkt {
+	union {
+		struct tfo_conn_key key;
+		struct {
+			struct tfo_addr src;
+			uint16_t sport;
+			uint16_t dport;
+			/** global index of our address (tfo_pkt_match_local) */
+			uint8_t local_idx;
+			uint8_t family;	/**< AF_INET / AF_INET6, 0 for ARP */
+			uint16_t key_pad;	/**< key.pad: 0 */
+		};
+	};
+	struct tfo_addr dst;
+	uint32_t seq;
+	uint32_t ack;
 	uint8_t cls;		/**< enum tfo_pkt_class */
 	uint8_t drop;		/**< enum tfo_pkt_drop when cls == TFO_PKT_DROP */
-	uint8_t family;		/**< AF_INET / AF_INET6, 0 for ARP */
 	uint8_t l4proto;	/**< IPPROTO_* */
 	uint8_t tcp_flags;	/**< TFO_TCP_* */
 	uint8_t has_vlan;
-	uint8_t local_idx;	/**< global index of our address (tfo_pkt_match_local) */
 	uint8_t l2_len;		/**< Ethernet (+ VLAN) header bytes */
 	/** IP header bytes: IPv4 options, IPv6 extension headers included */
 	uint16_t l3_len;
@@ -137,13 +171,8 @@ struct tfo_pkt {
 	uint16_t payload_off;	/**< TCP payload offset in the frame */
 	uint16_t payload_len;	/**< TCP payload bytes (from the IP length) */
 	uint16_t vlan_tci;
-	uint16_t sport;
-	uint16_t dport;
 	uint16_t window;	/**< raw window field (not scaled) */
-	uint32_t seq;
-	uint32_t ack;
-	struct tfo_addr src;
-	struct tfo_addr dst;
+	uint16_t rsvd;		/**< not written: no hidden padding */
 };
 
 /**
@@ -286,12 +315,30 @@ tfo_pkt_match_local(const struct tfo_port_info *port, const struct rte_mbuf *m,
 	return (enum tfo_pkt_class)p->cls;
 }
 
+/**
+ * tfo_pkt_classify's one pass (parse and match) for the frame nearly every
+ * segment is: one segment, untagged IPv4 without options or fragments,
+ * TCP, both checksums vouched for by the NIC (@p port's rx_cksum_offload
+ * and the mbuf's GOOD or NONE flags), to our MAC and one of our addresses
+ * from a source we may answer. A leaf function: no call, no register
+ * saved.
+ *
+ * @return TFO_PKT_TCP with every field tfo_pkt_parse() and
+ *   tfo_pkt_match_local() would write, as they would write it; or -1 for
+ *   anything else (drops included): theirs to give (@p p's fields are
+ *   then garbage until they write them).
+ */
+int tfo_pkt_classify_fast(const struct rte_mbuf *m, const struct tfo_port_info *port,
+			  struct tfo_pkt *p);
+
 /** Parse a frame received on @p port and match it against its addresses:
  *  what the worker and the control core do with every frame. */
 static inline enum tfo_pkt_class
 tfo_pkt_classify(const struct rte_mbuf *m, const struct tfo_port_info *port,
 		 struct tfo_pkt *p)
 {
+	if (likely(tfo_pkt_classify_fast(m, port, p) == TFO_PKT_TCP))
+		return TFO_PKT_TCP;
 	tfo_pkt_parse(m, port->rx_cksum_offload, p);
 	return tfo_pkt_match_local(port, m, p);
 }

@@ -80,11 +80,9 @@ mix(uint64_t a, uint64_t b)
 static inline uint64_t
 hash_key(const struct tfo_conn_table *t, const struct tfo_conn_key *k)
 {
-	uint64_t w[3];
-
-	memcpy(w, k, sizeof(w));
-	return mix(w[0] ^ t->hkey[0], w[1] ^ t->hkey[1]) ^
-	       mix(w[2] ^ t->hkey[2], t->hkey[3]);
+	return mix(tfo_conn_key_word(k, 0) ^ t->hkey[0],
+		   tfo_conn_key_word(k, 1) ^ t->hkey[1]) ^
+	       mix(tfo_conn_key_word(k, 2) ^ t->hkey[2], t->hkey[3]);
 }
 
 static inline uint16_t
@@ -263,10 +261,14 @@ tfo_conn_tw_mark(struct tfo_conn_table *t)
 
 #define TFO_BULK_STEP 32
 
-void
-tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
-		     const struct tfo_conn_key *const *keys, unsigned int n,
-		     struct tfo_conn **out)
+/*
+ * The bulk lookup of the keys at byte @p key_off of @p n objects (keys, or
+ * the segments that carry theirs): one body for both, the offset a
+ * constant in each.
+ */
+static __rte_always_inline void
+lookup_bulk(const struct tfo_conn_table *t, const void *const *objs,
+	    size_t key_off, unsigned int n, struct tfo_conn **out)
 {
 	/* in locals: the stores to out[] may alias the table for the
 	 * compiler, which would reload them for every key */
@@ -280,7 +282,7 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 		unsigned int cnt = RTE_MIN(n - base, (unsigned int)TFO_BULK_STEP);
 
 		for (unsigned int i = 0; i < cnt; i++) {
-			h[i] = hash_key(t, keys[base + i]);
+			h[i] = hash_key(t, RTE_PTR_ADD(objs[base + i], key_off));
 			bks[i] = &buckets[(uint32_t)h[i] & mask];
 			rte_prefetch0(bks[i]);
 		}
@@ -304,7 +306,8 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 			}
 		}
 		for (unsigned int i = 0; i < cnt; i++) {
-			const struct tfo_conn_key *k = keys[base + i];
+			const struct tfo_conn_key *k =
+				RTE_PTR_ADD(objs[base + i], key_off);
 			uint32_t ref = cand[i];
 
 			if (ref != TFO_CONN_NONE && tfo_conn_key_eq(ref_key(t, ref), k))
@@ -315,6 +318,23 @@ tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 				out[base + i] = ref_conn(t, lookup_ref(t, k, h[i]));
 		}
 	}
+}
+
+void
+tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
+		     const struct tfo_conn_key *const *keys, unsigned int n,
+		     struct tfo_conn **out)
+{
+	lookup_bulk(t, (const void *const *)keys, 0, n, out);
+}
+
+void
+tfo_conn_lookup_bulk_pkt(const struct tfo_conn_table *t,
+			 const struct tfo_pkt *const *pkts, unsigned int n,
+			 struct tfo_conn **out)
+{
+	lookup_bulk(t, (const void *const *)pkts, offsetof(struct tfo_pkt, key),
+		    n, out);
 }
 
 /* Index slot number @p ref under hash @p h. */
@@ -374,22 +394,48 @@ index_swap(struct tfo_conn_table *t, uint64_t h, uint32_t ref, uint32_t with)
 	}
 }
 
-struct tfo_conn *
-tfo_conn_insert(struct tfo_conn_table *t, const struct tfo_conn_key *k,
-		struct tfo_conn **exists)
+/* A free entry for @p k (hash @p h, known to be in no slot), indexed. */
+static __rte_always_inline struct tfo_conn *
+insert_new(struct tfo_conn_table *t, const struct tfo_conn_key *k, uint64_t h)
 {
-	uint64_t h = hash_key(t, k);
 	struct tfo_conn *c;
 	uint32_t idx;
 
-	*exists = ref_conn(t, lookup_ref(t, k, h));
-	if (*exists != NULL || t->nb_free == 0)
+	if (t->nb_free == 0)
 		return NULL;
 	idx = t->free_stack[--t->nb_free];
 	index_add(t, h, idx);
 	c = &t->conns[idx];
 	c->key = *k;
 	return c;
+}
+
+/* tfo_conn_insert when the key may be indexed already: the walk. Out of
+ * line, reached by a tail call: the common insert saves no register. */
+static __rte_noinline struct tfo_conn *
+insert_walk(struct tfo_conn_table *t, const struct tfo_conn_key *k, uint64_t h,
+	    struct tfo_conn **exists)
+{
+	*exists = ref_conn(t, lookup_ref(t, k, h));
+	if (*exists != NULL)
+		return NULL;
+	return insert_new(t, k, h);
+}
+
+struct tfo_conn *
+tfo_conn_insert(struct tfo_conn_table *t, const struct tfo_conn_key *k,
+		struct tfo_conn **exists)
+{
+	uint64_t h = hash_key(t, k);
+	const struct tfo_bucket *bk = &t->buckets[(uint32_t)h & t->bucket_mask];
+
+	/* a new tuple (a SYN the lookup missed) matches no tag of its home
+	 * bucket, which nothing overflowed from: only a tag match or an
+	 * overflow needs the walk */
+	if (unlikely(match_tags(bk, tag_of(h)) != 0 || bk->overflow != 0))
+		return insert_walk(t, k, h, exists);
+	*exists = NULL;
+	return insert_new(t, k, h);
 }
 
 void

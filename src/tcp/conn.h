@@ -48,19 +48,7 @@ extern "C" {
 /** No entry / no buffer. */
 #define TFO_CONN_NONE UINT32_MAX
 
-/**
- * The 4-tuple. Our address is named by its global index (tfo_pkt.local_idx),
- * which is unique over all ports, so 24 bytes hold an IPv6 tuple. IPv4
- * peers keep the tfo_addr convention (4 bytes, 12 zero bytes). pad must be 0.
- */
-struct tfo_conn_key {
-	struct tfo_addr peer;
-	uint16_t peer_port;	/**< host order */
-	uint16_t local_port;	/**< host order */
-	uint8_t local_idx;
-	uint8_t family;
-	uint16_t pad;
-};
+/* struct tfo_conn_key, the 4-tuple: net/pkt.h (a parsed segment carries it). */
 
 static inline void
 tfo_conn_key_from_pkt(struct tfo_conn_key *k, const struct tfo_pkt *p)
@@ -73,14 +61,23 @@ tfo_conn_key_from_pkt(struct tfo_conn_key *k, const struct tfo_pkt *p)
 	k->pad = 0;
 }
 
+/* Word @p i (0..2) of key @p k: a scalar load each, where a memcpy of
+ * the three into an array went through the stack (callgrind). */
+static inline uint64_t
+tfo_conn_key_word(const struct tfo_conn_key *k, unsigned int i)
+{
+	uint64_t w;
+
+	memcpy(&w, (const uint8_t *)k + 8 * i, sizeof(w));
+	return w;
+}
+
 static inline bool
 tfo_conn_key_eq(const struct tfo_conn_key *a, const struct tfo_conn_key *b)
 {
-	uint64_t x[3], y[3];
-
-	memcpy(x, a, sizeof(x));
-	memcpy(y, b, sizeof(y));
-	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2])) == 0;
+	return ((tfo_conn_key_word(a, 0) ^ tfo_conn_key_word(b, 0)) |
+		(tfo_conn_key_word(a, 1) ^ tfo_conn_key_word(b, 1)) |
+		(tfo_conn_key_word(a, 2) ^ tfo_conn_key_word(b, 2))) == 0;
 }
 
 /* tfo_conn.flags */
@@ -242,6 +239,14 @@ struct tfo_conn *tfo_conn_lookup(const struct tfo_conn_table *t,
 void tfo_conn_lookup_bulk(const struct tfo_conn_table *t,
 			  const struct tfo_conn_key *const *keys,
 			  unsigned int n, struct tfo_conn **out);
+
+/**
+ * tfo_conn_lookup_bulk() of the keys @p n TCP segments carry (tfo_pkt.key,
+ * as tfo_pkt_classify() left it): no key is copied.
+ */
+void tfo_conn_lookup_bulk_pkt(const struct tfo_conn_table *t,
+			      const struct tfo_pkt *const *pkts,
+			      unsigned int n, struct tfo_conn **out);
 
 /** The marker entry tfo_conn_lookup_bulk() gives for a TIME-WAIT key. */
 struct tfo_conn *tfo_conn_tw_mark(struct tfo_conn_table *t);

@@ -761,17 +761,7 @@ void
 tfo_engine_lookup_bulk(struct tfo_engine *e, const struct tfo_pkt *const *pkts,
 		       unsigned int n, struct tfo_conn **conns)
 {
-	struct tfo_conn_key keys[64];
-	const struct tfo_conn_key *kp[64];
-
 	e->lookup_gen = e->key_gen;	/* tfo_engine_input: no open since */
-	for (unsigned int base = 0; base < n; base += 64) {
-		unsigned int k = RTE_MIN(n - base, 64u);
-
-		for (unsigned int i = 0; i < k; i++) {
-			tfo_conn_key_from_pkt(&keys[i], pkts[base + i]);
-			kp[i] = &keys[i];
-		}
-		tfo_conn_lookup_bulk(e->ct, kp, k, conns + base);
-	}
+	/* the keys the segments carry, not copies */
+	tfo_conn_lookup_bulk_pkt(e->ct, pkts, n, conns);
 }
