@@ -307,16 +307,7 @@ tfo_tcp_conn_new(struct tfo_engine *e, const struct tfo_conn_key *key,
 void
 tfo_tcp_queue_fin(struct tfo_engine *e, struct tfo_conn *c)
 {
-	if (c->flags & TFO_CF_FIN_QUEUED)
-		return;
-	c->flags |= TFO_CF_FIN_QUEUED;
-	buf_put(e, &c->rbuf);
-	c->req_len = 0;
-	if (c->state == TFO_CONN_ESTABLISHED)
-		set_state(e, c, TFO_CONN_FIN_WAIT_1);
-	else if (c->state == TFO_CONN_CLOSE_WAIT)
-		set_state(e, c, TFO_CONN_LAST_ACK);
-	/* SYN_RCVD: becomes FIN_WAIT_1 on the handshake ACK */
+	queue_fin(e, c);
 }
 
 static void

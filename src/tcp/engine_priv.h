@@ -364,6 +364,23 @@ buf_put(struct tfo_engine *e, uint32_t *idx)
 	}
 }
 
+/* Queue our FIN after the send queue (the service is not called again):
+ * tfo_tcp_queue_fin, inline for the service bridge's closing response. */
+static inline void
+queue_fin(struct tfo_engine *e, struct tfo_conn *c)
+{
+	if (c->flags & TFO_CF_FIN_QUEUED)
+		return;
+	c->flags |= TFO_CF_FIN_QUEUED;
+	buf_put(e, &c->rbuf);
+	c->req_len = 0;
+	if (c->state == TFO_CONN_ESTABLISHED)
+		set_state(e, c, TFO_CONN_FIN_WAIT_1);
+	else if (c->state == TFO_CONN_CLOSE_WAIT)
+		set_state(e, c, TFO_CONN_LAST_ACK);
+	/* SYN_RCVD: becomes FIN_WAIT_1 on the handshake ACK */
+}
+
 /* Unacknowledged data bytes in the send queue. */
 static inline uint32_t
 unacked_len(const struct tfo_engine *e, const struct tfo_conn *c)

@@ -241,7 +241,7 @@ run_service(struct tfo_engine *e, struct tfo_conn *c, const uint8_t *req,
 		sack_reset(q);
 		c->sbuf = sb;
 		if (resp.close) {
-			tfo_tcp_queue_fin(e, c);
+			queue_fin(e, c);
 			if (q->buf_len + q->body_len == 0)
 				buf_put(e, &c->sbuf);
 			return (int)len;	/* the rest is discarded */
@@ -309,33 +309,32 @@ tfo_tcp_deliver(struct tfo_engine *e, struct tfo_conn *c, const struct rte_mbuf 
 	return deliver_held(e, c, m, off, len, syn, can_serve);
 }
 
-/* The response is acknowledged: serve a pipelined request, or close. */
-int
-tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c)
+/* A drained response with a request held behind it (pipelined): serve
+ * it from the held bytes, reusing the drained buffer. */
+static __rte_noinline int
+drain_serve_held(struct tfo_engine *e, struct tfo_conn *c)
 {
-	if (c->sbuf != TFO_CONN_NONE)
-		svc_idle_apply(e, c, c->sbuf);
-	if (c->flags & TFO_CF_FIN_QUEUED) {
-		buf_put(e, &c->sbuf);
-		return 0;
-	}
-	if (c->req_len > 0) {
-		uint32_t before = c->adv_wnd;
+	uint32_t before = c->adv_wnd;
 
-		/* serve from the held bytes, reusing the drained buffer; the
-		 * deadline of a pipelined request runs from now, not from
-		 * its bytes that came while the response was sent */
-		req_begin(e, c);
-		if (run_service(e, c, req_data(e, c), c->req_len, false,
-				rbuf_hdr(e, c)->syn_held) == TFO_TCP_CONN_GONE)
-			return TFO_TCP_CONN_GONE;
-		if (c->sbuf == TFO_CONN_NONE && (c->flags & TFO_CF_PEER_FIN)) {
-			tfo_tcp_queue_fin(e, c);	/* the request can never complete */
-		} else if (c->sbuf == TFO_CONN_NONE && before < seg_max(c)) {
-			send_ack(e, c);	/* window update */
-		}
-		return 0;
+	/* the deadline of a pipelined request runs from now, not from its
+	 * bytes that came while the response was sent */
+	req_begin(e, c);
+	if (run_service(e, c, req_data(e, c), c->req_len, false,
+			rbuf_hdr(e, c)->syn_held) == TFO_TCP_CONN_GONE)
+		return TFO_TCP_CONN_GONE;
+	if (c->sbuf == TFO_CONN_NONE && (c->flags & TFO_CF_PEER_FIN)) {
+		tfo_tcp_queue_fin(e, c);	/* the request can never complete */
+	} else if (c->sbuf == TFO_CONN_NONE && before < seg_max(c)) {
+		send_ack(e, c);	/* window update */
 	}
+	return 0;
+}
+
+/* A drained response with nothing held: the connection waits for its
+ * next request (keep-alive), unless it is closing. */
+static __rte_noinline int
+drain_idle(struct tfo_engine *e, struct tfo_conn *c)
+{
 	buf_put(e, &c->sbuf);
 	req_begin(e, c);	/* idle from now (eviction's age) */
 	c->flags2 |= TFO_CF2_KEEPALIVE;
@@ -347,4 +346,22 @@ tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c)
 		tfo_tcp_queue_fin(e, c);
 	}
 	return 0;
+}
+
+/* The response is acknowledged: serve a pipelined request, or close. The
+ * closing response's case (our FIN queued behind it, the single shot of a
+ * request whole in the SYN) needs no frame of its own: the others are out
+ * of line. */
+int
+tfo_tcp_after_drain(struct tfo_engine *e, struct tfo_conn *c)
+{
+	if (c->sbuf != TFO_CONN_NONE)
+		svc_idle_apply(e, c, c->sbuf);
+	if (c->flags & TFO_CF_FIN_QUEUED) {
+		buf_put(e, &c->sbuf);
+		return 0;
+	}
+	if (c->req_len > 0)
+		return drain_serve_held(e, c);
+	return drain_idle(e, c);
 }
