@@ -588,6 +588,38 @@ TFO_TEST(synack_full_same_bytes)
 	CHECK_EQ(n, 2 * RTE_DIM(mss) * RTE_DIM(ws) * 3 * RTE_DIM(lens));
 }
 
+/* The SYN-ACK sender's inline writer for the common set (no cookie)
+ * against the general one: the same bytes, nothing written behind. */
+TFO_TEST(synack_common_same_bytes)
+{
+	static const uint16_t mss[] = { 0, 536, 1220, 1460, 0x8001, 0xffff };
+	static const uint8_t ws[] = { 0, 7, 14, 15, 255 };
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < RTE_DIM(mss); i++) {
+		for (size_t j = 0; j < RTE_DIM(ws); j++) {
+			struct tfo_synack_opts s = {
+				.peer_wscale = true, .sack_ok = true, .ts = true,
+				.mss = mss[i], .wscale = ws[j],
+				.tsval = 0x80000001u ^ (uint32_t)(i * 0x01010101u),
+				.tsecr = 0xfffffff0u - (uint32_t)j,
+				.form = TFO_FORM_NONE,
+			};
+			uint8_t out[TFO_TCPOPT_MAX_LEN + 8];
+			uint8_t want[TFO_TCPOPT_MAX_LEN + 8];
+
+			memset(out, 0xee, sizeof(out));
+			memset(want, 0xee, sizeof(want));
+			CHECK_EQ(tfo_tcpopt_write_synack(want, &s), TFO_SYNACK_COMMON_LEN);
+			CHECK_EQ(tfo_tcpopt_write_synack_common(out, s.mss, s.wscale, s.tsval,
+								s.tsecr), TFO_SYNACK_COMMON_LEN);
+			CHECK_MEM(out, want, sizeof(out));
+			n++;
+		}
+	}
+	CHECK_EQ(n, RTE_DIM(mss) * RTE_DIM(ws));
+}
+
 /* The word writer against the byte-by-byte layout, at every alignment,
  * and nothing written around the 12 bytes. */
 TFO_TEST(write_ts_words)

@@ -97,7 +97,11 @@ def stages(path):
               per("tfo_engine_open") - svc - syn - new - per("tfo_tcp_update_timer")))
     t.append(("service call (deliver, echo)", svc))
     t.append(("SYN-ACK + response + FIN build", syn))
-    xm, tw = per("tfo_tcp_xmit"), per("tfo_tcp_time_wait")
+    # the FIN's ACK: built in the FIN's mbuf (tfo_tcp_ack_in_place) or,
+    # when that does not apply, by tfo_tcp_xmit
+    acks = calls.get("tfo_tcp_xmit", 0) + calls.get("tfo_tcp_ack_in_place", 0)
+    xm = (cost.get("tfo_tcp_xmit", 0) + cost.get("tfo_tcp_ack_in_place", 0)) / max(acks, 1)
+    tw = per("tfo_tcp_time_wait")
     t.append(("ACK + FIN input (2 segments)",
               per("tfo_engine_input", 2) - xm - tw - per("tfo_tcp_update_timer")))
     t.append(("ACK of the FIN: build", xm))

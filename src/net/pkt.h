@@ -438,8 +438,9 @@ tfo_pkt_tcp_hdr(const struct rte_mbuf *m, const struct tfo_pkt *p)
  */
 uint64_t tfo_cksum_add(uint64_t sum, const void *buf, size_t len);
 
-/** Fold a 64-bit ones'-complement sum to 16 bits (not inverted). */
-static inline uint16_t
+/** Fold a 64-bit ones'-complement sum to 16 bits (not inverted). Always
+ *  inline: GCC made it a call in a sender with many live registers. */
+static __rte_always_inline uint16_t
 tfo_cksum_fold(uint64_t sum)
 {
 	sum = (sum & 0xffffffffull) + (sum >> 32);

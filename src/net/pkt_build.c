@@ -78,23 +78,18 @@ tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	uint16_t l3 = r->family == AF_INET ? 20 : 40;
 	uint32_t ulen = m->pkt_len + (uint32_t)sizeof(struct rte_udp_hdr);
 	struct rte_udp_hdr *uh;
+	uint64_t sum, ol = 0;
 	uint8_t *p, *ip;
-	uint64_t sum;
 
 	p = (uint8_t *)rte_pktmbuf_prepend(m, (uint16_t)(l2 + l3 + sizeof(*uh)));
 	if (p == NULL)
 		return -ENOSPC;
 	tfo_build_eth(p, port, r);
-	m->l2_len = l2;
-	m->l3_len = l3;
-	m->l4_len = sizeof(*uh);
-	m->ol_flags &= ~(RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IPV6 |
-			 RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK);
 	ip = p + l2;
 	if (r->family == AF_INET)
-		tfo_build_ipv4(ip, m, port, r, ulen, IPPROTO_UDP);
+		tfo_build_ipv4(ip, &ol, port, &r->local, &r->peer, ulen, IPPROTO_UDP);
 	else
-		tfo_build_ipv6(ip, m, r, ulen, IPPROTO_UDP);
+		tfo_build_ipv6(ip, &ol, &r->local, &r->peer, ulen, IPPROTO_UDP);
 	uh = (struct rte_udp_hdr *)(void *)(ip + l3);
 	uh->src_port = rte_cpu_to_be_16(sport);
 	uh->dst_port = rte_cpu_to_be_16(dport);
@@ -103,7 +98,7 @@ tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
 	sum = tfo_cksum_pseudo(r->family, &r->local, &r->peer, IPPROTO_UDP, ulen);
 	if (port->tx_udp_cksum_offload) {
 		/* the NIC adds the datagram to the pseudo-header sum */
-		m->ol_flags |= RTE_MBUF_F_TX_UDP_CKSUM;
+		ol |= RTE_MBUF_F_TX_UDP_CKSUM;
 		uh->dgram_cksum = tfo_cksum_fold(sum);
 	} else {
 		uint16_t ck;
@@ -112,5 +107,6 @@ tfo_pkt_prepend_udp(struct rte_mbuf *m, const struct tfo_port_info *port,
 		ck = (uint16_t)~tfo_cksum_fold(sum);
 		uh->dgram_cksum = ck == 0 ? 0xffff : ck;
 	}
+	tfo_build_mbuf_tx(m, l2, l3, sizeof(*uh), ol);
 	return 0;
 }

@@ -10,9 +10,6 @@
 
 #include "net/tcpopt.h"
 
-#define TFO_OPTLEN_MSS 4
-#define TFO_OPTLEN_WSCALE 3
-#define TFO_OPTLEN_SACK_PERM 2
 #define TFO_OPTLEN_FASTOPEN_BASE 2	/* kind, length */
 #define TFO_OPTLEN_EXP_FASTOPEN_BASE 4	/* kind, length, 16-bit magic */
 
@@ -314,32 +311,16 @@ tfo_tcpopt_write_synack(uint8_t *out, const struct tfo_synack_opts *s)
 	if (form == TFO_FORM_NONE)
 		cookie_len = 0;
 
-	/*
-	 * What every modern client asks for (Linux, Windows, macOS): MSS,
-	 * SACK-permitted, timestamps and window scale, 20 bytes in five
-	 * big-endian words; a cookie of any allowed size fits behind them.
-	 */
+	/* what every modern client asks for: tcpopt.h's five words */
 	if (likely(s->ts && sack && s->peer_wscale)) {
-		const uint32_t w[5] = {
-			rte_cpu_to_be_32((uint32_t)TFO_OPT_MSS << 24 |
-					 TFO_OPTLEN_MSS << 16 | s->mss),
-			rte_cpu_to_be_32((uint32_t)TFO_OPT_SACK_PERM << 24 |
-					 TFO_OPTLEN_SACK_PERM << 16 |
-					 TFO_OPT_TS << 8 | TFO_OPTLEN_TS),
-			rte_cpu_to_be_32(s->tsval),
-			rte_cpu_to_be_32(s->tsecr),
-			rte_cpu_to_be_32((uint32_t)TFO_OPT_NOP << 24 |
-					 TFO_OPT_WSCALE << 16 | TFO_OPTLEN_WSCALE << 8 |
-					 RTE_MIN(s->wscale, TFO_WSCALE_MAX)),
-		};
+		unsigned int n = tfo_tcpopt_write_synack_common(out, s->mss, s->wscale,
+								s->tsval, s->tsecr);
 
-		RTE_BUILD_BUG_ON(sizeof(w) + ((TFO_OPTLEN_EXP_FASTOPEN_BASE +
+		RTE_BUILD_BUG_ON(TFO_SYNACK_COMMON_LEN + ((TFO_OPTLEN_EXP_FASTOPEN_BASE +
 				 TFO_COOKIE_MAX + 3) & ~3u) > TFO_TCPOPT_MAX_LEN);
-		memcpy(out, w, sizeof(w));
 		if (form == TFO_FORM_NONE)
-			return sizeof(w);
-		return sizeof(w) + write_tfo_opt(out + sizeof(w), form, s->cookie,
-						 cookie_len);
+			return n;
+		return n + write_tfo_opt(out + n, form, s->cookie, cookie_len);
 	}
 
 	/*

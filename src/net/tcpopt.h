@@ -126,6 +126,40 @@ struct tfo_synack_opts {
 unsigned int tfo_tcpopt_write_synack(uint8_t *out,
 				     const struct tfo_synack_opts *s);
 
+#define TFO_OPTLEN_MSS 4
+#define TFO_OPTLEN_WSCALE 3
+#define TFO_OPTLEN_SACK_PERM 2
+#define TFO_SYNACK_COMMON_LEN 20	/**< tfo_tcpopt_write_synack_common's */
+
+/**
+ * The SYN-ACK options of what every modern client asks for (Linux,
+ * Windows, macOS: MSS, SACK-permitted, timestamps and window scale) and
+ * no TFO option, into @p out in tfo_tcpopt_write_synack's layout: five
+ * big-endian words, 20 bytes, one store. That function's own common case;
+ * inline for the SYN-ACK sender, which skips the option struct and the
+ * call. @p wscale is clamped to 14. @return 20.
+ */
+static inline unsigned int
+tfo_tcpopt_write_synack_common(uint8_t *out, uint16_t mss, uint8_t wscale,
+			       uint32_t tsval, uint32_t tsecr)
+{
+	const uint32_t w[5] = {
+		rte_cpu_to_be_32((uint32_t)TFO_OPT_MSS << 24 |
+				 TFO_OPTLEN_MSS << 16 | mss),
+		rte_cpu_to_be_32((uint32_t)TFO_OPT_SACK_PERM << 24 |
+				 TFO_OPTLEN_SACK_PERM << 16 |
+				 TFO_OPT_TS << 8 | TFO_OPTLEN_TS),
+		rte_cpu_to_be_32(tsval),
+		rte_cpu_to_be_32(tsecr),
+		rte_cpu_to_be_32((uint32_t)TFO_OPT_NOP << 24 |
+				 TFO_OPT_WSCALE << 16 | TFO_OPTLEN_WSCALE << 8 |
+				 (wscale > TFO_WSCALE_MAX ? TFO_WSCALE_MAX : wscale)),
+	};
+
+	memcpy(out, w, sizeof(w));
+	return sizeof(w);
+}
+
 /** SACK blocks one option can carry (RFC 2018: 4, 3 beside timestamps). */
 #define TFO_SACK_BLOCKS_MAX 4
 

@@ -541,6 +541,18 @@ int tfo_tcp_push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_id
 		       const struct tfo_route *r, const struct tfo_tcp_out *t);
 int tfo_tcp_xmit(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq,
 		 uint8_t flags, uint32_t doff, uint32_t len);
+/*
+ * The pure ACK of @p c that send_ack() would send, built in place over
+ * @p m, the segment @p p of @p c (its tuple matched) that it answers, and
+ * queued. The caller knows that this ACK, and nothing else, is its answer.
+ * Taken only when the frame has our layout (no IP options or extension
+ * headers, the entry's VLAN, NOP, NOP, TS as its only option, timestamps
+ * on), is direct, of one segment and ours alone. @return true: @p m is
+ * taken (the ACK is queued); false: nothing was touched, the caller
+ * releases @p m and sends the ACK the general way.
+ */
+bool tfo_tcp_ack_in_place(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
+			  const struct tfo_pkt *p);
 int tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 			uint8_t form, uint8_t cookie_len, const uint8_t *cookie);
 void tfo_tcp_send_rst_nomatch(struct tfo_engine *e, struct rte_mbuf *m,

@@ -576,6 +576,11 @@ seg_fast(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
 	if (fl & TFO_TCP_FIN) {
 		wnd_update(c, seq, nwin);
 		fin_accepted(e, c);
+		/* FIN_WAIT_2's FIN: our ACK is all, in the FIN's own mbuf */
+		if (c->state == TFO_CONN_TIME_WAIT && tfo_tcp_ack_in_place(e, c, m, p)) {
+			tfo_tcp_time_wait(e, c);
+			return true;
+		}
 		input_done(e, c, m, true);
 		return true;
 	}

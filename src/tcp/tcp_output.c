@@ -114,7 +114,9 @@ fill_payload_slow(struct tfo_engine *e, const struct tfo_conn *c,
 /*
  * fill_payload_slow() inlined for the common case, bytes all in the
  * buffer part (every SYN-ACK response that fits the buffer): the copy
- * without the call and its register saves.
+ * without the call and its register saves. @p m is fresh from
+ * out_mbuf() (one segment, empty): the bytes go at its data start
+ * without rte_pktmbuf_append's walk to the last segment.
  */
 static inline int
 fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
@@ -123,29 +125,18 @@ fill_payload(struct tfo_engine *e, const struct tfo_conn *c,
 	const struct tfo_sndq *q = tfo_tcp_sndq(e, c);
 	uint32_t inbuf = q->buf_len - q->buf_off;
 
+	RTE_ASSERT(m->next == NULL && m->data_len == 0);
 	if (likely(doff < inbuf && len <= inbuf - doff)) {
-		char *d = rte_pktmbuf_append(m, (uint16_t)len);
-
-		if (d == NULL)
+		/* what rte_pktmbuf_append refuses (a small mbuf, jumbo MSS) */
+		if (unlikely(len > (uint32_t)(m->buf_len - m->data_off)))
 			return -ENOMEM;
-		memcpy(d, buf_ptr(e, c->sbuf) + TFO_BUF_HDR + q->buf_off + doff, len);
+		memcpy(rte_pktmbuf_mtod(m, char *),
+		       buf_ptr(e, c->sbuf) + TFO_BUF_HDR + q->buf_off + doff, len);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
 		return 0;
 	}
 	return fill_payload_slow(e, c, m, doff, len);
-}
-
-static void
-conn_route(const struct tfo_engine *e, const struct tfo_conn *c,
-	   struct tfo_route *r)
-{
-	r->peer_mac = c->peer_mac;
-	r->vlan_tci = c->vlan_tci;
-	r->has_vlan = (c->flags & TFO_CF_VLAN) != 0;
-	r->family = c->key.family;
-	r->local_idx = c->key.local_idx;
-	r->port_idx = c->port_idx;
-	r->local = e->laddr[c->key.local_idx];
-	r->peer = c->key.peer;
 }
 
 /* The window field of a non-SYN segment; remembers what it advertised. */
@@ -159,6 +150,17 @@ wnd_field(const struct tfo_engine *e, struct tfo_conn *c)
 	w = RTE_MIN(w, 65535u);
 	c->adv_wnd = (uint16_t)w;
 	return (uint16_t)w;
+}
+
+/* A frame built: to the TX buffer, behind the fresh ones when re-sent. */
+static __rte_always_inline void
+queue_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx)
+{
+	if (unlikely(e->tx_low))
+		tfo_tx_push_low(e->tx, port_idx, m);
+	else
+		tfo_tx_push(e->tx, port_idx, m);
+	e->nxmit++;
 }
 
 /*
@@ -175,11 +177,34 @@ push_frame(struct tfo_engine *e, struct rte_mbuf *m, uint8_t port_idx,
 		tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);
 		return -ENOSPC;
 	}
-	if (unlikely(e->tx_low))
-		tfo_tx_push_low(e->tx, port_idx, m);
-	else
-		tfo_tx_push(e->tx, port_idx, m);
-	e->nxmit++;
+	queue_frame(e, m, port_idx);
+	return 0;
+}
+
+/*
+ * push_frame() for a frame of @p c: the destination read from the entry
+ * (MAC, VLAN, addresses), not copied into a route first.
+ */
+static __rte_always_inline int
+push_conn_frame(struct tfo_engine *e, struct rte_mbuf *m, const struct tfo_conn *c,
+		const struct tfo_tcp_out *t)
+{
+	const struct tfo_build_to to = {
+		.peer_mac = &c->peer_mac,	/* vlan_tci behind it */
+		.local = &e->laddr[c->key.local_idx],
+		.peer = &c->key.peer,
+		.vlan_tci = c->vlan_tci,
+		.has_vlan = (c->flags & TFO_CF_VLAN) != 0,
+		.family = c->key.family,
+	};
+
+	RTE_BUILD_BUG_ON(offsetof(struct tfo_conn, peer_mac) + 8 > sizeof(struct tfo_conn));
+	if (unlikely(tfo_build_tcp_frame(m, &e->p.ports[c->port_idx], to, t) != 0)) {
+		rte_pktmbuf_free(m);
+		tfo_tcp_stat_inc(e, TFO_STAT_mbuf_alloc_fail);
+		return -ENOSPC;
+	}
+	queue_frame(e, m, c->port_idx);
 	return 0;
 }
 
@@ -197,7 +222,6 @@ tfo_tcp_xmit(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq, uint8_t fla
 {
 	uint8_t opts[TFO_TCPOPT_MAX_LEN];
 	struct tfo_tcp_out t;
-	struct tfo_route r;
 	struct rte_mbuf *m;
 
 	m = out_mbuf(e, len);
@@ -221,10 +245,140 @@ tfo_tcp_xmit(struct tfo_engine *e, struct tfo_conn *c, uint32_t seq, uint8_t fla
 	if (c->flags & TFO_CF_PEER_TS)
 		t.opt_len = (uint8_t)tfo_tcpopt_write_ts(opts, tsval(e, c),
 							 c->ts_recent);
-	conn_route(e, c, &r);
-	return push_frame(e, m, c->port_idx, &r, &t);
+	return push_conn_frame(e, m, c, &t);
 }
 
+/* NOP, NOP, timestamp of 10 bytes (Linux's layout) as the frame holds it */
+#define TS_LEAD_WIRE RTE_BE32(0x0101080au)
+
+/*
+ * The ACK send_ack() builds, written over the segment it answers: its
+ * mbuf already has the frame's layout (the same Ethernet, VLAN and IP
+ * header lengths, the same NOP, NOP, TS), so the headers are patched in
+ * place: MACs and VLAN tag from the entry as in a built frame, the
+ * addresses and ports swapped, IP fields, seq, ack, flags, window and
+ * the timestamp words rewritten, and the checksums (or their offload
+ * flags) set. No allocation, no mbuf reset beyond the fields a reset
+ * clears, no route or segment struct. tests/test_engine_inplace.c holds
+ * it to the same bytes and mbuf fields as tfo_tcp_xmit's frame.
+ */
+/* The destination of the IP header at @p ip is @p local: fixed-size
+ * compares (memcmp of a variable size is a call). */
+static inline bool
+same_local(const uint8_t *ip, const struct tfo_addr *local, bool v4)
+{
+	uint64_t a[2], b[2];
+	uint32_t x, y;
+
+	if (v4) {
+		memcpy(&x, ip + 16, 4);
+		memcpy(&y, local->b, 4);
+		return x == y;
+	}
+	memcpy(a, ip + 24, 16);
+	memcpy(b, local->b, 16);
+	return ((a[0] ^ b[0]) | (a[1] ^ b[1])) == 0;
+}
+
+bool
+tfo_tcp_ack_in_place(struct tfo_engine *e, struct tfo_conn *c, struct rte_mbuf *m,
+		     const struct tfo_pkt *p)
+{
+	const struct tfo_port_info *port = &e->p.ports[c->port_idx];
+	const struct tfo_addr *local = &e->laddr[c->key.local_idx];
+	bool v4 = c->key.family == AF_INET, vlan = (c->flags & TFO_CF_VLAN) != 0;
+	uint16_t l2 = RTE_ETHER_HDR_LEN + (vlan ? 4 : 0);
+	uint16_t l3 = v4 ? 20 : 40;
+	uint16_t l4 = TFO_TCP_HDR_LEN + TFO_TS_OPT_LEN;
+	uint16_t len = (uint16_t)(l2 + l3 + l4), off;
+	uint64_t ol, sum, w, tw[2];
+	uint32_t lead, ports, ts[2];
+	uint8_t *f, *ip, *th;
+
+	if (!(c->flags & TFO_CF_PEER_TS) || p->l2_len != l2 || p->l3_len != l3 ||
+	    p->l4_len != l4 || !RTE_MBUF_DIRECT(m) || m->nb_segs != 1 ||
+	    rte_mbuf_refcnt_read(m) != 1 || m->data_len < len)
+		return false;
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	ip = f + l2;
+	th = ip + l3;
+	memcpy(&lead, th + TFO_TCP_HDR_LEN, 4);
+	/* the destination is our address of the entry (as a route has it) */
+	if (lead != TS_LEAD_WIRE || !same_local(ip, local, v4))
+		return false;
+
+	/* what rte_pktmbuf_reset() clears, the frame kept where it is */
+	off = m->data_off;
+	rte_pktmbuf_reset(m);
+	m->data_off = off;
+	m->data_len = len;
+	m->pkt_len = len;
+	m->tx_offload = rte_mbuf_tx_offload(l2, l3, l4, 0, 0, 0, 0);
+
+	/* read before the Ethernet and IP stores below overwrite them */
+	memcpy(&ports, th, 4);
+	tfo_build_eth_to(f, port, &c->peer_mac, vlan, c->vlan_tci, c->key.family);
+	sum = rte_cpu_to_be_16(l4) + (uint64_t)rte_cpu_to_be_16((uint16_t)IPPROTO_TCP);
+	if (v4) {
+		uint32_t a[2];
+		uint16_t hc = 0;
+
+		memcpy(&a[1], ip + 12, 4);	/* the peer, its source */
+		memcpy(&a[0], ip + 16, 4);	/* ours */
+		w = 0x45u | (uint64_t)rte_cpu_to_be_16((uint16_t)(20 + l4)) << 16 |
+		    (uint64_t)rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) << 48;
+		ol = RTE_MBUF_F_TX_IPV4;
+		if (port->tx_ip_cksum_offload)
+			ol |= RTE_MBUF_F_TX_IP_CKSUM;
+		else
+			hc = (uint16_t)~tfo_cksum_fold(tfo_build_sum64(w) +
+						      (64u | (uint32_t)IPPROTO_TCP << 8) +
+						      a[0] + a[1]);
+		memcpy(ip, &w, 8);
+		w = 64u | (uint64_t)IPPROTO_TCP << 8 | (uint64_t)hc << 16 |
+		    (uint64_t)a[0] << 32;
+		memcpy(ip + 8, &w, 8);
+		memcpy(ip + 16, &a[1], 4);
+		sum += (uint64_t)a[0] + a[1];
+	} else {
+		uint64_t a[4];
+
+		memcpy(a, ip + 24, 16);		/* ours */
+		memcpy(a + 2, ip + 8, 16);	/* the peer */
+		w = 0x60u | (uint64_t)rte_cpu_to_be_16(l4) << 32 |
+		    (uint64_t)IPPROTO_TCP << 48 | (uint64_t)64 << 56;
+		memcpy(ip, &w, 8);
+		memcpy(ip + 8, a, 32);
+		ol = RTE_MBUF_F_TX_IPV6;
+		sum += tfo_build_sum64(a[0]) + tfo_build_sum64(a[1]) +
+		       tfo_build_sum64(a[2]) + tfo_build_sum64(a[3]);
+	}
+
+	/* the segment's ports swapped: ours first */
+	tw[0] = (ports >> 16 | ports << 16) |
+		(uint64_t)rte_cpu_to_be_32(c->snd_max) << 32;
+	tw[1] = rte_cpu_to_be_32(c->rcv_nxt) | (uint64_t)((l4 / 4) << 4) << 32 |
+		(uint64_t)TFO_TCP_ACK << 40 |
+		(uint64_t)rte_cpu_to_be_16(wnd_field(e, c)) << 48;
+	ts[0] = rte_cpu_to_be_32(tsval(e, c));
+	ts[1] = rte_cpu_to_be_32(c->ts_recent);
+	memcpy(th, tw, 16);
+	memcpy(th + TFO_TCP_HDR_LEN + 4, ts, 8);
+	if (port->tx_tcp_cksum_offload) {
+		/* the NIC adds the segment to the pseudo-header sum */
+		ol |= RTE_MBUF_F_TX_TCP_CKSUM;
+		w = tfo_cksum_fold(sum);
+	} else {
+		sum += tfo_build_sum64(tw[0]) + tfo_build_sum64(tw[1]) +
+		       (uint64_t)lead + ts[0] + ts[1];
+		w = (uint16_t)~tfo_cksum_fold(sum);
+	}
+	/* checksum, urgent pointer 0 */
+	memcpy(th + 16, &w, 4);
+	m->ol_flags = ol;
+	queue_frame(e, m, c->port_idx);
+	return true;
+}
 
 /* The SYN-ACK of @p c, with up to one segment of the response when
  * @p data_ok; sets snd_nxt behind what it carried. */
@@ -232,28 +386,36 @@ int
 tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 		    uint8_t form, uint8_t cookie_len, const uint8_t *cookie)
 {
-	/* designated: a field added later is zero, never stack garbage */
-	const struct tfo_synack_opts so = {
-		.mss = c->key.family == AF_INET ? e->mss4[c->port_idx] :
-		       e->mss6[c->port_idx],
-		.wscale = e->our_ws,
-		.peer_wscale = (c->flags & TFO_CF_PEER_WS) != 0,
-		.sack_ok = (c->flags & TFO_CF_PEER_SACK) != 0,
-		.ts = (c->flags & TFO_CF_PEER_TS) != 0,
-		.tsval = tsval(e, c),
-		.tsecr = c->ts_recent,
-		.form = cookie_len ? form : TFO_FORM_NONE,
-		.cookie_len = cookie_len,
-		.cookie = cookie,
-	};
+	const uint16_t all = TFO_CF_PEER_TS | TFO_CF_PEER_SACK | TFO_CF_PEER_WS;
+	uint16_t mss = c->key.family == AF_INET ? e->mss4[c->port_idx] :
+		       e->mss6[c->port_idx];
 	uint8_t opts[TFO_TCPOPT_MAX_LEN];
 	uint32_t olen, total = 0, dlen = 0;
 	struct tfo_tcp_out t;
-	struct tfo_route r;
 	struct rte_mbuf *m;
 	bool fin = false;
 
-	olen = tfo_tcpopt_write_synack(opts, &so);
+	if (likely((c->flags & all) == all && cookie_len == 0)) {
+		/* the common set, without the option struct and the call */
+		olen = tfo_tcpopt_write_synack_common(opts, mss, e->our_ws, tsval(e, c),
+						      c->ts_recent);
+	} else {
+		/* designated: a field added later is zero, never stack garbage */
+		const struct tfo_synack_opts so = {
+			.mss = mss,
+			.wscale = e->our_ws,
+			.peer_wscale = (c->flags & TFO_CF_PEER_WS) != 0,
+			.sack_ok = (c->flags & TFO_CF_PEER_SACK) != 0,
+			.ts = (c->flags & TFO_CF_PEER_TS) != 0,
+			.tsval = tsval(e, c),
+			.tsecr = c->ts_recent,
+			.form = cookie_len ? form : TFO_FORM_NONE,
+			.cookie_len = cookie_len,
+			.cookie = cookie,
+		};
+
+		olen = tfo_tcpopt_write_synack(opts, &so);
+	}
 
 	if (data_ok) {
 		total = unacked_len(e, c);
@@ -284,8 +446,7 @@ tfo_tcp_send_synack(struct tfo_engine *e, struct tfo_conn *c, bool data_ok,
 	};
 	c->adv_wnd = (uint16_t)(t.window >> ((c->flags & TFO_CF_PEER_WS) ?
 					    e->our_ws : 0));
-	conn_route(e, c, &r);
-	if (push_frame(e, m, c->port_idx, &r, &t) != 0)
+	if (push_conn_frame(e, m, c, &t) != 0)
 		return -ENOSPC;
 	if (dlen > 0)
 		c->flags |= TFO_CF_SYNACK_DATA;
